@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Benchmarks `isolde analyze` on generated list-append histories.
+#
+# Builds the release binary, generates (once; cached in bench-data/) strict
+# serializable list-append histories of each size with `isolde gen
+# list-append`, then times `isolde analyze --format json` on each under
+# /usr/bin/time and prints a markdown table:
+#
+#   txns | file MB | wall s | peak RSS MB | txns/s
+#
+# Environment overrides:
+#   BENCH_SIZES      space-separated txn counts   (default "10000 100000 1000000")
+#   BENCH_PROCESSES  concurrent clients           (default 20)
+#   BENCH_SEED       generator seed               (default 42)
+#   BENCH_REGEN=1    regenerate cached histories
+#
+# Progress goes to stderr, the table to stdout. Exits non-zero if any analyze
+# run fails (its row then shows the exit status instead of throughput).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SIZES="${BENCH_SIZES:-10000 100000 1000000}"
+PROCESSES="${BENCH_PROCESSES:-20}"
+SEED="${BENCH_SEED:-42}"
+REGEN="${BENCH_REGEN:-0}"
+BIN=target/release/isolde
+DATA=bench-data
+TIME=/usr/bin/time
+
+log() { printf '%s\n' "$*" >&2; }
+die() { log "bench.sh: $*"; exit 1; }
+
+[[ -x "$TIME" ]] || die "$TIME not found (install GNU time, e.g. apt-get install time)"
+for n in $SIZES; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "BENCH_SIZES entry '$n' is not a positive integer"
+done
+[[ "$PROCESSES" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PROCESSES '$PROCESSES' is not a positive integer"
+[[ "$SEED" =~ ^[0-9]+$ ]] || die "BENCH_SEED '$SEED' is not a non-negative integer"
+
+log "building release binary..."
+cargo build --release >&2
+[[ -x "$BIN" ]] || die "$BIN missing after build"
+
+mkdir -p "$DATA"
+tmpdir="$(mktemp -d)"
+trap 'rm -rf "$tmpdir"' EXIT
+
+# Generate missing histories first so generation never overlaps timing.
+for n in $SIZES; do
+  file="$DATA/la-$n.edn"
+  if [[ "$REGEN" == 1 || ! -s "$file" ]]; then
+    log "generating $file ($n txns, $PROCESSES processes, seed $SEED)..."
+    # Write to a temp name and rename, so an interrupted run leaves no
+    # truncated file behind to be mistaken for a cached one.
+    "$BIN" gen list-append --txns "$n" --processes "$PROCESSES" --seed "$SEED" -o "$file.tmp"
+    mv -f "$file.tmp" "$file"
+  else
+    log "using cached $file"
+  fi
+done
+
+status=0
+printf '| txns | file MB | wall s | peak RSS MB | txns/s |\n'
+printf '|-----:|--------:|-------:|------------:|-------:|\n'
+for n in $SIZES; do
+  file="$DATA/la-$n.edn"
+  bytes="$(wc -c < "$file" | tr -d ' ')"
+  log "analyzing $file..."
+  rc=0
+  t0="$(date +%s%N)"
+  "$TIME" -f '%e %M' -o "$tmpdir/time" \
+    "$BIN" analyze "$file" --format json > /dev/null 2> "$tmpdir/stderr" || rc=$?
+  t1="$(date +%s%N)"
+  # GNU time prepends "Command exited with non-zero status N" on failure;
+  # the measurement is always the last line.
+  read -r wall rss_kb < <(tail -n 1 "$tmpdir/time")
+  # %e has only 10 ms resolution; prefer nanosecond wall clock when date has it
+  # (the difference includes only the fork/exec of time itself).
+  if [[ "$t0" =~ ^[0-9]+$ && "$t1" =~ ^[0-9]+$ ]]; then
+    wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
+  fi
+  if [[ "$rc" -ne 0 ]]; then
+    log "bench.sh: analyze $file exited with status $rc; its stderr:"
+    tail -n 20 "$tmpdir/stderr" >&2 || true
+    status=1
+    rate="(exit $rc)"
+  else
+    rate="$(awk -v n="$n" -v s="$wall" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "n/a" }')"
+  fi
+  awk -v n="$n" -v b="$bytes" -v w="$wall" -v r="$rss_kb" -v rate="$rate" \
+    'BEGIN { printf "| %d | %.1f | %.3f | %.1f | %s |\n", n, b / 1e6, w, r / 1024, rate }'
+done
+exit "$status"

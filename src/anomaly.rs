@@ -1,0 +1,278 @@
+//! Plain data types for everything an analysis can report.
+//!
+//! Detectors (in [`crate::infer`] and [`crate::cycles`]) produce these; the
+//! result map ([`crate::check`]) groups them by anomaly type name, and the
+//! printers in [`crate::reports`] render them as Elle does. Every case carries
+//! the operations and values that witness it, so a person can check it by hand.
+
+use crate::history::{KeyId, OpId};
+use std::collections::BTreeMap;
+
+/// A relationship between two transactions, as a bit in a [`Rels`] set.
+pub mod rel {
+    /// Write-write dependency: `a` installed a version that `b` overwrote.
+    pub const WW: u8 = 1;
+    /// Write-read dependency: `b` read a version `a` installed.
+    pub const WR: u8 = 2;
+    /// Read-write anti-dependency: `a` read a version that `b` overwrote.
+    pub const RW: u8 = 4;
+    /// Process order: the same process completed `a` before `b`.
+    pub const PROCESS: u8 = 8;
+    /// Realtime order: `a` completed before `b` was invoked.
+    pub const REALTIME: u8 = 16;
+    /// Every data dependency.
+    pub const DATA: u8 = WW | WR | RW;
+}
+
+/// A set of [`rel`] bits labelling one edge.
+pub type Rels = u8;
+
+/// Which workload's rules produced an analysis (it decides how steps are
+/// explained and in which order relationships take precedence).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Workload {
+    /// Lists with unique appends (traceable).
+    ListAppend,
+    /// Registers with unique writes (recoverable).
+    RwRegister,
+}
+
+impl Workload {
+    /// Elle's name for the workload.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::ListAppend => "list-append",
+            Workload::RwRegister => "rw-register",
+        }
+    }
+}
+
+/// A micro-operation inside an op: the op and the mop's position in it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MopRef {
+    /// The operation.
+    pub op: OpId,
+    /// Index of the micro-op within the op's `:value`.
+    pub mop: u32,
+}
+
+/// One justified edge of a cycle: why `a` must precede `b`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Step {
+    /// `b` overwrote `a`'s version of `key`: `value` then `value2`.
+    Ww {
+        /// The key.
+        key: KeyId,
+        /// `a`'s version (`None` = nil).
+        value: Option<i64>,
+        /// `b`'s version.
+        value2: Option<i64>,
+        /// Index of `a`'s mop, if it could be located.
+        a_mop: Option<u32>,
+        /// Index of `b`'s mop.
+        b_mop: Option<u32>,
+    },
+    /// `b` observed `a`'s write of `value` to `key`.
+    Wr {
+        /// The key.
+        key: KeyId,
+        /// The value written and observed.
+        value: Option<i64>,
+        /// Index of `a`'s mop.
+        a_mop: Option<u32>,
+        /// Index of `b`'s mop.
+        b_mop: Option<u32>,
+    },
+    /// `a` observed `value` of `key` (`None` = the initial state), which `b`
+    /// overwrote with `value2`.
+    Rw {
+        /// The key.
+        key: KeyId,
+        /// The version `a` observed (`None` = initial/nil).
+        value: Option<i64>,
+        /// `b`'s version.
+        value2: Option<i64>,
+        /// Index of `a`'s read mop.
+        a_mop: Option<u32>,
+        /// Index of `b`'s write mop.
+        b_mop: Option<u32>,
+    },
+    /// The same process executed `a` before `b`.
+    Process {
+        /// The process.
+        process: i64,
+    },
+    /// `a` completed (op `a_completion`) before `b` was invoked (op `b_invocation`).
+    Realtime {
+        /// `a`'s completion.
+        a_completion: OpId,
+        /// `b`'s invocation.
+        b_invocation: OpId,
+    },
+}
+
+impl Step {
+    /// The relationship this step justifies.
+    pub fn rel(&self) -> Rels {
+        match self {
+            Step::Ww { .. } => rel::WW,
+            Step::Wr { .. } => rel::WR,
+            Step::Rw { .. } => rel::RW,
+            Step::Process { .. } => rel::PROCESS,
+            Step::Realtime { .. } => rel::REALTIME,
+        }
+    }
+
+    /// Elle's name for the step type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Step::Ww { .. } => "ww",
+            Step::Wr { .. } => "wr",
+            Step::Rw { .. } => "rw",
+            Step::Process { .. } => "process",
+            Step::Realtime { .. } => "realtime",
+        }
+    }
+}
+
+/// A dependency cycle: `ops[0] -> ops[1] -> ... -> ops[0]`, with `steps[i]`
+/// justifying `ops[i] -> ops[(i+1) % n]`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Cycle {
+    /// The transactions (completion ops), first not repeated at the end.
+    pub ops: Vec<OpId>,
+    /// One justified step per edge.
+    pub steps: Vec<Step>,
+    /// Its classification (e.g. `G-single-item-realtime`).
+    pub anomaly: String,
+}
+
+/// What a transaction expected to read, for `:internal` cases.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Expected {
+    /// A list; `unknown_prefix` means Elle's `[... 3]`: some unknown prefix
+    /// followed by `elems`.
+    List {
+        /// Whether an unknown prefix precedes the elements.
+        unknown_prefix: bool,
+        /// The known elements.
+        elems: Vec<i64>,
+    },
+    /// A register value (`None` = nil).
+    Register(Option<i64>),
+}
+
+/// A value observed by a read: a list, a register value, or nil.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ReadValue {
+    /// nil.
+    Nil,
+    /// A register value.
+    Int(i64),
+    /// A list.
+    List(Vec<i64>),
+}
+
+/// One witnessed anomaly.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Case {
+    /// A dependency cycle (G0, G1c, G-single-item, ... and variants).
+    Cycle(Cycle),
+    /// G1a / G1b: `mop` read a value written by `writer`, which aborted
+    /// (G1a) or later overwrote it in the same transaction (G1b).
+    BadRead {
+        /// The reading micro-op.
+        mop: MopRef,
+        /// The op that wrote the value.
+        writer: OpId,
+        /// The element read (list-append only).
+        element: Option<i64>,
+    },
+    /// A read disagreeing with the transaction's own earlier reads/writes.
+    Internal {
+        /// The reading micro-op.
+        mop: MopRef,
+        /// What the transaction should have read.
+        expected: Expected,
+    },
+    /// A read of an element the same transaction appends later.
+    FutureRead {
+        /// The reading micro-op.
+        mop: MopRef,
+        /// The element.
+        element: i64,
+    },
+    /// An aborted append followed, in the version order, by a committed one.
+    DirtyUpdate {
+        /// The key.
+        key: KeyId,
+        /// The elements from the aborted version to the committed one.
+        values: Vec<i64>,
+        /// The failed op and the committed op (printed `[t1 ... t2]`).
+        txns: [OpId; 2],
+    },
+    /// A read containing some element more than once.
+    DuplicateElements {
+        /// The reading micro-op.
+        mop: MopRef,
+        /// Element -> number of occurrences (> 1), sorted by element.
+        duplicates: Vec<(i64, usize)>,
+    },
+    /// Two reads of a key that no single append order can explain.
+    IncompatibleOrder {
+        /// The key.
+        key: KeyId,
+        /// The shorter and the longer read.
+        values: [Vec<i64>; 2],
+    },
+    /// Two or more committed transactions read the same version of a key and
+    /// each wrote that key.
+    LostUpdate {
+        /// The key.
+        key: KeyId,
+        /// The version they all read.
+        value: ReadValue,
+        /// The transactions.
+        txns: Vec<OpId>,
+    },
+    /// A read of a value that no operation ever wrote (isolde only; Elle
+    /// accepts or crashes on these).
+    GarbageRead {
+        /// The reading micro-op.
+        mop: MopRef,
+        /// The key.
+        key: KeyId,
+        /// The value nobody wrote.
+        value: i64,
+    },
+    /// Proof that an SCC exists in the subgraph a model requires acyclic.
+    CycleExists {
+        /// Friendly name of the model ruled out.
+        not: String,
+        /// The subgraph spec, as Elle prints it (e.g. `[:union :ww :wr]`).
+        subgraph: &'static str,
+        /// Number of transactions in the smallest such SCC.
+        scc_size: usize,
+        /// Their `:index`es, sorted.
+        scc: Vec<i64>,
+    },
+    /// The cycle search of an SCC ran out of time.
+    CycleSearchTimeout {
+        /// The anomaly type being searched when time ran out.
+        spec_type: String,
+        /// Types fully searched and not found.
+        does_not_contain: Vec<String>,
+        /// Size of the SCC.
+        scc_size: usize,
+    },
+    /// The dependency graph had no edges at all.
+    EmptyTransactionGraph,
+}
+
+/// Anomaly type name -> cases, sorted by name as Elle sorts keywords.
+pub type Anomalies = BTreeMap<String, Vec<Case>>;
+
+/// Adds a case under `name`.
+pub fn add(anomalies: &mut Anomalies, name: &str, case: Case) {
+    anomalies.entry(name.to_string()).or_default().push(case);
+}

@@ -1,0 +1,256 @@
+//! The `isolde` command line: a thin shell over the library.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use isolde::anomaly::Workload;
+use isolde::check::{self, CheckOptions, Validity, WorkloadChoice};
+use isolde::{gen, ingest, reports};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+const EXIT_HELP: &str =
+    "Exit status: 0 valid, 1 invalid, 3 unknown (the analysis could not decide), \
+2 usage or input error.";
+
+/// A fast, Elle-compatible checker of transaction isolation.
+#[derive(Parser)]
+#[command(name = "isolde", version, about, after_help = EXIT_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Analyze a history and report which isolation anomalies it shows.
+    #[command(after_help = EXIT_HELP)]
+    Analyze(AnalyzeArgs),
+    /// Generate a history (for benchmarks, tests, and trying isolde out).
+    Gen {
+        #[command(subcommand)]
+        what: GenCmd,
+    },
+}
+
+#[derive(clap::Args)]
+struct AnalyzeArgs {
+    /// History file: Jepsen EDN (one op per line or one vector) or elle-cli JSON.
+    file: PathBuf,
+    /// Workload whose inference rules apply.
+    #[arg(long, value_enum, default_value = "auto")]
+    workload: WorkloadArg,
+    /// Consistency models expected to hold, comma separated (Elle's names, or
+    /// si, ser, strict-ser, rc, ru, rr), or `none`. Default: strict-serializable.
+    #[arg(long = "model", alias = "models", short = 'm', value_delimiter = ',')]
+    model: Option<Vec<String>>,
+    /// Specific anomalies to look for, comma separated (e.g. G0,G1c,G2).
+    #[arg(long, short = 'a', value_delimiter = ',')]
+    anomalies: Vec<String>,
+    /// Milliseconds to spend searching each strongly connected component.
+    #[arg(long, default_value_t = 1000)]
+    cycle_search_timeout: u64,
+    /// Output format (default: table on a terminal, json otherwise).
+    #[arg(long, short = 'f', value_enum)]
+    format: Option<FormatArg>,
+    /// Input format (default: by extension, else sniffed).
+    #[arg(long, value_enum, default_value = "auto")]
+    input_format: InputArg,
+    /// Write Elle's output directory here: <type>.txt explanations of every
+    /// cycle, and incompatible-order/<key>.html tables.
+    #[arg(long, short = 'd')]
+    directory: Option<PathBuf>,
+    /// rw-register: infer per-key version order from realtime order.
+    #[arg(long)]
+    linearizable_keys: bool,
+    /// rw-register: infer per-key version order from process order.
+    #[arg(long)]
+    sequential_keys: bool,
+    /// rw-register: infer version order from writes following reads.
+    #[arg(long)]
+    wfr_keys: bool,
+}
+
+#[derive(Subcommand)]
+enum GenCmd {
+    /// A list-append history from a strict-serializable in-memory store.
+    ListAppend {
+        /// Number of transactions.
+        #[arg(long, default_value_t = 10_000)]
+        txns: usize,
+        /// Concurrent client processes.
+        #[arg(long, default_value_t = 10)]
+        processes: usize,
+        /// Maximum micro-ops per transaction.
+        #[arg(long, default_value_t = 5)]
+        max_txn_len: usize,
+        /// Keys in the active window.
+        #[arg(long, default_value_t = 100)]
+        active_keys: usize,
+        /// Appends per key before it is retired.
+        #[arg(long, default_value_t = 100)]
+        max_writes_per_key: usize,
+        /// Key distribution over the active window.
+        #[arg(long, value_enum, default_value = "exponential")]
+        key_dist: KeyDistArg,
+        /// Random seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output file (default: stdout).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KeyDistArg {
+    Uniform,
+    Exponential,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum WorkloadArg {
+    Auto,
+    ListAppend,
+    RwRegister,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum FormatArg {
+    Table,
+    Json,
+    Edn,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum InputArg {
+    Auto,
+    Edn,
+    Json,
+}
+
+fn expand_model(m: &str) -> String {
+    match m.trim() {
+        "si" => "snapshot-isolation",
+        "ser" => "serializable",
+        "strict-ser" => "strict-serializable",
+        "rc" => "read-committed",
+        "ru" => "read-uncommitted",
+        "rr" => "repeatable-read",
+        other => other,
+    }
+    .trim_start_matches(':')
+    .to_string()
+}
+
+fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
+    let input = match a.input_format {
+        InputArg::Auto => ingest::Format::Auto,
+        InputArg::Edn => ingest::Format::Edn,
+        InputArg::Json => ingest::Format::Json,
+    };
+    let h = ingest::read_path(&a.file, input).map_err(|e| e.to_string())?;
+    let models = a.model.map(|ms| {
+        if ms.len() == 1 && ms[0].trim() == "none" {
+            Vec::new()
+        } else {
+            ms.iter()
+                .filter(|m| !m.trim().is_empty())
+                .map(|m| expand_model(m))
+                .collect()
+        }
+    });
+    let opts = CheckOptions {
+        workload: match a.workload {
+            WorkloadArg::Auto => WorkloadChoice::Auto,
+            WorkloadArg::ListAppend => WorkloadChoice::Fixed(Workload::ListAppend),
+            WorkloadArg::RwRegister => WorkloadChoice::Fixed(Workload::RwRegister),
+        },
+        models,
+        anomalies: a
+            .anomalies
+            .iter()
+            .map(|s| s.trim().trim_start_matches(':').to_string())
+            .collect(),
+        cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
+    };
+    let _ = (a.linearizable_keys, a.sequential_keys, a.wfr_keys);
+    let outcome = check::check(&h, &opts).map_err(|e| e.to_string())?;
+    if let Some(dir) = &a.directory {
+        reports::directory::write(&h, &outcome, dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let format = a.format.unwrap_or(if std::io::stdout().is_terminal() {
+        FormatArg::Table
+    } else {
+        FormatArg::Json
+    });
+    let text = match format {
+        FormatArg::Table => reports::table::render(&h, &outcome),
+        FormatArg::Json => {
+            reports::json::to_string(&reports::tree::result_map(&h, &outcome)) + "\n"
+        }
+        FormatArg::Edn => reports::edn::to_string(&reports::tree::result_map(&h, &outcome)) + "\n",
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    Ok(ExitCode::from(match outcome.valid {
+        Validity::Valid => 0,
+        Validity::Invalid => 1,
+        Validity::Unknown => 3,
+    }))
+}
+
+fn generate(g: GenCmd) -> Result<ExitCode, String> {
+    match g {
+        GenCmd::ListAppend {
+            txns,
+            processes,
+            max_txn_len,
+            active_keys,
+            max_writes_per_key,
+            key_dist,
+            seed,
+            output,
+        } => {
+            let cfg = gen::list_append::ListAppendConfig {
+                seed,
+                txns,
+                processes,
+                max_txn_len,
+                active_keys,
+                max_writes_per_key,
+                key_dist: match key_dist {
+                    KeyDistArg::Uniform => gen::list_append::KeyDist::Uniform,
+                    KeyDistArg::Exponential => gen::list_append::KeyDist::Exponential,
+                },
+                ..Default::default()
+            };
+            let res = match &output {
+                Some(p) => {
+                    let f =
+                        std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                    gen::list_append::write_list_append(&cfg, f)
+                }
+                None => gen::list_append::write_list_append(&cfg, std::io::stdout().lock()),
+            };
+            res.map_err(|e| e.to_string())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Analyze(a) => analyze(a),
+        Cmd::Gen { what } => generate(what),
+    };
+    match r {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("isolde: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The whole analysis: history in, Elle-compatible verdict out.
+//!
+//! [`check`] runs inference for the workload, adds the process or realtime
+//! order when a requested model needs it (as Elle's `additional-graphs` does),
+//! builds the dependency graph, searches cycles, and assembles Elle's result
+//! map: which anomalies are *prohibited* (by the requested models and
+//! anomalies), which are *reportable*, the verdict, and the `:not` /
+//! `:also-not` boundary of models the anomalies rule out.
+
+use crate::anomaly::{Anomalies, Case, Workload};
+use crate::cycles::{self, lattice, CycleOptions};
+use crate::graph::Graph;
+use crate::history::{History, MopFn};
+use crate::infer::{self, order, InferError};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Which workload's rules to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadChoice {
+    /// Decide from the micro-ops: `:w` without `:append` means registers.
+    Auto,
+    /// Force a workload.
+    Fixed(Workload),
+}
+
+/// What to check.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Workload selection.
+    pub workload: WorkloadChoice,
+    /// Consistency models expected to hold; `None` means Elle's default
+    /// (`strict-serializable`), an empty list means none.
+    pub models: Option<Vec<String>>,
+    /// Specific anomalies that must not occur (expanded to every anomaly
+    /// implying them).
+    pub anomalies: Vec<String>,
+    /// Per-SCC budget for the typed cycle search.
+    pub cycle_search_timeout: Duration,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            workload: WorkloadChoice::Auto,
+            models: None,
+            anomalies: Vec::new(),
+            cycle_search_timeout: Duration::from_millis(1000),
+        }
+    }
+}
+
+/// The verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Validity {
+    /// No reportable anomaly.
+    Valid,
+    /// A prohibited anomaly was found.
+    Invalid,
+    /// Only inconclusive findings (timeouts, an empty graph) or the analysis
+    /// could not run.
+    Unknown,
+}
+
+impl Validity {
+    /// Elle's spelling: `true`, `false`, `unknown`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Validity::Valid => "true",
+            Validity::Invalid => "false",
+            Validity::Unknown => "unknown",
+        }
+    }
+}
+
+/// Sizes and stage times, for `--stats`-style reporting and benchmarks.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Client operations analysed.
+    pub ops: usize,
+    /// Edges in the dependency graph.
+    pub edges: usize,
+    /// Time spent inferring dependencies and non-cycle anomalies.
+    pub infer: Duration,
+    /// Time spent on order edges and building the graph.
+    pub graph: Duration,
+    /// Time spent on SCCs and cycle search.
+    pub cycles: Duration,
+}
+
+/// The result of a check: Elle's result map plus context.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Workload analysed.
+    pub workload: Workload,
+    /// Verdict.
+    pub valid: Validity,
+    /// Reportable anomaly types, sorted as Elle sorts keywords.
+    pub anomaly_types: Vec<String>,
+    /// Reportable anomalies by type.
+    pub anomalies: Anomalies,
+    /// Weakest models ruled out (friendly names).
+    pub not: BTreeSet<String>,
+    /// Every other model ruled out.
+    pub also_not: BTreeSet<String>,
+    /// Why the analysis could not run, when it could not.
+    pub error: Option<String>,
+    /// Sizes and timings.
+    pub stats: Stats,
+}
+
+/// Problems with the request itself (not with the history).
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum CheckError {
+    /// A model name Elle does not know.
+    #[error("unknown consistency model {0:?}; known models are: {1}")]
+    UnknownModel(String, String),
+    /// A workload isolde cannot analyse yet.
+    #[error("the {0} workload is not supported yet")]
+    UnsupportedWorkload(&'static str),
+}
+
+/// Anomalies isolde reports beyond Elle's vocabulary. A read of a value no one
+/// wrote breaks every model, so it is always prohibited.
+pub const ALWAYS_PROHIBITED: &[&str] = &["garbage-read"];
+
+/// Anomalies that make a verdict `unknown` rather than `false`.
+pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph"];
+
+/// Resolves the workload for a history.
+pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
+    match choice {
+        WorkloadChoice::Fixed(w) => w,
+        WorkloadChoice::Auto => {
+            let (mut w, mut a) = (false, false);
+            for m in &h.mops {
+                match m.f {
+                    MopFn::Write => w = true,
+                    MopFn::Append => a = true,
+                    MopFn::Read => {}
+                }
+            }
+            if w && !a {
+                Workload::RwRegister
+            } else {
+                Workload::ListAppend
+            }
+        }
+    }
+}
+
+/// Validates model names and returns the list to check (default applied).
+pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
+    let ms = models
+        .clone()
+        .unwrap_or_else(|| vec!["strict-serializable".to_string()]);
+    for m in &ms {
+        if lattice::canonical_model_name(m).is_none() {
+            return Err(CheckError::UnknownModel(
+                m.clone(),
+                lattice::all_model_names().join(", "),
+            ));
+        }
+    }
+    Ok(ms)
+}
+
+/// Anomalies that fail the check under these options.
+pub fn prohibited_anomalies(opts: &CheckOptions) -> Result<BTreeSet<String>, CheckError> {
+    let models = resolve_models(&opts.models)?;
+    let ms: Vec<&str> = models.iter().map(String::as_str).collect();
+    let an: Vec<&str> = opts.anomalies.iter().map(String::as_str).collect();
+    let mut p = lattice::all_anomalies_implying(&an);
+    p.extend(lattice::anomalies_prohibited_by(&ms));
+    p.extend(ALWAYS_PROHIBITED.iter().map(|s| s.to_string()));
+    Ok(p)
+}
+
+/// Runs the whole analysis.
+pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
+    let workload = resolve_workload(h, opts.workload);
+    let prohibited = prohibited_anomalies(opts)?;
+    let mut reportable = prohibited.clone();
+    reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
+    let mut stats = Stats {
+        ops: h.ops.len(),
+        ..Stats::default()
+    };
+
+    let t0 = Instant::now();
+    let inferred = match workload {
+        Workload::ListAppend => infer::list_append::infer(h),
+        Workload::RwRegister => return Err(CheckError::UnsupportedWorkload("rw-register")),
+    };
+    let inf = match inferred {
+        Ok(inf) => inf,
+        Err(e) => return Ok(cannot_run(workload, e, stats)),
+    };
+    stats.infer = t0.elapsed();
+
+    // Order edges only when a reportable anomaly needs them (Elle's rule:
+    // realtime subsumes process).
+    let t1 = Instant::now();
+    let mut edges = inf.edges;
+    let wants = |suffix: &str| {
+        lattice::CYCLE_SEARCH_ORDER
+            .iter()
+            .any(|t| t.ends_with(suffix) && reportable.contains(*t))
+    };
+    if wants("-realtime") {
+        edges.extend(order::realtime_edges(h));
+    } else if wants("-process") {
+        edges.extend(order::process_edges(h));
+    }
+    let graph = Graph::from_edges(h.ops.len(), &edges);
+    drop(edges);
+    stats.edges = graph.edge_count();
+    stats.graph = t1.elapsed();
+
+    let t2 = Instant::now();
+    let mut anomalies = inf.anomalies;
+    if graph.edge_count() == 0 {
+        anomalies.insert(
+            "empty-transaction-graph".into(),
+            vec![Case::EmptyTransactionGraph],
+        );
+    }
+    let explainer = &inf.explainer;
+    let cycles = cycles::find_cycles(
+        h,
+        &graph,
+        workload,
+        |a, b, rels| {
+            explainer
+                .explain(h, a, b, rels)
+                .or_else(|| order::explain(h, a, b, rels))
+        },
+        CycleOptions {
+            timeout: opts.cycle_search_timeout,
+        },
+    );
+    for (k, v) in cycles {
+        anomalies.entry(k).or_default().extend(v);
+    }
+    stats.cycles = t2.elapsed();
+    Ok(result_map(
+        workload,
+        anomalies,
+        &prohibited,
+        &reportable,
+        stats,
+    ))
+}
+
+/// An outcome for a history the workload's rules cannot analyse.
+fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
+    Outcome {
+        workload,
+        valid: Validity::Unknown,
+        anomaly_types: Vec::new(),
+        anomalies: Anomalies::new(),
+        not: BTreeSet::new(),
+        also_not: BTreeSet::new(),
+        error: Some(e.to_string()),
+        stats,
+    }
+}
+
+/// Elle's `result-map`: select reportable anomalies, drop redundant
+/// existence proofs, decide the verdict, and compute the model boundary from
+/// *all* anomalies found.
+pub fn result_map(
+    workload: Workload,
+    anomalies: Anomalies,
+    prohibited: &BTreeSet<String>,
+    reportable: &BTreeSet<String>,
+    stats: Stats,
+) -> Outcome {
+    let all_types: Vec<&str> = anomalies.keys().map(String::as_str).collect();
+    let (not, also_not) = lattice::friendly_boundary(&boundary_names(&all_types));
+    let bad = anomalies.keys().any(|k| prohibited.contains(k));
+    let mut shown: Anomalies = anomalies
+        .into_iter()
+        .filter(|(k, _)| reportable.contains(k))
+        .collect();
+    // Existence proofs are redundant once other anomalies rule their model out.
+    let others: Vec<&str> = shown
+        .keys()
+        .filter(|k| !k.ends_with("-cycle-exists"))
+        .map(String::as_str)
+        .collect();
+    let ruled_out = lattice::anomalies_to_impossible_models(&boundary_names(&others));
+    shown.retain(|k, _| match k.strip_suffix("-cycle-exists") {
+        Some(model) => !ruled_out.contains(model),
+        None => true,
+    });
+    if shown.is_empty() {
+        return Outcome {
+            workload,
+            valid: Validity::Valid,
+            anomaly_types: Vec::new(),
+            anomalies: shown,
+            not: BTreeSet::new(),
+            also_not: BTreeSet::new(),
+            error: None,
+            stats,
+        };
+    }
+    Outcome {
+        workload,
+        valid: if bad {
+            Validity::Invalid
+        } else {
+            Validity::Unknown
+        },
+        anomaly_types: shown.keys().cloned().collect(),
+        anomalies: shown,
+        not,
+        also_not,
+        error: None,
+        stats,
+    }
+}
+
+/// Maps isolde-only anomaly names onto the Elle anomaly whose model boundary
+/// they share (a garbage read rules out every model, like a write cycle).
+fn boundary_names<'a>(types: &[&'a str]) -> Vec<&'a str> {
+    types
+        .iter()
+        .map(|&t| if t == "garbage-read" { "G0" } else { t })
+        .collect()
+}

@@ -1,0 +1,1465 @@
+//! Generator of strict-serializable Jepsen list-append histories.
+//!
+//! # Workload
+//!
+//! The workload follows Elle's `elle.txn/wr-txns` generator: every transaction
+//! has `min_txn_len..=max_txn_len` micro-operations, each either a read
+//! `[:r k nil]` or an append `[:append k v]` of key `k` drawn from a window of
+//! `active_keys` keys (uniformly, or with Elle's exponential distribution).
+//! Append values are `1, 2, 3, ...` per key, so every appended value is unique
+//! per key. Once a key has been handed `max_writes_per_key` appends it is
+//! retired and its slot in the window is taken by a fresh key (the next unused
+//! integer), exactly as Elle's `fresh-key` does. Values are allocated when a
+//! transaction is generated, so appends of failed transactions use up values
+//! too (as in Jepsen, where the generator runs before the client).
+//!
+//! # Execution
+//!
+//! `processes` simulated clients share one in-memory multi-version list store.
+//! A discrete-event loop over logical time (nanoseconds) drives them: every
+//! process repeatedly
+//!
+//! 1. invokes a transaction (emitting `:invoke`),
+//! 2. after a random delay *applies* it atomically against the store, in one
+//!    event that touches no other transaction (reads observe every append
+//!    applied before, including the transaction's own earlier appends),
+//! 3. after a further random delay completes it (emitting `:ok`, `:fail` or
+//!    `:info`), then thinks for a while before invoking the next one.
+//!
+//! Transactions of different processes overlap freely. Because each
+//! transaction takes effect at a single instant inside its own
+//! invoke..complete window, the order in which transactions are applied is a
+//! serial order that explains every read *and* extends the real-time order
+//! (if `T1` completes before `T2` is invoked, `T1` applied before `T1`
+//! completed, hence before `T2` was invoked, hence before `T2` applied). The
+//! emitted histories are therefore strict serializable by construction; the
+//! tests replay that hidden apply order to prove it.
+//!
+//! Optional faults: a fraction of transactions `:fail` (no effect; the
+//! completion repeats the invocation's value, reads `nil`), and a fraction are
+//! indeterminate `:info` (taking effect or not, at random; the completion again
+//! repeats the invocation). After an `:info` the client's process id becomes
+//! `p + processes`, as Jepsen does when a worker thread crashes.
+//!
+//! # Output
+//!
+//! One EDN op map per line, in Jepsen's key order, with dense `:index` values
+//! in output order and strictly increasing `:time`:
+//!
+//! ```text
+//! {:type :invoke, :f :txn, :value [[:append 11 1] [:r 11 nil]], :process 10, :time 14532933, :index 0}
+//! {:type :ok, :f :txn, :value [[:append 11 1] [:r 11 [1]]], :process 10, :time 31076248, :index 2}
+//! ```
+//!
+//! Memory stays bounded: ops are written as they are emitted, only in-flight
+//! transactions are held, and a retired key's list is dropped as soon as no
+//! in-flight transaction mentions it.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{self, Write};
+
+use super::out::{push_u64, Sink};
+use super::rng::Rng;
+
+/// How keys are drawn from the window of active keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyDist {
+    /// Every active key is equally likely.
+    Uniform,
+    /// Elle's exponential distribution with base 2: the key at window
+    /// position `i` is twice as likely as the one at `i - 1`, so a few keys
+    /// are hot (and get retired and replaced often) while the rest are cold.
+    /// This is Elle's default and produces the most contention.
+    Exponential,
+}
+
+/// Parameters of a generated list-append history.
+///
+/// Every field is plain data so callers (the CLI, tests, benchmarks) can use
+/// struct-update syntax on top of [`ListAppendConfig::default`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListAppendConfig {
+    /// Seed of the PRNG; the whole history is a function of the config.
+    pub seed: u64,
+    /// Number of transactions to invoke (each yields one invoke and one
+    /// completion line).
+    pub txns: usize,
+    /// Number of concurrent clients (initial process ids `0..processes`).
+    pub processes: usize,
+    /// Minimum number of micro-ops per transaction (at least 1).
+    pub min_txn_len: usize,
+    /// Maximum number of micro-ops per transaction (at least `min_txn_len`).
+    pub max_txn_len: usize,
+    /// Size of the window of keys transactions draw from (at least 1).
+    pub active_keys: usize,
+    /// Appends a key receives before it is retired and replaced by a fresh
+    /// key (at least 1).
+    pub max_writes_per_key: usize,
+    /// Probability that a micro-op is a read rather than an append, in `[0, 1]`.
+    pub read_fraction: f64,
+    /// Distribution of keys over the active window.
+    pub key_dist: KeyDist,
+    /// Probability that a transaction completes `:fail` (and has no effect).
+    pub fail_fraction: f64,
+    /// Probability that a transaction completes `:info` (and may or may not
+    /// have taken effect). `fail_fraction + info_fraction` must be `<= 1`.
+    pub info_fraction: f64,
+}
+
+impl Default for ListAppendConfig {
+    /// 10k transactions of 1..=5 micro-ops (half reads) by 10 processes over
+    /// a window of 100 exponentially distributed keys, each retired after 100
+    /// appends; no faults; seed 0.
+    fn default() -> Self {
+        ListAppendConfig {
+            seed: 0,
+            txns: 10_000,
+            processes: 10,
+            min_txn_len: 1,
+            max_txn_len: 5,
+            active_keys: 100,
+            max_writes_per_key: 100,
+            read_fraction: 0.5,
+            key_dist: KeyDist::Exponential,
+            fail_fraction: 0.0,
+            info_fraction: 0.0,
+        }
+    }
+}
+
+impl ListAppendConfig {
+    /// Checks that the parameters describe a generable workload, returning a
+    /// human-readable reason when they do not.
+    pub fn validate(&self) -> Result<(), String> {
+        let frac = |name: &str, x: f64| {
+            if (0.0..=1.0).contains(&x) {
+                Ok(())
+            } else {
+                Err(format!("{name} must be within [0, 1], got {x}"))
+            }
+        };
+        if self.processes == 0 {
+            return Err("processes must be at least 1".into());
+        }
+        if self.processes > u32::MAX as usize {
+            return Err("processes must fit in 32 bits".into());
+        }
+        if self.min_txn_len == 0 {
+            return Err("min_txn_len must be at least 1".into());
+        }
+        if self.max_txn_len < self.min_txn_len {
+            return Err(format!(
+                "max_txn_len ({}) must be at least min_txn_len ({})",
+                self.max_txn_len, self.min_txn_len
+            ));
+        }
+        if self.active_keys == 0 {
+            return Err("active_keys must be at least 1".into());
+        }
+        if self.max_writes_per_key == 0 {
+            return Err("max_writes_per_key must be at least 1".into());
+        }
+        frac("read_fraction", self.read_fraction)?;
+        frac("fail_fraction", self.fail_fraction)?;
+        frac("info_fraction", self.info_fraction)?;
+        if self.fail_fraction + self.info_fraction > 1.0 {
+            return Err("fail_fraction + info_fraction must be at most 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// What a generator run produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GenStats {
+    /// Transactions invoked (equals the config's `txns`).
+    pub txns: usize,
+    /// Op lines written (invocations plus completions, `2 * txns`).
+    pub ops: usize,
+    /// Bytes written to the output.
+    pub bytes: u64,
+}
+
+/// Generates a list-append history per `cfg` and streams it to `out`.
+///
+/// Output is buffered internally (in ~64 KiB chunks, always whole lines), so
+/// an unbuffered `File` or `Stdout` is fine; wrapping it in a `BufWriter`
+/// is harmless but only adds a copy. `out` is flushed before returning.
+/// Fails with `InvalidInput` if [`ListAppendConfig::validate`] rejects `cfg`,
+/// or with the writer's error.
+pub fn write_list_append<W: Write>(cfg: &ListAppendConfig, out: W) -> io::Result<GenStats> {
+    run(cfg, out, None)
+}
+
+/// Generates a list-append history per `cfg` into a `String` (for tests and
+/// small examples).
+///
+/// # Panics
+///
+/// If `cfg` is invalid (see [`ListAppendConfig::validate`]).
+pub fn list_append_string(cfg: &ListAppendConfig) -> String {
+    let mut buf = Vec::new();
+    if let Err(e) = write_list_append(cfg, &mut buf) {
+        panic!("list_append_string: {e}");
+    }
+    String::from_utf8(buf).expect("generator emits ASCII")
+}
+
+// ---------------------------------------------------------------------------
+// Internals
+// ---------------------------------------------------------------------------
+
+/// Delay ranges of the simulated clients, in logical nanoseconds.
+const THINK_NS: (u64, u64) = (10_000, 1_000_000);
+/// Invocation to the atomic apply instant.
+const APPLY_NS: (u64, u64) = (10_000, 2_000_000);
+/// Apply instant to completion.
+const COMPLETE_NS: (u64, u64) = (10_000, 2_000_000);
+
+/// Multiplicative integer hasher (FxHash-style); keys are small integers.
+#[derive(Default)]
+struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type KeyMap = HashMap<u64, KeyState, BuildHasherDefault<IntHasher>>;
+
+/// The store's view of one key.
+struct KeyState {
+    /// Values appended by applied transactions, in apply order, pre-rendered
+    /// as EDN (`"3 1 2"`): reads print a prefix of it with one copy instead
+    /// of formatting every element again.
+    text: Vec<u8>,
+    /// `ends[i]` is the length of `text` rendering the first `i + 1` values.
+    ends: Vec<u32>,
+    /// Appends allocated by the workload so far (the last value handed out).
+    writes: u64,
+    /// Micro-ops of in-flight (invoked, not completed) transactions on this key.
+    refs: u32,
+    /// No longer in the window; dropped once `refs` reaches 0.
+    retired: bool,
+}
+
+impl KeyState {
+    fn new() -> Self {
+        KeyState {
+            text: Vec::new(),
+            ends: Vec::new(),
+            writes: 0,
+            refs: 0,
+            retired: false,
+        }
+    }
+
+    /// Appends `v` to the key's list.
+    #[inline]
+    fn push(&mut self, v: u64) {
+        if !self.text.is_empty() {
+            self.text.push(b' ');
+        }
+        push_u64(&mut self.text, v);
+        self.ends
+            .push(u32::try_from(self.text.len()).expect("list text under 4 GiB"));
+    }
+
+    /// The rendering of the first `len` values.
+    #[inline]
+    fn prefix(&self, len: usize) -> &[u8] {
+        match len {
+            0 => &[],
+            n => &self.text[..self.ends[n - 1] as usize],
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum MopKind {
+    Append,
+    Read,
+}
+
+/// A micro-op of an in-flight transaction. For appends `val` is the value;
+/// for reads it is the length of the list observed at apply time (lists are
+/// append-only, so the observed value is that prefix of the key's list).
+#[derive(Clone, Copy)]
+struct Mop {
+    kind: MopKind,
+    key: u64,
+    val: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Thinking; the next event invokes a transaction.
+    Idle,
+    /// Invoked; the next event applies it.
+    Invoked,
+    /// Applied (or skipped); the next event completes it.
+    Applied,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Ok,
+    Fail,
+    /// Indeterminate; `true` if it takes effect.
+    Info(bool),
+}
+
+/// One simulated client.
+struct Slot {
+    process: u64,
+    phase: Phase,
+    outcome: Outcome,
+    mops: Vec<Mop>,
+    /// `:index` of the current transaction's invocation.
+    invoke_index: u64,
+}
+
+/// Picks window positions per [`KeyDist`].
+struct KeyPicker {
+    dist: KeyDist,
+    n: usize,
+    /// Number of top window positions the exponential draw ranges over:
+    /// positions below `n - m` have probability < 2^-60 and are skipped so
+    /// that `2^m` stays finite.
+    m: usize,
+    scale: f64,
+}
+
+impl KeyPicker {
+    const BASE: f64 = 2.0;
+
+    fn new(dist: KeyDist, n: usize) -> Self {
+        let m = n.min(60);
+        // Elle's key-dist-scale: (base^m - 1) * base / (base - 1).
+        let scale = (Self::BASE.powi(m as i32) - 1.0) * Self::BASE / (Self::BASE - 1.0);
+        KeyPicker { dist, n, m, scale }
+    }
+
+    #[inline]
+    fn pick(&self, rng: &mut Rng) -> usize {
+        match self.dist {
+            KeyDist::Uniform => rng.below(self.n as u64) as usize,
+            KeyDist::Exponential => {
+                // Elle's rand-key: floor(log_base(rand(scale) + base) - 1).
+                let x = rng.next_f64() * self.scale + Self::BASE;
+                let j = (x.log2() - 1.0).floor();
+                let j = if j <= 0.0 {
+                    0
+                } else {
+                    (j as usize).min(self.m - 1)
+                };
+                self.n - self.m + j
+            }
+        }
+    }
+}
+
+/// Test instrumentation: the hidden apply order and memory high-water marks.
+#[derive(Default)]
+struct Trace {
+    /// `:index` of the invocation of each transaction that took effect, in
+    /// the order they were applied.
+    applied: Vec<u64>,
+    /// Most keys held in the store at once.
+    max_live_keys: usize,
+    /// Most transactions in flight at once.
+    max_in_flight: usize,
+}
+
+/// The generator's state, separate from the output sink.
+struct Gen<'a> {
+    cfg: &'a ListAppendConfig,
+    rng: Rng,
+    picker: KeyPicker,
+    window: Vec<u64>,
+    next_key: u64,
+    keys: KeyMap,
+}
+
+impl Gen<'_> {
+    /// Fills `mops` with a fresh transaction, allocating append values and
+    /// retiring keys that reach `max_writes_per_key`.
+    fn gen_txn(&mut self, mops: &mut Vec<Mop>) {
+        mops.clear();
+        let len = self
+            .rng
+            .range_inclusive(self.cfg.min_txn_len as u64, self.cfg.max_txn_len as u64);
+        for _ in 0..len {
+            let pos = self.picker.pick(&mut self.rng);
+            let key = self.window[pos];
+            let read = self.rng.chance(self.cfg.read_fraction);
+            let ks = self.keys.get_mut(&key).expect("window keys are live");
+            ks.refs += 1;
+            if read {
+                mops.push(Mop {
+                    kind: MopKind::Read,
+                    key,
+                    val: 0,
+                });
+            } else {
+                ks.writes += 1;
+                mops.push(Mop {
+                    kind: MopKind::Append,
+                    key,
+                    val: ks.writes,
+                });
+                if ks.writes >= self.cfg.max_writes_per_key as u64 {
+                    ks.retired = true;
+                    let fresh = self.next_key;
+                    self.next_key += 1;
+                    self.window[pos] = fresh;
+                    self.keys.insert(fresh, KeyState::new());
+                }
+            }
+        }
+    }
+
+    /// Applies a transaction atomically: appends extend lists, reads record
+    /// the length of the list they observe.
+    fn apply(&mut self, mops: &mut [Mop]) {
+        for m in mops.iter_mut() {
+            let ks = self.keys.get_mut(&m.key).expect("in-flight keys are live");
+            match m.kind {
+                MopKind::Append => ks.push(m.val),
+                MopKind::Read => m.val = ks.ends.len() as u64,
+            }
+        }
+    }
+
+    /// Drops the completed transaction's references, freeing retired keys
+    /// nobody mentions any more.
+    fn release(&mut self, mops: &[Mop]) {
+        for m in mops {
+            let ks = self.keys.get_mut(&m.key).expect("in-flight keys are live");
+            ks.refs -= 1;
+            if ks.refs == 0 && ks.retired {
+                self.keys.remove(&m.key);
+            }
+        }
+    }
+}
+
+/// Appends one op line. With `observed`, reads print the prefix of the key's
+/// list they saw; otherwise they print `nil` (invocations, `:fail`, `:info`).
+#[allow(clippy::too_many_arguments)]
+fn write_op(
+    buf: &mut Vec<u8>,
+    ty: &[u8],
+    mops: &[Mop],
+    observed: bool,
+    keys: &KeyMap,
+    process: u64,
+    time: u64,
+    index: u64,
+) {
+    buf.extend_from_slice(b"{:type ");
+    buf.extend_from_slice(ty);
+    buf.extend_from_slice(b", :f :txn, :value [");
+    for (i, m) in mops.iter().enumerate() {
+        if i > 0 {
+            buf.push(b' ');
+        }
+        match m.kind {
+            MopKind::Append => {
+                buf.extend_from_slice(b"[:append ");
+                push_u64(buf, m.key);
+                buf.push(b' ');
+                push_u64(buf, m.val);
+                buf.push(b']');
+            }
+            MopKind::Read => {
+                buf.extend_from_slice(b"[:r ");
+                push_u64(buf, m.key);
+                if observed {
+                    buf.extend_from_slice(b" [");
+                    buf.extend_from_slice(keys[&m.key].prefix(m.val as usize));
+                    buf.extend_from_slice(b"]]");
+                } else {
+                    buf.extend_from_slice(b" nil]");
+                }
+            }
+        }
+    }
+    buf.extend_from_slice(b"], :process ");
+    push_u64(buf, process);
+    buf.extend_from_slice(b", :time ");
+    push_u64(buf, time);
+    buf.extend_from_slice(b", :index ");
+    push_u64(buf, index);
+    buf.extend_from_slice(b"}\n");
+}
+
+/// The `:time` to emit for an event at logical time `t` after a line stamped
+/// `last`: `t` itself unless that would not strictly increase.
+#[inline]
+fn next_stamp(last: Option<u64>, t: u64) -> u64 {
+    match last {
+        Some(l) if t <= l => l + 1,
+        _ => t,
+    }
+}
+
+/// The event loop shared by the public entry points and the tests.
+fn run<W: Write>(
+    cfg: &ListAppendConfig,
+    out: W,
+    mut trace: Option<&mut Trace>,
+) -> io::Result<GenStats> {
+    cfg.validate()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let mut sink = Sink::new(out);
+    let mut g = Gen {
+        cfg,
+        rng: Rng::new(cfg.seed),
+        picker: KeyPicker::new(cfg.key_dist, cfg.active_keys),
+        window: (0..cfg.active_keys as u64).collect(),
+        next_key: cfg.active_keys as u64,
+        keys: KeyMap::default(),
+    };
+    for k in 0..cfg.active_keys as u64 {
+        g.keys.insert(k, KeyState::new());
+    }
+
+    let p = cfg.processes;
+    let mut slots: Vec<Slot> = (0..p)
+        .map(|i| Slot {
+            process: i as u64,
+            phase: Phase::Idle,
+            outcome: Outcome::Ok,
+            mops: Vec::with_capacity(cfg.max_txn_len),
+            invoke_index: 0,
+        })
+        .collect();
+    // One pending event per slot: (logical time, slot).
+    let mut events: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::with_capacity(p);
+    if cfg.txns > 0 {
+        for i in 0..p {
+            let t = g.rng.range_inclusive(0, THINK_NS.1);
+            events.push(Reverse((t, i as u32)));
+        }
+    }
+
+    let mut invoked = 0usize;
+    let mut in_flight = 0usize;
+    let mut index = 0u64;
+    // Last emitted :time; emitted times strictly increase even when events
+    // coincide.
+    let mut last_time: Option<u64> = None;
+    let mut stamp = |t: u64| {
+        let s = next_stamp(last_time, t);
+        last_time = Some(s);
+        s
+    };
+
+    while let Some(Reverse((t, si))) = events.pop() {
+        let slot = &mut slots[si as usize];
+        match slot.phase {
+            Phase::Idle => {
+                if invoked == cfg.txns {
+                    continue; // this client is done
+                }
+                g.gen_txn(&mut slot.mops);
+                let r = g.rng.next_f64();
+                slot.outcome = if r < cfg.fail_fraction {
+                    Outcome::Fail
+                } else if r < cfg.fail_fraction + cfg.info_fraction {
+                    Outcome::Info(g.rng.chance(0.5))
+                } else {
+                    Outcome::Ok
+                };
+                slot.invoke_index = index;
+                let time = stamp(t);
+                write_op(
+                    &mut sink.buf,
+                    b":invoke",
+                    &slot.mops,
+                    false,
+                    &g.keys,
+                    slot.process,
+                    time,
+                    index,
+                );
+                index += 1;
+                invoked += 1;
+                in_flight += 1;
+                slot.phase = Phase::Invoked;
+                let d = g.rng.range_inclusive(APPLY_NS.0, APPLY_NS.1);
+                events.push(Reverse((t + d, si)));
+                if let Some(tr) = trace.as_deref_mut() {
+                    tr.max_in_flight = tr.max_in_flight.max(in_flight);
+                    tr.max_live_keys = tr.max_live_keys.max(g.keys.len());
+                }
+            }
+            Phase::Invoked => {
+                if matches!(slot.outcome, Outcome::Ok | Outcome::Info(true)) {
+                    g.apply(&mut slot.mops);
+                    if let Some(tr) = trace.as_deref_mut() {
+                        tr.applied.push(slot.invoke_index);
+                    }
+                }
+                slot.phase = Phase::Applied;
+                let d = g.rng.range_inclusive(COMPLETE_NS.0, COMPLETE_NS.1);
+                events.push(Reverse((t + d, si)));
+            }
+            Phase::Applied => {
+                let (ty, observed): (&[u8], bool) = match slot.outcome {
+                    Outcome::Ok => (b":ok", true),
+                    Outcome::Fail => (b":fail", false),
+                    Outcome::Info(_) => (b":info", false),
+                };
+                let time = stamp(t);
+                write_op(
+                    &mut sink.buf,
+                    ty,
+                    &slot.mops,
+                    observed,
+                    &g.keys,
+                    slot.process,
+                    time,
+                    index,
+                );
+                index += 1;
+                in_flight -= 1;
+                g.release(&slot.mops);
+                if let Outcome::Info(_) = slot.outcome {
+                    // Jepsen retires a crashed worker's process id.
+                    slot.process += p as u64;
+                }
+                slot.phase = Phase::Idle;
+                if invoked < cfg.txns {
+                    let d = g.rng.range_inclusive(THINK_NS.0, THINK_NS.1);
+                    events.push(Reverse((t + d, si)));
+                }
+                sink.maybe_flush()?;
+            }
+        }
+    }
+    debug_assert_eq!(in_flight, 0);
+    let bytes = sink.finish()?;
+    Ok(GenStats {
+        txns: invoked,
+        ops: index as usize,
+        bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, HashMap as StdMap, HashSet};
+
+    // ---- a tiny parser for exactly the format we emit ---------------------
+
+    #[derive(Clone, Debug, PartialEq)]
+    enum PMop {
+        Append(u64, u64),
+        Read(u64, Option<Vec<u64>>),
+    }
+
+    #[derive(Clone, Debug)]
+    struct POp {
+        ty: String,
+        mops: Vec<PMop>,
+        process: u64,
+        time: u64,
+        index: u64,
+    }
+
+    struct Cur<'a> {
+        s: &'a [u8],
+        i: usize,
+    }
+
+    impl Cur<'_> {
+        fn eat(&mut self, lit: &str) -> bool {
+            if self.s[self.i..].starts_with(lit.as_bytes()) {
+                self.i += lit.len();
+                true
+            } else {
+                false
+            }
+        }
+        fn expect(&mut self, lit: &str) {
+            assert!(
+                self.eat(lit),
+                "expected {lit:?} at {} in {:?}",
+                self.i,
+                String::from_utf8_lossy(self.s)
+            );
+        }
+        fn num(&mut self) -> u64 {
+            let start = self.i;
+            while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
+                self.i += 1;
+            }
+            assert!(self.i > start, "expected a number at {start}");
+            std::str::from_utf8(&self.s[start..self.i])
+                .unwrap()
+                .parse()
+                .unwrap()
+        }
+        fn word(&mut self) -> String {
+            let start = self.i;
+            while self.s[self.i].is_ascii_alphabetic() {
+                self.i += 1;
+            }
+            String::from_utf8(self.s[start..self.i].to_vec()).unwrap()
+        }
+    }
+
+    fn parse_line(line: &str) -> POp {
+        let mut c = Cur {
+            s: line.as_bytes(),
+            i: 0,
+        };
+        c.expect("{:type :");
+        let ty = c.word();
+        c.expect(", :f :txn, :value [");
+        let mut mops = Vec::new();
+        while !c.eat("]") {
+            if !mops.is_empty() {
+                c.expect(" ");
+            }
+            c.expect("[:");
+            if c.eat("append ") {
+                let k = c.num();
+                c.expect(" ");
+                mops.push(PMop::Append(k, c.num()));
+            } else {
+                c.expect("r ");
+                let k = c.num();
+                c.expect(" ");
+                if c.eat("nil") {
+                    mops.push(PMop::Read(k, None));
+                } else {
+                    c.expect("[");
+                    let mut vs = Vec::new();
+                    while !c.eat("]") {
+                        if !vs.is_empty() {
+                            c.expect(" ");
+                        }
+                        vs.push(c.num());
+                    }
+                    mops.push(PMop::Read(k, Some(vs)));
+                }
+            }
+            c.expect("]");
+        }
+        c.expect(", :process ");
+        let process = c.num();
+        c.expect(", :time ");
+        let time = c.num();
+        c.expect(", :index ");
+        let index = c.num();
+        c.expect("}");
+        assert_eq!(c.i, line.len(), "trailing bytes in {line:?}");
+        POp {
+            ty,
+            mops,
+            process,
+            time,
+            index,
+        }
+    }
+
+    fn parse(h: &str) -> Vec<POp> {
+        assert!(h.is_empty() || h.ends_with('\n'));
+        h.lines().map(parse_line).collect()
+    }
+
+    /// A generated history with its invocation/completion pairing.
+    struct Txn {
+        invoke: usize,
+        complete: usize,
+    }
+
+    /// Pairs each invocation with its completion through the process id,
+    /// asserting per-process alternation along the way.
+    fn pair(ops: &[POp]) -> Vec<Txn> {
+        let mut open: StdMap<u64, usize> = StdMap::new();
+        let mut txns = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            if op.ty == "invoke" {
+                assert!(
+                    open.insert(op.process, i).is_none(),
+                    "process {} invoked twice in a row at {i}",
+                    op.process
+                );
+            } else {
+                assert!(
+                    ["ok", "fail", "info"].contains(&op.ty.as_str()),
+                    "bad type {}",
+                    op.ty
+                );
+                let inv = open
+                    .remove(&op.process)
+                    .unwrap_or_else(|| panic!("completion without invoke at {i}"));
+                txns.push(Txn {
+                    invoke: inv,
+                    complete: i,
+                });
+            }
+        }
+        assert!(open.is_empty(), "unfinished invocations: {open:?}");
+        txns.sort_by_key(|t| t.invoke);
+        txns
+    }
+
+    fn cfg(seed: u64) -> ListAppendConfig {
+        ListAppendConfig {
+            seed,
+            txns: 3_000,
+            ..Default::default()
+        }
+    }
+
+    fn faulty(seed: u64) -> ListAppendConfig {
+        ListAppendConfig {
+            seed,
+            txns: 3_000,
+            processes: 7,
+            max_writes_per_key: 20,
+            active_keys: 8,
+            fail_fraction: 0.1,
+            info_fraction: 0.1,
+            ..Default::default()
+        }
+    }
+
+    fn traced(cfg: &ListAppendConfig) -> (String, Trace) {
+        let mut trace = Trace::default();
+        let mut buf = Vec::new();
+        let stats = run(cfg, &mut buf, Some(&mut trace)).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert_eq!(stats.bytes, s.len() as u64);
+        // Tracing must not perturb the output.
+        assert_eq!(s, list_append_string(cfg));
+        (s, trace)
+    }
+
+    // ---- tests -----------------------------------------------------------
+
+    #[test]
+    fn exact_format_of_lines() {
+        let h = list_append_string(&ListAppendConfig { txns: 50, ..cfg(3) });
+        let first = h.lines().next().unwrap();
+        assert!(
+            first.starts_with("{:type :invoke, :f :txn, :value [["),
+            "{first}"
+        );
+        assert!(first.ends_with(", :index 0}"), "{first}");
+        // Every line round-trips through the strict parser.
+        for op in parse(&h) {
+            if op.ty == "invoke" {
+                assert!(op.mops.iter().all(|m| !matches!(m, PMop::Read(_, Some(_)))));
+            }
+        }
+        // Reads of never-appended keys show an empty list, not nil.
+        let h = list_append_string(&ListAppendConfig {
+            txns: 200,
+            read_fraction: 1.0,
+            ..cfg(3)
+        });
+        assert!(h.contains(" []]"));
+        assert!(parse(&h)
+            .iter()
+            .filter(|o| o.ty == "ok")
+            .all(|o| o.mops.iter().all(|m| matches!(m, PMop::Read(_, Some(_))))));
+    }
+
+    /// Pins the exact bytes for one small seed: the output must stay
+    /// reproducible across releases (benchmark files are cached by seed).
+    #[test]
+    fn golden_small_history() {
+        let c = ListAppendConfig {
+            seed: 1,
+            txns: 3,
+            processes: 2,
+            max_txn_len: 3,
+            active_keys: 3,
+            ..Default::default()
+        };
+        let expected = "\
+{:type :invoke, :f :txn, :value [[:append 1 1] [:r 1 nil]], :process 1, :time 520437, :index 0}
+{:type :invoke, :f :txn, :value [[:append 2 1] [:append 2 2]], :process 0, :time 702922, :index 1}
+{:type :ok, :f :txn, :value [[:append 1 1] [:r 1 [1]]], :process 1, :time 2426178, :index 2}
+{:type :ok, :f :txn, :value [[:append 2 1] [:append 2 2]], :process 0, :time 2586284, :index 3}
+{:type :invoke, :f :txn, :value [[:append 2 3] [:r 1 nil]], :process 0, :time 2659420, :index 4}
+{:type :ok, :f :txn, :value [[:append 2 3] [:r 1 [1]]], :process 0, :time 5150854, :index 5}
+";
+        assert_eq!(list_append_string(&c), expected);
+    }
+
+    #[test]
+    fn deterministic_per_seed() {
+        let a = list_append_string(&cfg(42));
+        let b = list_append_string(&cfg(42));
+        let c = list_append_string(&cfg(43));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let fa = list_append_string(&faulty(5));
+        assert_eq!(fa, list_append_string(&faulty(5)));
+    }
+
+    #[test]
+    fn counts_indices_and_times() {
+        for c in [
+            cfg(1),
+            faulty(2),
+            ListAppendConfig { txns: 1, ..cfg(3) },
+            ListAppendConfig {
+                processes: 50,
+                ..cfg(4)
+            },
+        ] {
+            let mut buf = Vec::new();
+            let stats = write_list_append(&c, &mut buf).unwrap();
+            let h = String::from_utf8(buf).unwrap();
+            let ops = parse(&h);
+            let invokes = ops.iter().filter(|o| o.ty == "invoke").count();
+            assert_eq!(invokes, c.txns);
+            assert_eq!(ops.len() - invokes, c.txns);
+            assert_eq!(
+                stats,
+                GenStats {
+                    txns: c.txns,
+                    ops: 2 * c.txns,
+                    bytes: h.len() as u64
+                }
+            );
+            for (i, op) in ops.iter().enumerate() {
+                assert_eq!(op.index, i as u64);
+                assert!(!op.mops.is_empty() && op.mops.len() <= c.max_txn_len);
+                if i > 0 {
+                    assert!(op.time > ops[i - 1].time, "time not increasing at {i}");
+                }
+            }
+        }
+        assert_eq!(
+            list_append_string(&ListAppendConfig { txns: 0, ..cfg(1) }),
+            ""
+        );
+    }
+
+    #[test]
+    fn stamps_strictly_increase_on_ties() {
+        assert_eq!(next_stamp(None, 0), 0);
+        assert_eq!(next_stamp(None, 17), 17);
+        assert_eq!(next_stamp(Some(5), 9), 9);
+        assert_eq!(next_stamp(Some(5), 5), 6);
+        assert_eq!(next_stamp(Some(5), 3), 6);
+    }
+
+    #[test]
+    fn processes_alternate_and_completions_echo_invocations() {
+        for c in [
+            cfg(7),
+            faulty(8),
+            ListAppendConfig {
+                processes: 50,
+                ..faulty(9)
+            },
+        ] {
+            let ops = parse(&list_append_string(&c));
+            let txns = pair(&ops);
+            assert_eq!(txns.len(), c.txns);
+            let mut max_open = 0usize;
+            let mut open = 0usize;
+            let mut overlapping = 0usize;
+            for op in &ops {
+                if op.ty == "invoke" {
+                    open += 1;
+                    if open > 1 {
+                        overlapping += 1;
+                    }
+                } else {
+                    open -= 1;
+                }
+                max_open = max_open.max(open);
+            }
+            assert!(
+                max_open <= c.processes,
+                "concurrency {max_open} > {}",
+                c.processes
+            );
+            assert!(overlapping > c.txns / 2, "transactions should overlap");
+            for t in &txns {
+                let (inv, comp) = (&ops[t.invoke], &ops[t.complete]);
+                assert_eq!(inv.mops.len(), comp.mops.len());
+                for (a, b) in inv.mops.iter().zip(&comp.mops) {
+                    match (a, b) {
+                        (PMop::Append(k1, v1), PMop::Append(k2, v2)) => {
+                            assert_eq!((k1, v1), (k2, v2))
+                        }
+                        (PMop::Read(k1, None), PMop::Read(k2, r)) => {
+                            assert_eq!(k1, k2);
+                            assert_eq!(r.is_some(), comp.ty == "ok", "{comp:?}");
+                        }
+                        _ => panic!("mismatched mops {a:?} / {b:?}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn append_values_unique_and_dense_per_key() {
+        for c in [
+            cfg(11),
+            faulty(12),
+            ListAppendConfig {
+                key_dist: KeyDist::Uniform,
+                ..cfg(13)
+            },
+        ] {
+            let ops = parse(&list_append_string(&c));
+            let mut per_key: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+            for op in ops.iter().filter(|o| o.ty == "invoke") {
+                for m in &op.mops {
+                    if let PMop::Append(k, v) = m {
+                        per_key.entry(*k).or_default().push(*v);
+                    }
+                }
+            }
+            assert!(!per_key.is_empty());
+            for (k, mut vs) in per_key {
+                let n = vs.len();
+                vs.sort_unstable();
+                vs.dedup();
+                assert_eq!(vs.len(), n, "duplicate append value on key {k}");
+                assert_eq!(vs, (1..=n as u64).collect::<Vec<_>>(), "key {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn reads_are_prefixes_of_one_list_per_key() {
+        for c in [
+            cfg(21),
+            faulty(22),
+            ListAppendConfig {
+                processes: 40,
+                key_dist: KeyDist::Uniform,
+                active_keys: 5,
+                ..cfg(23)
+            },
+        ] {
+            let ops = parse(&list_append_string(&c));
+            let txns = pair(&ops);
+            // Values appended by transactions that did not definitely fail.
+            let mut maybe_written: HashSet<(u64, u64)> = HashSet::new();
+            let mut failed: HashSet<(u64, u64)> = HashSet::new();
+            for t in &txns {
+                let set = if ops[t.complete].ty == "fail" {
+                    &mut failed
+                } else {
+                    &mut maybe_written
+                };
+                for m in &ops[t.invoke].mops {
+                    if let PMop::Append(k, v) = m {
+                        set.insert((*k, *v));
+                    }
+                }
+            }
+            let mut longest: StdMap<u64, Vec<u64>> = StdMap::new();
+            let mut reads: Vec<(u64, Vec<u64>)> = Vec::new();
+            for op in ops.iter().filter(|o| o.ty == "ok") {
+                let mut own: StdMap<u64, Vec<u64>> = StdMap::new();
+                for m in &op.mops {
+                    match m {
+                        PMop::Append(k, v) => own.entry(*k).or_default().push(*v),
+                        PMop::Read(k, Some(vs)) => {
+                            // A read after the txn's own appends ends with them.
+                            if let Some(mine) = own.get(k) {
+                                assert!(
+                                    vs.ends_with(mine),
+                                    "read {vs:?} misses own appends {mine:?}"
+                                );
+                            }
+                            let l = longest.entry(*k).or_default();
+                            if vs.len() > l.len() {
+                                *l = vs.clone();
+                            }
+                            reads.push((*k, vs.clone()));
+                        }
+                        PMop::Read(_, None) => panic!("ok read with nil"),
+                    }
+                }
+            }
+            let mut nonempty = 0;
+            for (k, vs) in &reads {
+                assert!(
+                    longest[k].starts_with(vs),
+                    "key {k}: {vs:?} is not a prefix of {:?}",
+                    longest[k]
+                );
+                nonempty += !vs.is_empty() as usize;
+            }
+            assert!(nonempty > reads.len() / 2, "most reads should see data");
+            for (k, l) in &longest {
+                let mut seen = HashSet::new();
+                for v in l {
+                    assert!(seen.insert(*v), "key {k}: value {v} read twice");
+                    assert!(
+                        maybe_written.contains(&(*k, *v)),
+                        "key {k}: {v} was never appended"
+                    );
+                    assert!(
+                        !failed.contains(&(*k, *v)),
+                        "key {k}: failed append {v} visible"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keys_retire_after_max_writes() {
+        let c = ListAppendConfig {
+            txns: 4_000,
+            max_writes_per_key: 5,
+            active_keys: 10,
+            key_dist: KeyDist::Uniform,
+            ..cfg(31)
+        };
+        let ops = parse(&list_append_string(&c));
+        let mut writes: StdMap<u64, u64> = StdMap::new();
+        let mut retired_at: StdMap<u64, usize> = StdMap::new();
+        let mut used: HashSet<u64> = HashSet::new();
+        let n = c.active_keys as u64;
+        for (i, op) in ops.iter().enumerate().filter(|(_, o)| o.ty == "invoke") {
+            for m in &op.mops {
+                let k = match m {
+                    PMop::Append(k, _) | PMop::Read(k, _) => *k,
+                };
+                if let Some(&at) = retired_at.get(&k) {
+                    assert_eq!(at, i, "key {k} used by invoke {i} after retirement at {at}");
+                }
+                // Fresh keys are the next unused integers: key n + j enters
+                // the window at the (j + 1)-th retirement.
+                if k >= n {
+                    assert!(
+                        retired_at.len() as u64 > k - n,
+                        "key {k} used before it could exist"
+                    );
+                }
+                used.insert(k);
+                if let PMop::Append(..) = m {
+                    let w = writes.entry(k).or_default();
+                    *w += 1;
+                    assert!(*w <= 5, "key {k} got more than 5 appends");
+                    if *w == 5 {
+                        retired_at.insert(k, i);
+                    }
+                }
+            }
+        }
+        assert!(
+            retired_at.len() > 100,
+            "only {} keys retired",
+            retired_at.len()
+        );
+        // Keys that exist but went unused are only those still in the window.
+        let created = n + retired_at.len() as u64;
+        assert!(used.iter().all(|&k| k < created));
+        assert!(created - used.len() as u64 <= n);
+    }
+
+    #[test]
+    fn info_ops_switch_process_ids() {
+        let c = ListAppendConfig {
+            info_fraction: 0.2,
+            ..cfg(41)
+        };
+        let ops = parse(&list_append_string(&c));
+        pair(&ops);
+        let infos: Vec<&POp> = ops.iter().filter(|o| o.ty == "info").collect();
+        assert!(infos.len() > c.txns / 10);
+        let mut last_use: StdMap<u64, usize> = StdMap::new();
+        for (i, op) in ops.iter().enumerate() {
+            last_use.insert(op.process, i);
+        }
+        for op in &infos {
+            assert_eq!(
+                last_use[&op.process], op.index as usize,
+                "process {} reused after :info",
+                op.process
+            );
+        }
+        // Every process id p belongs to client slot p % processes; each :info
+        // adds exactly one new id (unused if its slot never invokes again).
+        let ids: HashSet<u64> = ops.iter().map(|o| o.process).collect();
+        assert!(ids.len() <= c.processes + infos.len());
+        assert!(ids.len() >= infos.len());
+        for op in &infos {
+            let next = op.process + c.processes as u64;
+            let later = ops[op.index as usize..].iter().any(|o| o.process == next);
+            let slot_busy_later = ops[op.index as usize + 1..]
+                .iter()
+                .any(|o| o.process % c.processes as u64 == op.process % c.processes as u64);
+            assert_eq!(
+                later, slot_busy_later,
+                "slot of {} should continue as {next}",
+                op.process
+            );
+        }
+        // Without faults no :info appears and ids stay 0..processes.
+        let ops = parse(&list_append_string(&cfg(41)));
+        assert!(ops.iter().all(|o| o.ty == "invoke" || o.ty == "ok"));
+        assert!(ops.iter().all(|o| o.process < c.processes as u64));
+    }
+
+    /// Replays the hidden apply order and proves strict serializability:
+    /// re-executing the applied transactions in that order reproduces every
+    /// `:ok` read, includes every `:ok` and no `:fail` transaction, and the
+    /// order extends real time (a transaction completed before another was
+    /// invoked is applied before it).
+    #[test]
+    fn strict_serializable_by_replay() {
+        let configs = [
+            cfg(51),
+            faulty(52),
+            faulty(53),
+            ListAppendConfig {
+                processes: 50,
+                max_txn_len: 8,
+                ..faulty(54)
+            },
+            ListAppendConfig {
+                key_dist: KeyDist::Uniform,
+                active_keys: 3,
+                ..faulty(55)
+            },
+            ListAppendConfig {
+                processes: 1,
+                ..cfg(56)
+            },
+        ];
+        for c in configs {
+            let (h, trace) = traced(&c);
+            let ops = parse(&h);
+            let txns = pair(&ops);
+            let by_invoke: StdMap<usize, &Txn> = txns.iter().map(|t| (t.invoke, t)).collect();
+
+            // Replay in apply order against a fresh store.
+            let mut store: StdMap<u64, Vec<u64>> = StdMap::new();
+            let mut pos: StdMap<usize, usize> = StdMap::new();
+            for (p, &inv) in trace.applied.iter().enumerate() {
+                let t = by_invoke[&(inv as usize)];
+                assert!(pos.insert(t.invoke, p).is_none(), "applied twice");
+                let comp = &ops[t.complete];
+                assert_ne!(comp.ty, "fail", "a :fail txn took effect");
+                for (i, m) in ops[t.invoke].mops.iter().enumerate() {
+                    match m {
+                        PMop::Append(k, v) => store.entry(*k).or_default().push(*v),
+                        PMop::Read(k, _) => {
+                            let now = store.get(k).cloned().unwrap_or_default();
+                            if comp.ty == "ok" {
+                                assert_eq!(
+                                    comp.mops[i],
+                                    PMop::Read(*k, Some(now)),
+                                    "seed {} txn at {}",
+                                    c.seed,
+                                    t.invoke
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            let mut infos_applied = 0;
+            let mut infos = 0;
+            for t in &txns {
+                match ops[t.complete].ty.as_str() {
+                    "ok" => assert!(
+                        pos.contains_key(&t.invoke),
+                        "ok txn at {} never applied",
+                        t.invoke
+                    ),
+                    "info" => {
+                        infos += 1;
+                        infos_applied += pos.contains_key(&t.invoke) as usize;
+                    }
+                    _ => {}
+                }
+            }
+            if infos > 50 {
+                assert!(
+                    infos_applied > 0 && infos_applied < infos,
+                    "info txns should sometimes apply"
+                );
+            }
+
+            // Real time: each applied txn is after every applied txn that
+            // completed before its invocation.
+            let mut max_done: Option<usize> = None;
+            let complete_of: StdMap<usize, usize> =
+                txns.iter().map(|t| (t.complete, t.invoke)).collect();
+            let mut checked = 0;
+            for (i, op) in ops.iter().enumerate() {
+                if op.ty == "invoke" {
+                    if let (Some(&p), Some(bound)) = (pos.get(&i), max_done) {
+                        assert!(
+                            p > bound,
+                            "txn invoked at {i} applied before a txn that completed earlier"
+                        );
+                        checked += 1;
+                    }
+                } else if let Some(&p) = pos.get(&complete_of[&i]) {
+                    max_done = Some(max_done.map_or(p, |m| m.max(p)));
+                }
+            }
+            assert!(checked > c.txns / 2);
+        }
+    }
+
+    #[test]
+    fn memory_stays_bounded() {
+        let c = ListAppendConfig {
+            txns: 20_000,
+            max_writes_per_key: 10,
+            processes: 20,
+            ..cfg(61)
+        };
+        let (_, trace) = traced(&c);
+        assert!(trace.max_in_flight <= c.processes);
+        // Window keys plus retired keys still mentioned by in-flight txns.
+        let bound = c.active_keys + c.processes * c.max_txn_len;
+        assert!(
+            trace.max_live_keys <= bound,
+            "{} live keys > {bound}",
+            trace.max_live_keys
+        );
+    }
+
+    #[test]
+    fn key_distributions_differ() {
+        let count = |d: KeyDist| {
+            let c = ListAppendConfig {
+                key_dist: d,
+                max_writes_per_key: 1_000_000,
+                read_fraction: 1.0,
+                ..cfg(71)
+            };
+            let mut n: StdMap<u64, usize> = StdMap::new();
+            for op in parse(&list_append_string(&c))
+                .iter()
+                .filter(|o| o.ty == "invoke")
+            {
+                for m in &op.mops {
+                    if let PMop::Read(k, _) = m {
+                        *n.entry(*k).or_default() += 1;
+                    }
+                }
+            }
+            let total: usize = n.values().sum();
+            (
+                n.len(),
+                n.get(&99).copied().unwrap_or(0) as f64 / total as f64,
+            )
+        };
+        let (uniform_keys, uniform_top) = count(KeyDist::Uniform);
+        assert_eq!(uniform_keys, 100);
+        assert!(uniform_top < 0.03);
+        let (exp_keys, exp_top) = count(KeyDist::Exponential);
+        assert!(exp_keys < 30, "{exp_keys}");
+        assert!((0.45..0.55).contains(&exp_top), "top key share {exp_top}");
+    }
+
+    #[test]
+    fn invalid_configs_are_rejected() {
+        let bad = [
+            ListAppendConfig {
+                processes: 0,
+                ..cfg(0)
+            },
+            ListAppendConfig {
+                min_txn_len: 0,
+                ..cfg(0)
+            },
+            ListAppendConfig {
+                min_txn_len: 3,
+                max_txn_len: 2,
+                ..cfg(0)
+            },
+            ListAppendConfig {
+                active_keys: 0,
+                ..cfg(0)
+            },
+            ListAppendConfig {
+                max_writes_per_key: 0,
+                ..cfg(0)
+            },
+            ListAppendConfig {
+                read_fraction: 1.5,
+                ..cfg(0)
+            },
+            ListAppendConfig {
+                fail_fraction: 0.6,
+                info_fraction: 0.6,
+                ..cfg(0)
+            },
+            ListAppendConfig {
+                info_fraction: f64::NAN,
+                ..cfg(0)
+            },
+        ];
+        for c in bad {
+            assert!(c.validate().is_err(), "{c:?}");
+            let err = write_list_append(&c, Vec::new()).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        }
+        assert!(ListAppendConfig::default().validate().is_ok());
+    }
+
+    #[test]
+    fn huge_windows_and_long_txns_work() {
+        let c = ListAppendConfig {
+            active_keys: 5_000,
+            max_txn_len: 20,
+            min_txn_len: 20,
+            txns: 500,
+            ..cfg(81)
+        };
+        let ops = parse(&list_append_string(&c));
+        assert!(ops.iter().all(|o| o.mops.len() == 20));
+        // Exponential over 5000 keys still lands on the hot top of the window.
+        assert!(ops.iter().flat_map(|o| &o.mops).all(|m| match m {
+            PMop::Append(k, _) | PMop::Read(k, _) => *k >= 4_000,
+        }));
+    }
+
+    #[test]
+    fn writer_errors_propagate() {
+        struct Broken;
+        impl Write for Broken {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let err = write_list_append(&cfg(1), Broken).unwrap_err();
+        assert_eq!(err.to_string(), "disk full");
+    }
+}

@@ -1,0 +1,1735 @@
+//! Reader for Jepsen `history.edn` files.
+//!
+//! # Why a hand-written reader
+//!
+//! A generic EDN crate would first build a tree of values (a heap allocation
+//! per keyword, string, vector and map, tens of millions for a large history)
+//! and then walk that tree a second time to fill the [`History`]. This reader
+//! instead scans the bytes once and writes straight into the columnar model
+//! through [`HistoryBuilder`]: integers are parsed in place, list reads are
+//! pushed element by element into the shared arena, keys are interned through
+//! per-chunk caches keyed by the input bytes themselves, and op fields are
+//! recognised by comparing keyword bytes. Nothing is allocated per micro-op or
+//! per list element; only rare things (extra fields such as `:error`,
+//! non-client ops' values) go through the general [`Value`] parser.
+//!
+//! # Layout and parallelism
+//!
+//! A history is either a sequence of top-level op maps (usually one per line)
+//! or one top-level vector/list of op maps. When the input is large, it is cut
+//! at line starts whose first non-blank byte is `{` or `#` (the start of an op
+//! map or a tagged record), the chunks are parsed in parallel into separate
+//! builders (each knowing its absolute first line), and the builders are
+//! appended in order. A cut can only be wrong if it falls inside an op (inside
+//! a multi-line string or map); the chunk before it then ends in the middle of
+//! a form, which is always a parse error, and any chunk error makes the reader
+//! redo the whole input sequentially. So the result, and every error message,
+//! is exactly that of a sequential parse.
+//!
+//! # Accepted syntax
+//!
+//! Commas are whitespace; `;` comments and `#_` discards are skipped anywhere;
+//! `#tag {...}` records at top level are read as op maps; strings with escapes,
+//! keywords (also namespaced), symbols, integers (`-3`, `7N`), floats, `##Inf`,
+//! characters (`\a`, `\newline`), sets, lists, vectors, maps, tagged values,
+//! `true`, `false` and `nil` are all read. Characters, which the model has no
+//! variant for, are kept as [`Atom::Symbol`] holding their source spelling
+//! (`\a`), which prints back exactly; so are integers beyond 64 bits and
+//! `M`-suffixed decimals in extra fields.
+
+use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
+use crate::history::{
+    Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE,
+};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+
+/// Deepest nesting of collections (and chained `#_`) accepted; deeper input
+/// is rejected instead of overflowing the stack.
+pub(crate) const MAX_DEPTH: u32 = 512;
+
+/// Integer keys in `0..SMALL_KEY_LIMIT` are interned through a dense table.
+const SMALL_KEY_LIMIT: i64 = 1 << 20;
+
+/// Inputs smaller than twice this are parsed sequentially.
+pub(crate) const DEFAULT_MIN_CHUNK: usize = 1 << 20;
+
+const WS: u8 = 1;
+const DELIM: u8 = 2;
+
+/// Byte classes: whitespace (including `,`) and token delimiters.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let ws: [u8; 7] = [b' ', b',', b'\n', b'\t', b'\r', 0x0b, 0x0c];
+    let mut i = 0;
+    while i < ws.len() {
+        t[ws[i] as usize] = WS | DELIM;
+        i += 1;
+    }
+    let delims: [u8; 8] = [b'[', b']', b'(', b')', b'{', b'}', b'"', b';'];
+    let mut i = 0;
+    while i < delims.len() {
+        t[delims[i] as usize] = DELIM;
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn is_ws(b: u8) -> bool {
+    CLASS[b as usize] & WS != 0
+}
+
+#[inline(always)]
+fn is_delim(b: u8) -> bool {
+    CLASS[b as usize] & DELIM != 0
+}
+
+/// Whether `b` may start a symbol (or `nil`/`true`/`false`).
+fn is_symbol_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b >= 0x80 || b"*+!-_?$%&=<>/.".contains(&b)
+}
+
+fn closer(open: u8) -> u8 {
+    match open {
+        b'[' => b']',
+        b'(' => b')',
+        _ => b'}',
+    }
+}
+
+fn is_closer(b: u8) -> bool {
+    matches!(b, b']' | b')' | b'}')
+}
+
+/// Bits recording which op fields were seen (to reject duplicates).
+const F_TYPE: u8 = 1;
+const F_F: u8 = 2;
+const F_VALUE: u8 = 4;
+const F_PROCESS: u8 = 8;
+const F_TIME: u8 = 16;
+const F_INDEX: u8 = 32;
+
+/// What is known about an op's `:process` while its map is being read.
+enum Proc {
+    Unknown,
+    Client(i64),
+    NonClient,
+}
+
+/// A cursor over one chunk of the input; positions are absolute offsets into
+/// the whole input so that errors can be located without adjustment.
+struct Parser<'a> {
+    /// The whole input (for locating messages).
+    full: &'a [u8],
+    /// The input up to the end of this chunk.
+    src: &'a [u8],
+    /// Current offset.
+    pos: usize,
+    /// Offset whose line number is `line_no` (lines are counted lazily, only
+    /// up to each op's start).
+    line_pos: usize,
+    line_no: usize,
+    /// `KeyId`s of small non-negative integer keys, `NONE` when not yet seen.
+    small_keys: Vec<u32>,
+    /// `KeyId`s of keyword (kind 0) and escape-free string (kind 1) keys,
+    /// keyed by their bytes in the input.
+    named_keys: FxHashMap<(u8, &'a [u8]), KeyId>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(full: &'a [u8], start: usize, end: usize, first_line: usize) -> Self {
+        Parser {
+            full,
+            src: &full[..end],
+            pos: start,
+            line_pos: start,
+            line_no: first_line,
+            small_keys: Vec::new(),
+            named_keys: FxHashMap::default(),
+        }
+    }
+
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    /// `line:column` of an offset, for "opened at" notes (cold path).
+    #[cold]
+    fn loc(&self, pos: usize) -> String {
+        let (l, c) = line_col(self.full, pos);
+        format!("{l}:{c}")
+    }
+
+    /// 1-based line of `pos`, which must not precede the previous query.
+    fn line_at(&mut self, pos: usize) -> u32 {
+        self.line_no += count_newlines(&self.src[self.line_pos..pos]);
+        self.line_pos = pos;
+        u32::try_from(self.line_no).unwrap_or(u32::MAX)
+    }
+
+    /// Skips whitespace, commas, `;` comments and `#_` discarded forms.
+    #[inline]
+    fn skip_ws(&mut self, depth: u32) -> PResult<()> {
+        while let Some(&c) = self.src.get(self.pos) {
+            if is_ws(c) {
+                self.pos += 1;
+            } else if c == b';' {
+                match self.src[self.pos..].iter().position(|&b| b == b'\n') {
+                    Some(n) => self.pos += n + 1,
+                    None => self.pos = self.src.len(),
+                }
+            } else if c == b'#' && self.src.get(self.pos + 1) == Some(&b'_') {
+                self.pos += 2;
+                self.discard(depth)?;
+            } else {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and drops the form after `#_`.
+    #[cold]
+    fn discard(&mut self, depth: u32) -> PResult<()> {
+        if depth > MAX_DEPTH {
+            return Err(perr(self.pos, "nesting at most 512 levels deep"));
+        }
+        self.skip_ws(depth + 1)?;
+        match self.peek() {
+            Some(c) if !is_closer(c) => self.value(depth + 1).map(drop),
+            _ => Err(perr(self.pos, "a form to discard after #_")),
+        }
+    }
+
+    /// End of the token starting at `from`.
+    #[inline(always)]
+    fn token_end(&self, from: usize) -> usize {
+        let mut i = from;
+        while i < self.src.len() && !is_delim(self.src[i]) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Whether the token at the cursor is exactly `word`.
+    #[inline]
+    fn at_word(&self, word: &[u8]) -> bool {
+        let end = self.pos + word.len();
+        self.src.get(self.pos..end) == Some(word) && self.src.get(end).is_none_or(|&c| is_delim(c))
+    }
+
+    /// Whether a number starts at the cursor (a digit, or a sign and a digit).
+    #[inline(always)]
+    fn at_number(&self) -> bool {
+        match self.peek() {
+            Some(b'0'..=b'9') => true,
+            Some(b'-' | b'+') => matches!(self.src.get(self.pos + 1), Some(b'0'..=b'9')),
+            _ => false,
+        }
+    }
+
+    /// Parses a 64-bit integer token (`-12`, `7N`) at the cursor, or returns
+    /// `None` without moving if the token is not one.
+    #[inline(always)]
+    fn int_inner(&mut self) -> Option<i64> {
+        let s = self.src;
+        let mut i = self.pos;
+        let first = *s.get(i)?;
+        let neg = first == b'-';
+        if neg || first == b'+' {
+            i += 1;
+        }
+        let digits = i;
+        let mut v: u64 = 0;
+        while let Some(&c) = s.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        let nd = i - digits;
+        // 19 decimal digits always fit in a u64; more never fit in an i64.
+        if nd == 0 || nd > 19 || (nd > 1 && s[digits] == b'0') {
+            return None;
+        }
+        if let Some(&c) = s.get(i) {
+            if !is_delim(c) {
+                if c == b'N' && s.get(i + 1).is_none_or(|&c| is_delim(c)) {
+                    i += 1;
+                } else {
+                    return None;
+                }
+            }
+        }
+        let r = if neg {
+            if v > 1 << 63 {
+                return None;
+            }
+            (v as i64).wrapping_neg()
+        } else {
+            i64::try_from(v).ok()?
+        };
+        self.pos = i;
+        Some(r)
+    }
+
+    /// Parses an integer at the cursor; `what` describes it for errors.
+    #[inline(always)]
+    fn int(&mut self, what: &'static str) -> PResult<i64> {
+        match self.int_inner() {
+            Some(v) => Ok(v),
+            None => Err(self.int_error(what)),
+        }
+    }
+
+    #[cold]
+    fn int_error(&self, what: &'static str) -> Box<PErr> {
+        let end = self.token_end(self.pos);
+        let tok = &self.src[self.pos..end];
+        let body = tok
+            .strip_prefix(b"-")
+            .or_else(|| tok.strip_prefix(b"+"))
+            .unwrap_or(tok);
+        let body = body.strip_suffix(b"N").unwrap_or(body);
+        if !body.is_empty() && body.iter().all(u8::is_ascii_digit) {
+            if body.len() > 1 && body[0] == b'0' {
+                return perr(self.pos, format!("{what} (without leading zeros)"));
+            }
+            return perr(self.pos, format!("{what} (within the 64-bit range)"));
+        }
+        perr(self.pos, what)
+    }
+
+    /// Reads a keyword at the cursor (which is at `:`), returning its name.
+    #[inline(always)]
+    fn keyword_name(&mut self) -> PResult<&'a [u8]> {
+        let start = self.pos;
+        let end = self.token_end(start + 1);
+        if end == start + 1 {
+            return Err(perr(start, "a keyword name after :"));
+        }
+        self.pos = end;
+        Ok(&self.src[start + 1..end])
+    }
+
+    /// Reads a string literal at the cursor (which is at `"`).
+    #[inline]
+    fn string(&mut self) -> PResult<Cow<'a, str>> {
+        let open = self.pos;
+        let s = self.src;
+        let mut i = open + 1;
+        while let Some(&c) = s.get(i) {
+            if c == b'"' || c == b'\\' {
+                break;
+            }
+            i += 1;
+        }
+        match s.get(i) {
+            Some(b'"') => {
+                let text = utf8(&s[open + 1..i], open + 1)?;
+                self.pos = i + 1;
+                Ok(Cow::Borrowed(text))
+            }
+            Some(_) => self.string_with_escapes(open),
+            None => Err(self.unterminated_string(open)),
+        }
+    }
+
+    #[cold]
+    fn unterminated_string(&self, open: usize) -> Box<PErr> {
+        perr(
+            self.src.len(),
+            format!("a closing \" for the string opened at {}", self.loc(open)),
+        )
+    }
+
+    #[cold]
+    fn string_with_escapes(&mut self, open: usize) -> PResult<Cow<'a, str>> {
+        let s = self.src;
+        let mut out: Vec<u8> = Vec::new();
+        let mut i = open + 1;
+        loop {
+            let Some(&c) = s.get(i) else {
+                return Err(self.unterminated_string(open));
+            };
+            match c {
+                b'"' => break,
+                b'\\' => {
+                    let Some(&e) = s.get(i + 1) else {
+                        return Err(self.unterminated_string(open));
+                    };
+                    i += 2;
+                    let simple = match e {
+                        b'"' => Some(b'"'),
+                        b'\\' => Some(b'\\'),
+                        b'n' => Some(b'\n'),
+                        b't' => Some(b'\t'),
+                        b'r' => Some(b'\r'),
+                        b'b' => Some(0x08),
+                        b'f' => Some(0x0c),
+                        _ => None,
+                    };
+                    if let Some(b) = simple {
+                        out.push(b);
+                        continue;
+                    }
+                    let ch = match e {
+                        b'u' => {
+                            let hi = hex4(s, i).ok_or_else(|| {
+                                perr(i - 2, "a \\uXXXX escape with four hex digits")
+                            })?;
+                            i += 4;
+                            if (0xD800..0xDC00).contains(&hi) {
+                                // A surrogate pair written as two escapes.
+                                let lo = if s.get(i..i + 2) == Some(b"\\u") {
+                                    hex4(s, i + 2)
+                                } else {
+                                    None
+                                };
+                                match lo {
+                                    Some(lo) if (0xDC00..0xE000).contains(&lo) => {
+                                        i += 6;
+                                        char::from_u32(
+                                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00),
+                                        )
+                                    }
+                                    _ => None,
+                                }
+                            } else {
+                                char::from_u32(hi)
+                            }
+                        }
+                        b'0'..=b'7' => {
+                            // Octal escape \N, \NN or \NNN (up to \377).
+                            let mut v = (e - b'0') as u32;
+                            let mut n = 1;
+                            while n < 3 {
+                                match s.get(i) {
+                                    Some(&d @ b'0'..=b'7') => {
+                                        v = v * 8 + (d - b'0') as u32;
+                                        i += 1;
+                                        n += 1;
+                                    }
+                                    _ => break,
+                                }
+                            }
+                            if v > 0o377 {
+                                None
+                            } else {
+                                char::from_u32(v)
+                            }
+                        }
+                        _ => {
+                            return Err(perr(
+                                i - 2,
+                                "a string escape such as \\n, \\\", \\\\ or \\uXXXX",
+                            ));
+                        }
+                    };
+                    let Some(ch) = ch else {
+                        return Err(perr(i - 2, "a valid character escape"));
+                    };
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+                _ => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        let text = String::from_utf8(out).map_err(|_| perr(open, "valid UTF-8 text"))?;
+        self.pos = i + 1;
+        Ok(Cow::Owned(text))
+    }
+
+    /// Reads a character literal (`\a`, `\newline`, `\u0041`) at the cursor.
+    fn char_lit(&mut self) -> PResult<Atom> {
+        let start = self.pos;
+        let i = start + 1;
+        let Some(&first) = self.src.get(i) else {
+            return Err(perr(i, "a character after \\"));
+        };
+        let end = if first.is_ascii_alphanumeric() {
+            self.token_end(i)
+        } else {
+            let len = match first {
+                0x00..=0x7f => 1,
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            (i + len).min(self.src.len())
+        };
+        let text = utf8(&self.src[i..end], i)?;
+        let ok = text.chars().count() == 1
+            || matches!(
+                text,
+                "newline" | "space" | "tab" | "return" | "formfeed" | "backspace"
+            )
+            || (text.len() == 5
+                && text.starts_with('u')
+                && text[1..].bytes().all(|b| b.is_ascii_hexdigit()))
+            || (text.len() >= 2
+                && text.len() <= 4
+                && text.starts_with('o')
+                && text[1..].bytes().all(|b| (b'0'..=b'7').contains(&b)));
+        if !ok {
+            return Err(perr(
+                start,
+                "a character literal such as \\a, \\newline or \\u0041",
+            ));
+        }
+        self.pos = end;
+        Ok(Atom::Symbol(format!("\\{text}").into()))
+    }
+
+    /// Reads a symbol, `nil`, `true` or `false` at the cursor.
+    fn symbol(&mut self) -> PResult<Atom> {
+        let start = self.pos;
+        let end = self.token_end(start);
+        let text = utf8(&self.src[start..end], start)?;
+        self.pos = end;
+        Ok(match text {
+            "nil" => Atom::Nil,
+            "true" => Atom::Bool(true),
+            "false" => Atom::Bool(false),
+            _ => Atom::Symbol(text.into()),
+        })
+    }
+
+    /// Reads a number that is not a plain 64-bit integer (the caller tried
+    /// that first): a float, or an integer/decimal kept by spelling.
+    #[cold]
+    fn number(&mut self) -> PResult<Value> {
+        let start = self.pos;
+        let end = self.token_end(start);
+        let tok = &self.src[start..end];
+        let text = utf8(tok, start)?;
+        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+        let is_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let leading_zero = unsigned.len() > 1
+            && unsigned.starts_with('0')
+            && unsigned.as_bytes()[1].is_ascii_digit();
+        let float_like = |s: &str| {
+            s.bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+                && s.parse::<f64>().is_ok()
+        };
+        let big_int = |s: &str| is_digits(s.strip_suffix('N').unwrap_or(s));
+        let v = if !leading_zero && big_int(unsigned) {
+            // An integer beyond 64 bits: kept exactly as written.
+            Value::Atom(Atom::Symbol(text.into()))
+        } else if text.strip_suffix('M').is_some_and(float_like) {
+            // A BigDecimal: kept exactly as written.
+            Value::Atom(Atom::Symbol(text.into()))
+        } else if !leading_zero && float_like(text) {
+            match text.parse::<f64>() {
+                Ok(f) => Value::Float(f),
+                Err(_) => return Err(perr(start, "a number")),
+            }
+        } else {
+            return Err(perr(start, "a number"));
+        };
+        self.pos = end;
+        Ok(v)
+    }
+
+    /// Reads any EDN value (used for extra fields and skipped values).
+    fn value(&mut self, depth: u32) -> PResult<Value> {
+        if depth > MAX_DEPTH {
+            return Err(perr(self.pos, "nesting at most 512 levels deep"));
+        }
+        let start = self.pos;
+        let Some(c) = self.peek() else {
+            return Err(perr(start, "a value"));
+        };
+        Ok(match c {
+            b'{' => Value::Map(self.map_entries(depth)?),
+            b'[' => Value::Vector(self.seq(b']', "vector", depth)?),
+            b'(' => Value::List(self.seq(b')', "list", depth)?),
+            b'"' => Value::Atom(Atom::Str(self.string()?.into())),
+            b'\\' => Value::Atom(self.char_lit()?),
+            b':' => {
+                let name = self.keyword_name()?;
+                Value::Atom(Atom::Keyword(utf8(name, start + 1)?.into()))
+            }
+            b'#' => self.dispatch(depth)?,
+            _ if self.at_number() => match self.int_inner() {
+                Some(n) => Value::Atom(Atom::Int(n)),
+                None => self.number()?,
+            },
+            _ if is_symbol_start(c) => Value::Atom(self.symbol()?),
+            _ => return Err(perr(start, "a value")),
+        })
+    }
+
+    /// Reads the elements of a vector, list or set up to `close`; the cursor
+    /// is at the opening bracket (for sets, at its `{`).
+    fn seq(&mut self, close: u8, what: &str, depth: u32) -> PResult<Vec<Value>> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut items = Vec::new();
+        loop {
+            self.skip_ws(depth + 1)?;
+            match self.peek() {
+                Some(c) if c == close => {
+                    self.pos += 1;
+                    return Ok(items);
+                }
+                Some(c) if !is_closer(c) => items.push(self.value(depth + 1)?),
+                _ => {
+                    return Err(perr(
+                        self.pos,
+                        format!(
+                            "`{}` to close the {what} opened at {}",
+                            close as char,
+                            self.loc(open)
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// Reads a map's entries; the cursor is at `{`.
+    fn map_entries(&mut self, depth: u32) -> PResult<Vec<(Value, Value)>> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut entries = Vec::new();
+        loop {
+            self.skip_ws(depth + 1)?;
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(entries);
+                }
+                Some(c) if !is_closer(c) => {
+                    let k = self.value(depth + 1)?;
+                    self.skip_ws(depth + 1)?;
+                    match self.peek() {
+                        Some(c) if !is_closer(c) => {}
+                        _ => return Err(perr(self.pos, "a value for the map key")),
+                    }
+                    let v = self.value(depth + 1)?;
+                    entries.push((k, v));
+                }
+                _ => {
+                    return Err(perr(
+                        self.pos,
+                        format!("`}}` to close the map opened at {}", self.loc(open)),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// Reads a `#` form: a set, `##Inf`, a discard, or a tagged value.
+    fn dispatch(&mut self, depth: u32) -> PResult<Value> {
+        let start = self.pos;
+        match self.src.get(start + 1) {
+            Some(b'{') => {
+                self.pos += 1;
+                Ok(Value::Set(self.seq(b'}', "set", depth)?))
+            }
+            Some(b'#') => {
+                let end = self.token_end(start + 2);
+                let f = match &self.src[start + 2..end] {
+                    b"Inf" => f64::INFINITY,
+                    b"-Inf" => f64::NEG_INFINITY,
+                    b"NaN" => f64::NAN,
+                    _ => return Err(perr(start, "##Inf, ##-Inf or ##NaN")),
+                };
+                self.pos = end;
+                Ok(Value::Float(f))
+            }
+            Some(b'_') => {
+                self.pos += 2;
+                self.discard(depth)?;
+                self.skip_ws(depth)?;
+                match self.peek() {
+                    Some(c) if !is_closer(c) => self.value(depth),
+                    _ => Err(perr(self.pos, "a value")),
+                }
+            }
+            Some(&c) if c.is_ascii_alphabetic() => {
+                let end = self.token_end(start + 1);
+                let tag = utf8(&self.src[start + 1..end], start + 1)?;
+                self.pos = end;
+                self.skip_ws(depth + 1)?;
+                match self.peek() {
+                    Some(c) if !is_closer(c) => {}
+                    _ => return Err(perr(self.pos, format!("a value after the tag #{tag}"))),
+                }
+                let v = self.value(depth + 1)?;
+                Ok(Value::Tagged(tag.into(), Box::new(v)))
+            }
+            _ => Err(perr(start, "a value")),
+        }
+    }
+
+    /// Skips whitespace after a key and checks that a value follows.
+    #[inline(always)]
+    fn value_start(&mut self, key_pos: usize) -> PResult<()> {
+        self.skip_ws(1)?;
+        match self.peek() {
+            Some(c) if !is_closer(c) => Ok(()),
+            _ => Err(self.missing_value(key_pos)),
+        }
+    }
+
+    #[cold]
+    fn missing_value(&self, key_pos: usize) -> Box<PErr> {
+        let end = self.token_end(key_pos + 1);
+        let key = String::from_utf8_lossy(&self.src[key_pos..end]);
+        perr(self.pos, format!("a value for the key {key}"))
+    }
+
+    /// Interns a keyword or escape-free string key, caching by input bytes.
+    #[inline]
+    fn named_key(
+        &mut self,
+        b: &mut HistoryBuilder,
+        kind: u8,
+        name: &'a [u8],
+        pos: usize,
+    ) -> PResult<KeyId> {
+        if let Some(&k) = self.named_keys.get(&(kind, name)) {
+            return Ok(k);
+        }
+        let s = utf8(name, pos)?;
+        let atom = if kind == 0 {
+            Atom::Keyword(s.into())
+        } else {
+            Atom::Str(s.into())
+        };
+        let k = b.key(atom);
+        self.named_keys.insert((kind, name), k);
+        Ok(k)
+    }
+
+    /// Interns an integer key, through the dense cache when small.
+    #[inline(always)]
+    fn int_key(&mut self, b: &mut HistoryBuilder, n: i64) -> KeyId {
+        int_key(&mut self.small_keys, b, n)
+    }
+
+    /// Reads a micro-op key.
+    #[inline(always)]
+    fn key(&mut self, b: &mut HistoryBuilder) -> PResult<KeyId> {
+        let kpos = self.pos;
+        match self.peek() {
+            Some(b':') => {
+                let name = self.keyword_name()?;
+                self.named_key(b, 0, name, kpos + 1)
+            }
+            Some(b'"') => match self.string()? {
+                Cow::Borrowed(s) => self.named_key(b, 1, s.as_bytes(), kpos + 1),
+                Cow::Owned(s) => Ok(b.key(Atom::Str(s.into()))),
+            },
+            Some(c) if !is_closer(c) => {
+                if self.at_number() {
+                    if let Some(n) = self.int_inner() {
+                        return Ok(self.int_key(b, n));
+                    }
+                }
+                match self.value(2)? {
+                    Value::Atom(a) => Ok(b.key(a)),
+                    _ => Err(perr(kpos, "a key (an integer, keyword or string)")),
+                }
+            }
+            _ => Err(perr(kpos, "a key (an integer, keyword or string)")),
+        }
+    }
+
+    /// Reads a read's value: nil, an integer, or a list of integers.
+    #[inline(always)]
+    fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
+        match self.peek() {
+            Some(c @ (b'[' | b'(')) => {
+                let open = self.pos;
+                let close = closer(c);
+                self.pos += 1;
+                let start = b.begin_list();
+                loop {
+                    self.skip_ws(3)?;
+                    match self.peek() {
+                        Some(c) if c == close => {
+                            self.pos += 1;
+                            return Ok(b.finish_list(start));
+                        }
+                        Some(b'0'..=b'9' | b'-' | b'+') => {
+                            let e = self.int("an integer list element")?;
+                            b.push_element(e);
+                        }
+                        Some(c) if !is_closer(c) => {
+                            return Err(perr(self.pos, "an integer list element"))
+                        }
+                        _ => {
+                            return Err(perr(
+                                self.pos,
+                                format!(
+                                    "`{}` to close the list read opened at {}",
+                                    close as char,
+                                    self.loc(open)
+                                ),
+                            ))
+                        }
+                    }
+                }
+            }
+            _ if self.at_word(b"nil") => {
+                self.pos += 3;
+                Ok(MopValue::Nil)
+            }
+            _ if self.at_number() => Ok(MopValue::Int(
+                self.int("a read value: nil, an integer or a list of integers")?,
+            )),
+            _ => Err(perr(
+                self.pos,
+                "a read value: nil, an integer or a list of integers",
+            )),
+        }
+    }
+
+    /// Reads one micro-op vector; the cursor is at its `[` or `(`.
+    #[inline(always)]
+    fn mop(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        let open = self.pos;
+        let close = closer(self.src[open]);
+        self.pos += 1;
+        self.skip_ws(3)?;
+        let fpos = self.pos;
+        let f = if self.peek() == Some(b':') {
+            match self.keyword_name()? {
+                b"append" => MopFn::Append,
+                b"r" => MopFn::Read,
+                b"w" => MopFn::Write,
+                _ => return Err(perr(fpos, "micro-op function :append, :r or :w")),
+            }
+        } else {
+            return Err(perr(fpos, "micro-op function :append, :r or :w"));
+        };
+        self.skip_ws(3)?;
+        let key = self.key(b)?;
+        self.skip_ws(3)?;
+        let value = match f {
+            MopFn::Read if self.peek() == Some(close) => MopValue::Nil,
+            MopFn::Read => self.read_value(b)?,
+            MopFn::Append => {
+                if !self.at_number() {
+                    return Err(perr(self.pos, "an integer value for :append"));
+                }
+                MopValue::Int(self.int("an integer value for :append")?)
+            }
+            MopFn::Write => {
+                if self.at_word(b"nil") {
+                    self.pos += 3;
+                    MopValue::Nil
+                } else if self.at_number() {
+                    MopValue::Int(self.int("an integer (or nil) value for :w")?)
+                } else {
+                    return Err(perr(self.pos, "an integer (or nil) value for :w"));
+                }
+            }
+        };
+        self.skip_ws(3)?;
+        if self.peek() != Some(close) {
+            return Err(perr(
+                self.pos,
+                format!(
+                    "`{}` to close the micro-op opened at {}",
+                    close as char,
+                    self.loc(open)
+                ),
+            ));
+        }
+        self.pos += 1;
+        b.push_mop(Mop { f, key, value });
+        Ok(())
+    }
+
+    /// Reads a client op's `:value`: nil or a vector/list of micro-ops.
+    #[inline]
+    fn mops(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        match self.peek() {
+            Some(c @ (b'[' | b'(')) => {
+                let open = self.pos;
+                let close = closer(c);
+                self.pos += 1;
+                loop {
+                    self.skip_ws(2)?;
+                    match self.peek() {
+                        Some(c) if c == close => {
+                            self.pos += 1;
+                            return Ok(());
+                        }
+                        Some(b'[' | b'(') => self.mop(b)?,
+                        Some(c) if !is_closer(c) => {
+                            return Err(perr(self.pos, "a micro-op vector like [:append k v]"));
+                        }
+                        _ => {
+                            return Err(perr(
+                                self.pos,
+                                format!(
+                                    "`{}` to close the :value opened at {}",
+                                    close as char,
+                                    self.loc(open)
+                                ),
+                            ))
+                        }
+                    }
+                }
+            }
+            _ if self.at_word(b"nil") => {
+                self.pos += 3;
+                Ok(())
+            }
+            _ => Err(perr(
+                self.pos,
+                "a :value of nil or a vector of micro-ops like [[:append k v] [:r k nil]]",
+            )),
+        }
+    }
+
+    /// Reads an optional integer field (`:time`, `:index`); nil means absent.
+    #[inline]
+    fn opt_int(&mut self, what: &'static str) -> PResult<Option<i64>> {
+        if self.at_word(b"nil") {
+            self.pos += 3;
+            return Ok(None);
+        }
+        if !self.at_number() {
+            return Err(perr(self.pos, what));
+        }
+        self.int(what).map(Some)
+    }
+
+    /// Reads one op map (the cursor is at its `{`) that starts (with its tag,
+    /// if any) at `op_start`, and hands it to the builder.
+    fn op_map(&mut self, b: &mut HistoryBuilder, op_start: usize) -> PResult<()> {
+        let open = self.pos;
+        self.pos += 1;
+        let line = self.line_at(op_start);
+        let mop_start = b.mop_count();
+        let mut op_type: Option<OpType> = None;
+        let mut process = Proc::Unknown;
+        let mut time = None;
+        let mut index = None;
+        let mut f = Atom::Nil;
+        let mut seen = 0u8;
+        // An error that only matters if the op turns out to be a client op.
+        let mut deferred: Option<Box<PErr>> = None;
+        let mut extras = Vec::new();
+        loop {
+            self.skip_ws(1)?;
+            let kpos = self.pos;
+            let Some(c) = self.peek() else {
+                return Err(perr(
+                    kpos,
+                    format!("`}}` to close the op map opened at {}", self.loc(open)),
+                ));
+            };
+            if c == b'}' {
+                self.pos += 1;
+                break;
+            }
+            if is_closer(c) {
+                return Err(perr(
+                    kpos,
+                    format!("`}}` to close the op map opened at {}", self.loc(open)),
+                ));
+            }
+            if c != b':' {
+                // A non-keyword key: an extra field.
+                let k = self.value(1)?;
+                self.value_start(kpos)?;
+                let v = self.value(1)?;
+                extras.push((k, v));
+                continue;
+            }
+            let name = self.keyword_name()?;
+            let field = match name {
+                b"type" => F_TYPE,
+                b"f" => F_F,
+                b"value" => F_VALUE,
+                b"process" => F_PROCESS,
+                b"time" => F_TIME,
+                b"index" => F_INDEX,
+                _ => 0,
+            };
+            self.value_start(kpos)?;
+            if field == 0 {
+                let k = Value::Atom(Atom::Keyword(utf8(name, kpos + 1)?.into()));
+                let v = self.value(1)?;
+                extras.push((k, v));
+                continue;
+            }
+            if seen & field != 0 {
+                return Err(perr(kpos, "each key at most once in an op map"));
+            }
+            seen |= field;
+            let vpos = self.pos;
+            match field {
+                F_TYPE => {
+                    let t = if self.peek() == Some(b':') {
+                        match self.keyword_name()? {
+                            b"invoke" => Some(OpType::Invoke),
+                            b"ok" => Some(OpType::Ok),
+                            b"fail" => Some(OpType::Fail),
+                            b"info" => Some(OpType::Info),
+                            _ => None,
+                        }
+                    } else {
+                        None
+                    };
+                    match t {
+                        Some(t) => op_type = Some(t),
+                        None => {
+                            return Err(perr(vpos, "an op :type of :invoke, :ok, :fail or :info"))
+                        }
+                    }
+                }
+                F_F => {
+                    if self.peek() == Some(b':') {
+                        let name = self.keyword_name()?;
+                        f = Atom::Keyword(utf8(name, vpos + 1)?.into());
+                    } else {
+                        match self.value(1)? {
+                            Value::Atom(a) => f = a,
+                            _ => {
+                                if deferred.is_none() {
+                                    deferred = Some(perr(
+                                        vpos,
+                                        "an atom (keyword, string, integer or symbol) as :f",
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+                F_VALUE => match process {
+                    Proc::NonClient => drop(self.value(1)?),
+                    Proc::Client(_) => self.mops(b)?,
+                    Proc::Unknown => {
+                        // Not yet known whether this is a client op: read the
+                        // value as micro-ops, and if that fails, skip it as a
+                        // plain value and keep the error for a client op.
+                        if let Err(e) = self.mops(b) {
+                            self.pos = vpos;
+                            drop(self.value(1)?);
+                            if deferred.is_none() {
+                                deferred = Some(e);
+                            }
+                        }
+                    }
+                },
+                F_PROCESS => {
+                    let p = if self.at_number() {
+                        self.int_inner()
+                    } else {
+                        None
+                    };
+                    process = match p {
+                        Some(p) => Proc::Client(p),
+                        None => {
+                            drop(self.value(1)?);
+                            Proc::NonClient
+                        }
+                    };
+                }
+                F_TIME => time = self.opt_int("an integer :time")?,
+                _ => index = self.opt_int("an integer :index")?,
+            }
+        }
+        let Some(op_type) = op_type else {
+            return Err(Box::new(PErr {
+                pos: open,
+                expected: "a :type in every op map".into(),
+                found: Some("an op map without one".into()),
+            }));
+        };
+        let process = match process {
+            Proc::Client(p) => {
+                if let Some(e) = deferred {
+                    return Err(e);
+                }
+                Some(p)
+            }
+            _ => None,
+        };
+        b.push_op(
+            RawOp {
+                index,
+                time,
+                op_type,
+                process,
+                f,
+                extras,
+                line,
+            },
+            mop_start,
+        );
+        Ok(())
+    }
+
+    /// Reads one top-level op: `{...}` or a tagged record `#tag {...}`.
+    fn op_form(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        let start = self.pos;
+        match self.peek() {
+            Some(b'{') => self.op_map(b, start),
+            Some(b'#')
+                if self
+                    .src
+                    .get(start + 1)
+                    .is_some_and(|c| c.is_ascii_alphabetic()) =>
+            {
+                let end = self.token_end(start + 1);
+                self.pos = end;
+                self.skip_ws(1)?;
+                if self.peek() == Some(b'{') {
+                    self.op_map(b, start)
+                } else {
+                    let tag = String::from_utf8_lossy(&self.src[start..end]).into_owned();
+                    Err(perr(self.pos, format!("an op map after the tag {tag}")))
+                }
+            }
+            _ => Err(perr(
+                start,
+                "an op map like {:type :invoke, :f :txn, :value [...], :process 0}",
+            )),
+        }
+    }
+
+    /// Reads ops until the end of the chunk, or, with `closer`, until the
+    /// bracket closing the history vector opened at `open`.
+    fn ops(&mut self, b: &mut HistoryBuilder, closer: Option<(u8, usize)>) -> PResult<()> {
+        loop {
+            self.skip_ws(0)?;
+            match (self.peek(), closer) {
+                (None, None) => return Ok(()),
+                (None, Some((c, open))) => {
+                    return Err(perr(
+                        self.pos,
+                        format!(
+                            "`{}` to close the history opened at {}",
+                            c as char,
+                            self.loc(open)
+                        ),
+                    ))
+                }
+                (Some(c), Some((close, _))) if c == close => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => self.op_form(b)?,
+            }
+        }
+    }
+
+    /// Reads a whole input: a sequence of op maps, or one vector/list of them.
+    fn document(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        self.skip_ws(0)?;
+        match self.peek() {
+            Some(c @ (b'[' | b'(')) => {
+                let open = self.pos;
+                self.pos += 1;
+                self.ops(b, Some((closer(c), open)))?;
+                self.skip_ws(0)?;
+                if self.pos < self.src.len() {
+                    return Err(perr(self.pos, "end of input after the history vector"));
+                }
+                Ok(())
+            }
+            _ => self.ops(b, None),
+        }
+    }
+}
+
+/// Interns an integer key through a dense cache of small keys (shared by the
+/// EDN and JSON readers).
+#[inline(always)]
+pub(crate) fn int_key(cache: &mut Vec<u32>, b: &mut HistoryBuilder, n: i64) -> KeyId {
+    if !(0..SMALL_KEY_LIMIT).contains(&n) {
+        return b.key(Atom::Int(n));
+    }
+    let i = n as usize;
+    match cache.get(i) {
+        Some(&k) if k != NONE => return KeyId(k),
+        Some(_) => {}
+        None => cache.resize((i + 1).next_power_of_two().max(256), NONE),
+    }
+    let k = b.key(Atom::Int(n));
+    cache[i] = k.0;
+    k
+}
+
+/// Validates UTF-8, reporting an error at `pos` otherwise.
+#[inline]
+pub(crate) fn utf8(bytes: &[u8], pos: usize) -> PResult<&str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s),
+        Err(e) => Err(perr(pos + e.valid_up_to(), "valid UTF-8 text")),
+    }
+}
+
+/// Four hex digits at `i`, as a number.
+fn hex4(s: &[u8], i: usize) -> Option<u32> {
+    let digits = s.get(i..i + 4)?;
+    let mut v = 0u32;
+    for &d in digits {
+        v = v * 16 + (d as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Parses an EDN history, in parallel when it is large enough.
+pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
+    parse_with_chunk(source, input, DEFAULT_MIN_CHUNK)
+}
+
+/// Parses sequentially, in one pass over the whole input.
+pub(crate) fn parse_sequential(source: &str, input: &[u8]) -> Result<History, IngestError> {
+    let mut b = HistoryBuilder::new(source);
+    let mut p = Parser::new(input, 0, input.len(), 1);
+    p.document(&mut b)
+        .map_err(|e| e.into_ingest(source, input))?;
+    Ok(b.finish())
+}
+
+/// Parses with chunks of at least `min_chunk` bytes (tests use tiny chunks to
+/// exercise the splitting logic on small inputs).
+pub(crate) fn parse_with_chunk(
+    source: &str,
+    input: &[u8],
+    min_chunk: usize,
+) -> Result<History, IngestError> {
+    let Some(bounds) = plan_chunks(input, min_chunk.max(1)) else {
+        return parse_sequential(source, input);
+    };
+    let t0 = std::time::Instant::now();
+    let line_counts: Vec<usize> = bounds
+        .par_windows(2)
+        .map(|w| count_newlines(&input[w[0]..w[1]]))
+        .collect();
+    let mut first_lines = Vec::with_capacity(line_counts.len());
+    let mut line = 1 + count_newlines(&input[..bounds[0]]);
+    for n in &line_counts {
+        first_lines.push(line);
+        line += n;
+    }
+    let t1 = std::time::Instant::now();
+    let chunks: Vec<Option<HistoryBuilder>> = bounds
+        .par_windows(2)
+        .zip(first_lines.par_iter())
+        .map(|(w, &first_line)| {
+            let mut b = HistoryBuilder::new(source);
+            let mut p = Parser::new(input, w[0], w[1], first_line);
+            p.ops(&mut b, None).ok().map(|()| b)
+        })
+        .collect();
+    if chunks.iter().any(Option::is_none) {
+        // Some cut fell inside an op, or the input has an error: the
+        // sequential parse gives the authoritative result and message.
+        return parse_sequential(source, input);
+    }
+    let t2 = std::time::Instant::now();
+    let mut iter = chunks.into_iter().flatten();
+    let mut b = iter.next().unwrap_or_else(|| HistoryBuilder::new(source));
+    for chunk in iter {
+        b.append(chunk);
+    }
+    let t3 = std::time::Instant::now();
+    let h = b.finish();
+    if std::env::var_os("INGEST_TIMING").is_some() {
+        eprintln!(
+            "TIMING lines {:?} parse {:?} append {:?} finish {:?} chunks {}",
+            t1 - t0,
+            t2 - t1,
+            t3 - t2,
+            t3.elapsed(),
+            bounds.len() - 1
+        );
+    }
+    Ok(h)
+}
+
+/// Chooses chunk boundaries for a parallel parse: offsets where a line starts
+/// (after optional blanks) with `{` or `#`. Returns `None` when the input is
+/// small or has no usable cut. The first boundary is where ops begin (after a
+/// history vector's opening bracket), the last where they end (before its
+/// closing bracket).
+fn plan_chunks(input: &[u8], min_chunk: usize) -> Option<Vec<usize>> {
+    if input.len() < 2 * min_chunk {
+        return None;
+    }
+    let mut p = Parser::new(input, 0, input.len(), 1);
+    p.skip_ws(0).ok()?;
+    let (start, end) = match p.peek()? {
+        c @ (b'[' | b'(') => {
+            // One history vector: the ops lie between its brackets. The final
+            // closer must be the last non-blank byte, not inside a comment.
+            let last = input.iter().rposition(|&b| !is_ws(b))?;
+            if input[last] != closer(c) {
+                return None;
+            }
+            let line_start = input[..last]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            if input[line_start..last].contains(&b';') {
+                return None;
+            }
+            (p.pos + 1, last)
+        }
+        _ => (p.pos, input.len()),
+    };
+    let len = end.checked_sub(start)?;
+    let n = (len / min_chunk).min(rayon::current_num_threads().max(1) * 4);
+    if n < 2 {
+        return None;
+    }
+    let step = len / n;
+    let mut bounds = vec![start];
+    let mut search = start;
+    for i in 1..n {
+        search = search.max(start + i * step);
+        // Find the next line start (after `\n`) whose first non-blank byte
+        // is `{` or `#`.
+        while search < end {
+            let Some(nl) = input[search..end].iter().position(|&b| b == b'\n') else {
+                search = end;
+                break;
+            };
+            let line = search + nl + 1;
+            search = line;
+            let mut j = line;
+            while j < end && matches!(input[j], b' ' | b'\t' | b',') {
+                j += 1;
+            }
+            if j < end && matches!(input[j], b'{' | b'#') {
+                bounds.push(line);
+                break;
+            }
+        }
+    }
+    bounds.push(end);
+    bounds.dedup();
+    (bounds.len() >= 3).then_some(bounds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::testgen;
+
+    fn parse_str(s: &str) -> Result<History, IngestError> {
+        parse_sequential("h.edn", s.as_bytes())
+    }
+
+    fn ok(s: &str) -> History {
+        match parse_str(s) {
+            Ok(h) => h,
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+    }
+
+    fn err(s: &str) -> String {
+        match parse_str(s) {
+            Ok(h) => panic!("expected an error, got {} ops", h.ops.len()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn kw(s: &str) -> Atom {
+        Atom::Keyword(s.into())
+    }
+
+    #[test]
+    fn reads_op_fields_and_mops() {
+        let h = ok("{:type :invoke, :f :txn, :value [[:append 11 1] [:r 11 nil]], :process 10, :time 31076248, :index 1}\n\
+                    {:type :ok, :f :txn, :value [[:append 11 1] [:r 11 [1]]], :process 10, :time 31076249, :index 2}\n");
+        assert_eq!(h.ops.len(), 2);
+        let op = h.ops[1];
+        assert_eq!(op.op_type, OpType::Ok);
+        assert_eq!(op.process, 10);
+        assert_eq!(op.time, 31076249);
+        assert_eq!(op.index, 2);
+        assert_eq!(op.line, 2);
+        assert_eq!(h.f_of(&op), &kw("txn"));
+        assert_eq!(h.ops[0].pair, 1);
+        let m = h.mops_of(&op);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].f, MopFn::Append);
+        assert_eq!(h.key(m[0].key), &Atom::Int(11));
+        assert_eq!(m[0].value, MopValue::Int(1));
+        assert_eq!(m[1].f, MopFn::Read);
+        assert_eq!(m[1].key, m[0].key);
+        assert_eq!(h.list(m[1].value), &[1]);
+        assert_eq!(h.mops_of(&h.ops[0])[1].value, MopValue::Nil);
+    }
+
+    #[test]
+    fn nil_read_empty_list_read_and_two_element_read_differ() {
+        let h = ok("{:type :ok :process 0 :value [[:r 1 nil] [:r 1 []] [:r 1] [:r 1 5] [:r 1 (2 -3)] (:w 1 nil) [:w 1 -7]]}");
+        let m = h.mops_of(&h.ops[0]);
+        assert_eq!(m[0].value, MopValue::Nil);
+        assert!(matches!(m[1].value, MopValue::List { len: 0, .. }));
+        assert_eq!(m[2].value, MopValue::Nil);
+        assert_eq!(m[3].value, MopValue::Int(5));
+        assert_eq!(h.list(m[4].value), &[2, -3]);
+        assert_eq!((m[5].f, m[5].value), (MopFn::Write, MopValue::Nil));
+        assert_eq!(m[6].value, MopValue::Int(-7));
+    }
+
+    #[test]
+    fn keyword_string_and_int_keys_are_distinct() {
+        let h = ok(
+            r#"{:type :ok :process 0 :value [[:append :x 1] [:append "x" 2] [:append 3 3] [:append :x 4] [:append "x" 5] [:append :elle.list-append/k 6] [:append "a\"b" 7]]}"#,
+        );
+        let m = h.mops_of(&h.ops[0]);
+        assert_eq!(h.key(m[0].key), &kw("x"));
+        assert_eq!(h.key(m[1].key), &Atom::Str("x".into()));
+        assert_eq!(h.key(m[2].key), &Atom::Int(3));
+        assert_eq!(m[3].key, m[0].key);
+        assert_eq!(m[4].key, m[1].key);
+        assert_eq!(h.key(m[5].key), &kw("elle.list-append/k"));
+        assert_eq!(h.key(m[6].key), &Atom::Str("a\"b".into()));
+        assert_eq!(h.key_count(), 5);
+    }
+
+    #[test]
+    fn tagged_records_comments_commas_and_discards() {
+        let h = ok("; a history\n\
+                    #jepsen.history.Op{:index 0, :time 5, :type :invoke, :process 0, :f :txn, :value [[:w :x 1]]}\n\
+                    #_ {:type :ok :process 0 :value [[:w :x 1]]}\n\
+                    {:type :ok, #_ :ignored, :process 0 ; trailing comment\n :f :txn :value [[:w :x #_ 99 1]] :index 1 :time 6},,,\n");
+        assert_eq!(h.ops.len(), 2);
+        assert_eq!(h.ops[0].line, 2);
+        assert_eq!(h.ops[1].line, 4);
+        assert_eq!(h.ops[1].index, 1);
+        assert_eq!(h.mops_of(&h.ops[1])[0].value, MopValue::Int(1));
+        assert!(h.extras.is_empty());
+    }
+
+    #[test]
+    fn vector_or_list_wrapped_history() {
+        for (open, close) in [("[", "]"), ("(", ")")] {
+            let s = format!("{open}{{:type :invoke :process 0 :value [[:r 1]]}}\n {{:type :ok :process 0 :value [[:r 1 [2]]]}}{close}\n");
+            let h = ok(&s);
+            assert_eq!(h.ops.len(), 2);
+            assert_eq!(h.ops[1].line, 2);
+            assert_eq!(h.list(h.mops_of(&h.ops[1])[0].value), &[2]);
+        }
+        assert!(err("[{:type :ok :process 0}")
+            .contains("h.edn:1:24: expected `]` to close the history opened at 1:1"));
+        assert!(err("[{:type :ok :process 0}] {:type :ok}")
+            .contains("1:26: expected end of input after the history vector"));
+    }
+
+    #[test]
+    fn nonclient_ops_are_counted_with_any_value() {
+        let h = ok("{:type :info, :f :start-partition, :value [:isolated {\"n1\" #{\"n2\"}}], :process :nemesis, :time 1}\n\
+                    {:type :info :f :kill :value [[:r 1 [1]]] :time 2}\n\
+                    {:type :invoke :process 0 :value nil :f :txn}\n\
+                    {:type :info :value :weird :process nil}\n");
+        assert_eq!(h.nonclient_ops, 3);
+        assert_eq!(h.ops.len(), 1);
+        assert_eq!(h.ops[0].index, 2);
+        assert!(h.mops.is_empty());
+    }
+
+    #[test]
+    fn process_after_value_still_validates_client_mops() {
+        // :value before :process, and the op turns out to be a client op.
+        let e = err("{:type :ok :value [[:frob 1 2]] :process 3}");
+        assert!(
+            e.contains("h.edn:1:21: expected micro-op function :append, :r or :w, found :frob"),
+            "{e}"
+        );
+        // ... or a nemesis op: no error.
+        let h = ok("{:type :info :value [[:frob 1 2]] :process :nemesis}");
+        assert_eq!(h.nonclient_ops, 1);
+    }
+
+    #[test]
+    fn missing_index_is_dense_and_given_indices_are_kept() {
+        let h = ok("{:type :invoke :process 0}\n{:type :ok :process 0}\n{:type :info :process :nemesis}\n{:type :ok :process 1}\n");
+        assert_eq!(
+            h.ops.iter().map(|o| o.index).collect::<Vec<_>>(),
+            vec![0, 1, 3]
+        );
+        let h = ok("{:type :invoke :process 0 :index 10}\n{:type :ok :process 0 :index 20}\n{:type :ok :process 1 :index 35}\n");
+        assert_eq!(
+            h.ops.iter().map(|o| o.index).collect::<Vec<_>>(),
+            vec![10, 20, 35]
+        );
+    }
+
+    #[test]
+    fn missing_time_is_minus_one_and_missing_f_is_nil() {
+        let h = ok("{:type :ok :process 0 :time nil}{:type :ok :process 0 :time 7 :f \"read\"}");
+        assert_eq!(h.ops[0].time, -1);
+        assert_eq!(h.f_of(&h.ops[0]), &Atom::Nil);
+        assert_eq!(h.ops[1].time, 7);
+        assert_eq!(h.f_of(&h.ops[1]), &Atom::Str("read".into()));
+    }
+
+    #[test]
+    fn extras_are_kept_in_order() {
+        let h = ok(
+            r#"{:type :fail, :f :txn, :value [[:r 1 nil]], :process 4, :error [:no-client "Connection refused"], :node "n1", "odd" 1.5, :c \a, :big 123456789012345678901234N, :t #inst "2020-01-01"}"#,
+        );
+        let ex = h.extras_of(&h.ops[0]);
+        assert_eq!(ex.len(), 6);
+        assert_eq!(ex[0].0, Value::Atom(kw("error")));
+        assert_eq!(
+            ex[0].1,
+            Value::Vector(vec![
+                Value::Atom(kw("no-client")),
+                Value::Atom(Atom::Str("Connection refused".into()))
+            ])
+        );
+        assert_eq!(ex[1].1, Value::Atom(Atom::Str("n1".into())));
+        assert_eq!(
+            ex[2],
+            (Value::Atom(Atom::Str("odd".into())), Value::Float(1.5))
+        );
+        assert_eq!(ex[3].1, Value::Atom(Atom::Symbol("\\a".into())));
+        assert_eq!(
+            ex[4].1,
+            Value::Atom(Atom::Symbol("123456789012345678901234N".into()))
+        );
+        assert_eq!(
+            ex[5].1,
+            Value::Tagged(
+                "inst".into(),
+                Box::new(Value::Atom(Atom::Str("2020-01-01".into())))
+            )
+        );
+    }
+
+    #[test]
+    fn general_values_parse() {
+        let h = ok(
+            r#"{:type :ok :process 0 :x [1 -2 3N 1.5e3 ##Inf nil true false sym ns/sym "s\n\u00e9" \newline #{1} (a) {:k [#_ 9]}]}"#,
+        );
+        let Value::Vector(v) = &h.extras_of(&h.ops[0])[0].1 else {
+            panic!("not a vector")
+        };
+        assert_eq!(v[0], Value::Atom(Atom::Int(1)));
+        assert_eq!(v[1], Value::Atom(Atom::Int(-2)));
+        assert_eq!(v[2], Value::Atom(Atom::Int(3)));
+        assert_eq!(v[3], Value::Float(1500.0));
+        assert_eq!(v[4], Value::Float(f64::INFINITY));
+        assert_eq!(v[5], Value::Atom(Atom::Nil));
+        assert_eq!(v[6], Value::Atom(Atom::Bool(true)));
+        assert_eq!(v[8], Value::Atom(Atom::Symbol("sym".into())));
+        assert_eq!(v[9], Value::Atom(Atom::Symbol("ns/sym".into())));
+        assert_eq!(v[10], Value::Atom(Atom::Str("s\né".into())));
+        assert_eq!(v[11], Value::Atom(Atom::Symbol("\\newline".into())));
+        assert_eq!(v[12], Value::Set(vec![Value::Atom(Atom::Int(1))]));
+        assert_eq!(
+            v[13],
+            Value::List(vec![Value::Atom(Atom::Symbol("a".into()))])
+        );
+        assert_eq!(
+            v[14],
+            Value::Map(vec![(Value::Atom(kw("k")), Value::Vector(vec![]))])
+        );
+    }
+
+    #[test]
+    fn errors_name_line_column_expected_and_found() {
+        let cases = [
+            ("{:type :ok :process 0}\n{:type :foo, :process 1}", "h.edn:2:8: expected an op :type of :invoke, :ok, :fail or :info, found :foo"),
+            ("{:type :ok, :process 0, :value [:foo]}", "h.edn:1:33: expected a micro-op vector like [:append k v], found :foo"),
+            ("{:type :ok, :process 0, :value [[:incr 1 2]]}", "h.edn:1:34: expected micro-op function :append, :r or :w, found :incr"),
+            ("\n\n  {:type :ok, :process 0", "h.edn:3:25: expected `}` to close the op map opened at 3:3, found end of input"),
+            ("{:type :ok, :process 0, :value [[:append 1 \"x\"]]}", "h.edn:1:44: expected an integer value for :append, found \"x\""),
+            ("{:type :ok, :process 0, :value [[:append 1 1.5]]}", "h.edn:1:44: expected an integer value for :append, found 1.5"),
+            ("{:type :ok :process 0}\n\u{1}\u{2}garbage", "h.edn:2:1: expected an op map like {:type :invoke, :f :txn, :value [...], :process 0}, found byte 0x01"),
+            ("{:type :ok, :process 0, :value [[:r 1 [1 x]]]}", "h.edn:1:42: expected an integer list element, found x"),
+            ("{:process 0}", "h.edn:1:1: expected a :type in every op map, found an op map without one"),
+            ("{:type :ok :type :ok :process 0}", "h.edn:1:12: expected each key at most once in an op map, found :type"),
+            ("{:type :ok :process 0 :value [[:r 1 2 3]]}", "h.edn:1:39: expected `]` to close the micro-op opened at 1:31, found 3"),
+            ("{:type :ok :process 0 :value [[:append 1 99999999999999999999]]}", "expected an integer value for :append (within the 64-bit range)"),
+            ("{:type :ok :process 0 :time :now}", "h.edn:1:29: expected an integer :time, found :now"),
+            ("{:type :ok :process 0 :error \"abc}", "h.edn:1:35: expected a closing \" for the string opened at 1:30"),
+            ("{:type :ok :process 0 :value 5}", "h.edn:1:30: expected a :value of nil or a vector of micro-ops"),
+            ("{:type :ok :process 0 :f}", "h.edn:1:25: expected a value for the key :f, found }"),
+            ("{:type :ok :process 0 :x [1 2)}", "h.edn:1:30: expected `]` to close the vector opened at 1:26, found )"),
+        ];
+        for (input, want) in cases {
+            let got = err(input);
+            assert!(
+                got.contains(want),
+                "input {input:?}\n  got:  {got}\n  want: {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let s = format!("{{:type :ok :process 0 :x {}}}", "[".repeat(100_000));
+        assert!(err(&s).contains("nesting at most 512 levels deep"));
+        let s = format!("{{:type :ok :process 0 :x {} 1}}", "#_".repeat(100_000));
+        assert!(err(&s).contains("nesting at most 512 levels deep"));
+    }
+
+    #[test]
+    fn empty_input_is_an_empty_history() {
+        let h = ok(" \n; nothing\n");
+        assert!(h.ops.is_empty());
+        assert_eq!(h.nonclient_ops, 0);
+    }
+
+    fn debug(h: &History) -> String {
+        format!("{h:?}")
+    }
+
+    #[test]
+    fn parallel_equals_sequential_on_generated_history() {
+        let text = testgen::edn_history(5 << 20, 7);
+        assert!(text.len() >= 5 << 20);
+        let seq = parse_sequential("g.edn", text.as_bytes())
+            .map(|h| debug(&h))
+            .map_err(|e| e.to_string());
+        assert!(seq.is_ok(), "{:?}", seq.err());
+        for chunk in [64 << 10, 256 << 10, 1 << 20] {
+            assert!(plan_chunks(text.as_bytes(), chunk).is_some());
+            let par = parse_with_chunk("g.edn", text.as_bytes(), chunk)
+                .map(|h| debug(&h))
+                .map_err(|e| e.to_string());
+            assert!(par == seq, "chunk size {chunk}: results differ");
+        }
+        // The same history wrapped in one vector, elements on separate lines.
+        let wrapped = format!("[{}]\n", text.trim_end());
+        let seq = parse_sequential("g.edn", wrapped.as_bytes())
+            .map(|h| debug(&h))
+            .map_err(|e| e.to_string());
+        assert!(seq.is_ok());
+        assert!(plan_chunks(wrapped.as_bytes(), 256 << 10).is_some());
+        let par = parse_with_chunk("g.edn", wrapped.as_bytes(), 256 << 10)
+            .map(|h| debug(&h))
+            .map_err(|e| e.to_string());
+        assert!(par == seq);
+    }
+
+    #[test]
+    fn bad_cuts_fall_back_to_sequential() {
+        // Lines starting with `{` inside a multi-line string and a multi-line
+        // map: cuts there must not change the result.
+        let mut s = String::new();
+        for i in 0..200 {
+            s.push_str(&format!("{{:type :ok :process {i} :value [[:append 1 {i}]] :note \"x\n{{:type :ok :process 99}}\n\"}}\n"));
+            s.push_str(&format!(
+                "{{:type :ok :process {i}\n:value [[:r 1\n[{i}]]]}}\n"
+            ));
+        }
+        let seq = parse_sequential("h.edn", s.as_bytes())
+            .map(|h| debug(&h))
+            .map_err(|e| e.to_string());
+        assert!(seq.is_ok());
+        for chunk in [16, 100, 1000] {
+            let par = parse_with_chunk("h.edn", s.as_bytes(), chunk)
+                .map(|h| debug(&h))
+                .map_err(|e| e.to_string());
+            assert!(par == seq, "chunk {chunk}");
+        }
+        // An error late in the input is reported as by a sequential parse.
+        let bad = format!("{s}{{:type :ok :process 1 :value [[:append 1 :x]]}}\n");
+        let par = parse_with_chunk("h.edn", bad.as_bytes(), 100)
+            .map(|h| debug(&h))
+            .map_err(|e| e.to_string());
+        let seq = parse_sequential("h.edn", bad.as_bytes())
+            .map(|h| debug(&h))
+            .map_err(|e| e.to_string());
+        assert!(par.is_err());
+        assert_eq!(par, seq);
+    }
+
+    #[test]
+    fn chunked_parse_reports_absolute_lines() {
+        let mut s = String::new();
+        for i in 0..1000 {
+            s.push_str(&format!(
+                "{{:type :ok :process {i} :value [[:r {i} [1 2]]]}}\n\n"
+            ));
+        }
+        let h = match parse_with_chunk("h.edn", s.as_bytes(), 512) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert!(plan_chunks(s.as_bytes(), 512).is_some_and(|b| b.len() > 3));
+        for (i, op) in h.ops.iter().enumerate() {
+            assert_eq!(op.line as usize, 2 * i + 1);
+        }
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        const VALID: &str = "[{:type :invoke, :f :txn, :value [[:append 1 1] [:r :x nil]], :process 0, :time 1, :index 0}\n\
+            #jepsen.history.Op{:type :ok, :f :txn, :value [[:append 1 1] (:r :x [1 2 3])], :process 0, :time 2, :index 1}\n\
+            {:type :info, :f :start, :value {:n1 #{\"n2\"}}, :process :nemesis, :error [:x \"y\\n\"] ; c\n}\n\
+            #_ {:a 1} {:type :fail :process 1 :value [[:w \"k\" -5] [:r 2]] :extra (1.5 ##NaN \\a)}]\n";
+
+        fn same_as_sequential(input: &[u8]) -> Result<(), TestCaseError> {
+            let seq = parse_sequential("f.edn", input)
+                .map(|h| format!("{h:?}"))
+                .map_err(|e| e.to_string());
+            for chunk in [1, 7, 40] {
+                let par = parse_with_chunk("f.edn", input, chunk)
+                    .map(|h| format!("{h:?}"))
+                    .map_err(|e| e.to_string());
+                prop_assert_eq!(&par, &seq);
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+                same_as_sequential(&bytes)?;
+            }
+
+            #[test]
+            fn edn_like_text_never_panics(s in "[\\[\\](){}#_:;,\" \n\\\\a-z0-9.+\\-NM]{0,200}") {
+                same_as_sequential(s.as_bytes())?;
+            }
+
+            #[test]
+            fn mutated_valid_history_never_panics(
+                edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..6)
+            ) {
+                let mut bytes = VALID.as_bytes().to_vec();
+                for (at, byte, kind) in edits {
+                    let i = at.index(bytes.len() + 1);
+                    match kind {
+                        0 => bytes.insert(i, byte),
+                        1 if i < bytes.len() => { bytes.remove(i); }
+                        _ if i < bytes.len() => bytes[i] = byte,
+                        _ => {}
+                    }
+                }
+                same_as_sequential(&bytes)?;
+            }
+        }
+
+        #[test]
+        fn valid_fuzz_seed_parses() {
+            let h = ok(VALID);
+            assert_eq!(h.ops.len(), 3);
+            assert_eq!(h.nonclient_ops, 1);
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Errors of the ingest stage, and the helpers that turn a byte offset into
+//! the `file:line:column: expected X, found Y` form every reader reports.
+
+use std::borrow::Cow;
+
+/// Why a history could not be read.
+///
+/// Every variant names the source (file name or the name given to
+/// [`super::read_bytes`]) so that a message is useful on its own; malformed
+/// input additionally carries the 1-based line and column and what the reader
+/// expected versus what it found there.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The file could not be opened, mapped or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The input is not a well-formed history.
+    #[error("{source_name}:{line}:{column}: expected {expected}, found {found}")]
+    Syntax {
+        /// The file (or source name) being read.
+        source_name: String,
+        /// 1-based line of the offending text.
+        line: u32,
+        /// 1-based column (in characters) of the offending text.
+        column: u32,
+        /// What the reader expected at that point.
+        expected: String,
+        /// What it found instead (a short excerpt, or `end of input`).
+        found: String,
+    },
+    /// The input is larger than the columnar model can index (4 GiB): its
+    /// arenas use `u32` offsets.
+    #[error("{source_name}: input of {len} bytes is larger than the supported 4 GiB")]
+    TooLarge {
+        /// The file (or source name) being read.
+        source_name: String,
+        /// Its length in bytes.
+        len: u64,
+    },
+}
+
+/// A parse error inside a reader, located by byte offset only; it is turned
+/// into an [`IngestError::Syntax`] (line and column computed once, on the cold
+/// path) by [`PErr::into_ingest`]. Boxed so that `Result`s on the hot path
+/// stay one word wide.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PErr {
+    /// Absolute byte offset in the whole input.
+    pub pos: usize,
+    /// What was expected.
+    pub expected: Cow<'static, str>,
+    /// What was found; `None` means "describe the text at `pos`".
+    pub found: Option<String>,
+}
+
+/// Result type of the readers' internals.
+pub(crate) type PResult<T> = Result<T, Box<PErr>>;
+
+/// Builds a boxed parse error at `pos`.
+#[cold]
+pub(crate) fn perr(pos: usize, expected: impl Into<Cow<'static, str>>) -> Box<PErr> {
+    Box::new(PErr {
+        pos,
+        expected: expected.into(),
+        found: None,
+    })
+}
+
+impl PErr {
+    /// Locates the error in `input` and names `source`.
+    #[cold]
+    pub(crate) fn into_ingest(self, source: &str, input: &[u8]) -> IngestError {
+        let (line, column) = line_col(input, self.pos);
+        let found = self.found.unwrap_or_else(|| describe(input, self.pos));
+        IngestError::Syntax {
+            source_name: source.to_string(),
+            line,
+            column,
+            expected: self.expected.into_owned(),
+            found,
+        }
+    }
+}
+
+/// Counts `\n` bytes quickly (blocks of 32 bytes vectorize well).
+#[inline]
+pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
+    let mut n = 0usize;
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        let mut k = 0u8;
+        for &b in block {
+            k += (b == b'\n') as u8;
+        }
+        n += k as usize;
+    }
+    n + blocks.remainder().iter().filter(|&&b| b == b'\n').count()
+}
+
+/// 1-based line and column (in UTF-8 characters) of byte offset `pos`.
+pub(crate) fn line_col(input: &[u8], pos: usize) -> (u32, u32) {
+    let pos = pos.min(input.len());
+    let before = &input[..pos];
+    let line = count_newlines(before) + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Count characters, not bytes: skip UTF-8 continuation bytes.
+    let column = input[line_start..pos]
+        .iter()
+        .filter(|&&b| (b & 0xC0) != 0x80)
+        .count()
+        + 1;
+    (saturate(line), saturate(column))
+}
+
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Bytes that end an EDN/JSON token.
+#[inline]
+pub(crate) fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b','
+            | b'\n'
+            | b'\t'
+            | b'\r'
+            | 0x0b
+            | 0x0c
+            | b'['
+            | b']'
+            | b'('
+            | b')'
+            | b'{'
+            | b'}'
+            | b'"'
+            | b';'
+    )
+}
+
+/// A short, printable description of the text at `pos`, for the `found`
+/// part of a message: a token as written (`:foo`, `12x`), a string literal, the
+/// start of a collection, a lone bracket, `end of input`, or a raw byte.
+pub(crate) fn describe(input: &[u8], pos: usize) -> String {
+    const MAX: usize = 40;
+    let Some(&b) = input.get(pos) else {
+        return "end of input".to_string();
+    };
+    let rest = &input[pos..];
+    let end = match b {
+        b']' | b')' | b'}' | b',' | b':' if rest.len() == 1 || is_delimiter(rest[1]) => 1,
+        b'"' => {
+            // Up to the closing quote (honouring escapes) or the end of line.
+            let mut i = 1;
+            while i < rest.len() && rest[i] != b'"' && rest[i] != b'\n' {
+                i += if rest[i] == b'\\' { 2 } else { 1 };
+            }
+            (i + 1).min(rest.len())
+        }
+        b'[' | b'(' | b'{' | b'#' => rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len()),
+        _ if b < 0x20 || b == 0x7f => return format!("byte 0x{b:02x}"),
+        _ => {
+            // A token: up to the next delimiter (a leading ':' belongs to it).
+            let mut i = 1;
+            while i < rest.len() && !is_delimiter(rest[i]) {
+                i += 1;
+            }
+            i
+        }
+    };
+    let text = &rest[..end];
+    match std::str::from_utf8(text) {
+        Ok(s) => {
+            let mut out: String = s.chars().take(MAX).collect();
+            if s.chars().nth(MAX).is_some() {
+                out.push_str("...");
+            }
+            out
+        }
+        Err(e) if e.valid_up_to() > 0 => {
+            // Show the valid prefix; the bad byte is reported separately.
+            let s = String::from_utf8_lossy(&text[..e.valid_up_to()]);
+            s.chars().take(MAX).collect()
+        }
+        Err(_) => format!("byte 0x{b:02x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_lines_and_characters() {
+        let s = "ab\ncé:d\n".as_bytes();
+        assert_eq!(line_col(s, 0), (1, 1));
+        assert_eq!(line_col(s, 3), (2, 1));
+        // 'é' is two bytes but one column.
+        assert_eq!(line_col(s, 6), (2, 3));
+        assert_eq!(line_col(s, s.len()), (3, 1));
+    }
+
+    #[test]
+    fn count_newlines_matches_naive_count() {
+        let s: Vec<u8> = (0..1000u32)
+            .map(|i| if i % 7 == 0 { b'\n' } else { b'x' })
+            .collect();
+        for len in [0, 1, 31, 32, 33, 500, 1000] {
+            let naive = s[..len].iter().filter(|&&b| b == b'\n').count();
+            assert_eq!(count_newlines(&s[..len]), naive);
+        }
+    }
+
+    #[test]
+    fn describe_shows_tokens_brackets_and_end() {
+        assert_eq!(describe(b"[:foo 1]", 1), ":foo");
+        assert_eq!(describe(b"x]", 1), "]");
+        assert_eq!(describe(b"x", 1), "end of input");
+        assert_eq!(describe(b"\"a\\\"b\" 1", 0), "\"a\\\"b\"");
+        assert_eq!(describe(b"\x01", 0), "byte 0x01");
+        assert_eq!(describe(b"\xff", 0), "byte 0xff");
+    }
+
+    #[test]
+    fn syntax_error_message_has_file_line_column() {
+        let e = perr(4, "a thing").into_ingest("h.edn", b"ab\ncd :x");
+        assert_eq!(e.to_string(), "h.edn:2:2: expected a thing, found d");
+    }
+}

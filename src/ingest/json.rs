@@ -1,0 +1,886 @@
+//! Reader for elle-cli JSON histories: one JSON array of op objects such as
+//! `{"type": "ok", "f": "txn", "value": [["append", 3, 1], ["r", 3, [1]]],
+//! "process": 0, "time": 123, "index": 0}` (a sequence of top-level objects,
+//! as in JSON Lines, is accepted too).
+//!
+//! Like the EDN reader this is a single pass over the bytes straight into
+//! [`HistoryBuilder`], so that semantic errors (a bad micro-op, a non-integer
+//! append) can be reported at their exact line and column, which a parse into
+//! `serde_json::Value` would lose. `serde_json` decodes string literals that
+//! contain escapes (the rare case), so that escape and surrogate handling is
+//! exactly JSON's.
+//!
+//! Mapping: `"type"`, `"f"` and the micro-op function names become keywords
+//! ([`Atom::Keyword`]); keys stay as written (`"x"` is [`Atom::Str`], `3` is
+//! [`Atom::Int`]); `null` is nil. Any other op field becomes an extra whose key
+//! is the field name as a keyword (as for EDN's `:error`) and whose value maps
+//! strings to [`Atom::Str`], integers to [`Atom::Int`] (beyond 64 bits: kept
+//! by spelling as [`Atom::Symbol`]), other numbers to [`Value::Float`], arrays
+//! to [`Value::Vector`] and objects to [`Value::Map`] with string keys.
+
+use super::edn::{int_key, utf8, MAX_DEPTH};
+use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
+use crate::history::{
+    Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value,
+};
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+
+#[inline(always)]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+/// Bits recording which op fields were seen (to reject duplicates).
+const F_TYPE: u8 = 1;
+const F_F: u8 = 2;
+const F_VALUE: u8 = 4;
+const F_PROCESS: u8 = 8;
+const F_TIME: u8 = 16;
+const F_INDEX: u8 = 32;
+
+/// What is known about an op's `"process"` while its object is being read.
+enum Proc {
+    Unknown,
+    Client(i64),
+    NonClient,
+}
+
+/// A JSON number token, classified.
+enum Num {
+    Int(i64),
+    /// An integer beyond 64 bits.
+    BigInt,
+    Float,
+}
+
+struct Parser<'a> {
+    src: &'a [u8],
+    pos: usize,
+    line_pos: usize,
+    line_no: usize,
+    small_keys: Vec<u32>,
+    str_keys: FxHashMap<&'a [u8], KeyId>,
+}
+
+impl<'a> Parser<'a> {
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    #[cold]
+    fn loc(&self, pos: usize) -> String {
+        let (l, c) = line_col(self.src, pos);
+        format!("{l}:{c}")
+    }
+
+    fn line_at(&mut self, pos: usize) -> u32 {
+        self.line_no += count_newlines(&self.src[self.line_pos..pos]);
+        self.line_pos = pos;
+        u32::try_from(self.line_no).unwrap_or(u32::MAX)
+    }
+
+    #[inline(always)]
+    fn skip_ws(&mut self) {
+        while self.src.get(self.pos).is_some_and(|&c| is_ws(c)) {
+            self.pos += 1;
+        }
+    }
+
+    /// Consumes `c` (after whitespace) or fails expecting `what`.
+    #[inline(always)]
+    fn expect(&mut self, c: u8, what: &'static str) -> PResult<()> {
+        self.skip_ws();
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(perr(self.pos, what))
+        }
+    }
+
+    /// Whether the literal `word` (`null`, `true`, `false`) is at the cursor.
+    #[inline]
+    fn at_word(&self, word: &[u8]) -> bool {
+        self.src.get(self.pos..self.pos + word.len()) == Some(word)
+            && self
+                .src
+                .get(self.pos + word.len())
+                .is_none_or(|c| !c.is_ascii_alphanumeric())
+    }
+
+    /// Reads a number token at the cursor (strict JSON grammar).
+    #[inline(always)]
+    fn number(&mut self) -> PResult<Num> {
+        let s = self.src;
+        let start = self.pos;
+        let mut i = start;
+        let neg = s.get(i) == Some(&b'-');
+        if neg {
+            i += 1;
+        }
+        let digits = i;
+        let mut v: u64 = 0;
+        while let Some(&c) = s.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        let nd = i - digits;
+        if nd == 0 || (nd > 1 && s[digits] == b'0') {
+            return Err(perr(start, "a JSON number"));
+        }
+        let mut float = false;
+        if s.get(i) == Some(&b'.') {
+            i += 1;
+            let f = i;
+            while s.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == f {
+                return Err(perr(start, "a JSON number"));
+            }
+            float = true;
+        }
+        if matches!(s.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(s.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let e = i;
+            while s.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == e {
+                return Err(perr(start, "a JSON number"));
+            }
+            float = true;
+        }
+        if s.get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.')
+        {
+            return Err(perr(start, "a JSON number"));
+        }
+        self.pos = i;
+        if float {
+            return Ok(Num::Float);
+        }
+        if nd > 19 {
+            return Ok(Num::BigInt);
+        }
+        let r = if neg {
+            if v > 1 << 63 {
+                return Ok(Num::BigInt);
+            }
+            (v as i64).wrapping_neg()
+        } else {
+            match i64::try_from(v) {
+                Ok(r) => r,
+                Err(_) => return Ok(Num::BigInt),
+            }
+        };
+        Ok(Num::Int(r))
+    }
+
+    /// Whether a number starts at the cursor.
+    #[inline(always)]
+    fn at_number(&self) -> bool {
+        matches!(self.peek(), Some(b'0'..=b'9' | b'-'))
+    }
+
+    /// Reads an integer at the cursor; `what` describes it for errors.
+    #[inline(always)]
+    fn int(&mut self, what: &'static str) -> PResult<i64> {
+        let start = self.pos;
+        if !self.at_number() {
+            return Err(perr(start, what));
+        }
+        match self.number()? {
+            Num::Int(n) => Ok(n),
+            Num::BigInt => Err(perr(start, format!("{what} (within the 64-bit range)"))),
+            Num::Float => Err(perr(start, what)),
+        }
+    }
+
+    /// Reads a string literal at the cursor (which is at `"`).
+    #[inline]
+    fn string(&mut self) -> PResult<Cow<'a, str>> {
+        let open = self.pos;
+        let s = self.src;
+        let mut i = open + 1;
+        let mut escaped = false;
+        loop {
+            match s.get(i) {
+                None => {
+                    return Err(perr(
+                        s.len(),
+                        format!("a closing \" for the string opened at {}", self.loc(open)),
+                    ))
+                }
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escaped = true;
+                    i += 2;
+                }
+                Some(&c) if c < 0x20 => {
+                    return Err(perr(
+                        i,
+                        "no control characters in a JSON string (use escapes)",
+                    ))
+                }
+                Some(_) => i += 1,
+            }
+        }
+        if i >= s.len() {
+            return Err(perr(
+                s.len(),
+                format!("a closing \" for the string opened at {}", self.loc(open)),
+            ));
+        }
+        let close = i;
+        self.pos = close + 1;
+        if !escaped {
+            return Ok(Cow::Borrowed(utf8(&s[open + 1..close], open + 1)?));
+        }
+        // Rare: let serde_json decode the escapes.
+        match serde_json::from_slice::<String>(&s[open..=close]) {
+            Ok(t) => Ok(Cow::Owned(t)),
+            Err(e) => {
+                // The literal is on one line, so serde_json's column is a
+                // byte offset into it.
+                let at = open + e.column().saturating_sub(1).min(close - open);
+                Err(perr(at, "a valid JSON string escape"))
+            }
+        }
+    }
+
+    /// Reads any JSON value.
+    fn value(&mut self, depth: u32) -> PResult<Value> {
+        if depth > MAX_DEPTH {
+            return Err(perr(self.pos, "nesting at most 512 levels deep"));
+        }
+        self.skip_ws();
+        let start = self.pos;
+        Ok(match self.peek() {
+            Some(b'"') => Value::Atom(Atom::Str(self.string()?.into())),
+            Some(b'[') => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                self.skip_ws();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        items.push(self.value(depth + 1)?);
+                        if self.list_sep(b']', start)? {
+                            break;
+                        }
+                    }
+                }
+                Value::Vector(items)
+            }
+            Some(b'{') => {
+                self.pos += 1;
+                let mut entries = Vec::new();
+                self.skip_ws();
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.skip_ws();
+                        if self.peek() != Some(b'"') {
+                            return Err(perr(self.pos, "a string key"));
+                        }
+                        let k = Value::Atom(Atom::Str(self.string()?.into()));
+                        self.expect(b':', "`:` after the key")?;
+                        let v = self.value(depth + 1)?;
+                        entries.push((k, v));
+                        if self.list_sep(b'}', start)? {
+                            break;
+                        }
+                    }
+                }
+                Value::Map(entries)
+            }
+            Some(b'0'..=b'9' | b'-') => match self.number()? {
+                Num::Int(n) => Value::Atom(Atom::Int(n)),
+                Num::BigInt => Value::Atom(Atom::Symbol(
+                    String::from_utf8_lossy(&self.src[start..self.pos]).into(),
+                )),
+                Num::Float => match std::str::from_utf8(&self.src[start..self.pos])
+                    .ok()
+                    .and_then(|t| t.parse().ok())
+                {
+                    Some(f) => Value::Float(f),
+                    None => return Err(perr(start, "a JSON number")),
+                },
+            },
+            _ if self.at_word(b"null") => {
+                self.pos += 4;
+                Value::Atom(Atom::Nil)
+            }
+            _ if self.at_word(b"true") => {
+                self.pos += 4;
+                Value::Atom(Atom::Bool(true))
+            }
+            _ if self.at_word(b"false") => {
+                self.pos += 5;
+                Value::Atom(Atom::Bool(false))
+            }
+            _ => return Err(perr(start, "a JSON value")),
+        })
+    }
+
+    /// After an element of an array/object opened at `open`: consumes `,`
+    /// (returning false) or the `close` bracket (returning true).
+    #[inline(always)]
+    fn list_sep(&mut self, close: u8, open: usize) -> PResult<bool> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(close) {
+                    let what = if close == b'}' {
+                        "another key after `,`"
+                    } else {
+                        "another element after `,`"
+                    };
+                    return Err(perr(self.pos, what));
+                }
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(perr(
+                self.pos,
+                format!(
+                    "`,` or `{}` to close the bracket opened at {}",
+                    close as char,
+                    self.loc(open)
+                ),
+            )),
+        }
+    }
+
+    /// Reads a micro-op key: a string, an integer, a boolean or null.
+    #[inline(always)]
+    fn key(&mut self, b: &mut HistoryBuilder) -> PResult<KeyId> {
+        self.skip_ws();
+        let kpos = self.pos;
+        match self.peek() {
+            Some(b'"') => match self.string()? {
+                Cow::Borrowed(s) => {
+                    if let Some(&k) = self.str_keys.get(s.as_bytes()) {
+                        return Ok(k);
+                    }
+                    let k = b.key(Atom::Str(s.into()));
+                    self.str_keys.insert(s.as_bytes(), k);
+                    Ok(k)
+                }
+                Cow::Owned(s) => Ok(b.key(Atom::Str(s.into()))),
+            },
+            Some(b'0'..=b'9' | b'-') => match self.number()? {
+                Num::Int(n) => Ok(int_key(&mut self.small_keys, b, n)),
+                _ => Err(perr(kpos, "a key (an integer or a string)")),
+            },
+            _ => match self.value(3)? {
+                Value::Atom(a @ (Atom::Nil | Atom::Bool(_))) => Ok(b.key(a)),
+                _ => Err(perr(kpos, "a key (an integer or a string)")),
+            },
+        }
+    }
+
+    /// Reads one micro-op array; the cursor is at its `[`.
+    #[inline(always)]
+    fn mop(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        let open = self.pos;
+        self.pos += 1;
+        self.skip_ws();
+        let fpos = self.pos;
+        let f = if self.peek() == Some(b'"') {
+            match self.string()?.as_ref() {
+                "append" => MopFn::Append,
+                "r" => MopFn::Read,
+                "w" => MopFn::Write,
+                _ => return Err(perr(fpos, "micro-op function \"append\", \"r\" or \"w\"")),
+            }
+        } else {
+            return Err(perr(fpos, "micro-op function \"append\", \"r\" or \"w\""));
+        };
+        self.expect(b',', "`,` after the micro-op function")?;
+        let key = self.key(b)?;
+        self.skip_ws();
+        let value = if f == MopFn::Read && self.peek() == Some(b']') {
+            MopValue::Nil
+        } else {
+            self.expect(b',', "`,` or `]` after the micro-op key")?;
+            self.skip_ws();
+            match f {
+                MopFn::Append => MopValue::Int(self.int("an integer value for \"append\"")?),
+                MopFn::Write if self.at_word(b"null") => {
+                    self.pos += 4;
+                    MopValue::Nil
+                }
+                MopFn::Write => MopValue::Int(self.int("an integer (or null) value for \"w\"")?),
+                MopFn::Read => self.read_value(b)?,
+            }
+        };
+        self.skip_ws();
+        if self.peek() != Some(b']') {
+            return Err(perr(
+                self.pos,
+                format!("`]` to close the micro-op opened at {}", self.loc(open)),
+            ));
+        }
+        self.pos += 1;
+        b.push_mop(Mop { f, key, value });
+        Ok(())
+    }
+
+    /// Reads a read's value: null, an integer, or an array of integers.
+    #[inline(always)]
+    fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
+        const WHAT: &str = "a read value: null, an integer or an array of integers";
+        match self.peek() {
+            Some(b'[') => {
+                let open = self.pos;
+                self.pos += 1;
+                let start = b.begin_list();
+                self.skip_ws();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.skip_ws();
+                        let e = self.int("an integer list element")?;
+                        b.push_element(e);
+                        if self.list_sep(b']', open)? {
+                            break;
+                        }
+                    }
+                }
+                Ok(b.finish_list(start))
+            }
+            _ if self.at_word(b"null") => {
+                self.pos += 4;
+                Ok(MopValue::Nil)
+            }
+            _ if self.at_number() => Ok(MopValue::Int(self.int(WHAT)?)),
+            _ => Err(perr(self.pos, WHAT)),
+        }
+    }
+
+    /// Reads a client op's `"value"`: null or an array of micro-ops.
+    fn mops(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        match self.peek() {
+            Some(b'[') => {
+                let open = self.pos;
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.skip_ws();
+                    if self.peek() != Some(b'[') {
+                        return Err(perr(self.pos, "a micro-op array like [\"append\", k, v]"));
+                    }
+                    self.mop(b)?;
+                    if self.list_sep(b']', open)? {
+                        return Ok(());
+                    }
+                }
+            }
+            _ if self.at_word(b"null") => {
+                self.pos += 4;
+                Ok(())
+            }
+            _ => Err(perr(
+                self.pos,
+                "a \"value\" of null or an array of micro-ops like [[\"append\", k, v]]",
+            )),
+        }
+    }
+
+    /// Reads an optional integer field; null means absent.
+    fn opt_int(&mut self, what: &'static str) -> PResult<Option<i64>> {
+        if self.at_word(b"null") {
+            self.pos += 4;
+            return Ok(None);
+        }
+        self.int(what).map(Some)
+    }
+
+    /// Reads one op object (the cursor is at its `{`).
+    fn op_object(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        let open = self.pos;
+        self.pos += 1;
+        let line = self.line_at(open);
+        let mop_start = b.mop_count();
+        let mut op_type = None;
+        let mut process = Proc::Unknown;
+        let (mut time, mut index) = (None, None);
+        let mut f = Atom::Nil;
+        let mut seen = 0u8;
+        let mut deferred: Option<Box<PErr>> = None;
+        let mut extras = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip_ws();
+                let kpos = self.pos;
+                if self.peek() != Some(b'"') {
+                    return Err(perr(kpos, "a string key"));
+                }
+                let name = self.string()?;
+                let field = match name.as_ref() {
+                    "type" => F_TYPE,
+                    "f" => F_F,
+                    "value" => F_VALUE,
+                    "process" => F_PROCESS,
+                    "time" => F_TIME,
+                    "index" => F_INDEX,
+                    _ => 0,
+                };
+                self.expect(b':', "`:` after the key")?;
+                self.skip_ws();
+                if field == 0 {
+                    let v = self.value(1)?;
+                    extras.push((Value::Atom(Atom::Keyword(name.into())), v));
+                } else {
+                    if seen & field != 0 {
+                        return Err(perr(kpos, "each key at most once in an op object"));
+                    }
+                    seen |= field;
+                    let vpos = self.pos;
+                    match field {
+                        F_TYPE => {
+                            let t = if self.peek() == Some(b'"') {
+                                match self.string()?.as_ref() {
+                                    "invoke" => Some(OpType::Invoke),
+                                    "ok" => Some(OpType::Ok),
+                                    "fail" => Some(OpType::Fail),
+                                    "info" => Some(OpType::Info),
+                                    _ => None,
+                                }
+                            } else {
+                                None
+                            };
+                            match t {
+                                Some(t) => op_type = Some(t),
+                                None => return Err(perr(
+                                    vpos,
+                                    "an op \"type\" of \"invoke\", \"ok\", \"fail\" or \"info\"",
+                                )),
+                            }
+                        }
+                        F_F => match self.value(1)? {
+                            Value::Atom(Atom::Str(s)) => f = Atom::Keyword(s),
+                            Value::Atom(a) => f = a,
+                            _ => {
+                                if deferred.is_none() {
+                                    deferred = Some(perr(
+                                        vpos,
+                                        "a string, integer, boolean or null as \"f\"",
+                                    ));
+                                }
+                            }
+                        },
+                        F_VALUE => match process {
+                            Proc::NonClient => drop(self.value(1)?),
+                            Proc::Client(_) => self.mops(b)?,
+                            Proc::Unknown => {
+                                if let Err(e) = self.mops(b) {
+                                    self.pos = vpos;
+                                    drop(self.value(1)?);
+                                    if deferred.is_none() {
+                                        deferred = Some(e);
+                                    }
+                                }
+                            }
+                        },
+                        F_PROCESS => {
+                            process = match self.value(1)? {
+                                Value::Atom(Atom::Int(p)) => Proc::Client(p),
+                                _ => Proc::NonClient,
+                            };
+                        }
+                        F_TIME => time = self.opt_int("an integer \"time\"")?,
+                        _ => index = self.opt_int("an integer \"index\"")?,
+                    }
+                }
+                if self.list_sep(b'}', open)? {
+                    break;
+                }
+            }
+        }
+        let Some(op_type) = op_type else {
+            return Err(Box::new(PErr {
+                pos: open,
+                expected: "a \"type\" in every op object".into(),
+                found: Some("an op object without one".into()),
+            }));
+        };
+        let process = match process {
+            Proc::Client(p) => {
+                if let Some(e) = deferred {
+                    return Err(e);
+                }
+                Some(p)
+            }
+            _ => None,
+        };
+        b.push_op(
+            RawOp {
+                index,
+                time,
+                op_type,
+                process,
+                f,
+                extras,
+                line,
+            },
+            mop_start,
+        );
+        Ok(())
+    }
+
+    fn document(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        const OP: &str = "an op object like {\"type\": \"invoke\", \"f\": \"txn\", \"value\": [...], \"process\": 0}";
+        self.skip_ws();
+        match self.peek() {
+            None => Ok(()),
+            Some(b'[') => {
+                let open = self.pos;
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.skip_ws();
+                        if self.peek() != Some(b'{') {
+                            return Err(perr(self.pos, OP));
+                        }
+                        self.op_object(b)?;
+                        if self.list_sep(b']', open)? {
+                            break;
+                        }
+                    }
+                }
+                self.skip_ws();
+                if self.pos < self.src.len() {
+                    return Err(perr(self.pos, "end of input after the history array"));
+                }
+                Ok(())
+            }
+            Some(b'{') => loop {
+                // A sequence of op objects (JSON Lines).
+                self.skip_ws();
+                match self.peek() {
+                    None => return Ok(()),
+                    Some(b'{') => self.op_object(b)?,
+                    Some(_) => return Err(perr(self.pos, OP)),
+                }
+            },
+            Some(_) => Err(perr(self.pos, "a JSON array of op objects")),
+        }
+    }
+}
+
+/// Parses an elle-cli JSON history.
+pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
+    let mut b = HistoryBuilder::new(source);
+    let mut p = Parser {
+        src: input,
+        pos: 0,
+        line_pos: 0,
+        line_no: 1,
+        small_keys: Vec::new(),
+        str_keys: FxHashMap::default(),
+    };
+    p.document(&mut b)
+        .map_err(|e| e.into_ingest(source, input))?;
+    Ok(b.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{edn, testgen};
+
+    fn ok(s: &str) -> History {
+        match parse("h.json", s.as_bytes()) {
+            Ok(h) => h,
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+    }
+
+    fn err(s: &str) -> String {
+        match parse("h.json", s.as_bytes()) {
+            Ok(h) => panic!("expected an error, got {} ops", h.ops.len()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn reads_elle_cli_json() {
+        let h = ok(r#"[
+            {"type": "invoke", "f": "txn", "value": [["append", 3, 1], ["r", "x", null], ["r", 3]], "process": 0, "time": 123, "index": 0},
+            {"type": "ok", "f": "txn", "value": [["append", 3, 1], ["r", "x", []], ["r", 3, [1, -2]], ["w", 4, null], ["w", 4, 9]], "process": 0, "time": 124, "index": 1, "node": "n1"},
+            {"type": "info", "f": "kill", "value": {"n1": true}, "process": "nemesis"}
+        ]"#);
+        assert_eq!(h.ops.len(), 2);
+        assert_eq!(h.nonclient_ops, 1);
+        let (a, b) = (h.ops[0], h.ops[1]);
+        assert_eq!((a.op_type, b.op_type), (OpType::Invoke, OpType::Ok));
+        assert_eq!((a.line, b.line), (2, 3));
+        assert_eq!((b.time, b.index, b.process, b.pair), (124, 1, 0, 0));
+        assert_eq!(h.f_of(&b), &Atom::Keyword("txn".into()));
+        let m = h.mops_of(&b);
+        assert_eq!(h.key(m[0].key), &Atom::Int(3));
+        assert_eq!(h.key(m[1].key), &Atom::Str("x".into()));
+        assert!(matches!(m[1].value, MopValue::List { len: 0, .. }));
+        assert_eq!(h.list(m[2].value), &[1, -2]);
+        assert_eq!((m[3].f, m[3].value), (MopFn::Write, MopValue::Nil));
+        assert_eq!(m[4].value, MopValue::Int(9));
+        let ma = h.mops_of(&a);
+        assert_eq!((ma[1].value, ma[2].value), (MopValue::Nil, MopValue::Nil));
+        assert_eq!(
+            h.extras_of(&b),
+            &[(
+                Value::Atom(Atom::Keyword("node".into())),
+                Value::Atom(Atom::Str("n1".into()))
+            )]
+        );
+    }
+
+    #[test]
+    fn extras_map_json_values() {
+        let h = ok(
+            r#"[{"type": "fail", "process": 1, "error": ["no-client", {"k": 1.5}, 18446744073709551616, "a\u00e9\n"]}]"#,
+        );
+        let ex = h.extras_of(&h.ops[0]);
+        assert_eq!(ex[0].0, Value::Atom(Atom::Keyword("error".into())));
+        assert_eq!(
+            ex[0].1,
+            Value::Vector(vec![
+                Value::Atom(Atom::Str("no-client".into())),
+                Value::Map(vec![(
+                    Value::Atom(Atom::Str("k".into())),
+                    Value::Float(1.5)
+                )]),
+                Value::Atom(Atom::Symbol("18446744073709551616".into())),
+                Value::Atom(Atom::Str("aé\n".into())),
+            ])
+        );
+    }
+
+    #[test]
+    fn missing_index_and_time_and_jsonl() {
+        let h = ok("{\"type\": \"invoke\", \"process\": 2}\n{\"type\": \"ok\", \"process\": 2, \"value\": null}\n");
+        assert_eq!(
+            h.ops
+                .iter()
+                .map(|o| (o.index, o.time, o.line))
+                .collect::<Vec<_>>(),
+            vec![(0, -1, 1), (1, -1, 2)]
+        );
+        assert_eq!(h.ops[0].pair, 1);
+    }
+
+    #[test]
+    fn errors_name_line_column() {
+        let cases = [
+            ("[{\"type\": \"ok\", \"process\": 0},\n {\"type\": \"done\", \"process\": 0}]", "h.json:2:11: expected an op \"type\" of \"invoke\", \"ok\", \"fail\" or \"info\", found \"done\""),
+            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"incr\", 1, 1]]}]", "h.json:1:42: expected micro-op function \"append\", \"r\" or \"w\", found \"incr\""),
+            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x\"]]}]", "h.json:1:55: expected an integer value for \"append\", found \"x\""),
+            ("[{\"type\": \"ok\", \"process\": 0", "h.json:1:29: expected `,` or `}` to close the bracket opened at 1:2, found end of input"),
+            ("[{\"type\": \"ok\", \"process\": 0,}]", "h.json:1:30: expected another key after `,`, found }"),
+            ("[{\"type\": \"ok\", \"process\": 0}] x", "h.json:1:32: expected end of input after the history array, found x"),
+            ("\u{0}\u{1}", "h.json:1:1: expected a JSON array of op objects, found byte 0x00"),
+            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [\"r\"]}]", "h.json:1:41: expected a micro-op array like [\"append\", k, v], found \"r\""),
+            ("[{\"process\": 0}]", "h.json:1:2: expected a \"type\" in every op object"),
+            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"r\", 1, [1, 01]]]}]", "h.json:1:54: expected a JSON number, found 01"),
+        ];
+        for (input, want) in cases {
+            let got = err(input);
+            assert!(
+                got.contains(want),
+                "input {input:?}\n  got:  {got}\n  want: {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_and_edn_of_the_same_history_are_equal() {
+        let ops = testgen::ops(300_000, 3);
+        let e = edn::parse_sequential("h", testgen::to_edn(&ops).as_bytes());
+        let j = parse("h", testgen::to_json(&ops).as_bytes());
+        match (e, j) {
+            (Ok(mut e), Ok(mut j)) => {
+                assert!(e.ops.len() > 100);
+                assert!(!e.extras.is_empty());
+                assert!(e.nonclient_ops > 0);
+                // Lines differ (the JSON is one op per line too, after a `[`).
+                for op in e.ops.iter_mut().chain(j.ops.iter_mut()) {
+                    op.line = 0;
+                }
+                assert_eq!(format!("{e:?}"), format!("{j:?}"));
+            }
+            (e, j) => panic!("edn: {:?}\njson: {:?}", e.err(), j.err()),
+        }
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        const VALID: &str = "[{\"type\": \"invoke\", \"f\": \"txn\", \"value\": [[\"append\", 1, 1], [\"r\", \"x\", null]], \"process\": 0, \"time\": 1, \"index\": 0},\n\
+            {\"type\": \"ok\", \"f\": \"txn\", \"value\": [[\"append\", 1, 1], [\"r\", \"x\", [1, 2]]], \"process\": 0, \"error\": {\"a\\u00e9\": [1.5e3, true]}},\n\
+            {\"type\": \"info\", \"f\": \"start\", \"value\": {\"n1\": [\"n2\"]}, \"process\": \"nemesis\"}]\n";
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+                let _ = parse("f.json", &bytes);
+            }
+
+            #[test]
+            fn mutated_valid_history_never_panics(
+                edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..6)
+            ) {
+                let mut bytes = VALID.as_bytes().to_vec();
+                for (at, byte, kind) in edits {
+                    let i = at.index(bytes.len() + 1);
+                    match kind {
+                        0 => bytes.insert(i, byte),
+                        1 if i < bytes.len() => { bytes.remove(i); }
+                        _ if i < bytes.len() => bytes[i] = byte,
+                        _ => {}
+                    }
+                }
+                let _ = parse("f.json", &bytes);
+            }
+        }
+
+        #[test]
+        fn valid_fuzz_seed_parses() {
+            let h = ok(VALID);
+            assert_eq!(h.ops.len(), 2);
+            assert_eq!(h.nonclient_ops, 1);
+        }
+    }
+}

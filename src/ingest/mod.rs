@@ -1,0 +1,246 @@
+//! Ingest: reads a history file (Jepsen `history.edn` or elle-cli JSON) into
+//! the columnar [`History`] model.
+//!
+//! Both readers are hand-written single-pass byte scanners that write straight
+//! into a [`crate::history::HistoryBuilder`] (see [`edn`] for why), report every
+//! malformed input as `file:line:column: expected X, found Y`, never panic on
+//! any input, and never drop data silently: non-client ops are counted in
+//! [`History::nonclient_ops`], unknown op fields are kept as extras. Files are
+//! memory-mapped and large EDN histories are parsed in parallel.
+
+mod edn;
+mod error;
+mod json;
+#[cfg(test)]
+mod testgen;
+
+pub use error::IngestError;
+
+use crate::history::History;
+use std::path::Path;
+
+/// The syntax of a history file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Decide from the file extension (`.edn`, `.json`), else from the content.
+    #[default]
+    Auto,
+    /// Jepsen EDN: op maps one after another, or one vector/list of them.
+    Edn,
+    /// elle-cli JSON: one array of op objects.
+    Json,
+}
+
+/// Reads the history in the file at `path`.
+///
+/// The file is memory-mapped (falling back to an ordinary read for things
+/// that cannot be mapped, such as pipes) so that parsing starts without a
+/// copy and parallel chunk readers fault pages in concurrently. Errors name
+/// the path as given.
+pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
+    let name = path.display().to_string();
+    let io = |source| IngestError::Io {
+        path: name.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.is_file() && meta.len() > 0 {
+        // SAFETY: the map is only read, and only during this call. As with
+        // any memory map, another process truncating or rewriting the file
+        // while it is being read is outside our control; history files are
+        // written once by Jepsen before they are checked.
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) => {
+                #[cfg(unix)]
+                {
+                    let _ = map.advise(memmap2::Advice::WillNeed);
+                }
+                return read_bytes(&name, &map, format);
+            }
+            Err(_) => {
+                // Fall through to an ordinary read.
+            }
+        }
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    read_bytes(&name, &bytes, format)
+}
+
+/// Reads a history from `bytes`; `source_name` is used in messages and
+/// stored in [`History::source`], and its extension guides [`Format::Auto`].
+pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
+    if u32::try_from(bytes.len()).is_err() {
+        return Err(IngestError::TooLarge {
+            source_name: source_name.to_string(),
+            len: bytes.len() as u64,
+        });
+    }
+    match resolve(source_name, bytes, format) {
+        Format::Json => json::parse(source_name, bytes),
+        _ => edn::parse(source_name, bytes),
+    }
+}
+
+/// Decides the format of an input: an explicit choice wins; otherwise the
+/// extension (`.json`, `.edn`, any case), otherwise a sniff of the first
+/// characters. Anything unrecognised is read as EDN, whose reader then
+/// reports exactly where the input goes wrong.
+fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
+    if format != Format::Auto {
+        return format;
+    }
+    let ext = Path::new(source_name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("json") => Format::Json,
+        Some("edn") => Format::Edn,
+        _ => sniff(bytes),
+    }
+}
+
+/// Guesses the format from the content: `{:`/`[{:`/`({:` or a `;`/`#` start
+/// is EDN, `{"` or `[{"` is JSON.
+fn sniff(bytes: &[u8]) -> Format {
+    let mut it = bytes
+        .iter()
+        .copied()
+        .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    match it.next() {
+        Some(b'{') => match it.next() {
+            Some(b'"') => Format::Json,
+            _ => Format::Edn,
+        },
+        Some(b'[') => match (it.next(), it.next()) {
+            (Some(b'{'), Some(b'"')) => Format::Json,
+            (Some(b']'), None) => Format::Json,
+            _ => Format::Edn,
+        },
+        _ => Format::Edn,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{Atom, MopValue};
+
+    #[test]
+    fn auto_detects_by_extension_then_content() {
+        let edn = b"{:type :ok, :process 0, :value [[:r \"k\" [1]]]}";
+        let json = br#"[{"type": "ok", "process": 0, "value": [["r", "k", [1]]]}]"#;
+        assert_eq!(resolve("a.JSON", edn, Format::Auto), Format::Json);
+        assert_eq!(resolve("a.edn", json, Format::Auto), Format::Edn);
+        assert_eq!(resolve("history", edn, Format::Auto), Format::Edn);
+        assert_eq!(resolve("history", json, Format::Auto), Format::Json);
+        assert_eq!(
+            resolve("history", b"\n [ {:type :ok}]", Format::Auto),
+            Format::Edn
+        );
+        assert_eq!(
+            resolve("history", b"({:type :ok})", Format::Auto),
+            Format::Edn
+        );
+        assert_eq!(
+            resolve("history", b"{\"type\": \"ok\"}", Format::Auto),
+            Format::Json
+        );
+        assert_eq!(resolve("x.json", json, Format::Edn), Format::Edn);
+        for input in [&edn[..], &json[..]] {
+            let h = match read_bytes("history", input, Format::Auto) {
+                Ok(h) => h,
+                Err(e) => panic!("{e}"),
+            };
+            let m = h.mops_of(&h.ops[0]);
+            assert_eq!(h.key(m[0].key), &Atom::Str("k".into()));
+            assert!(matches!(m[0].value, MopValue::List { len: 1, .. }));
+        }
+    }
+
+    #[test]
+    fn read_path_maps_files_and_names_them_in_errors() {
+        let dir = std::env::temp_dir().join(format!("isolde-ingest-test-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let good = dir.join("h.edn");
+        let bad = dir.join("bad.edn");
+        let empty = dir.join("empty.edn");
+        let written = std::fs::write(
+            &good,
+            "{:type :invoke :process 0 :value [[:append :x 1]]}\n",
+        )
+        .and_then(|()| {
+            std::fs::write(
+                &bad,
+                "{:type :ok :process 0}\n{:type :ok, :process 0, :value [[:append :x :y]]}\n",
+            )
+        })
+        .and_then(|()| std::fs::write(&empty, ""));
+        assert!(written.is_ok());
+        let h = read_path(&good, Format::Auto);
+        assert!(h
+            .as_ref()
+            .is_ok_and(|h| h.ops.len() == 1 && h.source.ends_with("h.edn")));
+        let e = read_path(&bad, Format::Auto)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            e.ends_with("bad.edn:2:45: expected an integer value for :append, found :y"),
+            "{e}"
+        );
+        assert!(read_path(&empty, Format::Auto).is_ok_and(|h| h.ops.is_empty()));
+        let missing = dir.join("missing.edn");
+        let e = read_path(&missing, Format::Auto).err();
+        assert!(matches!(&e, Some(IngestError::Io { path, .. }) if path.ends_with("missing.edn")));
+        assert!(e
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+            .contains("missing.edn: "));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Generates a ~90 MB one-op-per-line EDN history, parses it with
+    /// `read_path` and prints the throughput. Run with
+    /// `cargo test --release -- --ignored --nocapture parse_throughput`.
+    #[test]
+    #[ignore]
+    fn parse_throughput() {
+        let path = std::env::temp_dir().join("isolde-ingest-bench-90mb.edn");
+        if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) < 90_000_000 {
+            let text = testgen::edn_history(90_000_000, 42);
+            assert!(std::fs::write(&path, text).is_ok());
+        }
+        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64;
+        let mut best = f64::MAX;
+        let mut ops = 0;
+        for _ in 0..7 {
+            let t = std::time::Instant::now();
+            let h = read_path(&path, Format::Auto);
+            let dt = t.elapsed().as_secs_f64();
+            let h = match h {
+                Ok(h) => h,
+                Err(e) => panic!("{e}"),
+            };
+            ops = h.ops.len() + h.nonclient_ops;
+            best = best.min(dt);
+            drop(h);
+        }
+        let seq = {
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            let t = std::time::Instant::now();
+            let h = edn::parse_sequential("bench", &bytes);
+            assert!(h.is_ok());
+            t.elapsed().as_secs_f64()
+        };
+        println!(
+            "parsed {:.1} MB ({ops} ops, {:.0} bytes/op) in {best:.3} s: {:.0} MB/s on {} threads (sequential: {seq:.3} s, {:.0} MB/s)",
+            len / 1e6,
+            len / ops as f64,
+            len / 1e6 / best,
+            rayon::current_num_threads(),
+            len / 1e6 / seq,
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! Elle's output directory (`--directory`): one `<type>.txt` per reportable
+//! cycle type with every witness explained, and for list-append an HTML table
+//! per key with incompatible read orders (`incompatible-order/<key>.html`),
+//! byte for byte as Elle writes them.
+
+use super::text;
+use crate::anomaly::{Case, Cycle, Workload};
+use crate::check::Outcome;
+use crate::history::{Atom, History, MopFn, MopValue, OpType};
+use std::fs;
+use std::io;
+use std::path::Path;
+
+/// Writes every file Elle would write for this outcome under `dir`.
+pub fn write(h: &History, o: &Outcome, dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    for (name, cases) in &o.anomalies {
+        let cycles: Vec<&Cycle> = cases
+            .iter()
+            .filter_map(|c| {
+                if let Case::Cycle(c) = c {
+                    Some(c)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        if crate::cycles::search::CycleType::parse(name).is_some() && !cycles.is_empty() {
+            fs::write(
+                dir.join(format!("{name}.txt")),
+                text::cycles_file(h, o.workload, name, &cycles),
+            )?;
+        }
+    }
+    if o.workload == Workload::ListAppend {
+        if let Some(cases) = o.anomalies.get("incompatible-order") {
+            let sub = dir.join("incompatible-order");
+            fs::create_dir_all(&sub)?;
+            for c in cases {
+                if let Case::IncompatibleOrder { key, .. } = c {
+                    let name = format!("{}.html", h.key(*key));
+                    fs::write(sub.join(name), incompatible_order_html(h, *key))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Clojure's `hash` of a long (Murmur3 `hashLong`), which Elle uses to colour
+/// disagreeing elements.
+pub fn clojure_hash_long(x: i64) -> i32 {
+    if x == 0 {
+        return 0;
+    }
+    fn mix_k1(k: u32) -> u32 {
+        k.wrapping_mul(0xcc9e_2d51)
+            .rotate_left(15)
+            .wrapping_mul(0x1b87_3593)
+    }
+    fn mix_h1(h: u32, k: u32) -> u32 {
+        (h ^ k)
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64)
+    }
+    let (low, high) = (x as u64 as u32, ((x as u64) >> 32) as u32);
+    let mut h = mix_h1(0, mix_k1(low));
+    h = mix_h1(h, mix_k1(high));
+    h ^= 8;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^= h >> 16;
+    h as i32
+}
+
+/// Elle's `rand-bg-color`: a light colour derived from the element's hash.
+pub fn bg_color(x: i64) -> String {
+    let h = clojure_hash_long(x) as i64;
+    let compress = |c: i64| (c * 120 / 255) + 130;
+    let (r, g, b) = (h & 255, (h & 0xff00) >> 8, (h & 0xff_0000) >> 16);
+    format!("#{:02x}{:02x}{:02x}", compress(r), compress(g), compress(b))
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The HTML table of every ok read of `key`, elements that disagree with the
+/// longest read highlighted.
+pub fn incompatible_order_html(h: &History, key: crate::history::KeyId) -> String {
+    // The longest read among ok and info ops (first of maximal length).
+    let mut longest: &[i64] = &[];
+    for op in &h.ops {
+        if matches!(op.op_type, OpType::Ok | OpType::Info) {
+            for m in h.mops_of(op) {
+                if m.f == MopFn::Read && m.key == key && h.list(m.value).len() > longest.len() {
+                    longest = h.list(m.value);
+                }
+            }
+        }
+    }
+    let title = html_escape(&h.key(key).to_string());
+    let mut s = format!(
+        "<html><head><style>th {{ text-align: left; }}</style></head><body><h1>All Reads of {title}</h1><table><thead><tr><th>Index</th><th>Time (s)</th><th>Process</th><th>Fun</th><th colspan=\"32\">Value</th></tr></thead><tbody>"
+    );
+    for op in &h.ops {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops_of(op) {
+            if m.f != MopFn::Read || m.key != key {
+                continue;
+            }
+            let f = match h.f_of(op) {
+                Atom::Nil => String::new(),
+                Atom::Keyword(k) | Atom::Symbol(k) | Atom::Str(k) => k.to_string(),
+                other => other.to_string(),
+            };
+            s.push_str(&format!(
+                "<tr><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td>",
+                op.index,
+                op.time as f64 / 1e9,
+                op.process,
+                html_escape(&f)
+            ));
+            if let MopValue::List { .. } = m.value {
+                for (i, &e) in h.list(m.value).iter().enumerate() {
+                    if longest.get(i) == Some(&e) {
+                        s.push_str(&format!("<td>{e}</td>"));
+                    } else {
+                        s.push_str(&format!(
+                            "<td style=\"background: {}\">{e}</td>",
+                            bg_color(e)
+                        ));
+                    }
+                }
+            }
+            s.push_str("</tr>");
+        }
+    }
+    s.push_str("</tbody></table></body></html>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_match_elle() {
+        // Elle colours element 3 this way in its contradictory-read-orders test.
+        assert_eq!(bg_color(3), "#d6aa9d");
+        assert_eq!(clojure_hash_long(0), 0);
+    }
+}

@@ -1,0 +1,154 @@
+//! Explanations in Elle's words: why each edge of a cycle holds, and the
+//! whole cycle as a proof by contradiction.
+//!
+//! ```text
+//! Let:
+//!   T1 = {:index 0, :time -1, :type :ok, :process 0, :f nil, :value [...]}
+//!   T2 = ...
+//!
+//! Then:
+//!   - T1 < T2, because T1 wrote :x = 1, which was read by T2.
+//!   - However, T2 < T1, because T2 wrote :y = 1, which was read by T1: a contradiction!
+//! ```
+
+use super::edn;
+use super::tree;
+use crate::anomaly::{Cycle, Step, Workload};
+use crate::history::{History, OpId};
+
+fn v(x: Option<i64>) -> String {
+    x.map(|i| i.to_string()).unwrap_or_else(|| "nil".into())
+}
+
+/// Why `a` precedes `b`, as Elle's explainers phrase it.
+pub fn step_sentence(h: &History, w: Workload, s: &Step, a: &str, b: &str) -> String {
+    match (s, w) {
+        (
+            Step::Ww {
+                key, value, value2, ..
+            },
+            Workload::ListAppend,
+        ) => {
+            format!(
+                "{b} appended {} after {a} appended {} to {}",
+                v(*value2),
+                v(*value),
+                h.key(*key)
+            )
+        }
+        (Step::Wr { key, value, .. }, Workload::ListAppend) => {
+            format!(
+                "{b} observed {a}'s append of {} to key {}",
+                v(*value),
+                h.key(*key)
+            )
+        }
+        (
+            Step::Rw {
+                key,
+                value: None,
+                value2,
+                ..
+            },
+            Workload::ListAppend,
+        ) => format!(
+            "{a} observed the initial (nil) state of {}, which {b} created by appending {}",
+            h.key(*key),
+            v(*value2)
+        ),
+        (Step::Rw { key, value2, .. }, Workload::ListAppend) => {
+            format!(
+                "{a} did not observe {b}'s append of {} to {}",
+                v(*value2),
+                h.key(*key)
+            )
+        }
+        (
+            Step::Ww {
+                key, value, value2, ..
+            },
+            Workload::RwRegister,
+        ) => format!(
+            "{a} set key {} to {}, and {b} set it to {}, which came later in the version order",
+            h.key(*key),
+            v(*value),
+            v(*value2)
+        ),
+        (
+            Step::Rw {
+                key, value, value2, ..
+            },
+            Workload::RwRegister,
+        ) => format!(
+            "{a} read key {} = {}, and {b} set it to {}, which came later in the version order",
+            h.key(*key),
+            v(*value),
+            v(*value2)
+        ),
+        (Step::Wr { key, value, .. }, Workload::RwRegister) => {
+            format!(
+                "{a} wrote {} = {}, which was read by {b}",
+                h.key(*key),
+                v(*value)
+            )
+        }
+        (Step::Process { process }, _) => format!("process {process} executed {a} before {b}"),
+        (
+            Step::Realtime {
+                a_completion,
+                b_invocation,
+            },
+            _,
+        ) => {
+            let (ac, bi) = (h.op(*a_completion), h.op(*b_invocation));
+            let gap = if ac.time >= 0 && bi.time >= 0 && bi.time > ac.time {
+                format!("{:.3} seconds", (bi.time - ac.time) as f64 / 1e9)
+            } else {
+                "just".to_string()
+            };
+            format!(
+                "{a} completed at index {}, {gap} before the invocation of {b}, at index {}",
+                ac.index, bi.index
+            )
+        }
+    }
+}
+
+/// An op as Clojure prints it.
+pub fn op_text(h: &History, id: OpId) -> String {
+    edn::to_string(&tree::op(h, id))
+}
+
+/// The full explanation of a cycle.
+pub fn explain_cycle(h: &History, w: Workload, c: &Cycle) -> String {
+    let names: Vec<String> = (1..=c.ops.len()).map(|i| format!("T{i}")).collect();
+    let mut s = String::from("Let:\n");
+    for (i, &op) in c.ops.iter().enumerate() {
+        s.push_str(&format!("  {} = {}\n", names[i], op_text(h, op)));
+    }
+    s.push_str("\nThen:\n");
+    let n = c.steps.len();
+    for (i, st) in c.steps.iter().enumerate() {
+        let (a, b) = (&names[i], &names[(i + 1) % n]);
+        let why = step_sentence(h, w, st, a, b);
+        if i + 1 == n {
+            s.push_str(&format!(
+                "  - However, {a} < {b}, because {why}: a contradiction!"
+            ));
+        } else {
+            s.push_str(&format!("  - {a} < {b}, because {why}.\n"));
+        }
+    }
+    s
+}
+
+/// The contents of Elle's `<type>.txt`: each cycle headed `"<type> #<i>"`,
+/// separated by two blank lines.
+pub fn cycles_file(h: &History, w: Workload, anomaly: &str, cycles: &[&Cycle]) -> String {
+    cycles
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{anomaly} #{i}\n{}", explain_cycle(h, w, c)))
+        .collect::<Vec<_>>()
+        .join("\n\n\n")
+}

@@ -1,0 +1,353 @@
+//! Elle's result map as a printable value tree.
+
+use crate::anomaly::{Case, Cycle, Expected, MopRef, ReadValue, Step, Workload};
+use crate::check::{Outcome, Validity};
+use crate::history::{Atom, History, Mop, MopValue, OpId, Value};
+
+/// A printable value: EDN's data model, which JSON output flattens.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    /// nil / null.
+    Nil,
+    /// Boolean.
+    Bool(bool),
+    /// Integer.
+    Int(i64),
+    /// Float.
+    Float(f64),
+    /// Keyword (without colon).
+    Keyword(String),
+    /// String.
+    Str(String),
+    /// Symbol (e.g. `...`).
+    Symbol(String),
+    /// Vector.
+    Vector(Vec<Node>),
+    /// List (printed `(...)` in EDN).
+    List(Vec<Node>),
+    /// Set.
+    Set(Vec<Node>),
+    /// Map, entries in print order.
+    Map(Vec<(Node, Node)>),
+}
+
+fn kw(s: &str) -> Node {
+    Node::Keyword(s.to_string())
+}
+
+/// An atom as a node.
+pub fn atom(a: &Atom) -> Node {
+    match a {
+        Atom::Nil => Node::Nil,
+        Atom::Bool(b) => Node::Bool(*b),
+        Atom::Int(i) => Node::Int(*i),
+        Atom::Keyword(k) => Node::Keyword(k.to_string()),
+        Atom::Str(s) => Node::Str(s.to_string()),
+        Atom::Symbol(s) => Node::Symbol(s.to_string()),
+    }
+}
+
+fn value(v: &Value) -> Node {
+    match v {
+        Value::Atom(a) => atom(a),
+        Value::Float(f) => Node::Float(*f),
+        Value::Vector(xs) => Node::Vector(xs.iter().map(value).collect()),
+        Value::List(xs) => Node::List(xs.iter().map(value).collect()),
+        Value::Set(xs) => Node::Set(xs.iter().map(value).collect()),
+        Value::Map(kvs) => Node::Map(kvs.iter().map(|(k, v)| (value(k), value(v))).collect()),
+        Value::Tagged(_, v) => value(v),
+    }
+}
+
+fn ints(xs: &[i64]) -> Node {
+    Node::Vector(xs.iter().map(|&x| Node::Int(x)).collect())
+}
+
+/// A micro-op as Elle prints it: `[:append :x 1]`, `[:r :x [1 2]]`.
+pub fn mop(h: &History, m: &Mop) -> Node {
+    let v = match m.value {
+        MopValue::Nil => Node::Nil,
+        MopValue::Int(i) => Node::Int(i),
+        MopValue::List { .. } => ints(h.list(m.value)),
+    };
+    Node::Vector(vec![kw(m.f.name()), atom(h.key(m.key)), v])
+}
+
+/// An op as a Jepsen op map, keys in Elle's print order.
+pub fn op(h: &History, id: OpId) -> Node {
+    let o = h.op(id);
+    let mut m = vec![
+        (kw("index"), Node::Int(o.index)),
+        (kw("time"), Node::Int(o.time)),
+        (kw("type"), kw(o.op_type.name())),
+        (kw("process"), Node::Int(o.process)),
+        (kw("f"), atom(h.f_of(o))),
+        (
+            kw("value"),
+            Node::Vector(h.mops_of(o).iter().map(|x| mop(h, x)).collect()),
+        ),
+    ];
+    for (k, v) in h.extras_of(o) {
+        m.push((value(k), value(v)));
+    }
+    Node::Map(m)
+}
+
+fn opt_int(v: Option<i64>) -> Node {
+    v.map(Node::Int).unwrap_or(Node::Nil)
+}
+
+fn mop_of(h: &History, r: MopRef) -> Node {
+    let o = h.op(r.op);
+    mop(h, &h.mops_of(o)[r.mop as usize])
+}
+
+/// A cycle step as Elle's step map.
+pub fn step(h: &History, w: Workload, s: &Step) -> Node {
+    let mut m = vec![(kw("type"), kw(s.type_name()))];
+    let idx = |m: &mut Vec<(Node, Node)>, a: &Option<u32>, b: &Option<u32>| {
+        m.push((
+            kw("a-mop-index"),
+            a.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil),
+        ));
+        m.push((
+            kw("b-mop-index"),
+            b.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil),
+        ));
+    };
+    match s {
+        Step::Ww {
+            key,
+            value,
+            value2,
+            a_mop,
+            b_mop,
+        } => {
+            m.push((kw("key"), atom(h.key(*key))));
+            m.push((kw("value"), opt_int(*value)));
+            m.push((kw("value'"), opt_int(*value2)));
+            idx(&mut m, a_mop, b_mop);
+        }
+        Step::Wr {
+            key,
+            value,
+            a_mop,
+            b_mop,
+        } => {
+            m.push((kw("key"), atom(h.key(*key))));
+            m.push((kw("value"), opt_int(*value)));
+            idx(&mut m, a_mop, b_mop);
+        }
+        Step::Rw {
+            key,
+            value,
+            value2,
+            a_mop,
+            b_mop,
+        } => {
+            m.push((kw("key"), atom(h.key(*key))));
+            let v = match (value, w) {
+                (None, Workload::ListAppend) => kw("elle.list-append/init"),
+                (v, _) => opt_int(*v),
+            };
+            m.push((kw("value"), v));
+            m.push((kw("value'"), opt_int(*value2)));
+            idx(&mut m, a_mop, b_mop);
+        }
+        Step::Process { process } => m.push((kw("process"), Node::Int(*process))),
+        Step::Realtime {
+            a_completion,
+            b_invocation,
+        } => {
+            m.push((kw("a'"), op(h, *a_completion)));
+            m.push((kw("b"), op(h, *b_invocation)));
+        }
+    }
+    Node::Map(m)
+}
+
+/// A cycle as Elle's `{:cycle [...] :steps [...] :type ...}`.
+pub fn cycle(h: &History, w: Workload, c: &Cycle) -> Node {
+    let mut ops: Vec<Node> = c.ops.iter().map(|&o| op(h, o)).collect();
+    if let Some(&first) = c.ops.first() {
+        ops.push(op(h, first));
+    }
+    Node::Map(vec![
+        (kw("cycle"), Node::Vector(ops)),
+        (
+            kw("steps"),
+            Node::Vector(c.steps.iter().map(|s| step(h, w, s)).collect()),
+        ),
+        (kw("type"), kw(&c.anomaly)),
+    ])
+}
+
+fn read_value(v: &ReadValue) -> Node {
+    match v {
+        ReadValue::Nil => Node::Nil,
+        ReadValue::Int(i) => Node::Int(*i),
+        ReadValue::List(xs) => ints(xs),
+    }
+}
+
+/// One anomaly case.
+pub fn case(h: &History, w: Workload, c: &Case) -> Node {
+    match c {
+        Case::Cycle(cy) => cycle(h, w, cy),
+        Case::BadRead {
+            mop,
+            writer,
+            element,
+        } => {
+            let mut m = vec![
+                (kw("op"), op(h, mop.op)),
+                (kw("mop"), mop_of(h, *mop)),
+                (kw("writer"), op(h, *writer)),
+            ];
+            if let Some(e) = element {
+                m.push((kw("element"), Node::Int(*e)));
+            }
+            Node::Map(m)
+        }
+        Case::Internal { mop, expected } => {
+            let e = match expected {
+                Expected::List {
+                    unknown_prefix,
+                    elems,
+                } => {
+                    let mut v = Vec::new();
+                    if *unknown_prefix {
+                        v.push(Node::Symbol("...".into()));
+                    }
+                    v.extend(elems.iter().map(|&x| Node::Int(x)));
+                    Node::Vector(v)
+                }
+                Expected::Register(v) => opt_int(*v),
+            };
+            Node::Map(vec![
+                (kw("op"), op(h, mop.op)),
+                (kw("mop"), mop_of(h, *mop)),
+                (kw("expected"), e),
+            ])
+        }
+        Case::FutureRead { mop, element } => Node::Map(vec![
+            (kw("op"), op(h, mop.op)),
+            (kw("mop"), mop_of(h, *mop)),
+            (kw("element"), Node::Int(*element)),
+        ]),
+        Case::DirtyUpdate { key, values, txns } => Node::Map(vec![
+            (kw("key"), atom(h.key(*key))),
+            (kw("values"), ints(values)),
+            (
+                kw("txns"),
+                Node::Vector(vec![
+                    op(h, txns[0]),
+                    Node::Symbol("...".into()),
+                    op(h, txns[1]),
+                ]),
+            ),
+        ]),
+        Case::DuplicateElements { mop, duplicates } => Node::Map(vec![
+            (kw("op"), op(h, mop.op)),
+            (kw("mop"), mop_of(h, *mop)),
+            (
+                kw("duplicates"),
+                Node::Map(
+                    duplicates
+                        .iter()
+                        .map(|&(e, c)| (Node::Int(e), Node::Int(c as i64)))
+                        .collect(),
+                ),
+            ),
+        ]),
+        Case::IncompatibleOrder { key, values } => Node::Map(vec![
+            (kw("key"), atom(h.key(*key))),
+            (
+                kw("values"),
+                Node::Vector(values.iter().map(|v| ints(v)).collect()),
+            ),
+        ]),
+        Case::LostUpdate { key, value, txns } => Node::Map(vec![
+            (kw("key"), atom(h.key(*key))),
+            (kw("value"), read_value(value)),
+            (
+                kw("txns"),
+                Node::Vector(txns.iter().map(|&t| op(h, t)).collect()),
+            ),
+        ]),
+        Case::GarbageRead { mop, key, value } => Node::Map(vec![
+            (kw("op"), op(h, mop.op)),
+            (kw("mop"), mop_of(h, *mop)),
+            (kw("key"), atom(h.key(*key))),
+            (kw("value"), Node::Int(*value)),
+        ]),
+        Case::CycleExists {
+            not,
+            subgraph,
+            scc_size,
+            scc,
+        } => Node::Map(vec![
+            (kw("not"), kw(not)),
+            (kw("subgraph"), Node::Symbol((*subgraph).to_string())),
+            (kw("scc-size"), Node::Int(*scc_size as i64)),
+            (
+                kw("scc"),
+                Node::Set(scc.iter().map(|&i| Node::Int(i)).collect()),
+            ),
+        ]),
+        Case::CycleSearchTimeout {
+            spec_type,
+            does_not_contain,
+            scc_size,
+        } => Node::Map(vec![
+            (kw("type"), kw("cycle-search-timeout")),
+            (kw("anomaly-spec-type"), kw(spec_type)),
+            (
+                kw("does-not-contain"),
+                Node::Vector(does_not_contain.iter().map(|t| kw(t)).collect()),
+            ),
+            (kw("scc-size"), Node::Int(*scc_size as i64)),
+        ]),
+        Case::EmptyTransactionGraph => Node::Bool(true),
+    }
+}
+
+/// Elle's result map for an outcome.
+pub fn result_map(h: &History, o: &Outcome) -> Node {
+    let valid = match o.valid {
+        Validity::Valid => Node::Bool(true),
+        Validity::Invalid => Node::Bool(false),
+        Validity::Unknown => kw("unknown"),
+    };
+    let mut m = vec![(kw("valid?"), valid)];
+    if let Some(e) = &o.error {
+        m.push((kw("error"), Node::Str(e.clone())));
+        return Node::Map(m);
+    }
+    if o.valid == Validity::Valid {
+        return Node::Map(m);
+    }
+    m.push((
+        kw("anomaly-types"),
+        Node::List(o.anomaly_types.iter().map(|t| kw(t)).collect()),
+    ));
+    let anomalies = o
+        .anomalies
+        .iter()
+        .map(|(name, cases)| {
+            let v = if cases.len() == 1 && cases[0] == Case::EmptyTransactionGraph {
+                Node::Bool(true)
+            } else {
+                Node::Vector(cases.iter().map(|c| case(h, o.workload, c)).collect())
+            };
+            (kw(name), v)
+        })
+        .collect();
+    m.push((kw("anomalies"), Node::Map(anomalies)));
+    m.push((kw("not"), Node::Set(o.not.iter().map(|t| kw(t)).collect())));
+    m.push((
+        kw("also-not"),
+        Node::Set(o.also_not.iter().map(|t| kw(t)).collect()),
+    ));
+    Node::Map(m)
+}
