@@ -152,15 +152,10 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
 
 /// Validates model names and returns the list to check (default applied).
 pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
-    let ms = models
-        .clone()
-        .unwrap_or_else(|| vec!["strict-serializable".to_string()]);
+    let ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
     for m in &ms {
         if lattice::canonical_model_name(m).is_none() {
-            return Err(CheckError::UnknownModel(
-                m.clone(),
-                lattice::all_model_names().join(", "),
-            ));
+            return Err(CheckError::UnknownModel(m.clone(), lattice::all_model_names().join(", ")));
         }
     }
     Ok(ms)
@@ -183,10 +178,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let prohibited = prohibited_anomalies(opts)?;
     let mut reportable = prohibited.clone();
     reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
-    let mut stats = Stats {
-        ops: h.ops.len(),
-        ..Stats::default()
-    };
+    let mut stats = Stats { ops: h.ops.len(), ..Stats::default() };
 
     let t0 = Instant::now();
     let inferred = match workload {
@@ -202,55 +194,39 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     // Order edges only when a reportable anomaly needs them (Elle's rule:
     // realtime subsumes process).
     let t1 = Instant::now();
-    let mut edges = inf.edges;
-    let wants = |suffix: &str| {
-        lattice::CYCLE_SEARCH_ORDER
-            .iter()
-            .any(|t| t.ends_with(suffix) && reportable.contains(*t))
-    };
-    if wants("-realtime") {
-        edges.extend(order::realtime_edges(h));
+    let wants =
+        |suffix: &str| lattice::CYCLE_SEARCH_ORDER.iter().any(|t| t.ends_with(suffix) && reportable.contains(*t));
+    let order_edges = if wants("-realtime") {
+        order::realtime_edges(h)
     } else if wants("-process") {
-        edges.extend(order::process_edges(h));
-    }
-    let graph = Graph::from_edges(h.ops.len(), &edges);
-    drop(edges);
+        order::process_edges(h)
+    } else {
+        Vec::new()
+    };
+    let graph = Graph::from_edge_lists(h.ops.len(), &[&inf.edges, &order_edges]);
+    drop(order_edges);
     stats.edges = graph.edge_count();
     stats.graph = t1.elapsed();
 
     let t2 = Instant::now();
+    drop(inf.edges);
     let mut anomalies = inf.anomalies;
     if graph.edge_count() == 0 {
-        anomalies.insert(
-            "empty-transaction-graph".into(),
-            vec![Case::EmptyTransactionGraph],
-        );
+        anomalies.insert("empty-transaction-graph".into(), vec![Case::EmptyTransactionGraph]);
     }
     let explainer = &inf.explainer;
     let cycles = cycles::find_cycles(
         h,
         &graph,
         workload,
-        |a, b, rels| {
-            explainer
-                .explain(h, a, b, rels)
-                .or_else(|| order::explain(h, a, b, rels))
-        },
-        CycleOptions {
-            timeout: opts.cycle_search_timeout,
-        },
+        |a, b, rels| explainer.explain(h, a, b, rels).or_else(|| order::explain(h, a, b, rels)),
+        CycleOptions { timeout: opts.cycle_search_timeout },
     );
     for (k, v) in cycles {
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
-    Ok(result_map(
-        workload,
-        anomalies,
-        &prohibited,
-        &reportable,
-        stats,
-    ))
+    Ok(result_map(workload, anomalies, &prohibited, &reportable, stats))
 }
 
 /// An outcome for a history the workload's rules cannot analyse.
@@ -280,16 +256,9 @@ pub fn result_map(
     let all_types: Vec<&str> = anomalies.keys().map(String::as_str).collect();
     let (not, also_not) = lattice::friendly_boundary(&boundary_names(&all_types));
     let bad = anomalies.keys().any(|k| prohibited.contains(k));
-    let mut shown: Anomalies = anomalies
-        .into_iter()
-        .filter(|(k, _)| reportable.contains(k))
-        .collect();
+    let mut shown: Anomalies = anomalies.into_iter().filter(|(k, _)| reportable.contains(k)).collect();
     // Existence proofs are redundant once other anomalies rule their model out.
-    let others: Vec<&str> = shown
-        .keys()
-        .filter(|k| !k.ends_with("-cycle-exists"))
-        .map(String::as_str)
-        .collect();
+    let others: Vec<&str> = shown.keys().filter(|k| !k.ends_with("-cycle-exists")).map(String::as_str).collect();
     let ruled_out = lattice::anomalies_to_impossible_models(&boundary_names(&others));
     shown.retain(|k, _| match k.strip_suffix("-cycle-exists") {
         Some(model) => !ruled_out.contains(model),
@@ -309,11 +278,7 @@ pub fn result_map(
     }
     Outcome {
         workload,
-        valid: if bad {
-            Validity::Invalid
-        } else {
-            Validity::Unknown
-        },
+        valid: if bad { Validity::Invalid } else { Validity::Unknown },
         anomaly_types: shown.keys().cloned().collect(),
         anomalies: shown,
         not,
@@ -326,8 +291,5 @@ pub fn result_map(
 /// Maps isolde-only anomaly names onto the Elle anomaly whose model boundary
 /// they share (a garbage read rules out every model, like a write cycle).
 fn boundary_names<'a>(types: &[&'a str]) -> Vec<&'a str> {
-    types
-        .iter()
-        .map(|&t| if t == "garbage-read" { "G0" } else { t })
-        .collect()
+    types.iter().map(|&t| if t == "garbage-read" { "G0" } else { t }).collect()
 }

@@ -33,8 +33,14 @@ impl Graph {
     /// Builds a graph on `n` vertices. Self-loops are dropped (Elle never
     /// links an op to itself); parallel edges are merged by OR-ing their rels.
     pub fn from_edges(n: usize, edges: &[Edge]) -> Graph {
+        Graph::from_edge_lists(n, &[edges])
+    }
+
+    /// Like [`Graph::from_edges`], over several edge lists (e.g. data edges
+    /// and order edges) without concatenating them first.
+    pub fn from_edge_lists(n: usize, lists: &[&[Edge]]) -> Graph {
         let mut counts = vec![0u32; n + 1];
-        for e in edges {
+        for e in lists.iter().flat_map(|l| l.iter()) {
             if e.from != e.to {
                 counts[e.from as usize + 1] += 1;
             }
@@ -45,7 +51,7 @@ impl Graph {
         let total = counts[n] as usize;
         let mut fill = counts.clone();
         let mut pairs = vec![(0u32, 0u8); total];
-        for e in edges {
+        for e in lists.iter().flat_map(|l| l.iter()) {
             if e.from != e.to {
                 let slot = &mut fill[e.from as usize];
                 pairs[*slot as usize] = (e.to, e.rels);
@@ -76,11 +82,7 @@ impl Graph {
             }
             offsets.push(targets.len() as u32);
         }
-        Graph {
-            offsets,
-            targets,
-            rels,
-        }
+        Graph { offsets, targets, rels }
     }
 
     /// Number of vertices.
@@ -96,10 +98,7 @@ impl Graph {
     /// Out-edges of `v` as (target, rels) slices.
     #[inline]
     pub fn out(&self, v: OpId) -> (&[u32], &[Rels]) {
-        let (a, b) = (
-            self.offsets[v as usize] as usize,
-            self.offsets[v as usize + 1] as usize,
-        );
+        let (a, b) = (self.offsets[v as usize] as usize, self.offsets[v as usize + 1] as usize);
         (&self.targets[a..b], &self.rels[a..b])
     }
 
@@ -125,10 +124,7 @@ impl Graph {
     /// The position of edge `a -> b`, if any.
     pub fn find_edge(&self, a: OpId, b: OpId) -> Option<usize> {
         let r = self.edge_range(a);
-        self.targets[r.clone()]
-            .binary_search(&b)
-            .ok()
-            .map(|i| r.start + i)
+        self.targets[r.clone()].binary_search(&b).ok().map(|i| r.start + i)
     }
 
     /// The rels on edge `a -> b`, or 0 if there is none.
@@ -151,26 +147,10 @@ mod tests {
         let g = Graph::from_edges(
             3,
             &[
-                Edge {
-                    from: 0,
-                    to: 1,
-                    rels: rel::WW,
-                },
-                Edge {
-                    from: 0,
-                    to: 1,
-                    rels: rel::RW,
-                },
-                Edge {
-                    from: 1,
-                    to: 1,
-                    rels: rel::WR,
-                },
-                Edge {
-                    from: 2,
-                    to: 0,
-                    rels: rel::WR,
-                },
+                Edge { from: 0, to: 1, rels: rel::WW },
+                Edge { from: 0, to: 1, rels: rel::RW },
+                Edge { from: 1, to: 1, rels: rel::WR },
+                Edge { from: 2, to: 0, rels: rel::WR },
             ],
         );
         assert_eq!(g.edge_count(), 2);

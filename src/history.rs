@@ -330,10 +330,7 @@ impl HistoryBuilder {
     pub fn list(&mut self, elems: &[i64]) -> MopValue {
         let start = self.h.elements.len() as u32;
         self.h.elements.extend_from_slice(elems);
-        MopValue::List {
-            start,
-            len: elems.len() as u32,
-        }
+        MopValue::List { start, len: elems.len() as u32 }
     }
 
     /// Starts a list in the arena; push elements with [`Self::push_element`]
@@ -350,10 +347,7 @@ impl HistoryBuilder {
 
     /// Closes a list begun at `start`.
     pub fn finish_list(&self, start: u32) -> MopValue {
-        MopValue::List {
-            start,
-            len: self.h.elements.len() as u32 - start,
-        }
+        MopValue::List { start, len: self.h.elements.len() as u32 - start }
     }
 
     /// Adds a micro-op to the op being built (call before [`Self::push_op`]).
@@ -436,10 +430,7 @@ impl HistoryBuilder {
         self.h.mops.extend(o.mops.into_iter().map(|mut m| {
             m.key = key_map[m.key.0 as usize];
             if let MopValue::List { start, len } = m.value {
-                m.value = MopValue::List {
-                    start: start + elem_base,
-                    len,
-                };
+                m.value = MopValue::List { start: start + elem_base, len };
             }
             m
         }));
@@ -491,26 +482,13 @@ mod tests {
     use super::*;
 
     fn raw(t: OpType, p: Option<i64>, index: Option<i64>) -> RawOp {
-        RawOp {
-            index,
-            time: None,
-            op_type: t,
-            process: p,
-            f: Atom::Keyword("txn".into()),
-            extras: vec![],
-            line: 1,
-        }
+        RawOp { index, time: None, op_type: t, process: p, f: Atom::Keyword("txn".into()), extras: vec![], line: 1 }
     }
 
     #[test]
     fn pairs_invocations_with_next_completion_of_same_process() {
         let mut b = HistoryBuilder::new("t");
-        for (t, p) in [
-            (OpType::Invoke, 0),
-            (OpType::Invoke, 1),
-            (OpType::Ok, 1),
-            (OpType::Info, 0),
-        ] {
+        for (t, p) in [(OpType::Invoke, 0), (OpType::Invoke, 1), (OpType::Ok, 1), (OpType::Info, 0)] {
             let s = b.mop_count();
             b.push_op(raw(t, Some(p), None), s);
         }
@@ -518,10 +496,7 @@ mod tests {
         assert_eq!(h.ops[0].pair, 3);
         assert_eq!(h.ops[1].pair, 2);
         assert_eq!(h.ops[2].pair, 1);
-        assert_eq!(
-            h.ops.iter().map(|o| o.index).collect::<Vec<_>>(),
-            vec![0, 1, 2, 3]
-        );
+        assert_eq!(h.ops.iter().map(|o| o.index).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
     }
 
     #[test]
@@ -542,27 +517,15 @@ mod tests {
         let mut a = HistoryBuilder::new("t");
         let k = a.key(Atom::Keyword("x".into()));
         let s = a.mop_count();
-        a.push_mop(Mop {
-            f: MopFn::Append,
-            key: k,
-            value: MopValue::Int(1),
-        });
+        a.push_mop(Mop { f: MopFn::Append, key: k, value: MopValue::Int(1) });
         a.push_op(raw(OpType::Ok, Some(0), None), s);
         let mut b = HistoryBuilder::new("t");
         let ky = b.key(Atom::Keyword("y".into()));
         let kx = b.key(Atom::Keyword("x".into()));
         let s = b.mop_count();
         let l = b.list(&[1, 2]);
-        b.push_mop(Mop {
-            f: MopFn::Read,
-            key: ky,
-            value: l,
-        });
-        b.push_mop(Mop {
-            f: MopFn::Read,
-            key: kx,
-            value: MopValue::Nil,
-        });
+        b.push_mop(Mop { f: MopFn::Read, key: ky, value: l });
+        b.push_mop(Mop { f: MopFn::Read, key: kx, value: MopValue::Nil });
         b.push_op(raw(OpType::Ok, Some(1), None), s);
         a.append(b);
         let h = a.finish();

@@ -41,9 +41,7 @@ fn g0_write_cycle() {
     assert_eq!(o.valid, Validity::Invalid);
     assert_eq!(types(&o), vec!["G0"]);
     assert!(o.not.contains("read-uncommitted"));
-    let Case::Cycle(c) = &o.anomalies["G0"][0] else {
-        panic!("G0 is a cycle")
-    };
+    let Case::Cycle(c) = &o.anomalies["G0"][0] else { panic!("G0 is a cycle") };
     assert_eq!(c.ops.len(), 2);
     assert!(c.steps.iter().all(|s| s.type_name() == "ww"));
     let _ = cycle_indices(&o, "G0");
@@ -58,12 +56,7 @@ fn g1a_aborted_read() {
     );
     assert_eq!(o.valid, Validity::Invalid);
     assert_eq!(types(&o), vec!["G1a", "empty-transaction-graph"]);
-    let Case::BadRead {
-        writer, element, ..
-    } = &o.anomalies["G1a"][0]
-    else {
-        panic!()
-    };
+    let Case::BadRead { writer, element, .. } = &o.anomalies["G1a"][0] else { panic!() };
     assert_eq!(*writer, 0);
     assert_eq!(*element, Some(1));
 }
@@ -87,9 +80,7 @@ fn g1c_circular_information_flow() {
         Some(&["read-committed"]),
     );
     assert_eq!(types(&o), vec!["G1c"]);
-    let Case::Cycle(c) = &o.anomalies["G1c"][0] else {
-        panic!()
-    };
+    let Case::Cycle(c) = &o.anomalies["G1c"][0] else { panic!() };
     assert!(c.steps.iter().all(|s| s.type_name() == "wr"));
 }
 
@@ -101,10 +92,7 @@ fn g_single_item_read_skew() {
         Some(&["snapshot-isolation"]),
     );
     assert_eq!(types(&o), vec!["G-single-item"]);
-    assert_eq!(
-        o.not.iter().map(String::as_str).collect::<Vec<_>>(),
-        vec!["consistent-view", "repeatable-read"]
-    );
+    assert_eq!(o.not.iter().map(String::as_str).collect::<Vec<_>>(), vec!["consistent-view", "repeatable-read"]);
 }
 
 #[test]
@@ -127,9 +115,7 @@ fn g_nonadjacent_item_long_fork() {
         Some(&["snapshot-isolation"]),
     );
     assert_eq!(types(&o), vec!["G-nonadjacent-item"]);
-    let Case::Cycle(c) = &o.anomalies["G-nonadjacent-item"][0] else {
-        panic!()
-    };
+    let Case::Cycle(c) = &o.anomalies["G-nonadjacent-item"][0] else { panic!() };
     assert_eq!(c.ops.len(), 4);
 }
 
@@ -176,31 +162,15 @@ fn internal_inconsistency() {
         Some(&[]),
     );
     let _ = o;
-    let o = run_with(
-        "{:type :ok, :process 0, :value [[:append :x 3] [:r :x [1 2]]]}",
-        Some(&[]),
-        &["internal"],
-        1000,
-    );
+    let o = run_with("{:type :ok, :process 0, :value [[:append :x 3] [:r :x [1 2]]]}", Some(&[]), &["internal"], 1000);
     assert_eq!(o.valid, Validity::Invalid);
-    let Case::Internal { expected, .. } = &o.anomalies["internal"][0] else {
-        panic!()
-    };
-    assert_eq!(
-        *expected,
-        isolde::anomaly::Expected::List {
-            unknown_prefix: true,
-            elems: vec![3]
-        }
-    );
+    let Case::Internal { expected, .. } = &o.anomalies["internal"][0] else { panic!() };
+    assert_eq!(*expected, isolde::anomaly::Expected::List { unknown_prefix: true, elems: vec![3] });
 }
 
 #[test]
 fn future_read() {
-    let o = run(
-        "{:type :ok, :process 0, :value [[:r :x [1]] [:append :x 1]]}",
-        Some(&["read-committed"]),
-    );
+    let o = run("{:type :ok, :process 0, :value [[:r :x [1]] [:append :x 1]]}", Some(&["read-committed"]));
     assert_eq!(types(&o), vec!["empty-transaction-graph", "future-read"]);
 }
 
@@ -216,9 +186,7 @@ fn dirty_update_through_an_indeterminate_append() {
         1000,
     );
     assert_eq!(types(&o), vec!["dirty-update"]);
-    let Case::DirtyUpdate { values, txns, .. } = &o.anomalies["dirty-update"][0] else {
-        panic!()
-    };
+    let Case::DirtyUpdate { values, txns, .. } = &o.anomalies["dirty-update"][0] else { panic!() };
     assert_eq!(values, &vec![1, 2, 3]);
     assert_eq!(txns, &[0, 2]);
 }
@@ -231,9 +199,7 @@ fn duplicate_elements() {
         Some(&["read-uncommitted"]),
     );
     assert!(types(&o).contains(&"duplicate-elements"));
-    let Case::DuplicateElements { duplicates, .. } = &o.anomalies["duplicate-elements"][0] else {
-        panic!()
-    };
+    let Case::DuplicateElements { duplicates, .. } = &o.anomalies["duplicate-elements"][0] else { panic!() };
     assert_eq!(duplicates, &vec![(1, 2)]);
 }
 
@@ -257,9 +223,7 @@ fn lost_update() {
         Some(&["cursor-stability"]),
     );
     assert_eq!(types(&o), vec!["lost-update"]);
-    let Case::LostUpdate { txns, .. } = &o.anomalies["lost-update"][0] else {
-        panic!()
-    };
+    let Case::LostUpdate { txns, .. } = &o.anomalies["lost-update"][0] else { panic!() };
     assert_eq!(txns, &vec![1, 2]);
 }
 
@@ -271,9 +235,7 @@ fn garbage_read_is_reported_not_a_crash() {
         Some(&["read-uncommitted"]),
     );
     assert_eq!(o.valid, Validity::Invalid);
-    let Case::GarbageRead { value, .. } = &o.anomalies["garbage-read"][0] else {
-        panic!()
-    };
+    let Case::GarbageRead { value, .. } = &o.anomalies["garbage-read"][0] else { panic!() };
     assert_eq!(*value, 7);
 }
 
@@ -286,20 +248,13 @@ fn timeout_yields_a_timeout_anomaly_and_never_valid() {
         &[],
         0,
     );
-    assert!(
-        types(&o).contains(&"cycle-search-timeout"),
-        "{:?}",
-        types(&o)
-    );
+    assert!(types(&o).contains(&"cycle-search-timeout"), "{:?}", types(&o));
     assert_ne!(o.valid, Validity::Valid);
 }
 
 #[test]
 fn empty_graph_is_unknown() {
-    let o = run(
-        "{:type :ok, :process 0, :value [[:r :x nil]]}",
-        Some(&["serializable"]),
-    );
+    let o = run("{:type :ok, :process 0, :value [[:r :x nil]]}", Some(&["serializable"]));
     assert_eq!(o.valid, Validity::Unknown);
     assert_eq!(types(&o), vec!["empty-transaction-graph"]);
 }

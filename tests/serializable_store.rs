@@ -18,27 +18,19 @@ fn config() -> impl Strategy<Value = ListAppendConfig> {
         0.0f64..0.15,
         any::<bool>(),
     )
-        .prop_map(
-            |(seed, txns, processes, max_len, keys, writes, fail, info, uniform)| {
-                ListAppendConfig {
-                    seed,
-                    txns,
-                    processes,
-                    min_txn_len: 1,
-                    max_txn_len: max_len,
-                    active_keys: keys,
-                    max_writes_per_key: writes,
-                    read_fraction: 0.5,
-                    key_dist: if uniform {
-                        KeyDist::Uniform
-                    } else {
-                        KeyDist::Exponential
-                    },
-                    fail_fraction: fail,
-                    info_fraction: info,
-                }
-            },
-        )
+        .prop_map(|(seed, txns, processes, max_len, keys, writes, fail, info, uniform)| ListAppendConfig {
+            seed,
+            txns,
+            processes,
+            min_txn_len: 1,
+            max_txn_len: max_len,
+            active_keys: keys,
+            max_writes_per_key: writes,
+            read_fraction: 0.5,
+            key_dist: if uniform { KeyDist::Uniform } else { KeyDist::Exponential },
+            fail_fraction: fail,
+            info_fraction: info,
+        })
 }
 
 proptest! {

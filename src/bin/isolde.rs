@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-const EXIT_HELP: &str =
-    "Exit status: 0 valid, 1 invalid, 3 unknown (the analysis could not decide), \
+const EXIT_HELP: &str = "Exit status: 0 valid, 1 invalid, 3 unknown (the analysis could not decide), \
 2 usage or input error.";
 
 /// A fast, Elle-compatible checker of transaction isolation.
@@ -60,6 +59,9 @@ struct AnalyzeArgs {
     /// cycle, and incompatible-order/<key>.html tables.
     #[arg(long, short = 'd')]
     directory: Option<PathBuf>,
+    /// Print sizes and stage times to stderr.
+    #[arg(long)]
+    stats: bool,
     /// rw-register: infer per-key version order from realtime order.
     #[arg(long)]
     linearizable_keys: bool,
@@ -149,15 +151,14 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         InputArg::Edn => ingest::Format::Edn,
         InputArg::Json => ingest::Format::Json,
     };
+    let t0 = std::time::Instant::now();
     let h = ingest::read_path(&a.file, input).map_err(|e| e.to_string())?;
+    let parse_time = t0.elapsed();
     let models = a.model.map(|ms| {
         if ms.len() == 1 && ms[0].trim() == "none" {
             Vec::new()
         } else {
-            ms.iter()
-                .filter(|m| !m.trim().is_empty())
-                .map(|m| expand_model(m))
-                .collect()
+            ms.iter().filter(|m| !m.trim().is_empty()).map(|m| expand_model(m)).collect()
         }
     });
     let opts = CheckOptions {
@@ -167,29 +168,32 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             WorkloadArg::RwRegister => WorkloadChoice::Fixed(Workload::RwRegister),
         },
         models,
-        anomalies: a
-            .anomalies
-            .iter()
-            .map(|s| s.trim().trim_start_matches(':').to_string())
-            .collect(),
+        anomalies: a.anomalies.iter().map(|s| s.trim().trim_start_matches(':').to_string()).collect(),
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
     };
     let _ = (a.linearizable_keys, a.sequential_keys, a.wfr_keys);
     let outcome = check::check(&h, &opts).map_err(|e| e.to_string())?;
-    if let Some(dir) = &a.directory {
-        reports::directory::write(&h, &outcome, dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    if a.stats {
+        let st = &outcome.stats;
+        eprintln!(
+            "ops {}  keys {}  edges {}\nparse {:.3}s  infer {:.3}s  graph {:.3}s  cycles {:.3}s  total {:.3}s",
+            st.ops,
+            h.key_count(),
+            st.edges,
+            parse_time.as_secs_f64(),
+            st.infer.as_secs_f64(),
+            st.graph.as_secs_f64(),
+            st.cycles.as_secs_f64(),
+            t0.elapsed().as_secs_f64()
+        );
     }
-    let format = a.format.unwrap_or(if std::io::stdout().is_terminal() {
-        FormatArg::Table
-    } else {
-        FormatArg::Json
-    });
+    if let Some(dir) = &a.directory {
+        reports::directory::write(&h, &outcome, dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let text = match format {
         FormatArg::Table => reports::table::render(&h, &outcome),
-        FormatArg::Json => {
-            reports::json::to_string(&reports::tree::result_map(&h, &outcome)) + "\n"
-        }
+        FormatArg::Json => reports::json::to_string(&reports::tree::result_map(&h, &outcome)) + "\n",
         FormatArg::Edn => reports::edn::to_string(&reports::tree::result_map(&h, &outcome)) + "\n",
     };
     let mut out = std::io::stdout().lock();
@@ -228,8 +232,7 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
             };
             let res = match &output {
                 Some(p) => {
-                    let f =
-                        std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                    let f = std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
                     gen::list_append::write_list_append(&cfg, f)
                 }
                 None => gen::list_append::write_list_append(&cfg, std::io::stdout().lock()),

@@ -51,18 +51,12 @@ mod tests {
         assert_eq!(classify(&[WW, WW]).as_deref(), Some("G0"));
         assert_eq!(classify(&[WW, WR]).as_deref(), Some("G1c"));
         assert_eq!(classify(&[RW, WR]).as_deref(), Some("G-single-item"));
-        assert_eq!(
-            classify(&[RW, WR, RW, WW]).as_deref(),
-            Some("G-nonadjacent-item")
-        );
+        assert_eq!(classify(&[RW, WR, RW, WW]).as_deref(), Some("G-nonadjacent-item"));
         // The last and first steps are adjacent too.
         assert_eq!(classify(&[RW, WR, RW]).as_deref(), Some("G2-item"));
         assert_eq!(classify(&[RW, RW]).as_deref(), Some("G2-item"));
         assert_eq!(classify(&[WW, PROCESS]).as_deref(), Some("G0-process"));
-        assert_eq!(
-            classify(&[RW, PROCESS, REALTIME]).as_deref(),
-            Some("G-single-item-realtime")
-        );
+        assert_eq!(classify(&[RW, PROCESS, REALTIME]).as_deref(), Some("G-single-item-realtime"));
         assert_eq!(classify(&[REALTIME, PROCESS]), None);
     }
 }

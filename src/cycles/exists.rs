@@ -42,48 +42,18 @@ const RT: Rels = rel::REALTIME;
 
 /// Elle's cycle-exists specs, in Elle's order.
 pub const EXISTS_SPECS: &[ExistsSpec] = &[
-    ExistsSpec {
-        model: "PL-1",
-        subgraph: "[:union :ww :wwp]",
-        a: WW,
-        b: 0,
-    },
-    ExistsSpec {
-        model: "PL-2",
-        subgraph: "[:union :ww :wwp :wr :wrp]",
-        a: WW | WR,
-        b: 0,
-    },
+    ExistsSpec { model: "PL-1", subgraph: "[:union :ww :wwp]", a: WW, b: 0 },
+    ExistsSpec { model: "PL-2", subgraph: "[:union :ww :wwp :wr :wrp]", a: WW | WR, b: 0 },
     ExistsSpec {
         model: "PL-SI",
         subgraph: "[:extension [:union :ww :wwp :wr :wrp] [:union :rw :rwp]]",
         a: WW | WR,
         b: RW,
     },
-    ExistsSpec {
-        model: "PL-2.99",
-        subgraph: "[:union :ww :wwp :wr :wrp :rw]",
-        a: WW | WR | RW,
-        b: 0,
-    },
-    ExistsSpec {
-        model: "PL-3",
-        subgraph: "[:union :ww :wwp :wr :wrp :rw :rwp]",
-        a: WW | WR | RW,
-        b: 0,
-    },
-    ExistsSpec {
-        model: "strong-session-PL-1",
-        subgraph: "[:union :ww :wwp :process]",
-        a: WW | P,
-        b: 0,
-    },
-    ExistsSpec {
-        model: "strong-session-PL-2",
-        subgraph: "[:union :ww :wwp :wr :wrp :process]",
-        a: WW | WR | P,
-        b: 0,
-    },
+    ExistsSpec { model: "PL-2.99", subgraph: "[:union :ww :wwp :wr :wrp :rw]", a: WW | WR | RW, b: 0 },
+    ExistsSpec { model: "PL-3", subgraph: "[:union :ww :wwp :wr :wrp :rw :rwp]", a: WW | WR | RW, b: 0 },
+    ExistsSpec { model: "strong-session-PL-1", subgraph: "[:union :ww :wwp :process]", a: WW | P, b: 0 },
+    ExistsSpec { model: "strong-session-PL-2", subgraph: "[:union :ww :wwp :wr :wrp :process]", a: WW | WR | P, b: 0 },
     ExistsSpec {
         model: "strong-session-snapshot-isolation",
         subgraph: "[:extension [:union :ww :wwp :wr :wrp :process] [:union :rw :rwp]]",
@@ -96,18 +66,8 @@ pub const EXISTS_SPECS: &[ExistsSpec] = &[
         a: WW | WR | RW | P,
         b: 0,
     },
-    ExistsSpec {
-        model: "strong-PL-1",
-        subgraph: "[:union :ww :wwp :realtime]",
-        a: WW | RT,
-        b: 0,
-    },
-    ExistsSpec {
-        model: "strong-PL-2",
-        subgraph: "[:union :ww :wwp :wr :wrp :realtime]",
-        a: WW | WR | RT,
-        b: 0,
-    },
+    ExistsSpec { model: "strong-PL-1", subgraph: "[:union :ww :wwp :realtime]", a: WW | RT, b: 0 },
+    ExistsSpec { model: "strong-PL-2", subgraph: "[:union :ww :wwp :wr :wrp :realtime]", a: WW | WR | RT, b: 0 },
     ExistsSpec {
         model: "strong-snapshot-isolation",
         subgraph: "[:extension [:union :ww :wwp :wr :wrp :realtime] [:union :rw :rwp]]",
@@ -156,11 +116,7 @@ pub fn cycle_exists_cases(h: &History, g: &SccGraph) -> Vec<(String, Case)> {
         if redundant.contains(&spec.model) {
             continue;
         }
-        let layered = Layered {
-            g,
-            a: spec.a,
-            b: spec.b,
-        };
+        let layered = Layered { g, a: spec.a, b: spec.b };
         let comps = tarjan(&layered, |v| v % 2 == 0);
         let Some(smallest) = comps
             .comps
@@ -175,10 +131,7 @@ pub fn cycle_exists_cases(h: &History, g: &SccGraph) -> Vec<(String, Case)> {
         else {
             continue;
         };
-        let mut scc: Vec<i64> = smallest
-            .iter()
-            .map(|&v| h.op(g.vertices[v as usize]).index)
-            .collect();
+        let mut scc: Vec<i64> = smallest.iter().map(|&v| h.op(g.vertices[v as usize]).index).collect();
         scc.sort_unstable();
         out.push((
             format!("{}-cycle-exists", spec.model),

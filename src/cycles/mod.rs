@@ -99,13 +99,7 @@ pub struct CycleOptions {
 }
 
 /// Finds every cycle anomaly of the graph. `explain` justifies one edge.
-pub fn find_cycles<E>(
-    h: &History,
-    graph: &Graph,
-    workload: Workload,
-    explain: E,
-    opts: CycleOptions,
-) -> Anomalies
+pub fn find_cycles<E>(h: &History, graph: &Graph, workload: Workload, explain: E, opts: CycleOptions) -> Anomalies
 where
     E: Fn(OpId, OpId, Rels) -> Option<Step> + Sync,
 {
@@ -125,17 +119,9 @@ where
         .par_iter()
         .enumerate()
         .map(|(ci, vertices)| {
-            let sub = induce(graph, vertices, |t| {
-                (comp_of[t as usize] == ci as u32).then(|| local[t as usize])
-            });
-            let etype = (0..sub.edge_count())
-                .map(|e| explained_type(workload, sub.rel(e)))
-                .collect();
-            let g = SccGraph {
-                vertices: vertices.clone(),
-                graph: sub,
-                etype,
-            };
+            let sub = induce(graph, vertices, |t| (comp_of[t as usize] == ci as u32).then(|| local[t as usize]));
+            let etype = (0..sub.edge_count()).map(|e| explained_type(workload, sub.rel(e))).collect();
+            let g = SccGraph { vertices: vertices.clone(), graph: sub, etype };
             analyse_scc(h, &g, &explain, opts)
         })
         .collect();
@@ -154,11 +140,7 @@ fn induce(graph: &Graph, vertices: &[OpId], local: impl Fn(u32) -> Option<u32>) 
         let (ts, rs) = graph.out(v);
         for (&t, &r) in ts.iter().zip(rs) {
             if let Some(lt) = local(t) {
-                edges.push(crate::graph::Edge {
-                    from: i as u32,
-                    to: lt,
-                    rels: r,
-                });
+                edges.push(crate::graph::Edge { from: i as u32, to: lt, rels: r });
             }
         }
     }
@@ -170,10 +152,7 @@ fn explain_cycle<E>(g: &SccGraph, local_cycle: &[u32], explain: &E) -> Option<Cy
 where
     E: Fn(OpId, OpId, Rels) -> Option<Step>,
 {
-    let ops: Vec<OpId> = local_cycle
-        .iter()
-        .map(|&v| g.vertices[v as usize])
-        .collect();
+    let ops: Vec<OpId> = local_cycle.iter().map(|&v| g.vertices[v as usize]).collect();
     let n = ops.len();
     let mut steps = Vec::with_capacity(n);
     for i in 0..n {
@@ -183,11 +162,7 @@ where
     }
     let rels: Vec<Rels> = steps.iter().map(Step::rel).collect();
     let anomaly = classify::classify(&rels)?;
-    Some(Cycle {
-        ops,
-        steps,
-        anomaly,
-    })
+    Some(Cycle { ops, steps, anomaly })
 }
 
 fn analyse_scc<E>(h: &History, g: &SccGraph, explain: &E, opts: CycleOptions) -> Vec<(String, Case)>
@@ -204,11 +179,8 @@ where
         })
         .collect();
     let impossible_models = lattice::all_impossible_models(&violated);
-    let possible: Vec<&str> = exists::EXISTS_SPECS
-        .iter()
-        .map(|s| s.model)
-        .filter(|m| !impossible_models.contains(m))
-        .collect();
+    let possible: Vec<&str> =
+        exists::EXISTS_SPECS.iter().map(|s| s.model).filter(|m| !impossible_models.contains(m)).collect();
     let mut redundant = lattice::anomalies_prohibited_by(&possible);
 
     let deadline = Instant::now() + opts.timeout;
@@ -244,18 +216,11 @@ where
     let mut out: Vec<(String, Case)> = Vec::new();
     if let Some(spec_type) = timed_out {
         let found_types: Vec<&str> = found.iter().map(|c| c.anomaly.as_str()).collect();
-        let does_not_contain = searched[..searched.len() - 1]
-            .iter()
-            .filter(|t| !found_types.contains(&t.as_str()))
-            .cloned()
-            .collect();
+        let does_not_contain =
+            searched[..searched.len() - 1].iter().filter(|t| !found_types.contains(&t.as_str())).cloned().collect();
         out.push((
             "cycle-search-timeout".into(),
-            Case::CycleSearchTimeout {
-                spec_type,
-                does_not_contain,
-                scc_size: g.len(),
-            },
+            Case::CycleSearchTimeout { spec_type, does_not_contain, scc_size: g.len() },
         ));
         if let Some(c) = explain_cycle(g, &search::any_cycle(g), explain) {
             out.push((c.anomaly.clone(), Case::Cycle(c)));

@@ -145,11 +145,7 @@ fn step(ty: CycleType, s: u8, t: u8) -> Option<u8> {
         (_, etype::WW | etype::WR) => Some(s & !AUX),
         (Base::Single, etype::RW) => None,
         (Base::Nonadjacent, etype::RW) => (s & AUX == 0).then_some(s | MULTI | AUX),
-        (Base::G2, etype::RW) => Some(if s & AUX != 0 {
-            s | MULTI | AUX | ADJ
-        } else {
-            s | MULTI | AUX
-        }),
+        (Base::G2, etype::RW) => Some(if s & AUX != 0 { s | MULTI | AUX | ADJ } else { s | MULTI | AUX }),
         _ => None,
     }
 }
@@ -188,12 +184,7 @@ pub struct Scratch {
 impl Scratch {
     /// Buffers for an SCC of `n` vertices.
     pub fn new(n: usize) -> Scratch {
-        Scratch {
-            stamp: vec![0; n * STATES],
-            parent: vec![NONE; n * STATES],
-            queue: Vec::new(),
-            generation: 0,
-        }
+        Scratch { stamp: vec![0; n * STATES], parent: vec![NONE; n * STATES], queue: Vec::new(), generation: 0 }
     }
 }
 
@@ -269,14 +260,7 @@ pub fn search(g: &SccGraph, ty: CycleType, deadline: Instant, scratch: &mut Scra
 
 /// BFS from the start edge `u -> v` back to `u`. Returns `None` on timeout,
 /// `Some(None)` when no simple accepted cycle was found through this edge.
-fn bfs(
-    g: &SccGraph,
-    ty: CycleType,
-    u: u32,
-    v: u32,
-    deadline: Instant,
-    sc: &mut Scratch,
-) -> Option<Option<Vec<u32>>> {
+fn bfs(g: &SccGraph, ty: CycleType, u: u32, v: u32, deadline: Instant, sc: &mut Scratch) -> Option<Option<Vec<u32>>> {
     sc.generation = sc.generation.wrapping_add(1);
     if sc.generation == 0 {
         sc.stamp.iter_mut().for_each(|s| *s = 0);

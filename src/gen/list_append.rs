@@ -259,13 +259,7 @@ struct KeyState {
 
 impl KeyState {
     fn new() -> Self {
-        KeyState {
-            text: Vec::new(),
-            ends: Vec::new(),
-            writes: 0,
-            refs: 0,
-            retired: false,
-        }
+        KeyState { text: Vec::new(), ends: Vec::new(), writes: 0, refs: 0, retired: false }
     }
 
     /// Appends `v` to the key's list.
@@ -275,8 +269,7 @@ impl KeyState {
             self.text.push(b' ');
         }
         push_u64(&mut self.text, v);
-        self.ends
-            .push(u32::try_from(self.text.len()).expect("list text under 4 GiB"));
+        self.ends.push(u32::try_from(self.text.len()).expect("list text under 4 GiB"));
     }
 
     /// The rendering of the first `len` values.
@@ -362,11 +355,7 @@ impl KeyPicker {
                 // Elle's rand-key: floor(log_base(rand(scale) + base) - 1).
                 let x = rng.next_f64() * self.scale + Self::BASE;
                 let j = (x.log2() - 1.0).floor();
-                let j = if j <= 0.0 {
-                    0
-                } else {
-                    (j as usize).min(self.m - 1)
-                };
+                let j = if j <= 0.0 { 0 } else { (j as usize).min(self.m - 1) };
                 self.n - self.m + j
             }
         }
@@ -400,9 +389,7 @@ impl Gen<'_> {
     /// retiring keys that reach `max_writes_per_key`.
     fn gen_txn(&mut self, mops: &mut Vec<Mop>) {
         mops.clear();
-        let len = self
-            .rng
-            .range_inclusive(self.cfg.min_txn_len as u64, self.cfg.max_txn_len as u64);
+        let len = self.rng.range_inclusive(self.cfg.min_txn_len as u64, self.cfg.max_txn_len as u64);
         for _ in 0..len {
             let pos = self.picker.pick(&mut self.rng);
             let key = self.window[pos];
@@ -410,18 +397,10 @@ impl Gen<'_> {
             let ks = self.keys.get_mut(&key).expect("window keys are live");
             ks.refs += 1;
             if read {
-                mops.push(Mop {
-                    kind: MopKind::Read,
-                    key,
-                    val: 0,
-                });
+                mops.push(Mop { kind: MopKind::Read, key, val: 0 });
             } else {
                 ks.writes += 1;
-                mops.push(Mop {
-                    kind: MopKind::Append,
-                    key,
-                    val: ks.writes,
-                });
+                mops.push(Mop { kind: MopKind::Append, key, val: ks.writes });
                 if ks.writes >= self.cfg.max_writes_per_key as u64 {
                     ks.retired = true;
                     let fresh = self.next_key;
@@ -519,13 +498,8 @@ fn next_stamp(last: Option<u64>, t: u64) -> u64 {
 }
 
 /// The event loop shared by the public entry points and the tests.
-fn run<W: Write>(
-    cfg: &ListAppendConfig,
-    out: W,
-    mut trace: Option<&mut Trace>,
-) -> io::Result<GenStats> {
-    cfg.validate()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+fn run<W: Write>(cfg: &ListAppendConfig, out: W, mut trace: Option<&mut Trace>) -> io::Result<GenStats> {
+    cfg.validate().map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let mut sink = Sink::new(out);
     let mut g = Gen {
         cfg,
@@ -588,16 +562,7 @@ fn run<W: Write>(
                 };
                 slot.invoke_index = index;
                 let time = stamp(t);
-                write_op(
-                    &mut sink.buf,
-                    b":invoke",
-                    &slot.mops,
-                    false,
-                    &g.keys,
-                    slot.process,
-                    time,
-                    index,
-                );
+                write_op(&mut sink.buf, b":invoke", &slot.mops, false, &g.keys, slot.process, time, index);
                 index += 1;
                 invoked += 1;
                 in_flight += 1;
@@ -627,16 +592,7 @@ fn run<W: Write>(
                     Outcome::Info(_) => (b":info", false),
                 };
                 let time = stamp(t);
-                write_op(
-                    &mut sink.buf,
-                    ty,
-                    &slot.mops,
-                    observed,
-                    &g.keys,
-                    slot.process,
-                    time,
-                    index,
-                );
+                write_op(&mut sink.buf, ty, &slot.mops, observed, &g.keys, slot.process, time, index);
                 index += 1;
                 in_flight -= 1;
                 g.release(&slot.mops);
@@ -655,11 +611,7 @@ fn run<W: Write>(
     }
     debug_assert_eq!(in_flight, 0);
     let bytes = sink.finish()?;
-    Ok(GenStats {
-        txns: invoked,
-        ops: index as usize,
-        bytes,
-    })
+    Ok(GenStats { txns: invoked, ops: index as usize, bytes })
 }
 
 #[cfg(test)]
@@ -699,12 +651,7 @@ mod tests {
             }
         }
         fn expect(&mut self, lit: &str) {
-            assert!(
-                self.eat(lit),
-                "expected {lit:?} at {} in {:?}",
-                self.i,
-                String::from_utf8_lossy(self.s)
-            );
+            assert!(self.eat(lit), "expected {lit:?} at {} in {:?}", self.i, String::from_utf8_lossy(self.s));
         }
         fn num(&mut self) -> u64 {
             let start = self.i;
@@ -712,10 +659,7 @@ mod tests {
                 self.i += 1;
             }
             assert!(self.i > start, "expected a number at {start}");
-            std::str::from_utf8(&self.s[start..self.i])
-                .unwrap()
-                .parse()
-                .unwrap()
+            std::str::from_utf8(&self.s[start..self.i]).unwrap().parse().unwrap()
         }
         fn word(&mut self) -> String {
             let start = self.i;
@@ -727,10 +671,7 @@ mod tests {
     }
 
     fn parse_line(line: &str) -> POp {
-        let mut c = Cur {
-            s: line.as_bytes(),
-            i: 0,
-        };
+        let mut c = Cur { s: line.as_bytes(), i: 0 };
         c.expect("{:type :");
         let ty = c.word();
         c.expect(", :f :txn, :value [");
@@ -772,13 +713,7 @@ mod tests {
         let index = c.num();
         c.expect("}");
         assert_eq!(c.i, line.len(), "trailing bytes in {line:?}");
-        POp {
-            ty,
-            mops,
-            process,
-            time,
-            index,
-        }
+        POp { ty, mops, process, time, index }
     }
 
     fn parse(h: &str) -> Vec<POp> {
@@ -799,24 +734,11 @@ mod tests {
         let mut txns = Vec::new();
         for (i, op) in ops.iter().enumerate() {
             if op.ty == "invoke" {
-                assert!(
-                    open.insert(op.process, i).is_none(),
-                    "process {} invoked twice in a row at {i}",
-                    op.process
-                );
+                assert!(open.insert(op.process, i).is_none(), "process {} invoked twice in a row at {i}", op.process);
             } else {
-                assert!(
-                    ["ok", "fail", "info"].contains(&op.ty.as_str()),
-                    "bad type {}",
-                    op.ty
-                );
-                let inv = open
-                    .remove(&op.process)
-                    .unwrap_or_else(|| panic!("completion without invoke at {i}"));
-                txns.push(Txn {
-                    invoke: inv,
-                    complete: i,
-                });
+                assert!(["ok", "fail", "info"].contains(&op.ty.as_str()), "bad type {}", op.ty);
+                let inv = open.remove(&op.process).unwrap_or_else(|| panic!("completion without invoke at {i}"));
+                txns.push(Txn { invoke: inv, complete: i });
             }
         }
         assert!(open.is_empty(), "unfinished invocations: {open:?}");
@@ -825,11 +747,7 @@ mod tests {
     }
 
     fn cfg(seed: u64) -> ListAppendConfig {
-        ListAppendConfig {
-            seed,
-            txns: 3_000,
-            ..Default::default()
-        }
+        ListAppendConfig { seed, txns: 3_000, ..Default::default() }
     }
 
     fn faulty(seed: u64) -> ListAppendConfig {
@@ -862,10 +780,7 @@ mod tests {
     fn exact_format_of_lines() {
         let h = list_append_string(&ListAppendConfig { txns: 50, ..cfg(3) });
         let first = h.lines().next().unwrap();
-        assert!(
-            first.starts_with("{:type :invoke, :f :txn, :value [["),
-            "{first}"
-        );
+        assert!(first.starts_with("{:type :invoke, :f :txn, :value [["), "{first}");
         assert!(first.ends_with(", :index 0}"), "{first}");
         // Every line round-trips through the strict parser.
         for op in parse(&h) {
@@ -874,11 +789,7 @@ mod tests {
             }
         }
         // Reads of never-appended keys show an empty list, not nil.
-        let h = list_append_string(&ListAppendConfig {
-            txns: 200,
-            read_fraction: 1.0,
-            ..cfg(3)
-        });
+        let h = list_append_string(&ListAppendConfig { txns: 200, read_fraction: 1.0, ..cfg(3) });
         assert!(h.contains(" []]"));
         assert!(parse(&h)
             .iter()
@@ -890,14 +801,8 @@ mod tests {
     /// reproducible across releases (benchmark files are cached by seed).
     #[test]
     fn golden_small_history() {
-        let c = ListAppendConfig {
-            seed: 1,
-            txns: 3,
-            processes: 2,
-            max_txn_len: 3,
-            active_keys: 3,
-            ..Default::default()
-        };
+        let c =
+            ListAppendConfig { seed: 1, txns: 3, processes: 2, max_txn_len: 3, active_keys: 3, ..Default::default() };
         let expected = "\
 {:type :invoke, :f :txn, :value [[:append 1 1] [:r 1 nil]], :process 1, :time 520437, :index 0}
 {:type :invoke, :f :txn, :value [[:append 2 1] [:append 2 2]], :process 0, :time 702922, :index 1}
@@ -922,15 +827,9 @@ mod tests {
 
     #[test]
     fn counts_indices_and_times() {
-        for c in [
-            cfg(1),
-            faulty(2),
-            ListAppendConfig { txns: 1, ..cfg(3) },
-            ListAppendConfig {
-                processes: 50,
-                ..cfg(4)
-            },
-        ] {
+        for c in
+            [cfg(1), faulty(2), ListAppendConfig { txns: 1, ..cfg(3) }, ListAppendConfig { processes: 50, ..cfg(4) }]
+        {
             let mut buf = Vec::new();
             let stats = write_list_append(&c, &mut buf).unwrap();
             let h = String::from_utf8(buf).unwrap();
@@ -938,14 +837,7 @@ mod tests {
             let invokes = ops.iter().filter(|o| o.ty == "invoke").count();
             assert_eq!(invokes, c.txns);
             assert_eq!(ops.len() - invokes, c.txns);
-            assert_eq!(
-                stats,
-                GenStats {
-                    txns: c.txns,
-                    ops: 2 * c.txns,
-                    bytes: h.len() as u64
-                }
-            );
+            assert_eq!(stats, GenStats { txns: c.txns, ops: 2 * c.txns, bytes: h.len() as u64 });
             for (i, op) in ops.iter().enumerate() {
                 assert_eq!(op.index, i as u64);
                 assert!(!op.mops.is_empty() && op.mops.len() <= c.max_txn_len);
@@ -954,10 +846,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(
-            list_append_string(&ListAppendConfig { txns: 0, ..cfg(1) }),
-            ""
-        );
+        assert_eq!(list_append_string(&ListAppendConfig { txns: 0, ..cfg(1) }), "");
     }
 
     #[test]
@@ -971,14 +860,7 @@ mod tests {
 
     #[test]
     fn processes_alternate_and_completions_echo_invocations() {
-        for c in [
-            cfg(7),
-            faulty(8),
-            ListAppendConfig {
-                processes: 50,
-                ..faulty(9)
-            },
-        ] {
+        for c in [cfg(7), faulty(8), ListAppendConfig { processes: 50, ..faulty(9) }] {
             let ops = parse(&list_append_string(&c));
             let txns = pair(&ops);
             assert_eq!(txns.len(), c.txns);
@@ -996,11 +878,7 @@ mod tests {
                 }
                 max_open = max_open.max(open);
             }
-            assert!(
-                max_open <= c.processes,
-                "concurrency {max_open} > {}",
-                c.processes
-            );
+            assert!(max_open <= c.processes, "concurrency {max_open} > {}", c.processes);
             assert!(overlapping > c.txns / 2, "transactions should overlap");
             for t in &txns {
                 let (inv, comp) = (&ops[t.invoke], &ops[t.complete]);
@@ -1023,14 +901,7 @@ mod tests {
 
     #[test]
     fn append_values_unique_and_dense_per_key() {
-        for c in [
-            cfg(11),
-            faulty(12),
-            ListAppendConfig {
-                key_dist: KeyDist::Uniform,
-                ..cfg(13)
-            },
-        ] {
+        for c in [cfg(11), faulty(12), ListAppendConfig { key_dist: KeyDist::Uniform, ..cfg(13) }] {
             let ops = parse(&list_append_string(&c));
             let mut per_key: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
             for op in ops.iter().filter(|o| o.ty == "invoke") {
@@ -1056,12 +927,7 @@ mod tests {
         for c in [
             cfg(21),
             faulty(22),
-            ListAppendConfig {
-                processes: 40,
-                key_dist: KeyDist::Uniform,
-                active_keys: 5,
-                ..cfg(23)
-            },
+            ListAppendConfig { processes: 40, key_dist: KeyDist::Uniform, active_keys: 5, ..cfg(23) },
         ] {
             let ops = parse(&list_append_string(&c));
             let txns = pair(&ops);
@@ -1069,11 +935,7 @@ mod tests {
             let mut maybe_written: HashSet<(u64, u64)> = HashSet::new();
             let mut failed: HashSet<(u64, u64)> = HashSet::new();
             for t in &txns {
-                let set = if ops[t.complete].ty == "fail" {
-                    &mut failed
-                } else {
-                    &mut maybe_written
-                };
+                let set = if ops[t.complete].ty == "fail" { &mut failed } else { &mut maybe_written };
                 for m in &ops[t.invoke].mops {
                     if let PMop::Append(k, v) = m {
                         set.insert((*k, *v));
@@ -1090,10 +952,7 @@ mod tests {
                         PMop::Read(k, Some(vs)) => {
                             // A read after the txn's own appends ends with them.
                             if let Some(mine) = own.get(k) {
-                                assert!(
-                                    vs.ends_with(mine),
-                                    "read {vs:?} misses own appends {mine:?}"
-                                );
+                                assert!(vs.ends_with(mine), "read {vs:?} misses own appends {mine:?}");
                             }
                             let l = longest.entry(*k).or_default();
                             if vs.len() > l.len() {
@@ -1107,11 +966,7 @@ mod tests {
             }
             let mut nonempty = 0;
             for (k, vs) in &reads {
-                assert!(
-                    longest[k].starts_with(vs),
-                    "key {k}: {vs:?} is not a prefix of {:?}",
-                    longest[k]
-                );
+                assert!(longest[k].starts_with(vs), "key {k}: {vs:?} is not a prefix of {:?}", longest[k]);
                 nonempty += !vs.is_empty() as usize;
             }
             assert!(nonempty > reads.len() / 2, "most reads should see data");
@@ -1119,14 +974,8 @@ mod tests {
                 let mut seen = HashSet::new();
                 for v in l {
                     assert!(seen.insert(*v), "key {k}: value {v} read twice");
-                    assert!(
-                        maybe_written.contains(&(*k, *v)),
-                        "key {k}: {v} was never appended"
-                    );
-                    assert!(
-                        !failed.contains(&(*k, *v)),
-                        "key {k}: failed append {v} visible"
-                    );
+                    assert!(maybe_written.contains(&(*k, *v)), "key {k}: {v} was never appended");
+                    assert!(!failed.contains(&(*k, *v)), "key {k}: failed append {v} visible");
                 }
             }
         }
@@ -1157,10 +1006,7 @@ mod tests {
                 // Fresh keys are the next unused integers: key n + j enters
                 // the window at the (j + 1)-th retirement.
                 if k >= n {
-                    assert!(
-                        retired_at.len() as u64 > k - n,
-                        "key {k} used before it could exist"
-                    );
+                    assert!(retired_at.len() as u64 > k - n, "key {k} used before it could exist");
                 }
                 used.insert(k);
                 if let PMop::Append(..) = m {
@@ -1173,11 +1019,7 @@ mod tests {
                 }
             }
         }
-        assert!(
-            retired_at.len() > 100,
-            "only {} keys retired",
-            retired_at.len()
-        );
+        assert!(retired_at.len() > 100, "only {} keys retired", retired_at.len());
         // Keys that exist but went unused are only those still in the window.
         let created = n + retired_at.len() as u64;
         assert!(used.iter().all(|&k| k < created));
@@ -1186,10 +1028,7 @@ mod tests {
 
     #[test]
     fn info_ops_switch_process_ids() {
-        let c = ListAppendConfig {
-            info_fraction: 0.2,
-            ..cfg(41)
-        };
+        let c = ListAppendConfig { info_fraction: 0.2, ..cfg(41) };
         let ops = parse(&list_append_string(&c));
         pair(&ops);
         let infos: Vec<&POp> = ops.iter().filter(|o| o.ty == "info").collect();
@@ -1199,11 +1038,7 @@ mod tests {
             last_use.insert(op.process, i);
         }
         for op in &infos {
-            assert_eq!(
-                last_use[&op.process], op.index as usize,
-                "process {} reused after :info",
-                op.process
-            );
+            assert_eq!(last_use[&op.process], op.index as usize, "process {} reused after :info", op.process);
         }
         // Every process id p belongs to client slot p % processes; each :info
         // adds exactly one new id (unused if its slot never invokes again).
@@ -1216,11 +1051,7 @@ mod tests {
             let slot_busy_later = ops[op.index as usize + 1..]
                 .iter()
                 .any(|o| o.process % c.processes as u64 == op.process % c.processes as u64);
-            assert_eq!(
-                later, slot_busy_later,
-                "slot of {} should continue as {next}",
-                op.process
-            );
+            assert_eq!(later, slot_busy_later, "slot of {} should continue as {next}", op.process);
         }
         // Without faults no :info appears and ids stay 0..processes.
         let ops = parse(&list_append_string(&cfg(41)));
@@ -1239,20 +1070,9 @@ mod tests {
             cfg(51),
             faulty(52),
             faulty(53),
-            ListAppendConfig {
-                processes: 50,
-                max_txn_len: 8,
-                ..faulty(54)
-            },
-            ListAppendConfig {
-                key_dist: KeyDist::Uniform,
-                active_keys: 3,
-                ..faulty(55)
-            },
-            ListAppendConfig {
-                processes: 1,
-                ..cfg(56)
-            },
+            ListAppendConfig { processes: 50, max_txn_len: 8, ..faulty(54) },
+            ListAppendConfig { key_dist: KeyDist::Uniform, active_keys: 3, ..faulty(55) },
+            ListAppendConfig { processes: 1, ..cfg(56) },
         ];
         for c in configs {
             let (h, trace) = traced(&c);
@@ -1290,11 +1110,7 @@ mod tests {
             let mut infos = 0;
             for t in &txns {
                 match ops[t.complete].ty.as_str() {
-                    "ok" => assert!(
-                        pos.contains_key(&t.invoke),
-                        "ok txn at {} never applied",
-                        t.invoke
-                    ),
+                    "ok" => assert!(pos.contains_key(&t.invoke), "ok txn at {} never applied", t.invoke),
                     "info" => {
                         infos += 1;
                         infos_applied += pos.contains_key(&t.invoke) as usize;
@@ -1303,25 +1119,18 @@ mod tests {
                 }
             }
             if infos > 50 {
-                assert!(
-                    infos_applied > 0 && infos_applied < infos,
-                    "info txns should sometimes apply"
-                );
+                assert!(infos_applied > 0 && infos_applied < infos, "info txns should sometimes apply");
             }
 
             // Real time: each applied txn is after every applied txn that
             // completed before its invocation.
             let mut max_done: Option<usize> = None;
-            let complete_of: StdMap<usize, usize> =
-                txns.iter().map(|t| (t.complete, t.invoke)).collect();
+            let complete_of: StdMap<usize, usize> = txns.iter().map(|t| (t.complete, t.invoke)).collect();
             let mut checked = 0;
             for (i, op) in ops.iter().enumerate() {
                 if op.ty == "invoke" {
                     if let (Some(&p), Some(bound)) = (pos.get(&i), max_done) {
-                        assert!(
-                            p > bound,
-                            "txn invoked at {i} applied before a txn that completed earlier"
-                        );
+                        assert!(p > bound, "txn invoked at {i} applied before a txn that completed earlier");
                         checked += 1;
                     }
                 } else if let Some(&p) = pos.get(&complete_of[&i]) {
@@ -1334,37 +1143,20 @@ mod tests {
 
     #[test]
     fn memory_stays_bounded() {
-        let c = ListAppendConfig {
-            txns: 20_000,
-            max_writes_per_key: 10,
-            processes: 20,
-            ..cfg(61)
-        };
+        let c = ListAppendConfig { txns: 20_000, max_writes_per_key: 10, processes: 20, ..cfg(61) };
         let (_, trace) = traced(&c);
         assert!(trace.max_in_flight <= c.processes);
         // Window keys plus retired keys still mentioned by in-flight txns.
         let bound = c.active_keys + c.processes * c.max_txn_len;
-        assert!(
-            trace.max_live_keys <= bound,
-            "{} live keys > {bound}",
-            trace.max_live_keys
-        );
+        assert!(trace.max_live_keys <= bound, "{} live keys > {bound}", trace.max_live_keys);
     }
 
     #[test]
     fn key_distributions_differ() {
         let count = |d: KeyDist| {
-            let c = ListAppendConfig {
-                key_dist: d,
-                max_writes_per_key: 1_000_000,
-                read_fraction: 1.0,
-                ..cfg(71)
-            };
+            let c = ListAppendConfig { key_dist: d, max_writes_per_key: 1_000_000, read_fraction: 1.0, ..cfg(71) };
             let mut n: StdMap<u64, usize> = StdMap::new();
-            for op in parse(&list_append_string(&c))
-                .iter()
-                .filter(|o| o.ty == "invoke")
-            {
+            for op in parse(&list_append_string(&c)).iter().filter(|o| o.ty == "invoke") {
                 for m in &op.mops {
                     if let PMop::Read(k, _) = m {
                         *n.entry(*k).or_default() += 1;
@@ -1372,10 +1164,7 @@ mod tests {
                 }
             }
             let total: usize = n.values().sum();
-            (
-                n.len(),
-                n.get(&99).copied().unwrap_or(0) as f64 / total as f64,
-            )
+            (n.len(), n.get(&99).copied().unwrap_or(0) as f64 / total as f64)
         };
         let (uniform_keys, uniform_top) = count(KeyDist::Uniform);
         assert_eq!(uniform_keys, 100);
@@ -1388,40 +1177,14 @@ mod tests {
     #[test]
     fn invalid_configs_are_rejected() {
         let bad = [
-            ListAppendConfig {
-                processes: 0,
-                ..cfg(0)
-            },
-            ListAppendConfig {
-                min_txn_len: 0,
-                ..cfg(0)
-            },
-            ListAppendConfig {
-                min_txn_len: 3,
-                max_txn_len: 2,
-                ..cfg(0)
-            },
-            ListAppendConfig {
-                active_keys: 0,
-                ..cfg(0)
-            },
-            ListAppendConfig {
-                max_writes_per_key: 0,
-                ..cfg(0)
-            },
-            ListAppendConfig {
-                read_fraction: 1.5,
-                ..cfg(0)
-            },
-            ListAppendConfig {
-                fail_fraction: 0.6,
-                info_fraction: 0.6,
-                ..cfg(0)
-            },
-            ListAppendConfig {
-                info_fraction: f64::NAN,
-                ..cfg(0)
-            },
+            ListAppendConfig { processes: 0, ..cfg(0) },
+            ListAppendConfig { min_txn_len: 0, ..cfg(0) },
+            ListAppendConfig { min_txn_len: 3, max_txn_len: 2, ..cfg(0) },
+            ListAppendConfig { active_keys: 0, ..cfg(0) },
+            ListAppendConfig { max_writes_per_key: 0, ..cfg(0) },
+            ListAppendConfig { read_fraction: 1.5, ..cfg(0) },
+            ListAppendConfig { fail_fraction: 0.6, info_fraction: 0.6, ..cfg(0) },
+            ListAppendConfig { info_fraction: f64::NAN, ..cfg(0) },
         ];
         for c in bad {
             assert!(c.validate().is_err(), "{c:?}");
@@ -1433,13 +1196,7 @@ mod tests {
 
     #[test]
     fn huge_windows_and_long_txns_work() {
-        let c = ListAppendConfig {
-            active_keys: 5_000,
-            max_txn_len: 20,
-            min_txn_len: 20,
-            txns: 500,
-            ..cfg(81)
-        };
+        let c = ListAppendConfig { active_keys: 5_000, max_txn_len: 20, min_txn_len: 20, txns: 500, ..cfg(81) };
         let ops = parse(&list_append_string(&c));
         assert!(ops.iter().all(|o| o.mops.len() == 20));
         // Exponential over 5000 keys still lands on the hot top of the window.

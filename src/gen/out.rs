@@ -54,11 +54,7 @@ pub(crate) struct Sink<W: Write> {
 
 impl<W: Write> Sink<W> {
     pub(crate) fn new(w: W) -> Self {
-        Sink {
-            w,
-            buf: Vec::with_capacity(CHUNK + 4096),
-            written: 0,
-        }
+        Sink { w, buf: Vec::with_capacity(CHUNK + 4096), written: 0 }
     }
 
     /// Hands the buffer to the writer once it has grown past [`CHUNK`].
@@ -92,20 +88,7 @@ mod tests {
 
     #[test]
     fn push_u64_matches_display() {
-        let mut cases: Vec<u64> = vec![
-            0,
-            1,
-            9,
-            10,
-            11,
-            99,
-            100,
-            101,
-            999,
-            1000,
-            u64::MAX,
-            u64::MAX - 1,
-        ];
+        let mut cases: Vec<u64> = vec![0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, u64::MAX, u64::MAX - 1];
         let mut x = 1u64;
         while let Some(y) = x.checked_mul(10) {
             cases.extend([x - 1, x, x + 1, y - 1]);

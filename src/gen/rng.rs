@@ -136,10 +136,7 @@ mod tests {
             assert!((3..=5).contains(&x));
         }
         // The full range must not overflow; it yields distinct raw outputs.
-        let (a, b) = (
-            r.range_inclusive(0, u64::MAX),
-            r.range_inclusive(0, u64::MAX),
-        );
+        let (a, b) = (r.range_inclusive(0, u64::MAX), r.range_inclusive(0, u64::MAX));
         assert_ne!(a, b);
         assert_eq!(r.range_inclusive(9, 9), 9);
     }

@@ -27,9 +27,7 @@
 //! checks. Irregular keys fall back to examining each element.
 
 use super::{Explain, InferError, Inference};
-use crate::anomaly::{
-    add, rel, Anomalies, Case, Expected, MopRef, ReadValue, Rels, Step, Workload,
-};
+use crate::anomaly::{add, rel, Anomalies, Case, Expected, MopRef, ReadValue, Rels, Step, Workload};
 use crate::graph::Edge;
 use crate::history::{History, KeyId, MopFn, MopValue, Op, OpId, OpType, NONE};
 use rayon::prelude::*;
@@ -62,20 +60,76 @@ struct KeyOrder {
     longest_read: Option<MopRef>,
 }
 
-/// Where an appended element sits: who appended it and at which position of
-/// the version order it was observed.
+/// Where an element sits: who appended it, where the version order has it,
+/// and which ops observed the version it ends (a range into `readers`).
 #[derive(Clone, Copy)]
 struct Slot {
     writer: OpId,
     pos: u32,
+    readers_start: u32,
+    readers_len: u32,
+}
+
+const EMPTY_SLOT: Slot = Slot { writer: NONE, pos: NONE, readers_start: 0, readers_len: 0 };
+
+/// One key's element -> slot table: a dense array when the key's elements are
+/// compact integers (Jepsen appends 1, 2, 3, ... per key), else a hash map.
+/// Per-key tables keep lookups cache-local, where one global map would not.
+enum ElementTable {
+    Dense { min: i64, slots: Vec<Slot> },
+    Sparse(FxHashMap<i64, Slot>),
+}
+
+impl ElementTable {
+    /// A table for elements in `min..=max`, `count` of them (with repeats).
+    fn new(min: i64, max: i64, count: usize) -> ElementTable {
+        if count > 0 && (max as i128 - min as i128) < (4 * count as i128 + 64) {
+            ElementTable::Dense { min, slots: vec![EMPTY_SLOT; (max - min + 1) as usize] }
+        } else {
+            ElementTable::Sparse(FxHashMap::default())
+        }
+    }
+
+    #[inline]
+    fn get(&self, e: i64) -> Option<&Slot> {
+        match self {
+            ElementTable::Dense { min, slots } => {
+                let i = e.wrapping_sub(*min);
+                if i >= 0 && (i as usize) < slots.len() {
+                    let s = &slots[i as usize];
+                    (s.writer != NONE || s.pos != NONE || s.readers_len != 0).then_some(s)
+                } else {
+                    None
+                }
+            }
+            ElementTable::Sparse(m) => m.get(&e),
+        }
+    }
+
+    /// The slot of `e`, created if needed. Dense tables are sized from every
+    /// element they will hold; `None` only for an element outside that range.
+    #[inline]
+    fn entry(&mut self, e: i64) -> Option<&mut Slot> {
+        match self {
+            ElementTable::Dense { min, slots } => {
+                let i = e.wrapping_sub(*min);
+                if i >= 0 && (i as usize) < slots.len() {
+                    Some(&mut slots[i as usize])
+                } else {
+                    None
+                }
+            }
+            ElementTable::Sparse(m) => Some(m.entry(e).or_insert(EMPTY_SLOT)),
+        }
+    }
 }
 
 /// Everything inference learned, kept to explain edges after cycle search.
 pub struct ListAppendIndex {
     orders: Vec<KeyOrder>,
-    slots: FxHashMap<(u32, i64), Slot>,
-    /// (key, last element or INIT) -> range into `readers`.
-    reader_ranges: FxHashMap<(u32, i64), (u32, u32)>,
+    tables: Vec<ElementTable>,
+    /// Per key, the ops that observed the initial (empty) state.
+    init_readers: Vec<(u32, u32)>,
     readers: Vec<OpId>,
 }
 
@@ -84,10 +138,12 @@ fn is_possible(op: &Op) -> bool {
 }
 
 impl ListAppendIndex {
+    #[inline]
     fn slot(&self, k: KeyId, e: i64) -> Option<Slot> {
-        self.slots.get(&(k.0, e)).copied()
+        self.tables[k.0 as usize].get(e).copied()
     }
 
+    #[inline]
     fn writer(&self, k: KeyId, e: i64) -> Option<OpId> {
         self.slot(k, e).map(|s| s.writer).filter(|&w| w != NONE)
     }
@@ -109,10 +165,15 @@ impl ListAppendIndex {
     }
 
     fn readers_of(&self, k: KeyId, e: i64) -> &[OpId] {
-        match self.reader_ranges.get(&(k.0, e)) {
-            Some(&(s, l)) => &self.readers[s as usize..(s + l) as usize],
-            None => &[],
-        }
+        let (s, l) = if e == INIT {
+            self.init_readers[k.0 as usize]
+        } else {
+            match self.slot(k, e) {
+                Some(sl) => (sl.readers_start, sl.readers_len),
+                None => (0, 0),
+            }
+        };
+        &self.readers[s as usize..(s + l) as usize]
     }
 }
 
@@ -134,15 +195,47 @@ pub fn infer(h: &History) -> Result<Inference, InferError> {
     // Version orders from the reads of ok and info ops.
     let orders = key_orders(h, nkeys, is_possible);
 
-    // Slots: positions in the version order, and ok/info writers.
-    let mut slots: FxHashMap<(u32, i64), Slot> = FxHashMap::default();
-    slots.reserve(h.mops.len() / 2);
+    // Size each key's element table from the elements it will hold: the
+    // version order, ok/info appends, and the tips of reads.
+    let mut bounds: Vec<(i64, i64, usize)> = vec![(i64::MAX, i64::MIN, 0); nkeys];
+    let mut note = |k: usize, e: i64| {
+        let b = &mut bounds[k];
+        b.0 = b.0.min(e);
+        b.1 = b.1.max(e);
+        b.2 += 1;
+    };
+    for (k, ko) in orders.iter().enumerate() {
+        for &e in &ko.order {
+            note(k, e);
+        }
+    }
+    let mut tips: Vec<(u32, i64, OpId)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !is_possible(op) {
+            continue;
+        }
+        for m in h.mops_of(op) {
+            match (m.f, m.value) {
+                (MopFn::Append, MopValue::Int(v)) => note(m.key.0 as usize, v),
+                (MopFn::Read, v) if observes(op, v) => {
+                    let tip = read_tip(h, v);
+                    if tip != INIT {
+                        note(m.key.0 as usize, tip);
+                    }
+                    tips.push((m.key.0, tip, i as u32));
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut tables: Vec<ElementTable> = bounds.iter().map(|&(lo, hi, n)| ElementTable::new(lo, hi, n)).collect();
     for (k, ko) in orders.iter().enumerate() {
         for (i, &e) in ko.order.iter().enumerate() {
-            slots.entry((k as u32, e)).or_insert(Slot {
-                writer: NONE,
-                pos: i as u32,
-            });
+            if let Some(s) = tables[k].entry(e) {
+                if s.pos == NONE {
+                    s.pos = i as u32;
+                }
+            }
         }
     }
     for (i, op) in h.ops.iter().enumerate() {
@@ -151,32 +244,17 @@ pub fn infer(h: &History) -> Result<Inference, InferError> {
         }
         for m in h.mops_of(op) {
             if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
-                slots
-                    .entry((m.key.0, v))
-                    .or_insert(Slot {
-                        writer: NONE,
-                        pos: NONE,
-                    })
-                    .writer = i as u32;
+                if let Some(s) = tables[m.key.0 as usize].entry(v) {
+                    s.writer = i as u32;
+                }
             }
         }
     }
 
     // Read index: who observed each version (by its last element).
-    let mut tips: Vec<(u32, i64, OpId)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        if !is_possible(op) {
-            continue;
-        }
-        for m in h.mops_of(op) {
-            if m.f == MopFn::Read && observes(op, m.value) {
-                tips.push((m.key.0, read_tip(h, m.value), i as u32));
-            }
-        }
-    }
     tips.par_sort_unstable();
     tips.dedup();
-    let mut reader_ranges = FxHashMap::default();
+    let mut init_readers = vec![(0u32, 0u32); nkeys];
     let mut readers = Vec::with_capacity(tips.len());
     let mut i = 0;
     while i < tips.len() {
@@ -186,25 +264,21 @@ pub fn infer(h: &History) -> Result<Inference, InferError> {
             readers.push(tips[i].2);
             i += 1;
         }
-        reader_ranges.insert((k, e), (start, readers.len() as u32 - start));
+        let range = (start, readers.len() as u32 - start);
+        if e == INIT {
+            init_readers[k as usize] = range;
+        } else if let Some(s) = tables[k as usize].entry(e) {
+            s.readers_start = range.0;
+            s.readers_len = range.1;
+        }
     }
     drop(tips);
 
-    let index = ListAppendIndex {
-        orders,
-        slots,
-        reader_ranges,
-        readers,
-    };
+    let index = ListAppendIndex { orders, tables, init_readers, readers };
     let edges = data_edges(h, &index);
     let mut anomalies = Anomalies::new();
     detect_anomalies(h, &index, &mut anomalies);
-    Ok(Inference {
-        workload: Workload::ListAppend,
-        edges,
-        anomalies,
-        explainer: Box::new(index),
-    })
+    Ok(Inference { workload: Workload::ListAppend, edges, anomalies, explainer: Box::new(index) })
 }
 
 /// Elle refuses histories where two invocations append the same element to
@@ -239,11 +313,7 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
     for op in &h.ops {
         for m in h.mops_of(op) {
             if m.f == MopFn::Write {
-                return Err(InferError::UnexpectedMop {
-                    workload: "list-append",
-                    mop: "w",
-                    line: op.line,
-                });
+                return Err(InferError::UnexpectedMop { workload: "list-append", mop: "w", line: op.line });
             }
         }
     }
@@ -262,13 +332,9 @@ fn key_orders(h: &History, nkeys: usize, include: fn(&Op) -> bool) -> Vec<KeyOrd
         }
         for (j, m) in h.mops_of(op).iter().enumerate() {
             match (m.f, m.value) {
-                (MopFn::Read, MopValue::List { start, len }) if len > 0 => reads.push(ReadRec {
-                    key: m.key.0,
-                    len,
-                    start,
-                    op: i as u32,
-                    mop: j as u32,
-                }),
+                (MopFn::Read, MopValue::List { start, len }) if len > 0 => {
+                    reads.push(ReadRec { key: m.key.0, len, start, op: i as u32, mop: j as u32 })
+                }
                 (MopFn::Append, MopValue::Int(v)) => {
                     let s = &mut single_append[m.key.0 as usize];
                     s.0 = s.0.saturating_add(1);
@@ -323,10 +389,7 @@ fn key_orders(h: &History, nkeys: usize, include: fn(&Op) -> bool) -> Vec<KeyOrd
             }
             // The longest read: first of the longest group.
             let max_len = rs[rs.len() - 1].len;
-            let longest = rs
-                .iter()
-                .find(|r| r.len == max_len)
-                .unwrap_or(&rs[rs.len() - 1]);
+            let longest = rs.iter().find(|r| r.len == max_len).unwrap_or(&rs[rs.len() - 1]);
             let lv = slice(longest);
             let mut seen = FxHashSet::default();
             let order: Vec<i64> = lv.iter().copied().filter(|&x| seen.insert(x)).collect();
@@ -337,21 +400,12 @@ fn key_orders(h: &History, nkeys: usize, include: fn(&Op) -> bool) -> Vec<KeyOrd
                     order,
                     regular,
                     incompatible,
-                    longest_read: Some(MopRef {
-                        op: longest.op,
-                        mop: longest.mop,
-                    }),
+                    longest_read: Some(MopRef { op: longest.op, mop: longest.mop }),
                 },
             )
         })
         .collect();
-    let mut orders = vec![
-        KeyOrder {
-            regular: true,
-            ..KeyOrder::default()
-        };
-        nkeys
-    ];
+    let mut orders = vec![KeyOrder { regular: true, ..KeyOrder::default() }; nkeys];
     for (k, ko) in computed {
         orders[k as usize] = ko;
     }
@@ -382,11 +436,7 @@ fn data_edges(h: &History, idx: &ListAppendIndex) -> Vec<Edge> {
                         (MopFn::Read, v @ MopValue::List { len, .. }) if len > 0 => {
                             if let Some(w) = idx.writer(m.key, read_tip(h, v)) {
                                 if w != me {
-                                    out.push(Edge {
-                                        from: w,
-                                        to: me,
-                                        rels: rel::WR,
-                                    });
+                                    out.push(Edge { from: w, to: me, rels: rel::WR });
                                 }
                             }
                         }
@@ -395,21 +445,13 @@ fn data_edges(h: &History, idx: &ListAppendIndex) -> Vec<Edge> {
                             if prev != INIT {
                                 if let Some(w) = idx.writer(m.key, prev) {
                                     if w != me {
-                                        out.push(Edge {
-                                            from: w,
-                                            to: me,
-                                            rels: rel::WW,
-                                        });
+                                        out.push(Edge { from: w, to: me, rels: rel::WW });
                                     }
                                 }
                             }
                             for &r in idx.readers_of(m.key, prev) {
                                 if r != me {
-                                    out.push(Edge {
-                                        from: r,
-                                        to: me,
-                                        rels: rel::RW,
-                                    });
+                                    out.push(Edge { from: r, to: me, rels: rel::RW });
                                 }
                             }
                         }
@@ -434,9 +476,7 @@ impl Explain for ListAppendIndex {
         let bm = h.mops_of(ob);
         let am = h.mops_of(oa);
         let find_append = |k: KeyId, e: i64| {
-            am.iter()
-                .position(|m| m.f == MopFn::Append && m.key == k && m.value == MopValue::Int(e))
-                .map(|i| i as u32)
+            am.iter().position(|m| m.f == MopFn::Append && m.key == k && m.value == MopValue::Int(e)).map(|i| i as u32)
         };
         if rels & rel::WW != 0 {
             for (j, m) in bm.iter().enumerate() {
@@ -500,227 +540,207 @@ impl Explain for ListAppendIndex {
     }
 }
 
+/// Facts about writes that the read checks consult.
+struct WriteFacts {
+    /// Appends of failed ops.
+    failed: FxHashMap<(u32, i64), OpId>,
+    /// Appends later overwritten by the same op (any op type).
+    intermediate: FxHashMap<(u32, i64), OpId>,
+    /// Appends of invocations that never completed (they may have happened).
+    dangling: FxHashSet<(u32, i64)>,
+    /// Per key: (position in the version order, element) of failed appends.
+    failed_pos: FxHashMap<u32, Vec<(u32, i64)>>,
+}
+
 /// Runs every non-cycle detector.
 fn detect_anomalies(h: &History, idx: &ListAppendIndex, out: &mut Anomalies) {
-    // Failed and intermediate appends, and appends of invocations that never
-    // completed (they may have taken effect).
-    let mut failed: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
-    let mut intermediate: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
-    let mut dangling: FxHashSet<(u32, i64)> = FxHashSet::default();
-    let mut any_fail_append = false;
+    let mut facts = WriteFacts {
+        failed: FxHashMap::default(),
+        intermediate: FxHashMap::default(),
+        dangling: FxHashSet::default(),
+        failed_pos: FxHashMap::default(),
+    };
     for (i, op) in h.ops.iter().enumerate() {
         let mops = h.mops_of(op);
         for (j, m) in mops.iter().enumerate() {
             if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
                 match op.op_type {
                     OpType::Fail => {
-                        failed.insert((m.key.0, v), i as u32);
-                        any_fail_append = true;
+                        facts.failed.insert((m.key.0, v), i as u32);
                     }
                     OpType::Invoke if op.pair == NONE => {
-                        dangling.insert((m.key.0, v));
+                        facts.dangling.insert((m.key.0, v));
                     }
                     _ => {}
                 }
-                if mops[j + 1..]
-                    .iter()
-                    .any(|x| x.f == MopFn::Append && x.key == m.key)
-                {
-                    intermediate.insert((m.key.0, v), i as u32);
+                if mops[j + 1..].iter().any(|x| x.f == MopFn::Append && x.key == m.key) {
+                    facts.intermediate.insert((m.key.0, v), i as u32);
                 }
             }
         }
     }
-
-    // Failed positions per regular key's order, for G1a on regular keys.
-    let mut failed_pos: FxHashMap<u32, Vec<(u32, i64)>> = FxHashMap::default();
-    if !failed.is_empty() {
+    if !facts.failed.is_empty() {
         for (k, ko) in idx.orders.iter().enumerate() {
             for (p, &e) in ko.order.iter().enumerate() {
-                if failed.contains_key(&(k as u32, e)) {
-                    failed_pos.entry(k as u32).or_default().push((p as u32, e));
+                if facts.failed.contains_key(&(k as u32, e)) {
+                    facts.failed_pos.entry(k as u32).or_default().push((p as u32, e));
                 }
             }
         }
     }
 
-    for (i, op) in h.ops.iter().enumerate() {
-        let me = i as u32;
-        let possible = is_possible(op);
-        for (j, m) in h.mops_of(op).iter().enumerate() {
-            let (MopFn::Read, MopValue::List { len, .. }) = (m.f, m.value) else {
-                continue;
-            };
-            let mref = MopRef {
-                op: me,
-                mop: j as u32,
-            };
-            let ko = &idx.orders[m.key.0 as usize];
-            let elems = h.list(m.value);
-            if op.is_ok() && len > 0 {
-                // G1a: elements appended by failed transactions.
-                if !failed.is_empty() {
-                    if ko.regular {
-                        if let Some(ps) = failed_pos.get(&m.key.0) {
-                            for &(p, e) in ps {
-                                if p < len {
-                                    add(
-                                        out,
-                                        "G1a",
-                                        Case::BadRead {
-                                            mop: mref,
-                                            writer: failed[&(m.key.0, e)],
-                                            element: Some(e),
-                                        },
-                                    );
-                                }
-                            }
-                        }
-                    } else {
-                        for &e in elems {
-                            if let Some(&w) = failed.get(&(m.key.0, e)) {
-                                add(
-                                    out,
-                                    "G1a",
-                                    Case::BadRead {
-                                        mop: mref,
-                                        writer: w,
-                                        element: Some(e),
-                                    },
-                                );
-                            }
-                        }
-                    }
-                }
-                // G1b: the last element was an intermediate append of another txn.
-                if let Some(&last) = elems.last() {
-                    if let Some(&w) = intermediate.get(&(m.key.0, last)) {
-                        if h.op(w).index != op.index {
-                            add(
-                                out,
-                                "G1b",
-                                Case::BadRead {
-                                    mop: mref,
-                                    writer: w,
-                                    element: Some(last),
-                                },
-                            );
-                        }
-                    }
+    // Per-op checks, in parallel chunks, merged in history order.
+    const CHUNK: usize = 16 * 1024;
+    let found: Vec<Vec<(&'static str, Case)>> = h
+        .ops
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, ops)| {
+            let mut found = Vec::new();
+            for (j, op) in ops.iter().enumerate() {
+                let me = (c * CHUNK + j) as u32;
+                check_reads(h, idx, &facts, me, op, &mut found);
+                if op.is_ok() {
+                    internal_and_future_read(h, idx, me, op, &mut found);
                 }
             }
-            if possible && !ko.regular && len > 0 {
-                // Duplicates and garbage on irregular keys, element by element.
-                let mut counts: FxHashMap<i64, usize> = FxHashMap::default();
-                for &e in elems {
-                    *counts.entry(e).or_default() += 1;
-                }
-                let mut dups: Vec<(i64, usize)> = counts
-                    .iter()
-                    .filter(|(_, &c)| c > 1)
-                    .map(|(&e, &c)| (e, c))
-                    .collect();
-                if !dups.is_empty() {
-                    dups.sort_unstable();
-                    add(
-                        out,
-                        "duplicate-elements",
-                        Case::DuplicateElements {
-                            mop: mref,
-                            duplicates: dups,
-                        },
-                    );
-                }
-                let mut reported = FxHashSet::default();
-                for &e in elems {
-                    if is_garbage(idx, &failed, &dangling, m.key, e) && reported.insert(e) {
-                        add(
-                            out,
-                            "garbage-read",
-                            Case::GarbageRead {
-                                mop: mref,
-                                key: m.key,
-                                value: e,
-                            },
-                        );
-                    }
-                }
-            }
-        }
-        if op.is_ok() {
-            internal_and_future_read(h, idx, me, op, out);
-        }
+            found
+        })
+        .collect();
+    for (name, case) in found.into_iter().flatten() {
+        add(out, name, case);
     }
 
-    // Garbage reads on regular keys: check the version order once.
     for (k, ko) in idx.orders.iter().enumerate() {
-        if !ko.regular {
-            continue;
-        }
-        if let Some(lr) = ko.longest_read {
-            for &e in &ko.order {
-                if is_garbage(idx, &failed, &dangling, KeyId(k as u32), e) {
-                    add(
-                        out,
-                        "garbage-read",
-                        Case::GarbageRead {
-                            mop: lr,
-                            key: KeyId(k as u32),
-                            value: e,
-                        },
-                    );
+        let key = KeyId(k as u32);
+        // Garbage reads on regular keys: every read is a prefix of the
+        // version order, so checking the order once covers them all.
+        if ko.regular {
+            if let Some(lr) = ko.longest_read {
+                for &e in &ko.order {
+                    if is_garbage(idx, &facts, key, e) {
+                        add(out, "garbage-read", Case::GarbageRead { mop: lr, key, value: e });
+                    }
                 }
             }
         }
         if let Some(pair) = &ko.incompatible {
-            add(
-                out,
-                "incompatible-order",
-                Case::IncompatibleOrder {
-                    key: KeyId(k as u32),
-                    values: pair.clone(),
-                },
-            );
+            add(out, "incompatible-order", Case::IncompatibleOrder { key, values: pair.clone() });
         }
-    }
-    for (k, ko) in idx.orders.iter().enumerate() {
-        if !ko.regular {
-            if let Some(pair) = &ko.incompatible {
-                add(
-                    out,
-                    "incompatible-order",
-                    Case::IncompatibleOrder {
-                        key: KeyId(k as u32),
-                        values: pair.clone(),
-                    },
-                );
-            }
-        }
-    }
-    if let Some(v) = out.get_mut("incompatible-order") {
-        v.sort_by_key(|c| {
-            if let Case::IncompatibleOrder { key, .. } = c {
-                key.0
-            } else {
-                0
-            }
-        });
     }
 
-    if any_fail_append {
-        dirty_updates(h, &failed, out);
+    if !facts.failed.is_empty() {
+        dirty_updates(h, &facts.failed, out);
     }
     lost_updates(h, out);
 }
 
-fn is_garbage(
+/// G1a and G1b for ok reads; duplicates and garbage on irregular keys.
+fn check_reads(
+    h: &History,
     idx: &ListAppendIndex,
-    failed: &FxHashMap<(u32, i64), OpId>,
-    dangling: &FxHashSet<(u32, i64)>,
-    k: KeyId,
-    e: i64,
-) -> bool {
-    idx.writer(k, e).is_none() && !failed.contains_key(&(k.0, e)) && !dangling.contains(&(k.0, e))
+    facts: &WriteFacts,
+    me: OpId,
+    op: &Op,
+    found: &mut Vec<(&'static str, Case)>,
+) {
+    let possible = is_possible(op);
+    for (j, m) in h.mops_of(op).iter().enumerate() {
+        let (MopFn::Read, MopValue::List { len, .. }) = (m.f, m.value) else { continue };
+        if len == 0 {
+            continue;
+        }
+        let mref = MopRef { op: me, mop: j as u32 };
+        let ko = &idx.orders[m.key.0 as usize];
+        let elems = h.list(m.value);
+        if op.is_ok() {
+            // G1a: elements appended by failed transactions.
+            if !facts.failed.is_empty() {
+                if ko.regular {
+                    if let Some(ps) = facts.failed_pos.get(&m.key.0) {
+                        for &(p, e) in ps {
+                            if p < len {
+                                let writer = facts.failed[&(m.key.0, e)];
+                                found.push(("G1a", Case::BadRead { mop: mref, writer, element: Some(e) }));
+                            }
+                        }
+                    }
+                } else {
+                    for &e in elems {
+                        if let Some(&writer) = facts.failed.get(&(m.key.0, e)) {
+                            found.push(("G1a", Case::BadRead { mop: mref, writer, element: Some(e) }));
+                        }
+                    }
+                }
+            }
+            // G1b: the last element was an intermediate append of another txn.
+            if !facts.intermediate.is_empty() {
+                if let Some(&last) = elems.last() {
+                    if let Some(&w) = facts.intermediate.get(&(m.key.0, last)) {
+                        if h.op(w).index != op.index {
+                            found.push(("G1b", Case::BadRead { mop: mref, writer: w, element: Some(last) }));
+                        }
+                    }
+                }
+            }
+        }
+        if possible && !ko.regular {
+            // Duplicates and garbage on irregular keys, element by element.
+            let mut counts: FxHashMap<i64, usize> = FxHashMap::default();
+            for &e in elems {
+                *counts.entry(e).or_default() += 1;
+            }
+            let mut dups: Vec<(i64, usize)> = counts.iter().filter(|(_, &c)| c > 1).map(|(&e, &c)| (e, c)).collect();
+            if !dups.is_empty() {
+                dups.sort_unstable();
+                found.push(("duplicate-elements", Case::DuplicateElements { mop: mref, duplicates: dups }));
+            }
+            let mut reported = FxHashSet::default();
+            for &e in elems {
+                if is_garbage(idx, facts, m.key, e) && reported.insert(e) {
+                    found.push(("garbage-read", Case::GarbageRead { mop: mref, key: m.key, value: e }));
+                }
+            }
+        }
+    }
+}
+
+/// True if no operation (ok, info, failed, or never completed) appended `e`.
+fn is_garbage(idx: &ListAppendIndex, facts: &WriteFacts, k: KeyId, e: i64) -> bool {
+    idx.writer(k, e).is_none() && !facts.failed.contains_key(&(k.0, e)) && !facts.dangling.contains(&(k.0, e))
+}
+
+/// What a transaction knows of a key so far: the last list it read (if any)
+/// followed by its own appends since.
+struct KnownState<'a> {
+    key: KeyId,
+    /// No read yet: only the suffix `tail` is known.
+    unknown_prefix: bool,
+    base: &'a [i64],
+    tail: Vec<i64>,
+    /// The last read returned nil.
+    was_nil: bool,
+}
+
+impl KnownState<'_> {
+    fn consistent_with(&self, got: &[i64]) -> bool {
+        if self.unknown_prefix {
+            got.len() >= self.tail.len() && got[got.len() - self.tail.len()..] == self.tail[..]
+        } else {
+            got.len() == self.base.len() + self.tail.len()
+                && got[..self.base.len()] == *self.base
+                && got[self.base.len()..] == self.tail[..]
+        }
+    }
+
+    fn expected(&self) -> Expected {
+        if self.was_nil && self.tail.is_empty() {
+            return Expected::Register(None);
+        }
+        let mut elems = self.base.to_vec();
+        elems.extend_from_slice(&self.tail);
+        Expected::List { unknown_prefix: self.unknown_prefix, elems }
+    }
 }
 
 /// Cerone's INT axiom within one ok transaction, and future reads.
@@ -729,18 +749,16 @@ fn internal_and_future_read(
     idx: &ListAppendIndex,
     me: OpId,
     op: &Op,
-    out: &mut Anomalies,
+    found: &mut Vec<(&'static str, Case)>,
 ) {
     let mops = h.mops_of(op);
     if mops.len() < 2 {
         return;
     }
-    // Expected state per key: (unknown prefix?, elements, was the last read nil?)
-    let mut state: Vec<(KeyId, bool, Vec<i64>, bool)> = Vec::new();
-    let mut internal_done = false;
-    let mut future_done = false;
+    let mut state: Vec<KnownState> = Vec::new();
+    let (mut internal_done, mut future_done) = (false, false);
     for (j, m) in mops.iter().enumerate() {
-        let slot = state.iter().position(|s| s.0 == m.key);
+        let slot = state.iter().position(|s| s.key == m.key);
         match (m.f, m.value) {
             (MopFn::Append, MopValue::Int(v)) => {
                 if !future_done {
@@ -757,67 +775,41 @@ fn internal_and_future_read(
                             }
                     });
                     if let Some(r) = earlier {
-                        add(
-                            out,
-                            "future-read",
-                            Case::FutureRead {
-                                mop: MopRef {
-                                    op: me,
-                                    mop: r as u32,
-                                },
-                                element: v,
-                            },
-                        );
+                        let mop = MopRef { op: me, mop: r as u32 };
+                        found.push(("future-read", Case::FutureRead { mop, element: v }));
                         future_done = true;
                     }
                 }
                 match slot {
-                    Some(s) => {
-                        state[s].2.push(v);
-                        state[s].3 = false;
-                    }
-                    None => state.push((m.key, true, vec![v], false)),
+                    Some(s) => state[s].tail.push(v),
+                    None => state.push(KnownState {
+                        key: m.key,
+                        unknown_prefix: true,
+                        base: &[],
+                        tail: vec![v],
+                        was_nil: false,
+                    }),
                 }
             }
             (MopFn::Read, v) => {
                 let got = h.list(v);
-                if !internal_done {
-                    if let Some(s) = slot {
-                        let (unknown, ref exp, was_nil) =
-                            (state[s].1, state[s].2.clone(), state[s].3);
-                        let bad = if unknown {
-                            got.len() < exp.len() || got[got.len() - exp.len()..] != exp[..]
-                        } else {
-                            got != &exp[..]
-                        };
-                        if bad {
-                            let expected = if was_nil {
-                                Expected::Register(None)
-                            } else {
-                                Expected::List {
-                                    unknown_prefix: unknown,
-                                    elems: exp.clone(),
-                                }
-                            };
-                            add(
-                                out,
-                                "internal",
-                                Case::Internal {
-                                    mop: MopRef {
-                                        op: me,
-                                        mop: j as u32,
-                                    },
-                                    expected,
-                                },
-                            );
-                            internal_done = true;
-                        }
+                if let (false, Some(s)) = (internal_done, slot) {
+                    if !state[s].consistent_with(got) {
+                        let mop = MopRef { op: me, mop: j as u32 };
+                        found.push(("internal", Case::Internal { mop, expected: state[s].expected() }));
+                        internal_done = true;
                     }
                 }
-                let entry = (m.key, false, got.to_vec(), v == MopValue::Nil);
+                let fresh = KnownState {
+                    key: m.key,
+                    unknown_prefix: false,
+                    base: got,
+                    tail: Vec::new(),
+                    was_nil: v == MopValue::Nil,
+                };
                 match slot {
-                    Some(s) => state[s] = entry,
-                    None => state.push(entry),
+                    Some(s) => state[s] = fresh,
+                    None => state.push(fresh),
                 }
             }
             _ => {}
@@ -846,11 +838,7 @@ fn dirty_updates(h: &History, failed: &FxHashMap<(u32, i64), OpId>, out: &mut An
         }
     }
     for (k, ko) in orders.iter().enumerate() {
-        if !ko
-            .order
-            .iter()
-            .any(|&e| failed.contains_key(&(k as u32, e)))
-        {
+        if !ko.order.iter().any(|&e| failed.contains_key(&(k as u32, e))) {
             continue;
         }
         // (t1 type, t1, versions since t1)
@@ -868,11 +856,7 @@ fn dirty_updates(h: &History, failed: &FxHashMap<(u32, i64), OpId>, out: &mut An
                     add(
                         out,
                         "dirty-update",
-                        Case::DirtyUpdate {
-                            key: KeyId(k as u32),
-                            values: vs.clone(),
-                            txns: [t1.unwrap_or(t2), t2],
-                        },
+                        Case::DirtyUpdate { key: KeyId(k as u32), values: vs.clone(), txns: [t1.unwrap_or(t2), t2] },
                     );
                     t1 = Some(t2);
                     vs = vec![v];
@@ -887,18 +871,28 @@ fn dirty_updates(h: &History, failed: &FxHashMap<(u32, i64), OpId>, out: &mut An
     }
 }
 
+/// A read value borrowed from the history, for grouping without copies.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Observed<'a> {
+    Nil,
+    Int(i64),
+    List(&'a [i64]),
+}
+
 /// Lost update: two or more ok txns read the same version of a key (their
 /// first read of it) and then appended to it.
 fn lost_updates(h: &History, out: &mut Anomalies) {
-    let mut groups: FxHashMap<(u32, ReadValue), Vec<OpId>> = FxHashMap::default();
-    let mut order: Vec<(u32, ReadValue)> = Vec::new();
+    let mut groups: FxHashMap<(u32, Observed), Vec<OpId>> = FxHashMap::default();
+    let mut first_seen: Vec<(u32, Observed)> = Vec::new();
+    let mut reads: Vec<(KeyId, usize)> = Vec::new();
+    let mut written: Vec<KeyId> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if !op.is_ok() {
             continue;
         }
         let mops = h.mops_of(op);
-        let mut reads: Vec<(KeyId, usize)> = Vec::new();
-        let mut written: Vec<KeyId> = Vec::new();
+        reads.clear();
+        written.clear();
         for (j, m) in mops.iter().enumerate() {
             match m.f {
                 MopFn::Read => {
@@ -910,38 +904,32 @@ fn lost_updates(h: &History, out: &mut Anomalies) {
                     if written.contains(&m.key) {
                         continue;
                     }
-                    if let Some(&(_, rj)) = reads.iter().find(|r| r.0 == m.key) {
-                        written.push(m.key);
-                        let rv = match mops[rj].value {
-                            MopValue::Nil => ReadValue::Nil,
-                            MopValue::Int(x) => ReadValue::Int(x),
-                            v @ MopValue::List { .. } => ReadValue::List(h.list(v).to_vec()),
-                        };
-                        let gk = (m.key.0, rv);
-                        match groups.get_mut(&gk) {
-                            Some(g) => g.push(i as u32),
-                            None => {
-                                order.push(gk.clone());
-                                groups.insert(gk, vec![i as u32]);
-                            }
-                        }
+                    // A write before any read of the key says nothing here.
+                    let Some(&(_, rj)) = reads.iter().find(|r| r.0 == m.key) else { continue };
+                    written.push(m.key);
+                    let observed = match mops[rj].value {
+                        MopValue::Nil => Observed::Nil,
+                        MopValue::Int(x) => Observed::Int(x),
+                        v @ MopValue::List { .. } => Observed::List(h.list(v)),
+                    };
+                    let group = groups.entry((m.key.0, observed)).or_default();
+                    if group.is_empty() {
+                        first_seen.push((m.key.0, observed));
                     }
+                    group.push(i as u32);
                 }
             }
         }
     }
-    for gk in order {
+    for gk in first_seen {
         if let Some(txns) = groups.remove(&gk) {
             if txns.len() >= 2 {
-                add(
-                    out,
-                    "lost-update",
-                    Case::LostUpdate {
-                        key: KeyId(gk.0),
-                        value: gk.1,
-                        txns,
-                    },
-                );
+                let value = match gk.1 {
+                    Observed::Nil => ReadValue::Nil,
+                    Observed::Int(x) => ReadValue::Int(x),
+                    Observed::List(xs) => ReadValue::List(xs.to_vec()),
+                };
+                add(out, "lost-update", Case::LostUpdate { key: KeyId(gk.0), value, txns });
             }
         }
     }

@@ -22,11 +22,7 @@ pub fn process_edges(h: &History) -> Vec<Edge> {
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Ok {
             if let Some(prev) = last.insert(op.process, i as u32) {
-                out.push(Edge {
-                    from: prev,
-                    to: i as u32,
-                    rels: rel::PROCESS,
-                });
+                out.push(Edge { from: prev, to: i as u32, rels: rel::PROCESS });
             }
         }
     }
@@ -44,18 +40,14 @@ pub fn realtime_edges(h: &History) -> Vec<Edge> {
             OpType::Invoke => {
                 if op.pair != NONE && !buffer.is_empty() {
                     let start = out.len();
-                    out.extend(buffer.iter().map(|&a| Edge {
-                        from: a,
-                        to: op.pair,
-                        rels: rel::REALTIME,
-                    }));
+                    out.extend(buffer.iter().map(|&a| Edge { from: a, to: op.pair, rels: rel::REALTIME }));
                     linked.insert(op.pair, (start, out.len()));
                 }
             }
             OpType::Ok => {
                 if let Some((s, e)) = linked.remove(&(i as u32)) {
-                    let preds: Vec<OpId> = out[s..e].iter().map(|e| e.from).collect();
-                    buffer.retain(|b| !preds.contains(b));
+                    let preds = &out[s..e];
+                    buffer.retain(|b| !preds.iter().any(|p| p.from == *b));
                 }
                 buffer.push(i as u32);
             }
@@ -71,15 +63,10 @@ pub fn realtime_edges(h: &History) -> Vec<Edge> {
 pub fn explain(h: &History, a: OpId, b: OpId, rels: u8) -> Option<Step> {
     if rels & rel::REALTIME != 0 {
         let inv = h.op(b).pair;
-        return Some(Step::Realtime {
-            a_completion: a,
-            b_invocation: if inv == NONE { b } else { inv },
-        });
+        return Some(Step::Realtime { a_completion: a, b_invocation: if inv == NONE { b } else { inv } });
     }
     if rels & rel::PROCESS != 0 {
-        return Some(Step::Process {
-            process: h.op(a).process,
-        });
+        return Some(Step::Process { process: h.op(a).process });
     }
     None
 }

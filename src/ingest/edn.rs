@@ -38,9 +38,7 @@
 //! `M`-suffixed decimals in extra fields.
 
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
-use crate::history::{
-    Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE,
-};
+use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -291,10 +289,7 @@ impl<'a> Parser<'a> {
     fn int_error(&self, what: &'static str) -> Box<PErr> {
         let end = self.token_end(self.pos);
         let tok = &self.src[self.pos..end];
-        let body = tok
-            .strip_prefix(b"-")
-            .or_else(|| tok.strip_prefix(b"+"))
-            .unwrap_or(tok);
+        let body = tok.strip_prefix(b"-").or_else(|| tok.strip_prefix(b"+")).unwrap_or(tok);
         let body = body.strip_suffix(b"N").unwrap_or(body);
         if !body.is_empty() && body.iter().all(u8::is_ascii_digit) {
             if body.len() > 1 && body[0] == b'0' {
@@ -342,10 +337,7 @@ impl<'a> Parser<'a> {
 
     #[cold]
     fn unterminated_string(&self, open: usize) -> Box<PErr> {
-        perr(
-            self.src.len(),
-            format!("a closing \" for the string opened at {}", self.loc(open)),
-        )
+        perr(self.src.len(), format!("a closing \" for the string opened at {}", self.loc(open)))
     }
 
     #[cold]
@@ -380,23 +372,15 @@ impl<'a> Parser<'a> {
                     }
                     let ch = match e {
                         b'u' => {
-                            let hi = hex4(s, i).ok_or_else(|| {
-                                perr(i - 2, "a \\uXXXX escape with four hex digits")
-                            })?;
+                            let hi = hex4(s, i).ok_or_else(|| perr(i - 2, "a \\uXXXX escape with four hex digits"))?;
                             i += 4;
                             if (0xD800..0xDC00).contains(&hi) {
                                 // A surrogate pair written as two escapes.
-                                let lo = if s.get(i..i + 2) == Some(b"\\u") {
-                                    hex4(s, i + 2)
-                                } else {
-                                    None
-                                };
+                                let lo = if s.get(i..i + 2) == Some(b"\\u") { hex4(s, i + 2) } else { None };
                                 match lo {
                                     Some(lo) if (0xDC00..0xE000).contains(&lo) => {
                                         i += 6;
-                                        char::from_u32(
-                                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00),
-                                        )
+                                        char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
                                     }
                                     _ => None,
                                 }
@@ -425,10 +409,7 @@ impl<'a> Parser<'a> {
                             }
                         }
                         _ => {
-                            return Err(perr(
-                                i - 2,
-                                "a string escape such as \\n, \\\", \\\\ or \\uXXXX",
-                            ));
+                            return Err(perr(i - 2, "a string escape such as \\n, \\\", \\\\ or \\uXXXX"));
                         }
                     };
                     let Some(ch) = ch else {
@@ -468,22 +449,14 @@ impl<'a> Parser<'a> {
         };
         let text = utf8(&self.src[i..end], i)?;
         let ok = text.chars().count() == 1
-            || matches!(
-                text,
-                "newline" | "space" | "tab" | "return" | "formfeed" | "backspace"
-            )
-            || (text.len() == 5
-                && text.starts_with('u')
-                && text[1..].bytes().all(|b| b.is_ascii_hexdigit()))
+            || matches!(text, "newline" | "space" | "tab" | "return" | "formfeed" | "backspace")
+            || (text.len() == 5 && text.starts_with('u') && text[1..].bytes().all(|b| b.is_ascii_hexdigit()))
             || (text.len() >= 2
                 && text.len() <= 4
                 && text.starts_with('o')
                 && text[1..].bytes().all(|b| (b'0'..=b'7').contains(&b)));
         if !ok {
-            return Err(perr(
-                start,
-                "a character literal such as \\a, \\newline or \\u0041",
-            ));
+            return Err(perr(start, "a character literal such as \\a, \\newline or \\u0041"));
         }
         self.pos = end;
         Ok(Atom::Symbol(format!("\\{text}").into()))
@@ -513,12 +486,9 @@ impl<'a> Parser<'a> {
         let text = utf8(tok, start)?;
         let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
         let is_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        let leading_zero = unsigned.len() > 1
-            && unsigned.starts_with('0')
-            && unsigned.as_bytes()[1].is_ascii_digit();
+        let leading_zero = unsigned.len() > 1 && unsigned.starts_with('0') && unsigned.as_bytes()[1].is_ascii_digit();
         let float_like = |s: &str| {
-            s.bytes()
-                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+            s.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
                 && s.parse::<f64>().is_ok()
         };
         let big_int = |s: &str| is_digits(s.strip_suffix('N').unwrap_or(s));
@@ -586,11 +556,7 @@ impl<'a> Parser<'a> {
                 _ => {
                     return Err(perr(
                         self.pos,
-                        format!(
-                            "`{}` to close the {what} opened at {}",
-                            close as char,
-                            self.loc(open)
-                        ),
+                        format!("`{}` to close the {what} opened at {}", close as char, self.loc(open)),
                     ))
                 }
             }
@@ -619,12 +585,7 @@ impl<'a> Parser<'a> {
                     let v = self.value(depth + 1)?;
                     entries.push((k, v));
                 }
-                _ => {
-                    return Err(perr(
-                        self.pos,
-                        format!("`}}` to close the map opened at {}", self.loc(open)),
-                    ))
-                }
+                _ => return Err(perr(self.pos, format!("`}}` to close the map opened at {}", self.loc(open)))),
             }
         }
     }
@@ -692,22 +653,12 @@ impl<'a> Parser<'a> {
 
     /// Interns a keyword or escape-free string key, caching by input bytes.
     #[inline]
-    fn named_key(
-        &mut self,
-        b: &mut HistoryBuilder,
-        kind: u8,
-        name: &'a [u8],
-        pos: usize,
-    ) -> PResult<KeyId> {
+    fn named_key(&mut self, b: &mut HistoryBuilder, kind: u8, name: &'a [u8], pos: usize) -> PResult<KeyId> {
         if let Some(&k) = self.named_keys.get(&(kind, name)) {
             return Ok(k);
         }
         let s = utf8(name, pos)?;
-        let atom = if kind == 0 {
-            Atom::Keyword(s.into())
-        } else {
-            Atom::Str(s.into())
-        };
+        let atom = if kind == 0 { Atom::Keyword(s.into()) } else { Atom::Str(s.into()) };
         let k = b.key(atom);
         self.named_keys.insert((kind, name), k);
         Ok(k)
@@ -767,17 +718,11 @@ impl<'a> Parser<'a> {
                             let e = self.int("an integer list element")?;
                             b.push_element(e);
                         }
-                        Some(c) if !is_closer(c) => {
-                            return Err(perr(self.pos, "an integer list element"))
-                        }
+                        Some(c) if !is_closer(c) => return Err(perr(self.pos, "an integer list element")),
                         _ => {
                             return Err(perr(
                                 self.pos,
-                                format!(
-                                    "`{}` to close the list read opened at {}",
-                                    close as char,
-                                    self.loc(open)
-                                ),
+                                format!("`{}` to close the list read opened at {}", close as char, self.loc(open)),
                             ))
                         }
                     }
@@ -787,13 +732,10 @@ impl<'a> Parser<'a> {
                 self.pos += 3;
                 Ok(MopValue::Nil)
             }
-            _ if self.at_number() => Ok(MopValue::Int(
-                self.int("a read value: nil, an integer or a list of integers")?,
-            )),
-            _ => Err(perr(
-                self.pos,
-                "a read value: nil, an integer or a list of integers",
-            )),
+            _ if self.at_number() => {
+                Ok(MopValue::Int(self.int("a read value: nil, an integer or a list of integers")?))
+            }
+            _ => Err(perr(self.pos, "a read value: nil, an integer or a list of integers")),
         }
     }
 
@@ -842,11 +784,7 @@ impl<'a> Parser<'a> {
         if self.peek() != Some(close) {
             return Err(perr(
                 self.pos,
-                format!(
-                    "`{}` to close the micro-op opened at {}",
-                    close as char,
-                    self.loc(open)
-                ),
+                format!("`{}` to close the micro-op opened at {}", close as char, self.loc(open)),
             ));
         }
         self.pos += 1;
@@ -876,11 +814,7 @@ impl<'a> Parser<'a> {
                         _ => {
                             return Err(perr(
                                 self.pos,
-                                format!(
-                                    "`{}` to close the :value opened at {}",
-                                    close as char,
-                                    self.loc(open)
-                                ),
+                                format!("`{}` to close the :value opened at {}", close as char, self.loc(open)),
                             ))
                         }
                     }
@@ -890,10 +824,7 @@ impl<'a> Parser<'a> {
                 self.pos += 3;
                 Ok(())
             }
-            _ => Err(perr(
-                self.pos,
-                "a :value of nil or a vector of micro-ops like [[:append k v] [:r k nil]]",
-            )),
+            _ => Err(perr(self.pos, "a :value of nil or a vector of micro-ops like [[:append k v] [:r k nil]]")),
         }
     }
 
@@ -930,20 +861,14 @@ impl<'a> Parser<'a> {
             self.skip_ws(1)?;
             let kpos = self.pos;
             let Some(c) = self.peek() else {
-                return Err(perr(
-                    kpos,
-                    format!("`}}` to close the op map opened at {}", self.loc(open)),
-                ));
+                return Err(perr(kpos, format!("`}}` to close the op map opened at {}", self.loc(open))));
             };
             if c == b'}' {
                 self.pos += 1;
                 break;
             }
             if is_closer(c) {
-                return Err(perr(
-                    kpos,
-                    format!("`}}` to close the op map opened at {}", self.loc(open)),
-                ));
+                return Err(perr(kpos, format!("`}}` to close the op map opened at {}", self.loc(open))));
             }
             if c != b':' {
                 // A non-keyword key: an extra field.
@@ -990,9 +915,7 @@ impl<'a> Parser<'a> {
                     };
                     match t {
                         Some(t) => op_type = Some(t),
-                        None => {
-                            return Err(perr(vpos, "an op :type of :invoke, :ok, :fail or :info"))
-                        }
+                        None => return Err(perr(vpos, "an op :type of :invoke, :ok, :fail or :info")),
                     }
                 }
                 F_F => {
@@ -1004,10 +927,7 @@ impl<'a> Parser<'a> {
                             Value::Atom(a) => f = a,
                             _ => {
                                 if deferred.is_none() {
-                                    deferred = Some(perr(
-                                        vpos,
-                                        "an atom (keyword, string, integer or symbol) as :f",
-                                    ));
+                                    deferred = Some(perr(vpos, "an atom (keyword, string, integer or symbol) as :f"));
                                 }
                             }
                         }
@@ -1030,11 +950,7 @@ impl<'a> Parser<'a> {
                     }
                 },
                 F_PROCESS => {
-                    let p = if self.at_number() {
-                        self.int_inner()
-                    } else {
-                        None
-                    };
+                    let p = if self.at_number() { self.int_inner() } else { None };
                     process = match p {
                         Some(p) => Proc::Client(p),
                         None => {
@@ -1063,18 +979,7 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
-        b.push_op(
-            RawOp {
-                index,
-                time,
-                op_type,
-                process,
-                f,
-                extras,
-                line,
-            },
-            mop_start,
-        );
+        b.push_op(RawOp { index, time, op_type, process, f, extras, line }, mop_start);
         Ok(())
     }
 
@@ -1083,12 +988,7 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         match self.peek() {
             Some(b'{') => self.op_map(b, start),
-            Some(b'#')
-                if self
-                    .src
-                    .get(start + 1)
-                    .is_some_and(|c| c.is_ascii_alphabetic()) =>
-            {
+            Some(b'#') if self.src.get(start + 1).is_some_and(|c| c.is_ascii_alphabetic()) => {
                 let end = self.token_end(start + 1);
                 self.pos = end;
                 self.skip_ws(1)?;
@@ -1099,10 +999,7 @@ impl<'a> Parser<'a> {
                     Err(perr(self.pos, format!("an op map after the tag {tag}")))
                 }
             }
-            _ => Err(perr(
-                start,
-                "an op map like {:type :invoke, :f :txn, :value [...], :process 0}",
-            )),
+            _ => Err(perr(start, "an op map like {:type :invoke, :f :txn, :value [...], :process 0}")),
         }
     }
 
@@ -1116,11 +1013,7 @@ impl<'a> Parser<'a> {
                 (None, Some((c, open))) => {
                     return Err(perr(
                         self.pos,
-                        format!(
-                            "`{}` to close the history opened at {}",
-                            c as char,
-                            self.loc(open)
-                        ),
+                        format!("`{}` to close the history opened at {}", c as char, self.loc(open)),
                     ))
                 }
                 (Some(c), Some((close, _))) if c == close => {
@@ -1197,26 +1090,18 @@ pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> 
 pub(crate) fn parse_sequential(source: &str, input: &[u8]) -> Result<History, IngestError> {
     let mut b = HistoryBuilder::new(source);
     let mut p = Parser::new(input, 0, input.len(), 1);
-    p.document(&mut b)
-        .map_err(|e| e.into_ingest(source, input))?;
+    p.document(&mut b).map_err(|e| e.into_ingest(source, input))?;
     Ok(b.finish())
 }
 
 /// Parses with chunks of at least `min_chunk` bytes (tests use tiny chunks to
 /// exercise the splitting logic on small inputs).
-pub(crate) fn parse_with_chunk(
-    source: &str,
-    input: &[u8],
-    min_chunk: usize,
-) -> Result<History, IngestError> {
+pub(crate) fn parse_with_chunk(source: &str, input: &[u8], min_chunk: usize) -> Result<History, IngestError> {
     let Some(bounds) = plan_chunks(input, min_chunk.max(1)) else {
         return parse_sequential(source, input);
     };
     let t0 = std::time::Instant::now();
-    let line_counts: Vec<usize> = bounds
-        .par_windows(2)
-        .map(|w| count_newlines(&input[w[0]..w[1]]))
-        .collect();
+    let line_counts: Vec<usize> = bounds.par_windows(2).map(|w| count_newlines(&input[w[0]..w[1]])).collect();
     let mut first_lines = Vec::with_capacity(line_counts.len());
     let mut line = 1 + count_newlines(&input[..bounds[0]]);
     for n in &line_counts {
@@ -1278,10 +1163,7 @@ fn plan_chunks(input: &[u8], min_chunk: usize) -> Option<Vec<usize>> {
             if input[last] != closer(c) {
                 return None;
             }
-            let line_start = input[..last]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
+            let line_start = input[..last].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             if input[line_start..last].contains(&b';') {
                 return None;
             }
@@ -1352,8 +1234,10 @@ mod tests {
 
     #[test]
     fn reads_op_fields_and_mops() {
-        let h = ok("{:type :invoke, :f :txn, :value [[:append 11 1] [:r 11 nil]], :process 10, :time 31076248, :index 1}\n\
-                    {:type :ok, :f :txn, :value [[:append 11 1] [:r 11 [1]]], :process 10, :time 31076249, :index 2}\n");
+        let h = ok(
+            "{:type :invoke, :f :txn, :value [[:append 11 1] [:r 11 nil]], :process 10, :time 31076248, :index 1}\n\
+                    {:type :ok, :f :txn, :value [[:append 11 1] [:r 11 [1]]], :process 10, :time 31076249, :index 2}\n",
+        );
         assert_eq!(h.ops.len(), 2);
         let op = h.ops[1];
         assert_eq!(op.op_type, OpType::Ok);
@@ -1376,7 +1260,9 @@ mod tests {
 
     #[test]
     fn nil_read_empty_list_read_and_two_element_read_differ() {
-        let h = ok("{:type :ok :process 0 :value [[:r 1 nil] [:r 1 []] [:r 1] [:r 1 5] [:r 1 (2 -3)] (:w 1 nil) [:w 1 -7]]}");
+        let h = ok(
+            "{:type :ok :process 0 :value [[:r 1 nil] [:r 1 []] [:r 1] [:r 1 5] [:r 1 (2 -3)] (:w 1 nil) [:w 1 -7]]}",
+        );
         let m = h.mops_of(&h.ops[0]);
         assert_eq!(m[0].value, MopValue::Nil);
         assert!(matches!(m[1].value, MopValue::List { len: 0, .. }));
@@ -1426,18 +1312,19 @@ mod tests {
             assert_eq!(h.ops[1].line, 2);
             assert_eq!(h.list(h.mops_of(&h.ops[1])[0].value), &[2]);
         }
-        assert!(err("[{:type :ok :process 0}")
-            .contains("h.edn:1:24: expected `]` to close the history opened at 1:1"));
+        assert!(err("[{:type :ok :process 0}").contains("h.edn:1:24: expected `]` to close the history opened at 1:1"));
         assert!(err("[{:type :ok :process 0}] {:type :ok}")
             .contains("1:26: expected end of input after the history vector"));
     }
 
     #[test]
     fn nonclient_ops_are_counted_with_any_value() {
-        let h = ok("{:type :info, :f :start-partition, :value [:isolated {\"n1\" #{\"n2\"}}], :process :nemesis, :time 1}\n\
+        let h = ok(
+            "{:type :info, :f :start-partition, :value [:isolated {\"n1\" #{\"n2\"}}], :process :nemesis, :time 1}\n\
                     {:type :info :f :kill :value [[:r 1 [1]]] :time 2}\n\
                     {:type :invoke :process 0 :value nil :f :txn}\n\
-                    {:type :info :value :weird :process nil}\n");
+                    {:type :info :value :weird :process nil}\n",
+        );
         assert_eq!(h.nonclient_ops, 3);
         assert_eq!(h.ops.len(), 1);
         assert_eq!(h.ops[0].index, 2);
@@ -1448,10 +1335,7 @@ mod tests {
     fn process_after_value_still_validates_client_mops() {
         // :value before :process, and the op turns out to be a client op.
         let e = err("{:type :ok :value [[:frob 1 2]] :process 3}");
-        assert!(
-            e.contains("h.edn:1:21: expected micro-op function :append, :r or :w, found :frob"),
-            "{e}"
-        );
+        assert!(e.contains("h.edn:1:21: expected micro-op function :append, :r or :w, found :frob"), "{e}");
         // ... or a nemesis op: no error.
         let h = ok("{:type :info :value [[:frob 1 2]] :process :nemesis}");
         assert_eq!(h.nonclient_ops, 1);
@@ -1460,15 +1344,9 @@ mod tests {
     #[test]
     fn missing_index_is_dense_and_given_indices_are_kept() {
         let h = ok("{:type :invoke :process 0}\n{:type :ok :process 0}\n{:type :info :process :nemesis}\n{:type :ok :process 1}\n");
-        assert_eq!(
-            h.ops.iter().map(|o| o.index).collect::<Vec<_>>(),
-            vec![0, 1, 3]
-        );
+        assert_eq!(h.ops.iter().map(|o| o.index).collect::<Vec<_>>(), vec![0, 1, 3]);
         let h = ok("{:type :invoke :process 0 :index 10}\n{:type :ok :process 0 :index 20}\n{:type :ok :process 1 :index 35}\n");
-        assert_eq!(
-            h.ops.iter().map(|o| o.index).collect::<Vec<_>>(),
-            vec![10, 20, 35]
-        );
+        assert_eq!(h.ops.iter().map(|o| o.index).collect::<Vec<_>>(), vec![10, 20, 35]);
     }
 
     #[test]
@@ -1490,28 +1368,13 @@ mod tests {
         assert_eq!(ex[0].0, Value::Atom(kw("error")));
         assert_eq!(
             ex[0].1,
-            Value::Vector(vec![
-                Value::Atom(kw("no-client")),
-                Value::Atom(Atom::Str("Connection refused".into()))
-            ])
+            Value::Vector(vec![Value::Atom(kw("no-client")), Value::Atom(Atom::Str("Connection refused".into()))])
         );
         assert_eq!(ex[1].1, Value::Atom(Atom::Str("n1".into())));
-        assert_eq!(
-            ex[2],
-            (Value::Atom(Atom::Str("odd".into())), Value::Float(1.5))
-        );
+        assert_eq!(ex[2], (Value::Atom(Atom::Str("odd".into())), Value::Float(1.5)));
         assert_eq!(ex[3].1, Value::Atom(Atom::Symbol("\\a".into())));
-        assert_eq!(
-            ex[4].1,
-            Value::Atom(Atom::Symbol("123456789012345678901234N".into()))
-        );
-        assert_eq!(
-            ex[5].1,
-            Value::Tagged(
-                "inst".into(),
-                Box::new(Value::Atom(Atom::Str("2020-01-01".into())))
-            )
-        );
+        assert_eq!(ex[4].1, Value::Atom(Atom::Symbol("123456789012345678901234N".into())));
+        assert_eq!(ex[5].1, Value::Tagged("inst".into(), Box::new(Value::Atom(Atom::Str("2020-01-01".into())))));
     }
 
     #[test]
@@ -1519,9 +1382,7 @@ mod tests {
         let h = ok(
             r#"{:type :ok :process 0 :x [1 -2 3N 1.5e3 ##Inf nil true false sym ns/sym "s\n\u00e9" \newline #{1} (a) {:k [#_ 9]}]}"#,
         );
-        let Value::Vector(v) = &h.extras_of(&h.ops[0])[0].1 else {
-            panic!("not a vector")
-        };
+        let Value::Vector(v) = &h.extras_of(&h.ops[0])[0].1 else { panic!("not a vector") };
         assert_eq!(v[0], Value::Atom(Atom::Int(1)));
         assert_eq!(v[1], Value::Atom(Atom::Int(-2)));
         assert_eq!(v[2], Value::Atom(Atom::Int(3)));
@@ -1534,14 +1395,8 @@ mod tests {
         assert_eq!(v[10], Value::Atom(Atom::Str("s\né".into())));
         assert_eq!(v[11], Value::Atom(Atom::Symbol("\\newline".into())));
         assert_eq!(v[12], Value::Set(vec![Value::Atom(Atom::Int(1))]));
-        assert_eq!(
-            v[13],
-            Value::List(vec![Value::Atom(Atom::Symbol("a".into()))])
-        );
-        assert_eq!(
-            v[14],
-            Value::Map(vec![(Value::Atom(kw("k")), Value::Vector(vec![]))])
-        );
+        assert_eq!(v[13], Value::List(vec![Value::Atom(Atom::Symbol("a".into()))]));
+        assert_eq!(v[14], Value::Map(vec![(Value::Atom(kw("k")), Value::Vector(vec![]))]));
     }
 
     #[test]
@@ -1567,10 +1422,7 @@ mod tests {
         ];
         for (input, want) in cases {
             let got = err(input);
-            assert!(
-                got.contains(want),
-                "input {input:?}\n  got:  {got}\n  want: {want}"
-            );
+            assert!(got.contains(want), "input {input:?}\n  got:  {got}\n  want: {want}");
         }
     }
 
@@ -1597,27 +1449,20 @@ mod tests {
     fn parallel_equals_sequential_on_generated_history() {
         let text = testgen::edn_history(5 << 20, 7);
         assert!(text.len() >= 5 << 20);
-        let seq = parse_sequential("g.edn", text.as_bytes())
-            .map(|h| debug(&h))
-            .map_err(|e| e.to_string());
+        let seq = parse_sequential("g.edn", text.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(seq.is_ok(), "{:?}", seq.err());
         for chunk in [64 << 10, 256 << 10, 1 << 20] {
             assert!(plan_chunks(text.as_bytes(), chunk).is_some());
-            let par = parse_with_chunk("g.edn", text.as_bytes(), chunk)
-                .map(|h| debug(&h))
-                .map_err(|e| e.to_string());
+            let par = parse_with_chunk("g.edn", text.as_bytes(), chunk).map(|h| debug(&h)).map_err(|e| e.to_string());
             assert!(par == seq, "chunk size {chunk}: results differ");
         }
         // The same history wrapped in one vector, elements on separate lines.
         let wrapped = format!("[{}]\n", text.trim_end());
-        let seq = parse_sequential("g.edn", wrapped.as_bytes())
-            .map(|h| debug(&h))
-            .map_err(|e| e.to_string());
+        let seq = parse_sequential("g.edn", wrapped.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(seq.is_ok());
         assert!(plan_chunks(wrapped.as_bytes(), 256 << 10).is_some());
-        let par = parse_with_chunk("g.edn", wrapped.as_bytes(), 256 << 10)
-            .map(|h| debug(&h))
-            .map_err(|e| e.to_string());
+        let par =
+            parse_with_chunk("g.edn", wrapped.as_bytes(), 256 << 10).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(par == seq);
     }
 
@@ -1627,29 +1472,21 @@ mod tests {
         // map: cuts there must not change the result.
         let mut s = String::new();
         for i in 0..200 {
-            s.push_str(&format!("{{:type :ok :process {i} :value [[:append 1 {i}]] :note \"x\n{{:type :ok :process 99}}\n\"}}\n"));
             s.push_str(&format!(
-                "{{:type :ok :process {i}\n:value [[:r 1\n[{i}]]]}}\n"
+                "{{:type :ok :process {i} :value [[:append 1 {i}]] :note \"x\n{{:type :ok :process 99}}\n\"}}\n"
             ));
+            s.push_str(&format!("{{:type :ok :process {i}\n:value [[:r 1\n[{i}]]]}}\n"));
         }
-        let seq = parse_sequential("h.edn", s.as_bytes())
-            .map(|h| debug(&h))
-            .map_err(|e| e.to_string());
+        let seq = parse_sequential("h.edn", s.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(seq.is_ok());
         for chunk in [16, 100, 1000] {
-            let par = parse_with_chunk("h.edn", s.as_bytes(), chunk)
-                .map(|h| debug(&h))
-                .map_err(|e| e.to_string());
+            let par = parse_with_chunk("h.edn", s.as_bytes(), chunk).map(|h| debug(&h)).map_err(|e| e.to_string());
             assert!(par == seq, "chunk {chunk}");
         }
         // An error late in the input is reported as by a sequential parse.
         let bad = format!("{s}{{:type :ok :process 1 :value [[:append 1 :x]]}}\n");
-        let par = parse_with_chunk("h.edn", bad.as_bytes(), 100)
-            .map(|h| debug(&h))
-            .map_err(|e| e.to_string());
-        let seq = parse_sequential("h.edn", bad.as_bytes())
-            .map(|h| debug(&h))
-            .map_err(|e| e.to_string());
+        let par = parse_with_chunk("h.edn", bad.as_bytes(), 100).map(|h| debug(&h)).map_err(|e| e.to_string());
+        let seq = parse_sequential("h.edn", bad.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(par.is_err());
         assert_eq!(par, seq);
     }
@@ -1658,9 +1495,7 @@ mod tests {
     fn chunked_parse_reports_absolute_lines() {
         let mut s = String::new();
         for i in 0..1000 {
-            s.push_str(&format!(
-                "{{:type :ok :process {i} :value [[:r {i} [1 2]]]}}\n\n"
-            ));
+            s.push_str(&format!("{{:type :ok :process {i} :value [[:r {i} [1 2]]]}}\n\n"));
         }
         let h = match parse_with_chunk("h.edn", s.as_bytes(), 512) {
             Ok(h) => h,
@@ -1682,13 +1517,9 @@ mod tests {
             #_ {:a 1} {:type :fail :process 1 :value [[:w \"k\" -5] [:r 2]] :extra (1.5 ##NaN \\a)}]\n";
 
         fn same_as_sequential(input: &[u8]) -> Result<(), TestCaseError> {
-            let seq = parse_sequential("f.edn", input)
-                .map(|h| format!("{h:?}"))
-                .map_err(|e| e.to_string());
+            let seq = parse_sequential("f.edn", input).map(|h| format!("{h:?}")).map_err(|e| e.to_string());
             for chunk in [1, 7, 40] {
-                let par = parse_with_chunk("f.edn", input, chunk)
-                    .map(|h| format!("{h:?}"))
-                    .map_err(|e| e.to_string());
+                let par = parse_with_chunk("f.edn", input, chunk).map(|h| format!("{h:?}")).map_err(|e| e.to_string());
                 prop_assert_eq!(&par, &seq);
             }
             Ok(())

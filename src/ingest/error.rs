@@ -65,11 +65,7 @@ pub(crate) type PResult<T> = Result<T, Box<PErr>>;
 /// Builds a boxed parse error at `pos`.
 #[cold]
 pub(crate) fn perr(pos: usize, expected: impl Into<Cow<'static, str>>) -> Box<PErr> {
-    Box::new(PErr {
-        pos,
-        expected: expected.into(),
-        found: None,
-    })
+    Box::new(PErr { pos, expected: expected.into(), found: None })
 }
 
 impl PErr {
@@ -108,16 +104,9 @@ pub(crate) fn line_col(input: &[u8], pos: usize) -> (u32, u32) {
     let pos = pos.min(input.len());
     let before = &input[..pos];
     let line = count_newlines(before) + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     // Count characters, not bytes: skip UTF-8 continuation bytes.
-    let column = input[line_start..pos]
-        .iter()
-        .filter(|&&b| (b & 0xC0) != 0x80)
-        .count()
-        + 1;
+    let column = input[line_start..pos].iter().filter(|&&b| (b & 0xC0) != 0x80).count() + 1;
     (saturate(line), saturate(column))
 }
 
@@ -130,20 +119,7 @@ fn saturate(n: usize) -> u32 {
 pub(crate) fn is_delimiter(b: u8) -> bool {
     matches!(
         b,
-        b' ' | b','
-            | b'\n'
-            | b'\t'
-            | b'\r'
-            | 0x0b
-            | 0x0c
-            | b'['
-            | b']'
-            | b'('
-            | b')'
-            | b'{'
-            | b'}'
-            | b'"'
-            | b';'
+        b' ' | b',' | b'\n' | b'\t' | b'\r' | 0x0b | 0x0c | b'[' | b']' | b'(' | b')' | b'{' | b'}' | b'"' | b';'
     )
 }
 
@@ -211,9 +187,7 @@ mod tests {
 
     #[test]
     fn count_newlines_matches_naive_count() {
-        let s: Vec<u8> = (0..1000u32)
-            .map(|i| if i % 7 == 0 { b'\n' } else { b'x' })
-            .collect();
+        let s: Vec<u8> = (0..1000u32).map(|i| if i % 7 == 0 { b'\n' } else { b'x' }).collect();
         for len in [0, 1, 31, 32, 33, 500, 1000] {
             let naive = s[..len].iter().filter(|&&b| b == b'\n').count();
             assert_eq!(count_newlines(&s[..len]), naive);

@@ -20,9 +20,7 @@
 
 use super::edn::{int_key, utf8, MAX_DEPTH};
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
-use crate::history::{
-    Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value,
-};
+use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
@@ -104,10 +102,7 @@ impl<'a> Parser<'a> {
     #[inline]
     fn at_word(&self, word: &[u8]) -> bool {
         self.src.get(self.pos..self.pos + word.len()) == Some(word)
-            && self
-                .src
-                .get(self.pos + word.len())
-                .is_none_or(|c| !c.is_ascii_alphanumeric())
+            && self.src.get(self.pos + word.len()).is_none_or(|c| !c.is_ascii_alphanumeric())
     }
 
     /// Reads a number token at the cursor (strict JSON grammar).
@@ -160,9 +155,7 @@ impl<'a> Parser<'a> {
             }
             float = true;
         }
-        if s.get(i)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.')
-        {
+        if s.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.') {
             return Err(perr(start, "a JSON number"));
         }
         self.pos = i;
@@ -215,31 +208,18 @@ impl<'a> Parser<'a> {
         let mut escaped = false;
         loop {
             match s.get(i) {
-                None => {
-                    return Err(perr(
-                        s.len(),
-                        format!("a closing \" for the string opened at {}", self.loc(open)),
-                    ))
-                }
+                None => return Err(perr(s.len(), format!("a closing \" for the string opened at {}", self.loc(open)))),
                 Some(b'"') => break,
                 Some(b'\\') => {
                     escaped = true;
                     i += 2;
                 }
-                Some(&c) if c < 0x20 => {
-                    return Err(perr(
-                        i,
-                        "no control characters in a JSON string (use escapes)",
-                    ))
-                }
+                Some(&c) if c < 0x20 => return Err(perr(i, "no control characters in a JSON string (use escapes)")),
                 Some(_) => i += 1,
             }
         }
         if i >= s.len() {
-            return Err(perr(
-                s.len(),
-                format!("a closing \" for the string opened at {}", self.loc(open)),
-            ));
+            return Err(perr(s.len(), format!("a closing \" for the string opened at {}", self.loc(open))));
         }
         let close = i;
         self.pos = close + 1;
@@ -308,13 +288,8 @@ impl<'a> Parser<'a> {
             }
             Some(b'0'..=b'9' | b'-') => match self.number()? {
                 Num::Int(n) => Value::Atom(Atom::Int(n)),
-                Num::BigInt => Value::Atom(Atom::Symbol(
-                    String::from_utf8_lossy(&self.src[start..self.pos]).into(),
-                )),
-                Num::Float => match std::str::from_utf8(&self.src[start..self.pos])
-                    .ok()
-                    .and_then(|t| t.parse().ok())
-                {
+                Num::BigInt => Value::Atom(Atom::Symbol(String::from_utf8_lossy(&self.src[start..self.pos]).into())),
+                Num::Float => match std::str::from_utf8(&self.src[start..self.pos]).ok().and_then(|t| t.parse().ok()) {
                     Some(f) => Value::Float(f),
                     None => return Err(perr(start, "a JSON number")),
                 },
@@ -345,11 +320,7 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 self.skip_ws();
                 if self.peek() == Some(close) {
-                    let what = if close == b'}' {
-                        "another key after `,`"
-                    } else {
-                        "another element after `,`"
-                    };
+                    let what = if close == b'}' { "another key after `,`" } else { "another element after `,`" };
                     return Err(perr(self.pos, what));
                 }
                 Ok(false)
@@ -360,11 +331,7 @@ impl<'a> Parser<'a> {
             }
             _ => Err(perr(
                 self.pos,
-                format!(
-                    "`,` or `{}` to close the bracket opened at {}",
-                    close as char,
-                    self.loc(open)
-                ),
+                format!("`,` or `{}` to close the bracket opened at {}", close as char, self.loc(open)),
             )),
         }
     }
@@ -434,10 +401,7 @@ impl<'a> Parser<'a> {
         };
         self.skip_ws();
         if self.peek() != Some(b']') {
-            return Err(perr(
-                self.pos,
-                format!("`]` to close the micro-op opened at {}", self.loc(open)),
-            ));
+            return Err(perr(self.pos, format!("`]` to close the micro-op opened at {}", self.loc(open))));
         }
         self.pos += 1;
         b.push_mop(Mop { f, key, value });
@@ -503,10 +467,7 @@ impl<'a> Parser<'a> {
                 self.pos += 4;
                 Ok(())
             }
-            _ => Err(perr(
-                self.pos,
-                "a \"value\" of null or an array of micro-ops like [[\"append\", k, v]]",
-            )),
+            _ => Err(perr(self.pos, "a \"value\" of null or an array of micro-ops like [[\"append\", k, v]]")),
         }
     }
 
@@ -578,10 +539,12 @@ impl<'a> Parser<'a> {
                             };
                             match t {
                                 Some(t) => op_type = Some(t),
-                                None => return Err(perr(
-                                    vpos,
-                                    "an op \"type\" of \"invoke\", \"ok\", \"fail\" or \"info\"",
-                                )),
+                                None => {
+                                    return Err(perr(
+                                        vpos,
+                                        "an op \"type\" of \"invoke\", \"ok\", \"fail\" or \"info\"",
+                                    ))
+                                }
                             }
                         }
                         F_F => match self.value(1)? {
@@ -589,10 +552,7 @@ impl<'a> Parser<'a> {
                             Value::Atom(a) => f = a,
                             _ => {
                                 if deferred.is_none() {
-                                    deferred = Some(perr(
-                                        vpos,
-                                        "a string, integer, boolean or null as \"f\"",
-                                    ));
+                                    deferred = Some(perr(vpos, "a string, integer, boolean or null as \"f\""));
                                 }
                             }
                         },
@@ -640,18 +600,7 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
-        b.push_op(
-            RawOp {
-                index,
-                time,
-                op_type,
-                process,
-                f,
-                extras,
-                line,
-            },
-            mop_start,
-        );
+        b.push_op(RawOp { index, time, op_type, process, f, extras, line }, mop_start);
         Ok(())
     }
 
@@ -701,16 +650,9 @@ impl<'a> Parser<'a> {
 /// Parses an elle-cli JSON history.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
     let mut b = HistoryBuilder::new(source);
-    let mut p = Parser {
-        src: input,
-        pos: 0,
-        line_pos: 0,
-        line_no: 1,
-        small_keys: Vec::new(),
-        str_keys: FxHashMap::default(),
-    };
-    p.document(&mut b)
-        .map_err(|e| e.into_ingest(source, input))?;
+    let mut p =
+        Parser { src: input, pos: 0, line_pos: 0, line_no: 1, small_keys: Vec::new(), str_keys: FxHashMap::default() };
+    p.document(&mut b).map_err(|e| e.into_ingest(source, input))?;
     Ok(b.finish())
 }
 
@@ -758,10 +700,7 @@ mod tests {
         assert_eq!((ma[1].value, ma[2].value), (MopValue::Nil, MopValue::Nil));
         assert_eq!(
             h.extras_of(&b),
-            &[(
-                Value::Atom(Atom::Keyword("node".into())),
-                Value::Atom(Atom::Str("n1".into()))
-            )]
+            &[(Value::Atom(Atom::Keyword("node".into())), Value::Atom(Atom::Str("n1".into())))]
         );
     }
 
@@ -776,10 +715,7 @@ mod tests {
             ex[0].1,
             Value::Vector(vec![
                 Value::Atom(Atom::Str("no-client".into())),
-                Value::Map(vec![(
-                    Value::Atom(Atom::Str("k".into())),
-                    Value::Float(1.5)
-                )]),
+                Value::Map(vec![(Value::Atom(Atom::Str("k".into())), Value::Float(1.5))]),
                 Value::Atom(Atom::Symbol("18446744073709551616".into())),
                 Value::Atom(Atom::Str("aé\n".into())),
             ])
@@ -789,36 +725,48 @@ mod tests {
     #[test]
     fn missing_index_and_time_and_jsonl() {
         let h = ok("{\"type\": \"invoke\", \"process\": 2}\n{\"type\": \"ok\", \"process\": 2, \"value\": null}\n");
-        assert_eq!(
-            h.ops
-                .iter()
-                .map(|o| (o.index, o.time, o.line))
-                .collect::<Vec<_>>(),
-            vec![(0, -1, 1), (1, -1, 2)]
-        );
+        assert_eq!(h.ops.iter().map(|o| (o.index, o.time, o.line)).collect::<Vec<_>>(), vec![(0, -1, 1), (1, -1, 2)]);
         assert_eq!(h.ops[0].pair, 1);
     }
 
     #[test]
     fn errors_name_line_column() {
         let cases = [
-            ("[{\"type\": \"ok\", \"process\": 0},\n {\"type\": \"done\", \"process\": 0}]", "h.json:2:11: expected an op \"type\" of \"invoke\", \"ok\", \"fail\" or \"info\", found \"done\""),
-            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"incr\", 1, 1]]}]", "h.json:1:42: expected micro-op function \"append\", \"r\" or \"w\", found \"incr\""),
-            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x\"]]}]", "h.json:1:55: expected an integer value for \"append\", found \"x\""),
-            ("[{\"type\": \"ok\", \"process\": 0", "h.json:1:29: expected `,` or `}` to close the bracket opened at 1:2, found end of input"),
+            (
+                "[{\"type\": \"ok\", \"process\": 0},\n {\"type\": \"done\", \"process\": 0}]",
+                "h.json:2:11: expected an op \"type\" of \"invoke\", \"ok\", \"fail\" or \"info\", found \"done\"",
+            ),
+            (
+                "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"incr\", 1, 1]]}]",
+                "h.json:1:42: expected micro-op function \"append\", \"r\" or \"w\", found \"incr\"",
+            ),
+            (
+                "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x\"]]}]",
+                "h.json:1:55: expected an integer value for \"append\", found \"x\"",
+            ),
+            (
+                "[{\"type\": \"ok\", \"process\": 0",
+                "h.json:1:29: expected `,` or `}` to close the bracket opened at 1:2, found end of input",
+            ),
             ("[{\"type\": \"ok\", \"process\": 0,}]", "h.json:1:30: expected another key after `,`, found }"),
-            ("[{\"type\": \"ok\", \"process\": 0}] x", "h.json:1:32: expected end of input after the history array, found x"),
+            (
+                "[{\"type\": \"ok\", \"process\": 0}] x",
+                "h.json:1:32: expected end of input after the history array, found x",
+            ),
             ("\u{0}\u{1}", "h.json:1:1: expected a JSON array of op objects, found byte 0x00"),
-            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [\"r\"]}]", "h.json:1:41: expected a micro-op array like [\"append\", k, v], found \"r\""),
+            (
+                "[{\"type\": \"ok\", \"process\": 0, \"value\": [\"r\"]}]",
+                "h.json:1:41: expected a micro-op array like [\"append\", k, v], found \"r\"",
+            ),
             ("[{\"process\": 0}]", "h.json:1:2: expected a \"type\" in every op object"),
-            ("[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"r\", 1, [1, 01]]]}]", "h.json:1:54: expected a JSON number, found 01"),
+            (
+                "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"r\", 1, [1, 01]]]}]",
+                "h.json:1:54: expected a JSON number, found 01",
+            ),
         ];
         for (input, want) in cases {
             let got = err(input);
-            assert!(
-                got.contains(want),
-                "input {input:?}\n  got:  {got}\n  want: {want}"
-            );
+            assert!(got.contains(want), "input {input:?}\n  got:  {got}\n  want: {want}");
         }
     }
 

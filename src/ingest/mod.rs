@@ -39,10 +39,7 @@ pub enum Format {
 /// the path as given.
 pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
     let name = path.display().to_string();
-    let io = |source| IngestError::Io {
-        path: name.clone(),
-        source,
-    };
+    let io = |source| IngestError::Io { path: name.clone(), source };
     let file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_file() && meta.len() > 0 {
@@ -71,10 +68,7 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
 /// stored in [`History::source`], and its extension guides [`Format::Auto`].
 pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
     if u32::try_from(bytes.len()).is_err() {
-        return Err(IngestError::TooLarge {
-            source_name: source_name.to_string(),
-            len: bytes.len() as u64,
-        });
+        return Err(IngestError::TooLarge { source_name: source_name.to_string(), len: bytes.len() as u64 });
     }
     match resolve(source_name, bytes, format) {
         Format::Json => json::parse(source_name, bytes),
@@ -90,10 +84,7 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
     if format != Format::Auto {
         return format;
     }
-    let ext = Path::new(source_name)
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let ext = Path::new(source_name).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match ext.as_deref() {
         Some("json") => Format::Json,
         Some("edn") => Format::Edn,
@@ -104,10 +95,7 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
 /// Guesses the format from the content: `{:`/`[{:`/`({:` or a `;`/`#` start
 /// is EDN, `{"` or `[{"` is JSON.
 fn sniff(bytes: &[u8]) -> Format {
-    let mut it = bytes
-        .iter()
-        .copied()
-        .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    let mut it = bytes.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     match it.next() {
         Some(b'{') => match it.next() {
             Some(b'"') => Format::Json,
@@ -135,18 +123,9 @@ mod tests {
         assert_eq!(resolve("a.edn", json, Format::Auto), Format::Edn);
         assert_eq!(resolve("history", edn, Format::Auto), Format::Edn);
         assert_eq!(resolve("history", json, Format::Auto), Format::Json);
-        assert_eq!(
-            resolve("history", b"\n [ {:type :ok}]", Format::Auto),
-            Format::Edn
-        );
-        assert_eq!(
-            resolve("history", b"({:type :ok})", Format::Auto),
-            Format::Edn
-        );
-        assert_eq!(
-            resolve("history", b"{\"type\": \"ok\"}", Format::Auto),
-            Format::Json
-        );
+        assert_eq!(resolve("history", b"\n [ {:type :ok}]", Format::Auto), Format::Edn);
+        assert_eq!(resolve("history", b"({:type :ok})", Format::Auto), Format::Edn);
+        assert_eq!(resolve("history", b"{\"type\": \"ok\"}", Format::Auto), Format::Json);
         assert_eq!(resolve("x.json", json, Format::Edn), Format::Edn);
         for input in [&edn[..], &json[..]] {
             let h = match read_bytes("history", input, Format::Auto) {
@@ -166,38 +145,21 @@ mod tests {
         let good = dir.join("h.edn");
         let bad = dir.join("bad.edn");
         let empty = dir.join("empty.edn");
-        let written = std::fs::write(
-            &good,
-            "{:type :invoke :process 0 :value [[:append :x 1]]}\n",
-        )
-        .and_then(|()| {
-            std::fs::write(
-                &bad,
-                "{:type :ok :process 0}\n{:type :ok, :process 0, :value [[:append :x :y]]}\n",
-            )
-        })
-        .and_then(|()| std::fs::write(&empty, ""));
+        let written = std::fs::write(&good, "{:type :invoke :process 0 :value [[:append :x 1]]}\n")
+            .and_then(|()| {
+                std::fs::write(&bad, "{:type :ok :process 0}\n{:type :ok, :process 0, :value [[:append :x :y]]}\n")
+            })
+            .and_then(|()| std::fs::write(&empty, ""));
         assert!(written.is_ok());
         let h = read_path(&good, Format::Auto);
-        assert!(h
-            .as_ref()
-            .is_ok_and(|h| h.ops.len() == 1 && h.source.ends_with("h.edn")));
-        let e = read_path(&bad, Format::Auto)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(
-            e.ends_with("bad.edn:2:45: expected an integer value for :append, found :y"),
-            "{e}"
-        );
+        assert!(h.as_ref().is_ok_and(|h| h.ops.len() == 1 && h.source.ends_with("h.edn")));
+        let e = read_path(&bad, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.ends_with("bad.edn:2:45: expected an integer value for :append, found :y"), "{e}");
         assert!(read_path(&empty, Format::Auto).is_ok_and(|h| h.ops.is_empty()));
         let missing = dir.join("missing.edn");
         let e = read_path(&missing, Format::Auto).err();
         assert!(matches!(&e, Some(IngestError::Io { path, .. }) if path.ends_with("missing.edn")));
-        assert!(e
-            .map(|e| e.to_string())
-            .unwrap_or_default()
-            .contains("missing.edn: "));
+        assert!(e.map(|e| e.to_string()).unwrap_or_default().contains("missing.edn: "));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -50,14 +50,7 @@ pub fn ops(target_bytes: usize, seed: u64) -> Vec<GenOp> {
         let index = out.len() as i64;
         time += 1 + rng.below(100_000) as i64;
         if rng.below(500) == 0 {
-            let op = GenOp {
-                typ: "info",
-                process: None,
-                time,
-                index,
-                mops: vec![],
-                error: None,
-            };
+            let op = GenOp { typ: "info", process: None, time, index, mops: vec![], error: None };
             bytes += to_edn(std::slice::from_ref(&op)).len();
             out.push(op);
             continue;
@@ -99,25 +92,14 @@ pub fn ops(target_bytes: usize, seed: u64) -> Vec<GenOp> {
             1 => ("info", Some("timeout")),
             _ => ("ok", None),
         };
-        let inv_op = GenOp {
-            typ: "invoke",
-            process: Some(process),
-            time,
-            index,
-            mops: inv,
-            error: None,
-        };
+        let inv_op = GenOp { typ: "invoke", process: Some(process), time, index, mops: inv, error: None };
         time += 1 + rng.below(1000) as i64;
         let done_op = GenOp {
             typ: outcome.0,
             process: Some(process),
             time,
             index: index + 1,
-            mops: if outcome.0 == "ok" {
-                done
-            } else {
-                inv_op.mops.iter().map(copy_mop).collect()
-            },
+            mops: if outcome.0 == "ok" { done } else { inv_op.mops.iter().map(copy_mop).collect() },
             error: outcome.1,
         };
         for op in [inv_op, done_op] {
@@ -142,9 +124,7 @@ pub fn to_edn(ops: &[GenOp]) -> String {
     for op in ops {
         let _ = write!(s, "{{:type :{}, :f ", op.typ);
         match op.process {
-            None => s.push_str(
-                ":start-partition, :value [:isolated {\"n1\" #{\"n2\" \"n3\"}}], :process :nemesis",
-            ),
+            None => s.push_str(":start-partition, :value [:isolated {\"n1\" #{\"n2\" \"n3\"}}], :process :nemesis"),
             Some(p) => {
                 s.push_str(":txn, :value [");
                 for (i, m) in op.mops.iter().enumerate() {
@@ -196,7 +176,9 @@ pub fn to_json(ops: &[GenOp]) -> String {
     for (n, op) in ops.iter().enumerate() {
         let _ = write!(s, "{{\"type\": \"{}\", \"f\": ", op.typ);
         match op.process {
-            None => s.push_str("\"start-partition\", \"value\": [\"isolated\", {\"n1\": [\"n2\", \"n3\"]}], \"process\": \"nemesis\""),
+            None => s.push_str(
+                "\"start-partition\", \"value\": [\"isolated\", {\"n1\": [\"n2\", \"n3\"]}], \"process\": \"nemesis\"",
+            ),
             Some(p) => {
                 s.push_str("\"txn\", \"value\": [");
                 for (i, m) in op.mops.iter().enumerate() {

@@ -15,21 +15,10 @@ use std::path::Path;
 pub fn write(h: &History, o: &Outcome, dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     for (name, cases) in &o.anomalies {
-        let cycles: Vec<&Cycle> = cases
-            .iter()
-            .filter_map(|c| {
-                if let Case::Cycle(c) = c {
-                    Some(c)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let cycles: Vec<&Cycle> =
+            cases.iter().filter_map(|c| if let Case::Cycle(c) = c { Some(c) } else { None }).collect();
         if crate::cycles::search::CycleType::parse(name).is_some() && !cycles.is_empty() {
-            fs::write(
-                dir.join(format!("{name}.txt")),
-                text::cycles_file(h, o.workload, name, &cycles),
-            )?;
+            fs::write(dir.join(format!("{name}.txt")), text::cycles_file(h, o.workload, name, &cycles))?;
         }
     }
     if o.workload == Workload::ListAppend {
@@ -54,15 +43,10 @@ pub fn clojure_hash_long(x: i64) -> i32 {
         return 0;
     }
     fn mix_k1(k: u32) -> u32 {
-        k.wrapping_mul(0xcc9e_2d51)
-            .rotate_left(15)
-            .wrapping_mul(0x1b87_3593)
+        k.wrapping_mul(0xcc9e_2d51).rotate_left(15).wrapping_mul(0x1b87_3593)
     }
     fn mix_h1(h: u32, k: u32) -> u32 {
-        (h ^ k)
-            .rotate_left(13)
-            .wrapping_mul(5)
-            .wrapping_add(0xe654_6b64)
+        (h ^ k).rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64)
     }
     let (low, high) = (x as u64 as u32, ((x as u64) >> 32) as u32);
     let mut h = mix_h1(0, mix_k1(low));
@@ -85,10 +69,7 @@ pub fn bg_color(x: i64) -> String {
 }
 
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// The HTML table of every ok read of `key`, elements that disagree with the
@@ -134,10 +115,7 @@ pub fn incompatible_order_html(h: &History, key: crate::history::KeyId) -> Strin
                     if longest.get(i) == Some(&e) {
                         s.push_str(&format!("<td>{e}</td>"));
                     } else {
-                        s.push_str(&format!(
-                            "<td style=\"background: {}\">{e}</td>",
-                            bg_color(e)
-                        ));
+                        s.push_str(&format!("<td style=\"background: {}\">{e}</td>", bg_color(e)));
                     }
                 }
             }

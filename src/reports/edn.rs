@@ -69,23 +69,12 @@ mod tests {
     fn prints_like_clojure() {
         let n = Node::Map(vec![
             (Node::Keyword("valid?".into()), Node::Bool(false)),
-            (
-                Node::Keyword("not".into()),
-                Node::Set(vec![Node::Keyword("read-committed".into())]),
-            ),
+            (Node::Keyword("not".into()), Node::Set(vec![Node::Keyword("read-committed".into())])),
             (
                 Node::Keyword("v".into()),
-                Node::Vector(vec![
-                    Node::Symbol("...".into()),
-                    Node::Int(3),
-                    Node::Nil,
-                    Node::Str("a\"b".into()),
-                ]),
+                Node::Vector(vec![Node::Symbol("...".into()), Node::Int(3), Node::Nil, Node::Str("a\"b".into())]),
             ),
         ]);
-        assert_eq!(
-            to_string(&n),
-            r#"{:valid? false, :not #{:read-committed}, :v [... 3 nil "a\"b"]}"#
-        );
+        assert_eq!(to_string(&n), r#"{:valid? false, :not #{:read-committed}, :v [... 3 nil "a\"b"]}"#);
     }
 }

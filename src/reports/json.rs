@@ -11,14 +11,10 @@ pub fn to_json(n: &Node) -> Value {
         Node::Nil => Value::Null,
         Node::Bool(b) => Value::Bool(*b),
         Node::Int(i) => Value::from(*i),
-        Node::Float(f) => serde_json::Number::from_f64(*f)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
+        Node::Float(f) => serde_json::Number::from_f64(*f).map(Value::Number).unwrap_or(Value::Null),
         Node::Keyword(k) => Value::String(k.rsplit('/').next().unwrap_or(k).to_string()),
         Node::Str(s) | Node::Symbol(s) => Value::String(s.clone()),
-        Node::Vector(xs) | Node::List(xs) | Node::Set(xs) => {
-            Value::Array(xs.iter().map(to_json).collect())
-        }
+        Node::Vector(xs) | Node::List(xs) | Node::Set(xs) => Value::Array(xs.iter().map(to_json).collect()),
         Node::Map(kvs) => {
             let mut m = Map::new();
             for (k, v) in kvs {

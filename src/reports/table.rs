@@ -25,40 +25,21 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             }
             s
         }
-        Case::BadRead {
-            mop,
-            writer,
-            element,
-        } => format!(
+        Case::BadRead { mop, writer, element } => format!(
             "{} read {}{} written by {} ({})",
             txn(h, mop.op),
-            element
-                .map(|e| format!("element {e} of "))
-                .unwrap_or_default(),
-            crate::reports::edn::to_string(&crate::reports::tree::mop(
-                h,
-                &h.mops_of(h.op(mop.op))[mop.mop as usize]
-            )),
+            element.map(|e| format!("element {e} of ")).unwrap_or_default(),
+            crate::reports::edn::to_string(&crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])),
             txn(h, *writer),
             h.op(*writer).op_type.name()
         ),
         Case::Internal { mop, .. } => format!(
             "{} read {} inconsistently with its own writes",
             txn(h, mop.op),
-            crate::reports::edn::to_string(&crate::reports::tree::mop(
-                h,
-                &h.mops_of(h.op(mop.op))[mop.mop as usize]
-            ))
+            crate::reports::edn::to_string(&crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize]))
         ),
-        Case::FutureRead { mop, element } => format!(
-            "{} read element {element} before appending it",
-            txn(h, mop.op)
-        ),
-        Case::DirtyUpdate {
-            key: k,
-            values,
-            txns,
-        } => format!(
+        Case::FutureRead { mop, element } => format!("{} read element {element} before appending it", txn(h, mop.op)),
+        Case::DirtyUpdate { key: k, values, txns } => format!(
             "key {}: failed {} then committed {} (versions {:?})",
             key(*k),
             txn(h, txns[0]),
@@ -74,32 +55,18 @@ pub fn short_witness(h: &History, c: &Case) -> String {
         Case::LostUpdate { key: k, txns, .. } => format!(
             "key {}: {} all read the same version and wrote it",
             key(*k),
-            txns.iter()
-                .map(|&t| txn(h, t))
-                .collect::<Vec<_>>()
-                .join(", ")
+            txns.iter().map(|&t| txn(h, t)).collect::<Vec<_>>().join(", ")
         ),
         Case::GarbageRead { mop, key: k, value } => {
-            format!(
-                "{} read {} of key {} which nobody wrote",
-                txn(h, mop.op),
-                value,
-                key(*k)
-            )
+            format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), value, key(*k))
         }
         Case::CycleExists { not, scc_size, .. } => {
             format!("a cycle among {scc_size} txns rules out {not}")
         }
-        Case::CycleSearchTimeout {
-            spec_type,
-            scc_size,
-            ..
-        } => {
+        Case::CycleSearchTimeout { spec_type, scc_size, .. } => {
             format!("search for {spec_type} in an SCC of {scc_size} txns ran out of time")
         }
-        Case::EmptyTransactionGraph => {
-            "no dependencies between transactions could be inferred".into()
-        }
+        Case::EmptyTransactionGraph => "no dependencies between transactions could be inferred".into(),
     }
 }
 
@@ -127,29 +94,19 @@ pub fn render(h: &History, o: &Outcome) -> String {
         return out;
     }
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     t.set_header(vec!["anomaly", "count", "example"]);
     for (name, cases) in &o.anomalies {
-        let ex = cases
-            .first()
-            .map(|c| short_witness(h, c))
-            .unwrap_or_default();
+        let ex = cases.first().map(|c| short_witness(h, c)).unwrap_or_default();
         t.add_row(vec![name.clone(), cases.len().to_string(), ex]);
     }
     out.push_str(&t.to_string());
     out.push('\n');
     if !o.not.is_empty() {
-        out.push_str(&format!(
-            "not: {}\n",
-            o.not.iter().cloned().collect::<Vec<_>>().join(", ")
-        ));
+        out.push_str(&format!("not: {}\n", o.not.iter().cloned().collect::<Vec<_>>().join(", ")));
     }
     if !o.also_not.is_empty() {
-        out.push_str(&format!(
-            "also not: {}\n",
-            o.also_not.iter().cloned().collect::<Vec<_>>().join(", ")
-        ));
+        out.push_str(&format!("also not: {}\n", o.also_not.iter().cloned().collect::<Vec<_>>().join(", ")));
     }
     out
 }

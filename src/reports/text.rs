@@ -23,93 +23,44 @@ fn v(x: Option<i64>) -> String {
 /// Why `a` precedes `b`, as Elle's explainers phrase it.
 pub fn step_sentence(h: &History, w: Workload, s: &Step, a: &str, b: &str) -> String {
     match (s, w) {
-        (
-            Step::Ww {
-                key, value, value2, ..
-            },
-            Workload::ListAppend,
-        ) => {
-            format!(
-                "{b} appended {} after {a} appended {} to {}",
-                v(*value2),
-                v(*value),
-                h.key(*key)
-            )
+        (Step::Ww { key, value, value2, .. }, Workload::ListAppend) => {
+            format!("{b} appended {} after {a} appended {} to {}", v(*value2), v(*value), h.key(*key))
         }
         (Step::Wr { key, value, .. }, Workload::ListAppend) => {
-            format!(
-                "{b} observed {a}'s append of {} to key {}",
-                v(*value),
-                h.key(*key)
-            )
+            format!("{b} observed {a}'s append of {} to key {}", v(*value), h.key(*key))
         }
-        (
-            Step::Rw {
-                key,
-                value: None,
-                value2,
-                ..
-            },
-            Workload::ListAppend,
-        ) => format!(
+        (Step::Rw { key, value: None, value2, .. }, Workload::ListAppend) => format!(
             "{a} observed the initial (nil) state of {}, which {b} created by appending {}",
             h.key(*key),
             v(*value2)
         ),
         (Step::Rw { key, value2, .. }, Workload::ListAppend) => {
-            format!(
-                "{a} did not observe {b}'s append of {} to {}",
-                v(*value2),
-                h.key(*key)
-            )
+            format!("{a} did not observe {b}'s append of {} to {}", v(*value2), h.key(*key))
         }
-        (
-            Step::Ww {
-                key, value, value2, ..
-            },
-            Workload::RwRegister,
-        ) => format!(
+        (Step::Ww { key, value, value2, .. }, Workload::RwRegister) => format!(
             "{a} set key {} to {}, and {b} set it to {}, which came later in the version order",
             h.key(*key),
             v(*value),
             v(*value2)
         ),
-        (
-            Step::Rw {
-                key, value, value2, ..
-            },
-            Workload::RwRegister,
-        ) => format!(
+        (Step::Rw { key, value, value2, .. }, Workload::RwRegister) => format!(
             "{a} read key {} = {}, and {b} set it to {}, which came later in the version order",
             h.key(*key),
             v(*value),
             v(*value2)
         ),
         (Step::Wr { key, value, .. }, Workload::RwRegister) => {
-            format!(
-                "{a} wrote {} = {}, which was read by {b}",
-                h.key(*key),
-                v(*value)
-            )
+            format!("{a} wrote {} = {}, which was read by {b}", h.key(*key), v(*value))
         }
         (Step::Process { process }, _) => format!("process {process} executed {a} before {b}"),
-        (
-            Step::Realtime {
-                a_completion,
-                b_invocation,
-            },
-            _,
-        ) => {
+        (Step::Realtime { a_completion, b_invocation }, _) => {
             let (ac, bi) = (h.op(*a_completion), h.op(*b_invocation));
             let gap = if ac.time >= 0 && bi.time >= 0 && bi.time > ac.time {
                 format!("{:.3} seconds", (bi.time - ac.time) as f64 / 1e9)
             } else {
                 "just".to_string()
             };
-            format!(
-                "{a} completed at index {}, {gap} before the invocation of {b}, at index {}",
-                ac.index, bi.index
-            )
+            format!("{a} completed at index {}, {gap} before the invocation of {b}, at index {}", ac.index, bi.index)
         }
     }
 }
@@ -132,9 +83,7 @@ pub fn explain_cycle(h: &History, w: Workload, c: &Cycle) -> String {
         let (a, b) = (&names[i], &names[(i + 1) % n]);
         let why = step_sentence(h, w, st, a, b);
         if i + 1 == n {
-            s.push_str(&format!(
-                "  - However, {a} < {b}, because {why}: a contradiction!"
-            ));
+            s.push_str(&format!("  - However, {a} < {b}, because {why}: a contradiction!"));
         } else {
             s.push_str(&format!("  - {a} < {b}, because {why}.\n"));
         }

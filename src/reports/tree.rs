@@ -82,10 +82,7 @@ pub fn op(h: &History, id: OpId) -> Node {
         (kw("type"), kw(o.op_type.name())),
         (kw("process"), Node::Int(o.process)),
         (kw("f"), atom(h.f_of(o))),
-        (
-            kw("value"),
-            Node::Vector(h.mops_of(o).iter().map(|x| mop(h, x)).collect()),
-        ),
+        (kw("value"), Node::Vector(h.mops_of(o).iter().map(|x| mop(h, x)).collect())),
     ];
     for (k, v) in h.extras_of(o) {
         m.push((value(k), value(v)));
@@ -106,45 +103,22 @@ fn mop_of(h: &History, r: MopRef) -> Node {
 pub fn step(h: &History, w: Workload, s: &Step) -> Node {
     let mut m = vec![(kw("type"), kw(s.type_name()))];
     let idx = |m: &mut Vec<(Node, Node)>, a: &Option<u32>, b: &Option<u32>| {
-        m.push((
-            kw("a-mop-index"),
-            a.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil),
-        ));
-        m.push((
-            kw("b-mop-index"),
-            b.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil),
-        ));
+        m.push((kw("a-mop-index"), a.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil)));
+        m.push((kw("b-mop-index"), b.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil)));
     };
     match s {
-        Step::Ww {
-            key,
-            value,
-            value2,
-            a_mop,
-            b_mop,
-        } => {
+        Step::Ww { key, value, value2, a_mop, b_mop } => {
             m.push((kw("key"), atom(h.key(*key))));
             m.push((kw("value"), opt_int(*value)));
             m.push((kw("value'"), opt_int(*value2)));
             idx(&mut m, a_mop, b_mop);
         }
-        Step::Wr {
-            key,
-            value,
-            a_mop,
-            b_mop,
-        } => {
+        Step::Wr { key, value, a_mop, b_mop } => {
             m.push((kw("key"), atom(h.key(*key))));
             m.push((kw("value"), opt_int(*value)));
             idx(&mut m, a_mop, b_mop);
         }
-        Step::Rw {
-            key,
-            value,
-            value2,
-            a_mop,
-            b_mop,
-        } => {
+        Step::Rw { key, value, value2, a_mop, b_mop } => {
             m.push((kw("key"), atom(h.key(*key))));
             let v = match (value, w) {
                 (None, Workload::ListAppend) => kw("elle.list-append/init"),
@@ -155,10 +129,7 @@ pub fn step(h: &History, w: Workload, s: &Step) -> Node {
             idx(&mut m, a_mop, b_mop);
         }
         Step::Process { process } => m.push((kw("process"), Node::Int(*process))),
-        Step::Realtime {
-            a_completion,
-            b_invocation,
-        } => {
+        Step::Realtime { a_completion, b_invocation } => {
             m.push((kw("a'"), op(h, *a_completion)));
             m.push((kw("b"), op(h, *b_invocation)));
         }
@@ -174,10 +145,7 @@ pub fn cycle(h: &History, w: Workload, c: &Cycle) -> Node {
     }
     Node::Map(vec![
         (kw("cycle"), Node::Vector(ops)),
-        (
-            kw("steps"),
-            Node::Vector(c.steps.iter().map(|s| step(h, w, s)).collect()),
-        ),
+        (kw("steps"), Node::Vector(c.steps.iter().map(|s| step(h, w, s)).collect())),
         (kw("type"), kw(&c.anomaly)),
     ])
 }
@@ -194,16 +162,8 @@ fn read_value(v: &ReadValue) -> Node {
 pub fn case(h: &History, w: Workload, c: &Case) -> Node {
     match c {
         Case::Cycle(cy) => cycle(h, w, cy),
-        Case::BadRead {
-            mop,
-            writer,
-            element,
-        } => {
-            let mut m = vec![
-                (kw("op"), op(h, mop.op)),
-                (kw("mop"), mop_of(h, *mop)),
-                (kw("writer"), op(h, *writer)),
-            ];
+        Case::BadRead { mop, writer, element } => {
+            let mut m = vec![(kw("op"), op(h, mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("writer"), op(h, *writer))];
             if let Some(e) = element {
                 m.push((kw("element"), Node::Int(*e)));
             }
@@ -211,10 +171,7 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
         }
         Case::Internal { mop, expected } => {
             let e = match expected {
-                Expected::List {
-                    unknown_prefix,
-                    elems,
-                } => {
+                Expected::List { unknown_prefix, elems } => {
                     let mut v = Vec::new();
                     if *unknown_prefix {
                         v.push(Node::Symbol("...".into()));
@@ -224,11 +181,7 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
                 }
                 Expected::Register(v) => opt_int(*v),
             };
-            Node::Map(vec![
-                (kw("op"), op(h, mop.op)),
-                (kw("mop"), mop_of(h, *mop)),
-                (kw("expected"), e),
-            ])
+            Node::Map(vec![(kw("op"), op(h, mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("expected"), e)])
         }
         Case::FutureRead { mop, element } => Node::Map(vec![
             (kw("op"), op(h, mop.op)),
@@ -238,42 +191,24 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
         Case::DirtyUpdate { key, values, txns } => Node::Map(vec![
             (kw("key"), atom(h.key(*key))),
             (kw("values"), ints(values)),
-            (
-                kw("txns"),
-                Node::Vector(vec![
-                    op(h, txns[0]),
-                    Node::Symbol("...".into()),
-                    op(h, txns[1]),
-                ]),
-            ),
+            (kw("txns"), Node::Vector(vec![op(h, txns[0]), Node::Symbol("...".into()), op(h, txns[1])])),
         ]),
         Case::DuplicateElements { mop, duplicates } => Node::Map(vec![
             (kw("op"), op(h, mop.op)),
             (kw("mop"), mop_of(h, *mop)),
             (
                 kw("duplicates"),
-                Node::Map(
-                    duplicates
-                        .iter()
-                        .map(|&(e, c)| (Node::Int(e), Node::Int(c as i64)))
-                        .collect(),
-                ),
+                Node::Map(duplicates.iter().map(|&(e, c)| (Node::Int(e), Node::Int(c as i64))).collect()),
             ),
         ]),
         Case::IncompatibleOrder { key, values } => Node::Map(vec![
             (kw("key"), atom(h.key(*key))),
-            (
-                kw("values"),
-                Node::Vector(values.iter().map(|v| ints(v)).collect()),
-            ),
+            (kw("values"), Node::Vector(values.iter().map(|v| ints(v)).collect())),
         ]),
         Case::LostUpdate { key, value, txns } => Node::Map(vec![
             (kw("key"), atom(h.key(*key))),
             (kw("value"), read_value(value)),
-            (
-                kw("txns"),
-                Node::Vector(txns.iter().map(|&t| op(h, t)).collect()),
-            ),
+            (kw("txns"), Node::Vector(txns.iter().map(|&t| op(h, t)).collect())),
         ]),
         Case::GarbageRead { mop, key, value } => Node::Map(vec![
             (kw("op"), op(h, mop.op)),
@@ -281,31 +216,16 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             (kw("key"), atom(h.key(*key))),
             (kw("value"), Node::Int(*value)),
         ]),
-        Case::CycleExists {
-            not,
-            subgraph,
-            scc_size,
-            scc,
-        } => Node::Map(vec![
+        Case::CycleExists { not, subgraph, scc_size, scc } => Node::Map(vec![
             (kw("not"), kw(not)),
             (kw("subgraph"), Node::Symbol((*subgraph).to_string())),
             (kw("scc-size"), Node::Int(*scc_size as i64)),
-            (
-                kw("scc"),
-                Node::Set(scc.iter().map(|&i| Node::Int(i)).collect()),
-            ),
+            (kw("scc"), Node::Set(scc.iter().map(|&i| Node::Int(i)).collect())),
         ]),
-        Case::CycleSearchTimeout {
-            spec_type,
-            does_not_contain,
-            scc_size,
-        } => Node::Map(vec![
+        Case::CycleSearchTimeout { spec_type, does_not_contain, scc_size } => Node::Map(vec![
             (kw("type"), kw("cycle-search-timeout")),
             (kw("anomaly-spec-type"), kw(spec_type)),
-            (
-                kw("does-not-contain"),
-                Node::Vector(does_not_contain.iter().map(|t| kw(t)).collect()),
-            ),
+            (kw("does-not-contain"), Node::Vector(does_not_contain.iter().map(|t| kw(t)).collect())),
             (kw("scc-size"), Node::Int(*scc_size as i64)),
         ]),
         Case::EmptyTransactionGraph => Node::Bool(true),
@@ -327,10 +247,7 @@ pub fn result_map(h: &History, o: &Outcome) -> Node {
     if o.valid == Validity::Valid {
         return Node::Map(m);
     }
-    m.push((
-        kw("anomaly-types"),
-        Node::List(o.anomaly_types.iter().map(|t| kw(t)).collect()),
-    ));
+    m.push((kw("anomaly-types"), Node::List(o.anomaly_types.iter().map(|t| kw(t)).collect())));
     let anomalies = o
         .anomalies
         .iter()
@@ -345,9 +262,6 @@ pub fn result_map(h: &History, o: &Outcome) -> Node {
         .collect();
     m.push((kw("anomalies"), Node::Map(anomalies)));
     m.push((kw("not"), Node::Set(o.not.iter().map(|t| kw(t)).collect())));
-    m.push((
-        kw("also-not"),
-        Node::Set(o.also_not.iter().map(|t| kw(t)).collect()),
-    ));
+    m.push((kw("also-not"), Node::Set(o.also_not.iter().map(|t| kw(t)).collect())));
     Node::Map(m)
 }
