@@ -25,11 +25,6 @@ fn types(o: &Outcome) -> Vec<&str> {
     o.anomaly_types.iter().map(String::as_str).collect()
 }
 
-fn cycle_indices(o: &Outcome, name: &str) -> Vec<i64> {
-    let _ = name;
-    Vec::new()
-}
-
 #[test]
 fn g0_write_cycle() {
     let o = run(
@@ -44,7 +39,6 @@ fn g0_write_cycle() {
     let Case::Cycle(c) = &o.anomalies["G0"][0] else { panic!("G0 is a cycle") };
     assert_eq!(c.ops.len(), 2);
     assert!(c.steps.iter().all(|s| s.type_name() == "ww"));
-    let _ = cycle_indices(&o, "G0");
 }
 
 #[test]
@@ -156,12 +150,6 @@ fn g1c_process_read_your_writes_violation() {
 
 #[test]
 fn internal_inconsistency() {
-    let o = run(
-        "{:type :ok, :process 0, :value [[:append :x 1] [:append :x 2]]}
-         {:type :ok, :process 0, :value [[:append :x 3] [:r :x [1 2 4]]]}",
-        Some(&[]),
-    );
-    let _ = o;
     let o = run_with("{:type :ok, :process 0, :value [[:append :x 3] [:r :x [1 2]]]}", Some(&[]), &["internal"], 1000);
     assert_eq!(o.valid, Validity::Invalid);
     let Case::Internal { expected, .. } = &o.anomalies["internal"][0] else { panic!() };
