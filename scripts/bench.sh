@@ -53,7 +53,7 @@ for n in $SIZES; do
     log "generating $file ($n txns, $PROCESSES processes, seed $SEED)..."
     # Write to a temp name and rename, so an interrupted run leaves no
     # truncated file behind to be mistaken for a cached one.
-    "$BIN" gen list-append --txns "$n" --processes "$PROCESSES" --seed "$SEED" -o "$file.tmp"
+    "$BIN" gen list-append --txns "$n" --processes "$PROCESSES" --key-dist uniform --seed "$SEED" -o "$file.tmp"
     mv -f "$file.tmp" "$file"
   else
     log "using cached $file"

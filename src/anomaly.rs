@@ -245,6 +245,16 @@ pub enum Case {
         /// The value nobody wrote.
         value: i64,
     },
+    /// The inferred version order of a register is cyclic; the source of
+    /// version facts that made it so was discarded.
+    CyclicVersions {
+        /// The key.
+        key: KeyId,
+        /// The values in the cycle (`None` = nil).
+        scc: Vec<Option<i64>>,
+        /// The version sources in use, ending with the one discarded.
+        sources: Vec<String>,
+    },
     /// Proof that an SCC exists in the subgraph a model requires acyclic.
     CycleExists {
         /// Friendly name of the model ruled out.

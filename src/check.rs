@@ -38,6 +38,8 @@ pub struct CheckOptions {
     pub anomalies: Vec<String>,
     /// Per-SCC budget for the typed cycle search.
     pub cycle_search_timeout: Duration,
+    /// rw-register version-order sources.
+    pub rw: infer::rw_register::RwOptions,
 }
 
 impl Default for CheckOptions {
@@ -47,6 +49,7 @@ impl Default for CheckOptions {
             models: None,
             anomalies: Vec::new(),
             cycle_search_timeout: Duration::from_millis(1000),
+            rw: infer::rw_register::RwOptions::default(),
         }
     }
 }
@@ -116,14 +119,12 @@ pub enum CheckError {
     /// A model name Elle does not know.
     #[error("unknown consistency model {0:?}; known models are: {1}")]
     UnknownModel(String, String),
-    /// A workload isolde cannot analyse yet.
-    #[error("the {0} workload is not supported yet")]
-    UnsupportedWorkload(&'static str),
 }
 
 /// Anomalies isolde reports beyond Elle's vocabulary. A read of a value no one
-/// wrote breaks every model, so it is always prohibited.
-pub const ALWAYS_PROHIBITED: &[&str] = &["garbage-read"];
+/// wrote breaks every consistency model, so every model prohibits them; with
+/// no model they are reported only when asked for by name.
+pub const PROHIBITED_BY_EVERY_MODEL: &[&str] = &["garbage-read"];
 
 /// Anomalies that make a verdict `unknown` rather than `false`.
 pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph"];
@@ -168,7 +169,9 @@ pub fn prohibited_anomalies(opts: &CheckOptions) -> Result<BTreeSet<String>, Che
     let an: Vec<&str> = opts.anomalies.iter().map(String::as_str).collect();
     let mut p = lattice::all_anomalies_implying(&an);
     p.extend(lattice::anomalies_prohibited_by(&ms));
-    p.extend(ALWAYS_PROHIBITED.iter().map(|s| s.to_string()));
+    if !models.is_empty() {
+        p.extend(PROHIBITED_BY_EVERY_MODEL.iter().map(|s| s.to_string()));
+    }
     Ok(p)
 }
 
@@ -183,7 +186,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let t0 = Instant::now();
     let inferred = match workload {
         Workload::ListAppend => infer::list_append::infer(h),
-        Workload::RwRegister => return Err(CheckError::UnsupportedWorkload("rw-register")),
+        Workload::RwRegister => infer::rw_register::infer(h, opts.rw),
     };
     let inf = match inferred {
         Ok(inf) => inf,

@@ -54,3 +54,65 @@ fn every_corpus_cycle_is_justified() {
     }
     assert!(checked > 10, "only {checked} cycles checked");
 }
+
+/// Elle's rw-register tests read values that no operation in the history
+/// wrote. isolde reports each as `garbage-read` and otherwise agrees with
+/// Elle: its anomaly types are exactly Elle's plus `garbage-read`.
+#[test]
+fn register_garbage_reads_are_the_only_difference_from_elle() {
+    use isolde::infer::rw_register::RwOptions;
+    // (case, models, anomalies, wfr, sequential, linearizable, Elle's anomaly types)
+    type Run = (
+        &'static str,
+        Option<&'static [&'static str]>,
+        &'static [&'static str],
+        bool,
+        bool,
+        bool,
+        &'static [&'static str],
+    );
+    let runs: &[Run] = &[
+        ("cli-rw-register", Some(&["strict-serializable"]), &["G0"], false, false, false, &[]),
+        (
+            "rw-cyclic-versions-linearizable",
+            Some(&["strict-serializable"]),
+            &[],
+            false,
+            false,
+            true,
+            &["cyclic-versions"],
+        ),
+        ("rw-g2-item-linearizable-rc-valid", Some(&["read-committed"]), &[], false, false, true, &[]),
+        ("rw-lost-update", None, &[], false, false, false, &["lost-update"]),
+        (
+            "rw-scc-sort-bug",
+            Some(&["strong-serializable"]),
+            &[],
+            true,
+            false,
+            true,
+            &["G1c-realtime", "cyclic-versions"],
+        ),
+        ("rw-version-order-cyclic-versions-file", Some(&["strong-snapshot-isolation"]), &[], false, false, true, &[]),
+        ("rw-wfr-keys", Some(&["serializable"]), &[], false, false, false, &[]),
+        ("rw-wfr-keys", Some(&["serializable"]), &[], true, false, false, &["G-single-item"]),
+        ("rw-garbage-read-not-detected", Some(&["strict-serializable"]), &[], false, false, true, &[]),
+    ];
+    for &(case, models, anomalies, wfr_keys, sequential_keys, linearizable_keys, elle) in runs {
+        let Some(path) = corpus(&format!("{case}.edn")) else { return };
+        let h = read_path(&path, Format::Auto).expect("parses");
+        let opts = CheckOptions {
+            workload: isolde::check::WorkloadChoice::Fixed(isolde::anomaly::Workload::RwRegister),
+            models: models.map(|ms| ms.iter().map(|s| s.to_string()).collect()),
+            anomalies: anomalies.iter().map(|s| s.to_string()).collect(),
+            rw: RwOptions { wfr_keys, sequential_keys, linearizable_keys },
+            ..CheckOptions::default()
+        };
+        let o = check(&h, &opts).expect("runs");
+        let mut want: Vec<String> = elle.iter().map(|s| s.to_string()).collect();
+        want.push("garbage-read".into());
+        want.sort();
+        assert_eq!(o.anomaly_types, want, "{case}");
+        assert_eq!(o.valid, Validity::Invalid, "{case}");
+    }
+}

@@ -170,8 +170,12 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         models,
         anomalies: a.anomalies.iter().map(|s| s.trim().trim_start_matches(':').to_string()).collect(),
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
+        rw: isolde::infer::rw_register::RwOptions {
+            wfr_keys: a.wfr_keys,
+            sequential_keys: a.sequential_keys,
+            linearizable_keys: a.linearizable_keys,
+        },
     };
-    let _ = (a.linearizable_keys, a.sequential_keys, a.wfr_keys);
     let outcome = check::check(&h, &opts).map_err(|e| e.to_string())?;
     if a.stats {
         let st = &outcome.stats;

@@ -880,8 +880,9 @@ enum Observed<'a> {
 }
 
 /// Lost update: two or more ok txns read the same version of a key (their
-/// first read of it) and then appended to it.
-fn lost_updates(h: &History, out: &mut Anomalies) {
+/// first read of it) and then wrote it (appended or set). Shared by both
+/// workloads, as in Elle.
+pub(crate) fn lost_updates(h: &History, out: &mut Anomalies) {
     let mut groups: FxHashMap<(u32, Observed), Vec<OpId>> = FxHashMap::default();
     let mut first_seen: Vec<(u32, Observed)> = Vec::new();
     let mut reads: Vec<(KeyId, usize)> = Vec::new();

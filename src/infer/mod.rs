@@ -8,6 +8,7 @@
 
 pub mod list_append;
 pub mod order;
+pub mod rw_register;
 
 use crate::anomaly::{Anomalies, Rels, Step, Workload};
 use crate::graph::Edge;
@@ -48,6 +49,19 @@ pub enum InferError {
         first_line: u32,
         /// Line of the second append.
         second_line: u32,
+    },
+    /// Two committed transactions wrote the same value to a register, so a read
+    /// of it cannot name its writer.
+    #[error(
+        "key {key} had value {value} written by more than one op (lines {lines:?}); rw-register needs unique writes"
+    )]
+    DuplicateWrite {
+        /// The key, as written in the history.
+        key: String,
+        /// The value.
+        value: String,
+        /// Lines of the writers.
+        lines: Vec<u32>,
     },
     /// A micro-op the workload does not understand.
     #[error("history contained operations other than the {workload} workload's (a :{mop} micro-op at line {line})")]

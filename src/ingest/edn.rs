@@ -10,7 +10,8 @@
 //! pushed element by element into the shared arena, keys are interned through
 //! per-chunk caches keyed by the input bytes themselves, and op fields are
 //! recognised by comparing keyword bytes. Nothing is allocated per micro-op or
-//! per list element; only rare things (extra fields such as `:error`,
+//! per list element (the only per-op allocation is the `:f` atom, which
+//! [`RawOp`] takes by value); only rare things (extra fields such as `:error`,
 //! non-client ops' values) go through the general [`Value`] parser.
 //!
 //! # Layout and parallelism
@@ -20,11 +21,15 @@
 //! at line starts whose first non-blank byte is `{` or `#` (the start of an op
 //! map or a tagged record), the chunks are parsed in parallel into separate
 //! builders (each knowing its absolute first line), and the builders are
-//! appended in order. A cut can only be wrong if it falls inside an op (inside
-//! a multi-line string or map); the chunk before it then ends in the middle of
-//! a form, which is always a parse error, and any chunk error makes the reader
-//! redo the whole input sequentially. So the result, and every error message,
-//! is exactly that of a sequential parse.
+//! appended in order. There is one chunk per thread: appending copies every
+//! chunk but the first, so more chunks would only add copying. A cut can only
+//! be wrong if it falls inside an op (inside a multi-line string or map); the
+//! chunk before it then ends in the middle of a form, which is always a parse
+//! error, and any chunk error makes the reader redo the whole input
+//! sequentially. (For a vector-wrapped history the final bracket must be the
+//! last non-blank byte, on a line without `;`, or the input is read
+//! sequentially.) So the result, and every error message, is exactly that of
+//! a sequential parse.
 //!
 //! # Accepted syntax
 //!
@@ -38,6 +43,7 @@
 //! `M`-suffixed decimals in extra fields.
 
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
+use super::num::scan_digits;
 use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -55,6 +61,8 @@ pub(crate) const DEFAULT_MIN_CHUNK: usize = 1 << 20;
 
 const WS: u8 = 1;
 const DELIM: u8 = 2;
+/// Bytes that may begin something `skip_ws` skips: whitespace, `;`, `#`.
+const SKIP: u8 = 4;
 
 /// Byte classes: whitespace (including `,`) and token delimiters.
 static CLASS: [u8; 256] = {
@@ -69,6 +77,13 @@ static CLASS: [u8; 256] = {
     let mut i = 0;
     while i < delims.len() {
         t[delims[i] as usize] = DELIM;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 256 {
+        if t[i] & WS != 0 || i == b';' as usize || i == b'#' as usize {
+            t[i] |= SKIP;
+        }
         i += 1;
     }
     t
@@ -169,8 +184,24 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips whitespace, commas, `;` comments and `#_` discarded forms.
-    #[inline]
+    #[inline(always)]
     fn skip_ws(&mut self, depth: u32) -> PResult<()> {
+        // Fast exits: nothing to skip, or a single blank before a token.
+        match self.src.get(self.pos) {
+            Some(&c) if CLASS[c as usize] & SKIP != 0 => {}
+            _ => return Ok(()),
+        }
+        if self.src.get(self.pos) == Some(&b' ')
+            && self.src.get(self.pos + 1).is_some_and(|&c| CLASS[c as usize] & SKIP == 0)
+        {
+            self.pos += 1;
+            return Ok(());
+        }
+        self.skip_ws_slow(depth)
+    }
+
+    #[inline(never)]
+    fn skip_ws_slow(&mut self, depth: u32) -> PResult<()> {
         while let Some(&c) = self.src.get(self.pos) {
             if is_ws(c) {
                 self.pos += 1;
@@ -241,16 +272,8 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         let digits = i;
-        let mut v: u64 = 0;
-        while let Some(&c) = s.get(i) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            v = v.wrapping_mul(10).wrapping_add(d as u64);
-            i += 1;
-        }
-        let nd = i - digits;
+        let (v, nd) = scan_digits(s, i);
+        i += nd;
         // 19 decimal digits always fit in a u64; more never fit in an i64.
         if nd == 0 || nd > 19 || (nd > 1 && s[digits] == b'0') {
             return None;
@@ -634,20 +657,22 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skips whitespace after a key and checks that a value follows.
+    /// Skips whitespace after a key (which started at `key_pos` and ends at
+    /// the cursor) and checks that a value follows.
     #[inline(always)]
     fn value_start(&mut self, key_pos: usize) -> PResult<()> {
+        let key_end = self.pos;
         self.skip_ws(1)?;
         match self.peek() {
             Some(c) if !is_closer(c) => Ok(()),
-            _ => Err(self.missing_value(key_pos)),
+            _ => Err(self.missing_value(key_pos, key_end)),
         }
     }
 
     #[cold]
-    fn missing_value(&self, key_pos: usize) -> Box<PErr> {
-        let end = self.token_end(key_pos + 1);
-        let key = String::from_utf8_lossy(&self.src[key_pos..end]);
+    fn missing_value(&self, key_pos: usize, key_end: usize) -> Box<PErr> {
+        let key = String::from_utf8_lossy(&self.src[key_pos..key_end]);
+        let key: String = key.chars().take(40).collect();
         perr(self.pos, format!("a value for the key {key}"))
     }
 
@@ -1083,7 +1108,9 @@ fn hex4(s: &[u8], i: usize) -> Option<u32> {
 
 /// Parses an EDN history, in parallel when it is large enough.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    parse_with_chunk(source, input, DEFAULT_MIN_CHUNK)
+    // One chunk per thread: merging copies every chunk but the first, so
+    // more chunks than threads only add copying.
+    parse_with_chunk(source, input, DEFAULT_MIN_CHUNK, rayon::current_num_threads())
 }
 
 /// Parses sequentially, in one pass over the whole input.
@@ -1094,13 +1121,17 @@ pub(crate) fn parse_sequential(source: &str, input: &[u8]) -> Result<History, In
     Ok(b.finish())
 }
 
-/// Parses with chunks of at least `min_chunk` bytes (tests use tiny chunks to
-/// exercise the splitting logic on small inputs).
-pub(crate) fn parse_with_chunk(source: &str, input: &[u8], min_chunk: usize) -> Result<History, IngestError> {
-    let Some(bounds) = plan_chunks(input, min_chunk.max(1)) else {
+/// Parses in at most `max_chunks` chunks of at least `min_chunk` bytes (tests
+/// use tiny chunks to exercise the splitting logic on small inputs).
+pub(crate) fn parse_with_chunk(
+    source: &str,
+    input: &[u8],
+    min_chunk: usize,
+    max_chunks: usize,
+) -> Result<History, IngestError> {
+    let Some(bounds) = plan_chunks(input, min_chunk.max(1), max_chunks) else {
         return parse_sequential(source, input);
     };
-    let t0 = std::time::Instant::now();
     let line_counts: Vec<usize> = bounds.par_windows(2).map(|w| count_newlines(&input[w[0]..w[1]])).collect();
     let mut first_lines = Vec::with_capacity(line_counts.len());
     let mut line = 1 + count_newlines(&input[..bounds[0]]);
@@ -1108,7 +1139,6 @@ pub(crate) fn parse_with_chunk(source: &str, input: &[u8], min_chunk: usize) -> 
         first_lines.push(line);
         line += n;
     }
-    let t1 = std::time::Instant::now();
     let chunks: Vec<Option<HistoryBuilder>> = bounds
         .par_windows(2)
         .zip(first_lines.par_iter())
@@ -1123,25 +1153,12 @@ pub(crate) fn parse_with_chunk(source: &str, input: &[u8], min_chunk: usize) -> 
         // sequential parse gives the authoritative result and message.
         return parse_sequential(source, input);
     }
-    let t2 = std::time::Instant::now();
     let mut iter = chunks.into_iter().flatten();
     let mut b = iter.next().unwrap_or_else(|| HistoryBuilder::new(source));
     for chunk in iter {
         b.append(chunk);
     }
-    let t3 = std::time::Instant::now();
-    let h = b.finish();
-    if std::env::var_os("INGEST_TIMING").is_some() {
-        eprintln!(
-            "TIMING lines {:?} parse {:?} append {:?} finish {:?} chunks {}",
-            t1 - t0,
-            t2 - t1,
-            t3 - t2,
-            t3.elapsed(),
-            bounds.len() - 1
-        );
-    }
-    Ok(h)
+    Ok(b.finish())
 }
 
 /// Chooses chunk boundaries for a parallel parse: offsets where a line starts
@@ -1149,7 +1166,7 @@ pub(crate) fn parse_with_chunk(source: &str, input: &[u8], min_chunk: usize) -> 
 /// small or has no usable cut. The first boundary is where ops begin (after a
 /// history vector's opening bracket), the last where they end (before its
 /// closing bracket).
-fn plan_chunks(input: &[u8], min_chunk: usize) -> Option<Vec<usize>> {
+fn plan_chunks(input: &[u8], min_chunk: usize, max_chunks: usize) -> Option<Vec<usize>> {
     if input.len() < 2 * min_chunk {
         return None;
     }
@@ -1172,7 +1189,7 @@ fn plan_chunks(input: &[u8], min_chunk: usize) -> Option<Vec<usize>> {
         _ => (p.pos, input.len()),
     };
     let len = end.checked_sub(start)?;
-    let n = (len / min_chunk).min(rayon::current_num_threads().max(1) * 4);
+    let n = (len / min_chunk).min(max_chunks);
     if n < 2 {
         return None;
     }
@@ -1418,6 +1435,7 @@ mod tests {
             ("{:type :ok :process 0 :error \"abc}", "h.edn:1:35: expected a closing \" for the string opened at 1:30"),
             ("{:type :ok :process 0 :value 5}", "h.edn:1:30: expected a :value of nil or a vector of micro-ops"),
             ("{:type :ok :process 0 :f}", "h.edn:1:25: expected a value for the key :f, found }"),
+            ("{:type :ok :process 0 \"k\"\n}", "h.edn:2:1: expected a value for the key \"k\", found }"),
             ("{:type :ok :process 0 :x [1 2)}", "h.edn:1:30: expected `]` to close the vector opened at 1:26, found )"),
         ];
         for (input, want) in cases {
@@ -1452,17 +1470,22 @@ mod tests {
         let seq = parse_sequential("g.edn", text.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(seq.is_ok(), "{:?}", seq.err());
         for chunk in [64 << 10, 256 << 10, 1 << 20] {
-            assert!(plan_chunks(text.as_bytes(), chunk).is_some());
-            let par = parse_with_chunk("g.edn", text.as_bytes(), chunk).map(|h| debug(&h)).map_err(|e| e.to_string());
+            assert!(plan_chunks(text.as_bytes(), chunk, 1000).is_some());
+            let par =
+                parse_with_chunk("g.edn", text.as_bytes(), chunk, 1000).map(|h| debug(&h)).map_err(|e| e.to_string());
             assert!(par == seq, "chunk size {chunk}: results differ");
         }
+        // The production configuration (one chunk per thread).
+        let par = parse("g.edn", text.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
+        assert!(par == seq);
         // The same history wrapped in one vector, elements on separate lines.
         let wrapped = format!("[{}]\n", text.trim_end());
         let seq = parse_sequential("g.edn", wrapped.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(seq.is_ok());
-        assert!(plan_chunks(wrapped.as_bytes(), 256 << 10).is_some());
-        let par =
-            parse_with_chunk("g.edn", wrapped.as_bytes(), 256 << 10).map(|h| debug(&h)).map_err(|e| e.to_string());
+        assert!(plan_chunks(wrapped.as_bytes(), 256 << 10, 1000).is_some());
+        let par = parse_with_chunk("g.edn", wrapped.as_bytes(), 256 << 10, 1000)
+            .map(|h| debug(&h))
+            .map_err(|e| e.to_string());
         assert!(par == seq);
     }
 
@@ -1480,12 +1503,13 @@ mod tests {
         let seq = parse_sequential("h.edn", s.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(seq.is_ok());
         for chunk in [16, 100, 1000] {
-            let par = parse_with_chunk("h.edn", s.as_bytes(), chunk).map(|h| debug(&h)).map_err(|e| e.to_string());
+            let par =
+                parse_with_chunk("h.edn", s.as_bytes(), chunk, 1000).map(|h| debug(&h)).map_err(|e| e.to_string());
             assert!(par == seq, "chunk {chunk}");
         }
         // An error late in the input is reported as by a sequential parse.
         let bad = format!("{s}{{:type :ok :process 1 :value [[:append 1 :x]]}}\n");
-        let par = parse_with_chunk("h.edn", bad.as_bytes(), 100).map(|h| debug(&h)).map_err(|e| e.to_string());
+        let par = parse_with_chunk("h.edn", bad.as_bytes(), 100, 1000).map(|h| debug(&h)).map_err(|e| e.to_string());
         let seq = parse_sequential("h.edn", bad.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(par.is_err());
         assert_eq!(par, seq);
@@ -1497,11 +1521,11 @@ mod tests {
         for i in 0..1000 {
             s.push_str(&format!("{{:type :ok :process {i} :value [[:r {i} [1 2]]]}}\n\n"));
         }
-        let h = match parse_with_chunk("h.edn", s.as_bytes(), 512) {
+        let h = match parse_with_chunk("h.edn", s.as_bytes(), 512, 1000) {
             Ok(h) => h,
             Err(e) => panic!("{e}"),
         };
-        assert!(plan_chunks(s.as_bytes(), 512).is_some_and(|b| b.len() > 3));
+        assert!(plan_chunks(s.as_bytes(), 512, 1000).is_some_and(|b| b.len() > 3));
         for (i, op) in h.ops.iter().enumerate() {
             assert_eq!(op.line as usize, 2 * i + 1);
         }
@@ -1519,7 +1543,8 @@ mod tests {
         fn same_as_sequential(input: &[u8]) -> Result<(), TestCaseError> {
             let seq = parse_sequential("f.edn", input).map(|h| format!("{h:?}")).map_err(|e| e.to_string());
             for chunk in [1, 7, 40] {
-                let par = parse_with_chunk("f.edn", input, chunk).map(|h| format!("{h:?}")).map_err(|e| e.to_string());
+                let par =
+                    parse_with_chunk("f.edn", input, chunk, 1000).map(|h| format!("{h:?}")).map_err(|e| e.to_string());
                 prop_assert_eq!(&par, &seq);
             }
             Ok(())

@@ -84,17 +84,29 @@ impl PErr {
     }
 }
 
-/// Counts `\n` bytes quickly (blocks of 32 bytes vectorize well).
+/// Counts `\n` bytes quickly: per-lane byte counters over 32-byte blocks
+/// (which compile to vector compares and subtracts), flushed before they can
+/// overflow.
 #[inline]
 pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
     let mut n = 0usize;
     let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        let mut k = 0u8;
-        for &b in block {
-            k += (b == b'\n') as u8;
+    loop {
+        let mut acc = [0u8; 32];
+        let mut k = 0;
+        for block in blocks.by_ref() {
+            for (a, &b) in acc.iter_mut().zip(block) {
+                *a += (b == b'\n') as u8;
+            }
+            k += 1;
+            if k == 255 {
+                break;
+            }
         }
-        n += k as usize;
+        n += acc.iter().map(|&a| a as usize).sum::<usize>();
+        if k < 255 {
+            break;
+        }
     }
     n + blocks.remainder().iter().filter(|&&b| b == b'\n').count()
 }

@@ -20,6 +20,7 @@
 
 use super::edn::{int_key, utf8, MAX_DEPTH};
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
+use super::num::scan_digits;
 use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -116,16 +117,8 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         let digits = i;
-        let mut v: u64 = 0;
-        while let Some(&c) = s.get(i) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            v = v.wrapping_mul(10).wrapping_add(d as u64);
-            i += 1;
-        }
-        let nd = i - digits;
+        let (v, nd) = scan_digits(s, i);
+        i += nd;
         if nd == 0 || (nd > 1 && s[digits] == b'0') {
             return Err(perr(start, "a JSON number"));
         }
@@ -217,9 +210,6 @@ impl<'a> Parser<'a> {
                 Some(&c) if c < 0x20 => return Err(perr(i, "no control characters in a JSON string (use escapes)")),
                 Some(_) => i += 1,
             }
-        }
-        if i >= s.len() {
-            return Err(perr(s.len(), format!("a closing \" for the string opened at {}", self.loc(open))));
         }
         let close = i;
         self.pos = close + 1;

@@ -49,7 +49,7 @@ pub fn ops(target_bytes: usize, seed: u64) -> Vec<GenOp> {
     while bytes < target_bytes {
         let index = out.len() as i64;
         time += 1 + rng.below(100_000) as i64;
-        if rng.below(500) == 0 {
+        if rng.below(100) == 0 {
             let op = GenOp { typ: "info", process: None, time, index, mops: vec![], error: None };
             bytes += to_edn(std::slice::from_ref(&op)).len();
             out.push(op);

@@ -60,6 +60,12 @@ pub fn short_witness(h: &History, c: &Case) -> String {
         Case::GarbageRead { mop, key: k, value } => {
             format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), value, key(*k))
         }
+        Case::CyclicVersions { key: k, scc, sources } => format!(
+            "key {}: versions {:?} form a cycle once {} is assumed",
+            key(*k),
+            scc.iter().map(|v| v.map(|x| x.to_string()).unwrap_or_else(|| "nil".into())).collect::<Vec<_>>(),
+            sources.last().map(String::as_str).unwrap_or("?")
+        ),
         Case::CycleExists { not, scc_size, .. } => {
             format!("a cycle among {scc_size} txns rules out {not}")
         }

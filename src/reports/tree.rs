@@ -216,6 +216,11 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             (kw("key"), atom(h.key(*key))),
             (kw("value"), Node::Int(*value)),
         ]),
+        Case::CyclicVersions { key, scc, sources } => Node::Map(vec![
+            (kw("key"), atom(h.key(*key))),
+            (kw("scc"), Node::Set(scc.iter().map(|v| opt_int(*v)).collect())),
+            (kw("sources"), Node::Vector(sources.iter().map(|s| kw(s)).collect())),
+        ]),
         Case::CycleExists { not, subgraph, scc_size, scc } => Node::Map(vec![
             (kw("not"), kw(not)),
             (kw("subgraph"), Node::Symbol((*subgraph).to_string())),

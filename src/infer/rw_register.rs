@@ -1,0 +1,543 @@
+//! Dependency inference for read/write registers (Elle's `elle.rw-register`).
+//!
+//! Registers are *recoverable* but not traceable: a read of `x = 3` names the
+//! one transaction that wrote 3 (values are unique), giving a **wr** edge, but
+//! says nothing about which versions came before. Version order must come from
+//! elsewhere, source by source:
+//!
+//! 1. `initial-state` (always): every key starts at nil, so nil precedes every
+//!    value written or read;
+//! 2. `wfr-keys` (opt-in): a transaction that reads `x = v` and then writes
+//!    `x = v'` installed `v'` after `v`;
+//! 3. `sequential-keys` / `linearizable-keys` (opt-in): if keys are sequential
+//!    (linearizable), the process (realtime) order between two transactions
+//!    orders the versions they touched: the last value the first one left on a
+//!    key precedes the first value the next toucher of that key saw.
+//!
+//! A source whose facts make some key's version graph cyclic contradicts what
+//! we already know; it is dropped and reported as `:cyclic-versions`. From the
+//! version graph, each edge `v1 -> v2` of a key gives **ww** edges (writers of
+//! v1 to writers of v2) and **rw** edges (readers of v1 to writers of v2).
+//!
+//! Only `:ok` transactions produce edges; `:info` writes only inform version
+//! orders; `:fail` writes feed G1a. Transactions are summarised by their
+//! *external* reads (the first access of a key, if a read) and *external*
+//! writes (the last write of a key).
+
+use super::{Explain, InferError, Inference};
+use crate::anomaly::{add, rel, Anomalies, Case, Expected, MopRef, Rels, Step, Workload};
+use crate::cycles::scc::{tarjan, Adjacency};
+use crate::graph::{Edge, Graph};
+use crate::history::{History, KeyId, MopFn, MopValue, Op, OpId, OpType};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The register value `nil` (the initial state).
+const NIL: i64 = i64::MIN;
+
+/// Which optional version-order sources to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RwOptions {
+    /// Writes follow reads within a transaction.
+    pub wfr_keys: bool,
+    /// Each key is sequentially consistent: process order orders versions.
+    pub sequential_keys: bool,
+    /// Each key is linearizable: realtime order orders versions.
+    pub linearizable_keys: bool,
+}
+
+/// A transaction's external access to one key.
+#[derive(Clone, Copy, Debug)]
+struct Ext {
+    key: KeyId,
+    /// First access was a read of this value (NIL = nil).
+    read: Option<i64>,
+    /// Last write's value.
+    write: Option<i64>,
+}
+
+fn value_of(v: MopValue) -> i64 {
+    match v {
+        MopValue::Int(i) => i,
+        _ => NIL,
+    }
+}
+
+fn show(v: i64) -> Option<i64> {
+    (v != NIL).then_some(v)
+}
+
+/// External reads and writes of every op, in CSR form.
+struct ExtIndex {
+    offsets: Vec<u32>,
+    exts: Vec<Ext>,
+}
+
+impl ExtIndex {
+    fn build(h: &History) -> ExtIndex {
+        let mut offsets = Vec::with_capacity(h.ops.len() + 1);
+        let mut exts: Vec<Ext> = Vec::with_capacity(h.mops.len());
+        offsets.push(0);
+        for op in &h.ops {
+            let start = exts.len();
+            for m in h.mops_of(op) {
+                let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
+                match m.f {
+                    MopFn::Read => {
+                        if slot.is_none() {
+                            exts.push(Ext { key: m.key, read: Some(value_of(m.value)), write: None });
+                        }
+                    }
+                    MopFn::Write | MopFn::Append => {
+                        let v = value_of(m.value);
+                        match slot {
+                            Some(i) => exts[i].write = Some(v),
+                            None => exts.push(Ext { key: m.key, read: None, write: Some(v) }),
+                        }
+                    }
+                }
+            }
+            offsets.push(exts.len() as u32);
+        }
+        ExtIndex { offsets, exts }
+    }
+
+    #[inline]
+    fn of(&self, op: OpId) -> &[Ext] {
+        &self.exts[self.offsets[op as usize] as usize..self.offsets[op as usize + 1] as usize]
+    }
+
+    fn get(&self, op: OpId, k: KeyId) -> Option<&Ext> {
+        self.of(op).iter().find(|e| e.key == k)
+    }
+}
+
+/// Per key, the version graph as a set of edges between values.
+type VersionEdges = FxHashSet<(u32, i64, i64)>;
+
+/// Everything kept to explain edges after cycle search.
+pub struct RwIndex {
+    ext: ExtIndex,
+    versions: VersionEdges,
+}
+
+impl Explain for RwIndex {
+    fn explain(&self, h: &History, a: OpId, b: OpId, rels: Rels) -> Option<Step> {
+        let (ea, eb) = (self.ext.of(a), self.ext.of(b));
+        let mop_index = |op: OpId, f: MopFn, k: KeyId, v: i64| {
+            h.mops_of(h.op(op)).iter().position(|m| m.f == f && m.key == k && value_of(m.value) == v).map(|i| i as u32)
+        };
+        if rels & rel::WR != 0 {
+            for x in ea {
+                if let Some(w) = x.write {
+                    if eb.iter().any(|y| y.key == x.key && y.read == Some(w)) {
+                        return Some(Step::Wr {
+                            key: x.key,
+                            value: show(w),
+                            a_mop: mop_index(a, MopFn::Write, x.key, w),
+                            b_mop: mop_index(b, MopFn::Read, x.key, w),
+                        });
+                    }
+                }
+            }
+        }
+        let follows = |k: KeyId, v1: i64, v2: i64| self.versions.contains(&(k.0, v1, v2));
+        if rels & rel::WW != 0 {
+            for x in ea {
+                if let Some(w1) = x.write {
+                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write) {
+                        if follows(x.key, w1, w2) {
+                            return Some(Step::Ww {
+                                key: x.key,
+                                value: show(w1),
+                                value2: show(w2),
+                                a_mop: mop_index(a, MopFn::Write, x.key, w1),
+                                b_mop: mop_index(b, MopFn::Write, x.key, w2),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if rels & rel::RW != 0 {
+            for x in ea {
+                if let Some(r) = x.read {
+                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write) {
+                        if follows(x.key, r, w2) {
+                            return Some(Step::Rw {
+                                key: x.key,
+                                value: show(r),
+                                value2: show(w2),
+                                a_mop: mop_index(a, MopFn::Read, x.key, r),
+                                b_mop: mop_index(b, MopFn::Write, x.key, w2),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Infers the rw-register dependency graph and non-cycle anomalies.
+pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
+    for op in &h.ops {
+        if h.mops_of(op).iter().any(|m| m.f == MopFn::Append) {
+            return Err(InferError::UnexpectedMop { workload: "rw-register", mop: "append", line: op.line });
+        }
+    }
+    let ext = ExtIndex::build(h);
+    let ok = |i: usize| h.ops[i].op_type == OpType::Ok;
+
+    // Ok ext-writers and ext-readers of each (key, value).
+    let mut writers: FxHashMap<(u32, i64), Vec<OpId>> = FxHashMap::default();
+    let mut readers: FxHashMap<(u32, i64), Vec<OpId>> = FxHashMap::default();
+    for i in 0..h.ops.len() {
+        if !ok(i) {
+            continue;
+        }
+        for e in ext.of(i as u32) {
+            if let Some(w) = e.write {
+                writers.entry((e.key.0, w)).or_default().push(i as u32);
+            }
+            if let Some(r) = e.read {
+                readers.entry((e.key.0, r)).or_default().push(i as u32);
+            }
+        }
+    }
+
+    // wr: the unique writer of each value read.
+    let mut edges: Vec<Edge> = Vec::new();
+    for (&(k, v), rs) in &readers {
+        if let Some(ws) = writers.get(&(k, v)) {
+            if ws.len() > 1 {
+                return Err(InferError::DuplicateWrite {
+                    key: h.key(KeyId(k)).to_string(),
+                    value: show(v).map(|x| x.to_string()).unwrap_or_else(|| "nil".into()),
+                    lines: ws.iter().map(|&w| h.op(w).line).collect(),
+                });
+            }
+            for &r in rs {
+                edges.push(Edge { from: ws[0], to: r, rels: rel::WR });
+            }
+        }
+    }
+
+    // Version graphs, source by source.
+    let mut anomalies = Anomalies::new();
+    let mut sources: Vec<&'static str> = Vec::new();
+    let mut versions: Vec<(u32, i64, i64)> = Vec::new();
+    let mut candidates: Vec<(&'static str, Vec<(u32, i64, i64)>)> =
+        vec![("initial-state", initial_state_versions(h, &ext))];
+    if opts.wfr_keys {
+        candidates.push(("wfr-keys", wfr_versions(h, &ext)));
+    }
+    if opts.sequential_keys {
+        let g = Graph::from_edges(h.ops.len(), &super::order::process_edges(h));
+        candidates.push(("sequential-keys", order_versions(h, &ext, &g)));
+    }
+    if opts.linearizable_keys {
+        let g = Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h));
+        candidates.push(("linearizable-keys", order_versions(h, &ext, &g)));
+    }
+    for (name, source) in candidates {
+        let mut merged = versions.clone();
+        merged.extend(source);
+        merged.sort_unstable();
+        merged.dedup();
+        let cycles = version_cycles(&merged);
+        let mut with: Vec<&'static str> = sources.clone();
+        with.push(name);
+        if cycles.is_empty() {
+            versions = merged;
+            sources = with;
+        } else {
+            for (key, scc) in cycles {
+                add(
+                    &mut anomalies,
+                    "cyclic-versions",
+                    Case::CyclicVersions {
+                        key: KeyId(key),
+                        scc: scc.into_iter().map(show).collect(),
+                        sources: with.iter().map(|s| s.to_string()).collect(),
+                    },
+                );
+            }
+        }
+    }
+
+    // ww and rw from each version edge.
+    for &(k, v1, v2) in &versions {
+        let Some(w2s) = writers.get(&(k, v2)) else { continue };
+        for src in [writers.get(&(k, v1)), readers.get(&(k, v1))].into_iter().enumerate() {
+            let (which, from) = src;
+            let Some(from) = from else { continue };
+            let r = if which == 0 { rel::WW } else { rel::RW };
+            for &a in from {
+                for &b in w2s {
+                    if a != b {
+                        edges.push(Edge { from: a, to: b, rels: r });
+                    }
+                }
+            }
+        }
+    }
+
+    detect_anomalies(h, &mut anomalies);
+    let versions: VersionEdges = versions.into_iter().collect();
+    Ok(Inference { workload: Workload::RwRegister, edges, anomalies, explainer: Box::new(RwIndex { ext, versions }) })
+}
+
+/// nil precedes every value an ok/info op wrote and every value an ok op read.
+fn initial_state_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
+    let mut out = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
+            continue;
+        }
+        for e in ext.of(i as u32) {
+            if let Some(w) = e.write.filter(|&w| w != NIL) {
+                out.push((e.key.0, NIL, w));
+            }
+            if op.op_type == OpType::Ok {
+                if let Some(r) = e.read.filter(|&r| r != NIL) {
+                    out.push((e.key.0, NIL, r));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// An ok txn that externally read `v` and wrote `v'` to a key: `v < v'`.
+fn wfr_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
+    let mut out = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for e in ext.of(i as u32) {
+            if let (Some(r), Some(w)) = (e.read, e.write) {
+                if r != NIL {
+                    out.push((e.key.0, r, w));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Keys an op externally touched, as far as we can know: reads only when ok,
+/// writes when ok or info; nothing for failed ops.
+fn touches(op: &Op, e: &Ext) -> bool {
+    match op.op_type {
+        OpType::Ok => true,
+        OpType::Info => e.write.is_some(),
+        _ => false,
+    }
+}
+
+/// Version edges from an order between transactions (process or realtime),
+/// assuming per-key sequential consistency / linearizability: the final value
+/// a transaction left on a key precedes the first value seen by each nearest
+/// later transaction touching that key. `order` must point forward in history.
+fn order_versions(h: &History, ext: &ExtIndex, order: &Graph) -> Vec<(u32, i64, i64)> {
+    let n = h.ops.len();
+    // downstream[a]: sorted (key, op) pairs: the nearest touchers after a.
+    let mut downstream: Vec<Option<Vec<(u32, OpId)>>> = vec![None; n];
+    let mut pending_preds = vec![0u32; n];
+    for a in 0..n as u32 {
+        for &b in order.out(a).0 {
+            pending_preds[b as usize] += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for a in (0..n as u32).rev() {
+        let (succ, _) = order.out(a);
+        if succ.is_empty() && pending_preds[a as usize] == 0 {
+            continue;
+        }
+        let mut d: Vec<(u32, OpId)> = Vec::new();
+        for &b in succ {
+            let ob = h.op(b);
+            let local: Vec<u32> = ext.of(b).iter().filter(|e| touches(ob, e)).map(|e| e.key.0).collect();
+            for &k in &local {
+                d.push((k, b));
+            }
+            if let Some(db) = &downstream[b as usize] {
+                d.extend(db.iter().filter(|(k, _)| !local.contains(k)));
+            }
+            pending_preds[b as usize] -= 1;
+            if pending_preds[b as usize] == 0 {
+                downstream[b as usize] = None;
+            }
+        }
+        d.sort_unstable();
+        d.dedup();
+        // Link a's final value of each key to its nearest touchers' first values.
+        let oa = h.op(a);
+        for &(k, b) in &d {
+            let ea = ext.get(a, KeyId(k));
+            let v1 = match oa.op_type {
+                OpType::Ok => match ea {
+                    Some(e) => e.write.or(e.read).unwrap_or(NIL),
+                    None => NIL,
+                },
+                OpType::Info => match ea.and_then(|e| e.write) {
+                    Some(w) => w,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let ob = h.op(b);
+            let eb = ext.get(b, KeyId(k));
+            let v2 = match ob.op_type {
+                OpType::Ok => match eb {
+                    Some(e) => e.read.filter(|&r| r != NIL).or(e.write).unwrap_or(NIL),
+                    None => NIL,
+                },
+                OpType::Info => match eb.and_then(|e| e.write) {
+                    Some(w) => w,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            if v1 != v2 {
+                out.push((k, v1, v2));
+            }
+        }
+        if pending_preds[a as usize] > 0 {
+            downstream[a as usize] = Some(d);
+        }
+    }
+    out
+}
+
+/// Per key, the strongly connected components (≥ 2 values) of the version
+/// graph given as sorted, deduplicated edges.
+fn version_cycles(edges: &[(u32, i64, i64)]) -> Vec<(u32, Vec<i64>)> {
+    struct Local {
+        adj: Vec<Vec<u32>>,
+    }
+    impl Adjacency for Local {
+        fn len(&self) -> usize {
+            self.adj.len()
+        }
+        fn degree(&self, v: u32) -> usize {
+            self.adj[v as usize].len()
+        }
+        fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
+            Some(self.adj[v as usize][i])
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < edges.len() {
+        let k = edges[i].0;
+        let start = i;
+        while i < edges.len() && edges[i].0 == k {
+            i += 1;
+        }
+        let mut ids: FxHashMap<i64, u32> = FxHashMap::default();
+        let mut values: Vec<i64> = Vec::new();
+        let mut id = |v: i64, values: &mut Vec<i64>| {
+            *ids.entry(v).or_insert_with(|| {
+                values.push(v);
+                values.len() as u32 - 1
+            })
+        };
+        let mut pairs = Vec::new();
+        for &(_, a, b) in &edges[start..i] {
+            let (x, y) = (id(a, &mut values), id(b, &mut values));
+            pairs.push((x, y));
+        }
+        let mut adj = vec![Vec::new(); values.len()];
+        let mut self_loop = Vec::new();
+        for (x, y) in pairs {
+            if x == y {
+                self_loop.push(values[x as usize]);
+            } else {
+                adj[x as usize].push(y);
+            }
+        }
+        let comps = tarjan(&Local { adj }, |_| true);
+        for c in comps.comps {
+            let mut scc: Vec<i64> = c.iter().map(|&v| values[v as usize]).collect();
+            scc.sort_unstable();
+            out.push((k, scc));
+        }
+        for v in self_loop {
+            out.push((k, vec![v]));
+        }
+    }
+    out
+}
+
+/// G1a, G1b, internal, lost-update and garbage reads.
+fn detect_anomalies(h: &History, out: &mut Anomalies) {
+    let mut failed: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
+    let mut intermediate: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
+    let mut written: FxHashSet<(u32, i64)> = FxHashSet::default();
+    for (i, op) in h.ops.iter().enumerate() {
+        let mops = h.mops_of(op);
+        for (j, m) in mops.iter().enumerate() {
+            if m.f != MopFn::Write {
+                continue;
+            }
+            let v = value_of(m.value);
+            written.insert((m.key.0, v));
+            if op.op_type == OpType::Fail {
+                failed.insert((m.key.0, v), i as u32);
+            }
+            if mops[j + 1..].iter().any(|x| x.f == MopFn::Write && x.key == m.key) {
+                intermediate.insert((m.key.0, v), i as u32);
+            }
+        }
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        let me = i as u32;
+        // Internal: a read must match the txn's last read or write of the key.
+        let mut state: Vec<(KeyId, i64)> = Vec::new();
+        let mut internal_done = false;
+        for (j, m) in h.mops_of(op).iter().enumerate() {
+            let v = value_of(m.value);
+            let mref = MopRef { op: me, mop: j as u32 };
+            let slot = state.iter().position(|s| s.0 == m.key);
+            match m.f {
+                MopFn::Write => match slot {
+                    Some(s) => state[s].1 = v,
+                    None => state.push((m.key, v)),
+                },
+                MopFn::Read => {
+                    if let Some(&w) = failed.get(&(m.key.0, v)) {
+                        add(out, "G1a", Case::BadRead { mop: mref, writer: w, element: None });
+                    }
+                    if let Some(&w) = intermediate.get(&(m.key.0, v)) {
+                        if w != me {
+                            add(out, "G1b", Case::BadRead { mop: mref, writer: w, element: None });
+                        }
+                    }
+                    if v != NIL && !written.contains(&(m.key.0, v)) {
+                        add(out, "garbage-read", Case::GarbageRead { mop: mref, key: m.key, value: v });
+                    }
+                    match slot {
+                        Some(s) => {
+                            if !internal_done && state[s].1 != v {
+                                let expected = Expected::Register(show(state[s].1));
+                                add(out, "internal", Case::Internal { mop: mref, expected });
+                                internal_done = true;
+                            }
+                            state[s].1 = v;
+                        }
+                        None => state.push((m.key, v)),
+                    }
+                }
+                MopFn::Append => {}
+            }
+        }
+    }
+    super::list_append::lost_updates(h, out);
+}
