@@ -315,6 +315,20 @@ impl HistoryBuilder {
         b
     }
 
+    /// A builder with room for everything `bytes` of input could hold, so that
+    /// parsing never copies a growing vector (the reservation is address space,
+    /// not memory: untouched pages are never resident). The bounds follow from
+    /// the shortest possible spellings: an op map takes at least 24 bytes, a
+    /// micro-op 6, a list element 2.
+    pub fn with_capacity_for(source: impl Into<String>, bytes: usize) -> Self {
+        let mut b = HistoryBuilder::new(source);
+        b.h.ops.reserve(bytes / 24 + 16);
+        b.given_index.reserve(bytes / 24 + 16);
+        b.h.mops.reserve(bytes / 6 + 16);
+        b.h.elements.reserve(bytes / 2 + 16);
+        b
+    }
+
     /// Interns a key.
     pub fn key(&mut self, k: Atom) -> KeyId {
         if let Some(&id) = self.key_ids.get(&k) {

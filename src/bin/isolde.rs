@@ -154,6 +154,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     let t0 = std::time::Instant::now();
     let h = ingest::read_path(&a.file, input).map_err(|e| e.to_string())?;
     let parse_time = t0.elapsed();
+    let parse_peak = peak_rss_mb();
     let models = a.model.map(|ms| {
         if ms.len() == 1 && ms[0].trim() == "none" {
             Vec::new()
@@ -180,7 +181,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     if a.stats {
         let st = &outcome.stats;
         eprintln!(
-            "ops {}  keys {}  edges {}\nparse {:.3}s  infer {:.3}s  graph {:.3}s  cycles {:.3}s  total {:.3}s",
+            "ops {}  keys {}  edges {}\nparse {:.3}s  infer {:.3}s  graph {:.3}s  cycles {:.3}s  total {:.3}s\npeak RSS after parse {} MB, at end {} MB",
             st.ops,
             h.key_count(),
             st.edges,
@@ -188,7 +189,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             st.infer.as_secs_f64(),
             st.graph.as_secs_f64(),
             st.cycles.as_secs_f64(),
-            t0.elapsed().as_secs_f64()
+            t0.elapsed().as_secs_f64(),
+            parse_peak.map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
+            peak_rss_mb().map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
         );
     }
     if let Some(dir) = &a.directory {
@@ -207,6 +210,14 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         Validity::Invalid => 1,
         Validity::Unknown => 3,
     }))
+}
+
+/// Peak resident memory so far (Linux `VmHWM`), in MB.
+fn peak_rss_mb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 fn generate(g: GenCmd) -> Result<ExitCode, String> {

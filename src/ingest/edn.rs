@@ -1108,29 +1108,61 @@ fn hex4(s: &[u8], i: usize) -> Option<u32> {
 
 /// Parses an EDN history, in parallel when it is large enough.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
+    Ok(merge(source, parse_chunks(source, input)?))
+}
+
+/// Parses into per-chunk builders without merging them, so a caller can
+/// release the input (e.g. unmap the file) before the merge copies chunks:
+/// that keeps the input and the copy from being resident at the same time.
+pub(crate) fn parse_chunks(source: &str, input: &[u8]) -> Result<Vec<HistoryBuilder>, IngestError> {
     // One chunk per thread: merging copies every chunk but the first, so
     // more chunks than threads only add copying.
-    parse_with_chunk(source, input, DEFAULT_MIN_CHUNK, rayon::current_num_threads())
+    parse_chunks_sized(source, input, DEFAULT_MIN_CHUNK, rayon::current_num_threads())
+}
+
+/// Merges chunk builders, in input order, into the finished history.
+pub(crate) fn merge(source: &str, chunks: Vec<HistoryBuilder>) -> History {
+    let mut iter = chunks.into_iter();
+    let mut b = iter.next().unwrap_or_else(|| HistoryBuilder::new(source));
+    for chunk in iter {
+        b.append(chunk);
+    }
+    b.finish()
 }
 
 /// Parses sequentially, in one pass over the whole input.
+#[cfg(test)]
 pub(crate) fn parse_sequential(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    let mut b = HistoryBuilder::new(source);
+    Ok(merge(source, vec![parse_sequential_builder(source, input)?]))
+}
+
+fn parse_sequential_builder(source: &str, input: &[u8]) -> Result<HistoryBuilder, IngestError> {
+    let mut b = HistoryBuilder::with_capacity_for(source, input.len());
     let mut p = Parser::new(input, 0, input.len(), 1);
     p.document(&mut b).map_err(|e| e.into_ingest(source, input))?;
-    Ok(b.finish())
+    Ok(b)
 }
 
 /// Parses in at most `max_chunks` chunks of at least `min_chunk` bytes (tests
 /// use tiny chunks to exercise the splitting logic on small inputs).
+#[cfg(test)]
 pub(crate) fn parse_with_chunk(
     source: &str,
     input: &[u8],
     min_chunk: usize,
     max_chunks: usize,
 ) -> Result<History, IngestError> {
+    Ok(merge(source, parse_chunks_sized(source, input, min_chunk, max_chunks)?))
+}
+
+fn parse_chunks_sized(
+    source: &str,
+    input: &[u8],
+    min_chunk: usize,
+    max_chunks: usize,
+) -> Result<Vec<HistoryBuilder>, IngestError> {
     let Some(bounds) = plan_chunks(input, min_chunk.max(1), max_chunks) else {
-        return parse_sequential(source, input);
+        return Ok(vec![parse_sequential_builder(source, input)?]);
     };
     let line_counts: Vec<usize> = bounds.par_windows(2).map(|w| count_newlines(&input[w[0]..w[1]])).collect();
     let mut first_lines = Vec::with_capacity(line_counts.len());
@@ -1143,7 +1175,10 @@ pub(crate) fn parse_with_chunk(
         .par_windows(2)
         .zip(first_lines.par_iter())
         .map(|(w, &first_line)| {
-            let mut b = HistoryBuilder::new(source);
+            // The first chunk's builder receives all the others: size it for
+            // the whole input so merging never reallocates.
+            let room = if w[0] == bounds[0] { input.len() } else { w[1] - w[0] };
+            let mut b = HistoryBuilder::with_capacity_for(source, room);
             let mut p = Parser::new(input, w[0], w[1], first_line);
             p.ops(&mut b, None).ok().map(|()| b)
         })
@@ -1151,14 +1186,9 @@ pub(crate) fn parse_with_chunk(
     if chunks.iter().any(Option::is_none) {
         // Some cut fell inside an op, or the input has an error: the
         // sequential parse gives the authoritative result and message.
-        return parse_sequential(source, input);
+        return Ok(vec![parse_sequential_builder(source, input)?]);
     }
-    let mut iter = chunks.into_iter().flatten();
-    let mut b = iter.next().unwrap_or_else(|| HistoryBuilder::new(source));
-    for chunk in iter {
-        b.append(chunk);
-    }
-    Ok(b.finish())
+    Ok(chunks.into_iter().flatten().collect())
 }
 
 /// Chooses chunk boundaries for a parallel parse: offsets where a line starts

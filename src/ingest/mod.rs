@@ -62,7 +62,15 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
                 {
                     let _ = map.advise(memmap2::Advice::WillNeed);
                 }
-                return read_bytes(&name, &map, format);
+                if resolve(&name, &map, format) == Format::Json {
+                    return read_bytes(&name, &map, format);
+                }
+                check_size(&name, map.len())?;
+                let chunks = edn::parse_chunks(&name, &map)?;
+                // Unmap before merging: the merge copies chunks, and the
+                // input need not be resident while it does.
+                drop(map);
+                return Ok(edn::merge(&name, chunks));
             }
             Err(_) => {
                 // Fall through to an ordinary read.
@@ -76,13 +84,19 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
 /// Reads a history from `bytes`; `source_name` is used in messages and
 /// stored in [`History::source`], and its extension guides [`Format::Auto`].
 pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
-    if u32::try_from(bytes.len()).is_err() {
-        return Err(IngestError::TooLarge { source_name: source_name.to_string(), len: bytes.len() as u64 });
-    }
+    check_size(source_name, bytes.len())?;
     match resolve(source_name, bytes, format) {
         Format::Json => json::parse(source_name, bytes),
         _ => edn::parse(source_name, bytes),
     }
+}
+
+/// Inputs are addressed with 32-bit offsets.
+fn check_size(source_name: &str, len: usize) -> Result<(), IngestError> {
+    if u32::try_from(len).is_err() {
+        return Err(IngestError::TooLarge { source_name: source_name.to_string(), len: len as u64 });
+    }
+    Ok(())
 }
 
 /// Decides the format of an input: an explicit choice wins; otherwise the
