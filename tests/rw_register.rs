@@ -1,0 +1,225 @@
+//! One small, hand-written rw-register history per register anomaly and per
+//! version-order option, checked end to end.
+
+use isolde::anomaly::{Case, Expected, Step, Workload};
+use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
+use isolde::infer::rw_register::RwOptions;
+use isolde::ingest::{read_bytes, Format};
+
+fn run(edn: &str, models: Option<&[&str]>, anomalies: &[&str], rw: RwOptions) -> Outcome {
+    let h = read_bytes("test.edn", edn.as_bytes(), Format::Edn).expect("history parses");
+    let opts = CheckOptions {
+        workload: WorkloadChoice::Fixed(Workload::RwRegister),
+        models: models.map(|ms| ms.iter().map(|s| s.to_string()).collect()),
+        anomalies: anomalies.iter().map(|s| s.to_string()).collect(),
+        rw,
+        ..CheckOptions::default()
+    };
+    check(&h, &opts).expect("check runs")
+}
+
+fn types(o: &Outcome) -> Vec<&str> {
+    o.anomaly_types.iter().map(String::as_str).collect()
+}
+
+const PLAIN: RwOptions = RwOptions { wfr_keys: false, sequential_keys: false, linearizable_keys: false };
+const WFR: RwOptions = RwOptions { wfr_keys: true, sequential_keys: false, linearizable_keys: false };
+const SEQUENTIAL: RwOptions = RwOptions { wfr_keys: false, sequential_keys: true, linearizable_keys: false };
+const LINEARIZABLE: RwOptions = RwOptions { wfr_keys: false, sequential_keys: false, linearizable_keys: true };
+
+#[test]
+fn auto_workload_picks_registers_for_writes_without_appends() {
+    let h = read_bytes("t.edn", b"{:type :ok, :process 0, :value [[:w :x 1]]}", Format::Edn).expect("parses");
+    let o = check(&h, &CheckOptions::default()).expect("runs");
+    assert_eq!(o.workload, Workload::RwRegister);
+}
+
+#[test]
+fn g1a_read_of_a_failed_write() {
+    let o = run(
+        "{:type :fail, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:r :x 1]]}",
+        Some(&["read-committed"]),
+        &[],
+        PLAIN,
+    );
+    assert!(types(&o).contains(&"G1a"), "{:?}", types(&o));
+    let Case::BadRead { writer, element, .. } = &o.anomalies["G1a"][0] else { panic!() };
+    assert_eq!((*writer, *element), (0, None));
+    // Not garbage: the failed op did write it.
+    assert!(!types(&o).contains(&"garbage-read"));
+}
+
+#[test]
+fn g1b_read_of_an_overwritten_value() {
+    let o = run(
+        "{:type :ok, :process 0, :value [[:w :x 1] [:w :x 2]]}
+         {:type :ok, :process 1, :value [[:r :x 1]]}",
+        Some(&["read-committed"]),
+        &[],
+        PLAIN,
+    );
+    assert_eq!(types(&o), vec!["G1b", "empty-transaction-graph"]);
+}
+
+#[test]
+fn internal_read_disagreeing_with_own_write() {
+    let o = run("{:type :ok, :process 0, :value [[:w :x 1] [:r :x 2]]}", Some(&[]), &["internal"], PLAIN);
+    let Case::Internal { expected, .. } = &o.anomalies["internal"][0] else { panic!() };
+    assert_eq!(*expected, Expected::Register(Some(1)));
+    // A nil read followed by a non-nil one inside a txn is internal too.
+    let o = run(
+        "{:type :ok, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:r :x nil] [:r :x 1]]}",
+        Some(&[]),
+        &["internal"],
+        PLAIN,
+    );
+    assert!(types(&o).contains(&"internal"));
+}
+
+#[test]
+fn lost_update_two_increments_of_the_same_version() {
+    let o = run(
+        "{:type :ok, :process 0, :value [[:w :x 0]]}
+         {:type :ok, :process 1, :value [[:r :x 0] [:w :x 1]]}
+         {:type :ok, :process 2, :value [[:r :x 0] [:w :x 2]]}",
+        Some(&["cursor-stability"]),
+        &[],
+        PLAIN,
+    );
+    assert_eq!(types(&o), vec!["lost-update"]);
+}
+
+#[test]
+fn g1c_through_write_read_edges() {
+    let o = run(
+        "{:type :ok, :process 0, :value [[:w :x 1] [:r :y 1]]}
+         {:type :ok, :process 1, :value [[:w :y 1] [:r :x 1]]}",
+        Some(&["read-committed"]),
+        &[],
+        PLAIN,
+    );
+    assert_eq!(types(&o), vec!["G1c"]);
+}
+
+#[test]
+fn g_single_item_from_the_initial_state() {
+    // T1 read x = nil but saw T0's write of y; T0 also wrote x.
+    let o = run(
+        "{:type :ok, :process 0, :value [[:w :y 1] [:w :x 2]]}
+         {:type :ok, :process 1, :value [[:r :x nil] [:r :y 1]]}",
+        Some(&["serializable"]),
+        &[],
+        PLAIN,
+    );
+    assert_eq!(types(&o), vec!["G-single-item"]);
+    let Case::Cycle(c) = &o.anomalies["G-single-item"][0] else { panic!() };
+    assert!(c.steps.iter().any(|s| matches!(s, Step::Rw { value: None, value2: Some(2), .. })));
+}
+
+#[test]
+fn wfr_keys_orders_a_read_before_the_same_txns_write() {
+    let h = "{:type :ok, :process 0, :value [[:w :y 1]]}
+             {:type :ok, :process 0, :value [[:r :y 1] [:w :x 1] [:w :y 2]]}
+             {:type :ok, :process 1, :value [[:r :x 1] [:r :y 1]]}";
+    assert_eq!(run(h, Some(&["serializable"]), &[], PLAIN).valid, Validity::Valid);
+    let o = run(h, Some(&["serializable"]), &[], WFR);
+    assert_eq!(types(&o), vec!["G-single-item"]);
+}
+
+#[test]
+fn sequential_keys_order_versions_by_process() {
+    let h = "{:type :invoke, :process 0, :value [[:w :x 1] [:w :y 2]]}
+             {:type :ok, :process 0, :value [[:w :x 1] [:w :y 2]]}
+             {:type :invoke, :process 1, :value [[:w :x 2] [:w :y 1]]}
+             {:type :ok, :process 1, :value [[:w :x 2] [:w :y 1]]}
+             {:type :invoke, :process 0, :value [[:r :x nil]]}
+             {:type :ok, :process 0, :value [[:r :x 2]]}
+             {:type :invoke, :process 1, :value [[:r :y nil]]}
+             {:type :ok, :process 1, :value [[:r :y 2]]}";
+    assert_eq!(run(h, Some(&[]), &["G0"], PLAIN).valid, Validity::Valid);
+    let o = run(h, Some(&[]), &["G0"], SEQUENTIAL);
+    assert_eq!(types(&o), vec!["G0"]);
+}
+
+#[test]
+fn cyclic_versions_drop_the_contradicting_source() {
+    // Process 0 writes 1, then 2, then reads 1: sequential order says 1 < 2
+    // and 2 < 1.
+    let h = "{:type :invoke, :process 0, :value [[:w :x 1]]}
+             {:type :ok, :process 0, :value [[:w :x 1]]}
+             {:type :invoke, :process 0, :value [[:w :x 2]]}
+             {:type :ok, :process 0, :value [[:w :x 2]]}
+             {:type :invoke, :process 0, :value [[:r :x nil]]}
+             {:type :ok, :process 0, :value [[:r :x 1]]}";
+    let o = run(h, None, &[], SEQUENTIAL);
+    assert_eq!(types(&o), vec!["cyclic-versions"]);
+    let Case::CyclicVersions { scc, sources, .. } = &o.anomalies["cyclic-versions"][0] else { panic!() };
+    assert_eq!(scc, &vec![Some(1), Some(2)]);
+    assert_eq!(sources, &vec!["initial-state".to_string(), "sequential-keys".to_string()]);
+    assert!(o.not.contains("read-uncommitted"));
+    // Linearizable keys see the same contradiction through realtime order.
+    let o = run(h, None, &[], LINEARIZABLE);
+    assert!(types(&o).contains(&"cyclic-versions"));
+}
+
+#[test]
+fn linearizable_keys_find_a_stale_read() {
+    // T1 writes x = 1 and completes; T2 then writes x = 2 and completes;
+    // T3, later still, reads x = 1 while also reading T2's y.
+    let h = "{:type :invoke, :process 0, :value [[:w :x 1]]}
+             {:type :ok, :process 0, :value [[:w :x 1]]}
+             {:type :invoke, :process 1, :value [[:w :x 2] [:w :y 1]]}
+             {:type :ok, :process 1, :value [[:w :x 2] [:w :y 1]]}
+             {:type :invoke, :process 2, :value [[:r :y nil] [:r :x nil]]}
+             {:type :ok, :process 2, :value [[:r :y 1] [:r :x 1]]}";
+    assert_eq!(run(h, Some(&["serializable"]), &[], PLAIN).valid, Validity::Valid);
+    let o = run(h, Some(&["serializable"]), &[], LINEARIZABLE);
+    assert_ne!(o.valid, Validity::Valid, "{:?}", types(&o));
+}
+
+#[test]
+fn g1c_realtime() {
+    let o = run(
+        "{:type :invoke, :process 0, :value [[:r :x nil]]}
+         {:type :ok, :process 0, :value [[:r :x 4]]}
+         {:type :invoke, :process 1, :value [[:w :x 4]]}
+         {:type :ok, :process 1, :value [[:w :x 4]]}",
+        None,
+        &[],
+        PLAIN,
+    );
+    assert_eq!(types(&o), vec!["G1c-realtime"]);
+}
+
+#[test]
+fn garbage_read_of_a_value_nobody_wrote() {
+    let o = run(
+        "{:type :invoke, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 0, :value [[:w :x 1]]}
+         {:type :invoke, :process 0, :value [[:r :x nil]]}
+         {:type :ok, :process 0, :value [[:r :x 2]]}",
+        None,
+        &[],
+        LINEARIZABLE,
+    );
+    assert_eq!(types(&o), vec!["garbage-read"]);
+    assert_eq!(o.valid, Validity::Invalid);
+    let Case::GarbageRead { value, .. } = &o.anomalies["garbage-read"][0] else { panic!() };
+    assert_eq!(*value, 2);
+}
+
+#[test]
+fn duplicate_writes_make_the_analysis_unknown_not_valid() {
+    let o = run(
+        "{:type :ok, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:w :x 1]]}
+         {:type :ok, :process 2, :value [[:r :x 1]]}",
+        None,
+        &[],
+        PLAIN,
+    );
+    assert_eq!(o.valid, Validity::Unknown);
+    assert!(o.error.as_deref().unwrap_or_default().contains("more than one op"));
+}
