@@ -102,6 +102,43 @@ enum GenCmd {
         #[arg(long, short = 'o')]
         output: Option<PathBuf>,
     },
+    /// An rw-register history (PolySI's default shape) from a
+    /// strict-serializable in-memory store.
+    RwRegister {
+        /// Number of transactions.
+        #[arg(long, default_value_t = 10_000)]
+        txns: usize,
+        /// Concurrent client processes.
+        #[arg(long, default_value_t = 20)]
+        processes: usize,
+        /// Micro-ops per transaction.
+        #[arg(long, default_value_t = 15)]
+        txn_len: usize,
+        /// Number of keys.
+        #[arg(long, default_value_t = 10_000)]
+        keys: usize,
+        /// Fraction of micro-ops that are reads.
+        #[arg(long, default_value_t = 0.5)]
+        read_fraction: f64,
+        /// Key distribution.
+        #[arg(long, value_enum, default_value = "zipf")]
+        key_dist: RwKeyDistArg,
+        /// Zipf exponent.
+        #[arg(long, default_value_t = 1.0)]
+        zipf_exponent: f64,
+        /// Random seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output file (default: stdout).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RwKeyDistArg {
+    Uniform,
+    Zipf,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -251,6 +288,31 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                     gen::list_append::write_list_append(&cfg, f)
                 }
                 None => gen::list_append::write_list_append(&cfg, std::io::stdout().lock()),
+            };
+            res.map_err(|e| e.to_string())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        GenCmd::RwRegister { txns, processes, txn_len, keys, read_fraction, key_dist, zipf_exponent, seed, output } => {
+            let cfg = gen::rw_register::RwRegisterConfig {
+                seed,
+                txns,
+                processes,
+                min_txn_len: txn_len,
+                max_txn_len: txn_len,
+                keys,
+                read_fraction,
+                key_dist: match key_dist {
+                    RwKeyDistArg::Uniform => gen::rw_register::RwKeyDist::Uniform,
+                    RwKeyDistArg::Zipf => gen::rw_register::RwKeyDist::Zipf(zipf_exponent),
+                },
+                ..Default::default()
+            };
+            let res = match &output {
+                Some(p) => {
+                    let f = std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                    gen::rw_register::write_rw_register(&cfg, f)
+                }
+                None => gen::rw_register::write_rw_register(&cfg, std::io::stdout().lock()),
             };
             res.map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)

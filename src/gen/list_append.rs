@@ -55,13 +55,13 @@
 //! transactions are held, and a retired key's list is dropped as soon as no
 //! in-flight transaction mentions it.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Write};
 
-use super::out::{push_u64, Sink};
+use super::out::push_u64;
 use super::rng::Rng;
+use super::sim::{self, check_clients, check_faults, check_fraction, invalid, IntMap, SimParams, Workload};
+
+pub use super::sim::GenStats;
 
 /// How keys are drawn from the window of active keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,53 +133,16 @@ impl ListAppendConfig {
     /// Checks that the parameters describe a generable workload, returning a
     /// human-readable reason when they do not.
     pub fn validate(&self) -> Result<(), String> {
-        let frac = |name: &str, x: f64| {
-            if (0.0..=1.0).contains(&x) {
-                Ok(())
-            } else {
-                Err(format!("{name} must be within [0, 1], got {x}"))
-            }
-        };
-        if self.processes == 0 {
-            return Err("processes must be at least 1".into());
-        }
-        if self.processes > u32::MAX as usize {
-            return Err("processes must fit in 32 bits".into());
-        }
-        if self.min_txn_len == 0 {
-            return Err("min_txn_len must be at least 1".into());
-        }
-        if self.max_txn_len < self.min_txn_len {
-            return Err(format!(
-                "max_txn_len ({}) must be at least min_txn_len ({})",
-                self.max_txn_len, self.min_txn_len
-            ));
-        }
+        check_clients(self.processes, self.min_txn_len, self.max_txn_len)?;
         if self.active_keys == 0 {
             return Err("active_keys must be at least 1".into());
         }
         if self.max_writes_per_key == 0 {
             return Err("max_writes_per_key must be at least 1".into());
         }
-        frac("read_fraction", self.read_fraction)?;
-        frac("fail_fraction", self.fail_fraction)?;
-        frac("info_fraction", self.info_fraction)?;
-        if self.fail_fraction + self.info_fraction > 1.0 {
-            return Err("fail_fraction + info_fraction must be at most 1".into());
-        }
-        Ok(())
+        check_fraction("read_fraction", self.read_fraction)?;
+        check_faults(self.fail_fraction, self.info_fraction)
     }
-}
-
-/// What a generator run produced.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GenStats {
-    /// Transactions invoked (equals the config's `txns`).
-    pub txns: usize,
-    /// Op lines written (invocations plus completions, `2 * txns`).
-    pub ops: usize,
-    /// Bytes written to the output.
-    pub bytes: u64,
 }
 
 /// Generates a list-append history per `cfg` and streams it to `out`.
@@ -211,35 +174,7 @@ pub fn list_append_string(cfg: &ListAppendConfig) -> String {
 // Internals
 // ---------------------------------------------------------------------------
 
-/// Delay ranges of the simulated clients, in logical nanoseconds.
-const THINK_NS: (u64, u64) = (10_000, 1_000_000);
-/// Invocation to the atomic apply instant.
-const APPLY_NS: (u64, u64) = (10_000, 2_000_000);
-/// Apply instant to completion.
-const COMPLETE_NS: (u64, u64) = (10_000, 2_000_000);
-
-/// Multiplicative integer hasher (FxHash-style); keys are small integers.
-#[derive(Default)]
-struct IntHasher(u64);
-
-impl Hasher for IntHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type KeyMap = HashMap<u64, KeyState, BuildHasherDefault<IntHasher>>;
+type KeyMap = IntMap<KeyState>;
 
 /// The store's view of one key.
 struct KeyState {
@@ -298,34 +233,6 @@ struct Mop {
     val: u64,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Thinking; the next event invokes a transaction.
-    Idle,
-    /// Invoked; the next event applies it.
-    Invoked,
-    /// Applied (or skipped); the next event completes it.
-    Applied,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Ok,
-    Fail,
-    /// Indeterminate; `true` if it takes effect.
-    Info(bool),
-}
-
-/// One simulated client.
-struct Slot {
-    process: u64,
-    phase: Phase,
-    outcome: Outcome,
-    mops: Vec<Mop>,
-    /// `:index` of the current transaction's invocation.
-    invoke_index: u64,
-}
-
 /// Picks window positions per [`KeyDist`].
 struct KeyPicker {
     dist: KeyDist,
@@ -362,38 +269,27 @@ impl KeyPicker {
     }
 }
 
-/// Test instrumentation: the hidden apply order and memory high-water marks.
-#[derive(Default)]
-struct Trace {
-    /// `:index` of the invocation of each transaction that took effect, in
-    /// the order they were applied.
-    applied: Vec<u64>,
-    /// Most keys held in the store at once.
-    max_live_keys: usize,
-    /// Most transactions in flight at once.
-    max_in_flight: usize,
-}
-
-/// The generator's state, separate from the output sink.
+/// The list store and the key window, driven by [`sim::run`].
 struct Gen<'a> {
     cfg: &'a ListAppendConfig,
-    rng: Rng,
     picker: KeyPicker,
     window: Vec<u64>,
     next_key: u64,
     keys: KeyMap,
 }
 
-impl Gen<'_> {
+impl Workload for Gen<'_> {
+    type Mop = Mop;
+
     /// Fills `mops` with a fresh transaction, allocating append values and
     /// retiring keys that reach `max_writes_per_key`.
-    fn gen_txn(&mut self, mops: &mut Vec<Mop>) {
+    fn gen_txn(&mut self, rng: &mut Rng, mops: &mut Vec<Mop>) {
         mops.clear();
-        let len = self.rng.range_inclusive(self.cfg.min_txn_len as u64, self.cfg.max_txn_len as u64);
+        let len = rng.range_inclusive(self.cfg.min_txn_len as u64, self.cfg.max_txn_len as u64);
         for _ in 0..len {
-            let pos = self.picker.pick(&mut self.rng);
+            let pos = self.picker.pick(rng);
             let key = self.window[pos];
-            let read = self.rng.chance(self.cfg.read_fraction);
+            let read = rng.chance(self.cfg.read_fraction);
             let ks = self.keys.get_mut(&key).expect("window keys are live");
             ks.refs += 1;
             if read {
@@ -412,8 +308,7 @@ impl Gen<'_> {
         }
     }
 
-    /// Applies a transaction atomically: appends extend lists, reads record
-    /// the length of the list they observe.
+    /// Appends extend lists; reads record the length of the list they observe.
     fn apply(&mut self, mops: &mut [Mop]) {
         for m in mops.iter_mut() {
             let ks = self.keys.get_mut(&m.key).expect("in-flight keys are live");
@@ -435,75 +330,46 @@ impl Gen<'_> {
             }
         }
     }
-}
 
-/// Appends one op line. With `observed`, reads print the prefix of the key's
-/// list they saw; otherwise they print `nil` (invocations, `:fail`, `:info`).
-#[allow(clippy::too_many_arguments)]
-fn write_op(
-    buf: &mut Vec<u8>,
-    ty: &[u8],
-    mops: &[Mop],
-    observed: bool,
-    keys: &KeyMap,
-    process: u64,
-    time: u64,
-    index: u64,
-) {
-    buf.extend_from_slice(b"{:type ");
-    buf.extend_from_slice(ty);
-    buf.extend_from_slice(b", :f :txn, :value [");
-    for (i, m) in mops.iter().enumerate() {
-        if i > 0 {
-            buf.push(b' ');
-        }
-        match m.kind {
-            MopKind::Append => {
-                buf.extend_from_slice(b"[:append ");
-                push_u64(buf, m.key);
+    /// Reads print the prefix of the key's list they saw.
+    fn push_mops(&self, buf: &mut Vec<u8>, mops: &[Mop], observed: bool) {
+        for (i, m) in mops.iter().enumerate() {
+            if i > 0 {
                 buf.push(b' ');
-                push_u64(buf, m.val);
-                buf.push(b']');
             }
-            MopKind::Read => {
-                buf.extend_from_slice(b"[:r ");
-                push_u64(buf, m.key);
-                if observed {
-                    buf.extend_from_slice(b" [");
-                    buf.extend_from_slice(keys[&m.key].prefix(m.val as usize));
-                    buf.extend_from_slice(b"]]");
-                } else {
-                    buf.extend_from_slice(b" nil]");
+            match m.kind {
+                MopKind::Append => {
+                    buf.extend_from_slice(b"[:append ");
+                    push_u64(buf, m.key);
+                    buf.push(b' ');
+                    push_u64(buf, m.val);
+                    buf.push(b']');
+                }
+                MopKind::Read => {
+                    buf.extend_from_slice(b"[:r ");
+                    push_u64(buf, m.key);
+                    if observed {
+                        buf.extend_from_slice(b" [");
+                        buf.extend_from_slice(self.keys[&m.key].prefix(m.val as usize));
+                        buf.extend_from_slice(b"]]");
+                    } else {
+                        buf.extend_from_slice(b" nil]");
+                    }
                 }
             }
         }
     }
-    buf.extend_from_slice(b"], :process ");
-    push_u64(buf, process);
-    buf.extend_from_slice(b", :time ");
-    push_u64(buf, time);
-    buf.extend_from_slice(b", :index ");
-    push_u64(buf, index);
-    buf.extend_from_slice(b"}\n");
-}
 
-/// The `:time` to emit for an event at logical time `t` after a line stamped
-/// `last`: `t` itself unless that would not strictly increase.
-#[inline]
-fn next_stamp(last: Option<u64>, t: u64) -> u64 {
-    match last {
-        Some(l) if t <= l => l + 1,
-        _ => t,
+    fn live_keys(&self) -> usize {
+        self.keys.len()
     }
 }
 
-/// The event loop shared by the public entry points and the tests.
-fn run<W: Write>(cfg: &ListAppendConfig, out: W, mut trace: Option<&mut Trace>) -> io::Result<GenStats> {
-    cfg.validate().map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let mut sink = Sink::new(out);
+/// Validates `cfg` and runs the simulation (with optional test tracing).
+fn run<W: Write>(cfg: &ListAppendConfig, out: W, trace: Option<&mut sim::Trace>) -> io::Result<GenStats> {
+    cfg.validate().map_err(invalid)?;
     let mut g = Gen {
         cfg,
-        rng: Rng::new(cfg.seed),
         picker: KeyPicker::new(cfg.key_dist, cfg.active_keys),
         window: (0..cfg.active_keys as u64).collect(),
         next_key: cfg.active_keys as u64,
@@ -512,106 +378,15 @@ fn run<W: Write>(cfg: &ListAppendConfig, out: W, mut trace: Option<&mut Trace>) 
     for k in 0..cfg.active_keys as u64 {
         g.keys.insert(k, KeyState::new());
     }
-
-    let p = cfg.processes;
-    let mut slots: Vec<Slot> = (0..p)
-        .map(|i| Slot {
-            process: i as u64,
-            phase: Phase::Idle,
-            outcome: Outcome::Ok,
-            mops: Vec::with_capacity(cfg.max_txn_len),
-            invoke_index: 0,
-        })
-        .collect();
-    // One pending event per slot: (logical time, slot).
-    let mut events: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::with_capacity(p);
-    if cfg.txns > 0 {
-        for i in 0..p {
-            let t = g.rng.range_inclusive(0, THINK_NS.1);
-            events.push(Reverse((t, i as u32)));
-        }
-    }
-
-    let mut invoked = 0usize;
-    let mut in_flight = 0usize;
-    let mut index = 0u64;
-    // Last emitted :time; emitted times strictly increase even when events
-    // coincide.
-    let mut last_time: Option<u64> = None;
-    let mut stamp = |t: u64| {
-        let s = next_stamp(last_time, t);
-        last_time = Some(s);
-        s
+    let p = SimParams {
+        seed: cfg.seed,
+        txns: cfg.txns,
+        processes: cfg.processes,
+        max_txn_len: cfg.max_txn_len,
+        fail_fraction: cfg.fail_fraction,
+        info_fraction: cfg.info_fraction,
     };
-
-    while let Some(Reverse((t, si))) = events.pop() {
-        let slot = &mut slots[si as usize];
-        match slot.phase {
-            Phase::Idle => {
-                if invoked == cfg.txns {
-                    continue; // this client is done
-                }
-                g.gen_txn(&mut slot.mops);
-                let r = g.rng.next_f64();
-                slot.outcome = if r < cfg.fail_fraction {
-                    Outcome::Fail
-                } else if r < cfg.fail_fraction + cfg.info_fraction {
-                    Outcome::Info(g.rng.chance(0.5))
-                } else {
-                    Outcome::Ok
-                };
-                slot.invoke_index = index;
-                let time = stamp(t);
-                write_op(&mut sink.buf, b":invoke", &slot.mops, false, &g.keys, slot.process, time, index);
-                index += 1;
-                invoked += 1;
-                in_flight += 1;
-                slot.phase = Phase::Invoked;
-                let d = g.rng.range_inclusive(APPLY_NS.0, APPLY_NS.1);
-                events.push(Reverse((t + d, si)));
-                if let Some(tr) = trace.as_deref_mut() {
-                    tr.max_in_flight = tr.max_in_flight.max(in_flight);
-                    tr.max_live_keys = tr.max_live_keys.max(g.keys.len());
-                }
-            }
-            Phase::Invoked => {
-                if matches!(slot.outcome, Outcome::Ok | Outcome::Info(true)) {
-                    g.apply(&mut slot.mops);
-                    if let Some(tr) = trace.as_deref_mut() {
-                        tr.applied.push(slot.invoke_index);
-                    }
-                }
-                slot.phase = Phase::Applied;
-                let d = g.rng.range_inclusive(COMPLETE_NS.0, COMPLETE_NS.1);
-                events.push(Reverse((t + d, si)));
-            }
-            Phase::Applied => {
-                let (ty, observed): (&[u8], bool) = match slot.outcome {
-                    Outcome::Ok => (b":ok", true),
-                    Outcome::Fail => (b":fail", false),
-                    Outcome::Info(_) => (b":info", false),
-                };
-                let time = stamp(t);
-                write_op(&mut sink.buf, ty, &slot.mops, observed, &g.keys, slot.process, time, index);
-                index += 1;
-                in_flight -= 1;
-                g.release(&slot.mops);
-                if let Outcome::Info(_) = slot.outcome {
-                    // Jepsen retires a crashed worker's process id.
-                    slot.process += p as u64;
-                }
-                slot.phase = Phase::Idle;
-                if invoked < cfg.txns {
-                    let d = g.rng.range_inclusive(THINK_NS.0, THINK_NS.1);
-                    events.push(Reverse((t + d, si)));
-                }
-                sink.maybe_flush()?;
-            }
-        }
-    }
-    debug_assert_eq!(in_flight, 0);
-    let bytes = sink.finish()?;
-    Ok(GenStats { txns: invoked, ops: index as usize, bytes })
+    sim::run(&p, &mut g, out, trace)
 }
 
 #[cfg(test)]
@@ -619,7 +394,9 @@ mod tests {
     use super::*;
     use std::collections::{BTreeMap, HashMap as StdMap, HashSet};
 
-    // ---- a tiny parser for exactly the format we emit ---------------------
+    use crate::gen::testkit::{self, check_info_process_ids, check_realtime, check_shape, pair, Cur, Txn};
+
+    // ---- micro-ops of the format we emit ----------------------------------
 
     #[derive(Clone, Debug, PartialEq)]
     enum PMop {
@@ -627,123 +404,33 @@ mod tests {
         Read(u64, Option<Vec<u64>>),
     }
 
-    #[derive(Clone, Debug)]
-    struct POp {
-        ty: String,
-        mops: Vec<PMop>,
-        process: u64,
-        time: u64,
-        index: u64,
-    }
+    type POp = testkit::POp<PMop>;
 
-    struct Cur<'a> {
-        s: &'a [u8],
-        i: usize,
-    }
-
-    impl Cur<'_> {
-        fn eat(&mut self, lit: &str) -> bool {
-            if self.s[self.i..].starts_with(lit.as_bytes()) {
-                self.i += lit.len();
-                true
-            } else {
-                false
-            }
+    fn parse_mop(c: &mut Cur) -> PMop {
+        if c.eat("append ") {
+            let k = c.num();
+            c.expect(" ");
+            return PMop::Append(k, c.num());
         }
-        fn expect(&mut self, lit: &str) {
-            assert!(self.eat(lit), "expected {lit:?} at {} in {:?}", self.i, String::from_utf8_lossy(self.s));
+        c.expect("r ");
+        let k = c.num();
+        c.expect(" ");
+        if c.eat("nil") {
+            return PMop::Read(k, None);
         }
-        fn num(&mut self) -> u64 {
-            let start = self.i;
-            while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
-                self.i += 1;
-            }
-            assert!(self.i > start, "expected a number at {start}");
-            std::str::from_utf8(&self.s[start..self.i]).unwrap().parse().unwrap()
-        }
-        fn word(&mut self) -> String {
-            let start = self.i;
-            while self.s[self.i].is_ascii_alphabetic() {
-                self.i += 1;
-            }
-            String::from_utf8(self.s[start..self.i].to_vec()).unwrap()
-        }
-    }
-
-    fn parse_line(line: &str) -> POp {
-        let mut c = Cur { s: line.as_bytes(), i: 0 };
-        c.expect("{:type :");
-        let ty = c.word();
-        c.expect(", :f :txn, :value [");
-        let mut mops = Vec::new();
+        c.expect("[");
+        let mut vs = Vec::new();
         while !c.eat("]") {
-            if !mops.is_empty() {
+            if !vs.is_empty() {
                 c.expect(" ");
             }
-            c.expect("[:");
-            if c.eat("append ") {
-                let k = c.num();
-                c.expect(" ");
-                mops.push(PMop::Append(k, c.num()));
-            } else {
-                c.expect("r ");
-                let k = c.num();
-                c.expect(" ");
-                if c.eat("nil") {
-                    mops.push(PMop::Read(k, None));
-                } else {
-                    c.expect("[");
-                    let mut vs = Vec::new();
-                    while !c.eat("]") {
-                        if !vs.is_empty() {
-                            c.expect(" ");
-                        }
-                        vs.push(c.num());
-                    }
-                    mops.push(PMop::Read(k, Some(vs)));
-                }
-            }
-            c.expect("]");
+            vs.push(c.num());
         }
-        c.expect(", :process ");
-        let process = c.num();
-        c.expect(", :time ");
-        let time = c.num();
-        c.expect(", :index ");
-        let index = c.num();
-        c.expect("}");
-        assert_eq!(c.i, line.len(), "trailing bytes in {line:?}");
-        POp { ty, mops, process, time, index }
+        PMop::Read(k, Some(vs))
     }
 
     fn parse(h: &str) -> Vec<POp> {
-        assert!(h.is_empty() || h.ends_with('\n'));
-        h.lines().map(parse_line).collect()
-    }
-
-    /// A generated history with its invocation/completion pairing.
-    struct Txn {
-        invoke: usize,
-        complete: usize,
-    }
-
-    /// Pairs each invocation with its completion through the process id,
-    /// asserting per-process alternation along the way.
-    fn pair(ops: &[POp]) -> Vec<Txn> {
-        let mut open: StdMap<u64, usize> = StdMap::new();
-        let mut txns = Vec::new();
-        for (i, op) in ops.iter().enumerate() {
-            if op.ty == "invoke" {
-                assert!(open.insert(op.process, i).is_none(), "process {} invoked twice in a row at {i}", op.process);
-            } else {
-                assert!(["ok", "fail", "info"].contains(&op.ty.as_str()), "bad type {}", op.ty);
-                let inv = open.remove(&op.process).unwrap_or_else(|| panic!("completion without invoke at {i}"));
-                txns.push(Txn { invoke: inv, complete: i });
-            }
-        }
-        assert!(open.is_empty(), "unfinished invocations: {open:?}");
-        txns.sort_by_key(|t| t.invoke);
-        txns
+        testkit::parse(h, parse_mop)
     }
 
     fn cfg(seed: u64) -> ListAppendConfig {
@@ -763,8 +450,8 @@ mod tests {
         }
     }
 
-    fn traced(cfg: &ListAppendConfig) -> (String, Trace) {
-        let mut trace = Trace::default();
+    fn traced(cfg: &ListAppendConfig) -> (String, sim::Trace) {
+        let mut trace = sim::Trace::default();
         let mut buf = Vec::new();
         let stats = run(cfg, &mut buf, Some(&mut trace)).unwrap();
         let s = String::from_utf8(buf).unwrap();
@@ -833,29 +520,10 @@ mod tests {
             let mut buf = Vec::new();
             let stats = write_list_append(&c, &mut buf).unwrap();
             let h = String::from_utf8(buf).unwrap();
-            let ops = parse(&h);
-            let invokes = ops.iter().filter(|o| o.ty == "invoke").count();
-            assert_eq!(invokes, c.txns);
-            assert_eq!(ops.len() - invokes, c.txns);
+            check_shape(&parse(&h), c.txns, c.processes, c.max_txn_len);
             assert_eq!(stats, GenStats { txns: c.txns, ops: 2 * c.txns, bytes: h.len() as u64 });
-            for (i, op) in ops.iter().enumerate() {
-                assert_eq!(op.index, i as u64);
-                assert!(!op.mops.is_empty() && op.mops.len() <= c.max_txn_len);
-                if i > 0 {
-                    assert!(op.time > ops[i - 1].time, "time not increasing at {i}");
-                }
-            }
         }
         assert_eq!(list_append_string(&ListAppendConfig { txns: 0, ..cfg(1) }), "");
-    }
-
-    #[test]
-    fn stamps_strictly_increase_on_ties() {
-        assert_eq!(next_stamp(None, 0), 0);
-        assert_eq!(next_stamp(None, 17), 17);
-        assert_eq!(next_stamp(Some(5), 9), 9);
-        assert_eq!(next_stamp(Some(5), 5), 6);
-        assert_eq!(next_stamp(Some(5), 3), 6);
     }
 
     #[test]
@@ -864,22 +532,7 @@ mod tests {
             let ops = parse(&list_append_string(&c));
             let txns = pair(&ops);
             assert_eq!(txns.len(), c.txns);
-            let mut max_open = 0usize;
-            let mut open = 0usize;
-            let mut overlapping = 0usize;
-            for op in &ops {
-                if op.ty == "invoke" {
-                    open += 1;
-                    if open > 1 {
-                        overlapping += 1;
-                    }
-                } else {
-                    open -= 1;
-                }
-                max_open = max_open.max(open);
-            }
-            assert!(max_open <= c.processes, "concurrency {max_open} > {}", c.processes);
-            assert!(overlapping > c.txns / 2, "transactions should overlap");
+            check_shape(&ops, c.txns, c.processes, c.max_txn_len);
             for t in &txns {
                 let (inv, comp) = (&ops[t.invoke], &ops[t.complete]);
                 assert_eq!(inv.mops.len(), comp.mops.len());
@@ -1031,28 +684,8 @@ mod tests {
         let c = ListAppendConfig { info_fraction: 0.2, ..cfg(41) };
         let ops = parse(&list_append_string(&c));
         pair(&ops);
-        let infos: Vec<&POp> = ops.iter().filter(|o| o.ty == "info").collect();
-        assert!(infos.len() > c.txns / 10);
-        let mut last_use: StdMap<u64, usize> = StdMap::new();
-        for (i, op) in ops.iter().enumerate() {
-            last_use.insert(op.process, i);
-        }
-        for op in &infos {
-            assert_eq!(last_use[&op.process], op.index as usize, "process {} reused after :info", op.process);
-        }
-        // Every process id p belongs to client slot p % processes; each :info
-        // adds exactly one new id (unused if its slot never invokes again).
-        let ids: HashSet<u64> = ops.iter().map(|o| o.process).collect();
-        assert!(ids.len() <= c.processes + infos.len());
-        assert!(ids.len() >= infos.len());
-        for op in &infos {
-            let next = op.process + c.processes as u64;
-            let later = ops[op.index as usize..].iter().any(|o| o.process == next);
-            let slot_busy_later = ops[op.index as usize + 1..]
-                .iter()
-                .any(|o| o.process % c.processes as u64 == op.process % c.processes as u64);
-            assert_eq!(later, slot_busy_later, "slot of {} should continue as {next}", op.process);
-        }
+        let infos = check_info_process_ids(&ops, c.processes);
+        assert!(infos > c.txns / 10);
         // Without faults no :info appears and ids stay 0..processes.
         let ops = parse(&list_append_string(&cfg(41)));
         assert!(ops.iter().all(|o| o.ty == "invoke" || o.ty == "ok"));
@@ -1124,20 +757,7 @@ mod tests {
 
             // Real time: each applied txn is after every applied txn that
             // completed before its invocation.
-            let mut max_done: Option<usize> = None;
-            let complete_of: StdMap<usize, usize> = txns.iter().map(|t| (t.complete, t.invoke)).collect();
-            let mut checked = 0;
-            for (i, op) in ops.iter().enumerate() {
-                if op.ty == "invoke" {
-                    if let (Some(&p), Some(bound)) = (pos.get(&i), max_done) {
-                        assert!(p > bound, "txn invoked at {i} applied before a txn that completed earlier");
-                        checked += 1;
-                    }
-                } else if let Some(&p) = pos.get(&complete_of[&i]) {
-                    max_done = Some(max_done.map_or(p, |m| m.max(p)));
-                }
-            }
-            assert!(checked > c.txns / 2);
+            assert!(check_realtime(&ops, &txns, &pos) > c.txns / 2);
         }
     }
 

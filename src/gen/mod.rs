@@ -2,12 +2,22 @@
 //!
 //! These produce Jepsen-format histories with known properties, for tests,
 //! benchmarks, and demos of the checker: [`list_append`] simulates a strict
-//! serializable list-append database under concurrent clients. Everything is
-//! deterministic per seed and uses only the standard library ([`rng`] is our
-//! own PRNG), so generated files are reproducible across machines and builds.
+//! serializable list-append database under concurrent clients, and
+//! [`rw_register`] a strict serializable read/write-register one. Both share
+//! one client simulation, so they emit the same shape of history (process
+//! ids, timing, faults). Everything is deterministic per seed and uses only
+//! the standard library ([`rng`] is our own PRNG), so generated files are
+//! reproducible across machines and builds.
 
 pub mod list_append;
 mod out;
 pub mod rng;
+pub mod rw_register;
+mod sim;
+#[cfg(test)]
+mod testkit;
+mod zipf;
 
-pub use list_append::{list_append_string, write_list_append, GenStats, KeyDist, ListAppendConfig};
+pub use list_append::{list_append_string, write_list_append, KeyDist, ListAppendConfig};
+pub use rw_register::{rw_register_string, write_rw_register, RwKeyDist, RwRegisterConfig};
+pub use sim::GenStats;

@@ -66,7 +66,8 @@ fn show(v: i64) -> Option<i64> {
     (v != NIL).then_some(v)
 }
 
-/// External reads and writes of every op, in CSR form.
+/// External reads and writes of every completion (invocations have none), in
+/// CSR form.
 struct ExtIndex {
     offsets: Vec<u32>,
     exts: Vec<Ext>,
@@ -75,11 +76,13 @@ struct ExtIndex {
 impl ExtIndex {
     fn build(h: &History) -> ExtIndex {
         let mut offsets = Vec::with_capacity(h.ops.len() + 1);
-        let mut exts: Vec<Ext> = Vec::with_capacity(h.mops.len());
+        let mut exts: Vec<Ext> = Vec::with_capacity(h.mops.len() / 2);
         offsets.push(0);
         for op in &h.ops {
             let start = exts.len();
-            for m in h.mops_of(op) {
+            // Invocations never take part in inference.
+            let mops = if op.is_invoke() { &[][..] } else { h.mops_of(op) };
+            for m in mops {
                 let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
                 match m.f {
                     MopFn::Read => {
@@ -108,6 +111,101 @@ impl ExtIndex {
 
     fn get(&self, op: OpId, k: KeyId) -> Option<&Ext> {
         self.of(op).iter().find(|e| e.key == k)
+    }
+}
+
+/// Ops grouped by (key, value), as one sorted array with per-key offsets:
+/// one sort to build and no per-value allocation or hashing. Keys whose
+/// values are compact integers (Jepsen writes 1, 2, 3, ... per key) get a
+/// dense table from value to group start, so lookups take O(1) even for hot
+/// keys with tens of thousands of versions; others use binary search.
+struct ValueIndex {
+    key_offsets: Vec<u32>,
+    values: Vec<i64>,
+    ops: Vec<OpId>,
+    /// Per key: (smallest non-nil value, offset of its table in `starts`).
+    dense: Vec<Option<(i64, i64, u32)>>,
+    /// For dense keys: for each value from min to max+1, the position of the
+    /// first entry with a value at least that large.
+    starts: Vec<u32>,
+}
+
+impl ValueIndex {
+    fn build(nkeys: usize, mut tuples: Vec<(u32, i64, OpId)>) -> ValueIndex {
+        use rayon::slice::ParallelSliceMut;
+        tuples.par_sort_unstable();
+        let mut key_offsets = vec![0u32; nkeys + 1];
+        for t in &tuples {
+            key_offsets[t.0 as usize + 1] += 1;
+        }
+        for k in 0..nkeys {
+            key_offsets[k + 1] += key_offsets[k];
+        }
+        let values: Vec<i64> = tuples.iter().map(|t| t.1).collect();
+        let ops = tuples.iter().map(|t| t.2).collect();
+        drop(tuples);
+        let mut dense = vec![None; nkeys];
+        let mut starts = Vec::new();
+        for k in 0..nkeys {
+            let (s, e) = (key_offsets[k] as usize, key_offsets[k + 1] as usize);
+            let first = s + values[s..e].partition_point(|&x| x == NIL);
+            if first == e {
+                continue;
+            }
+            let (min, max) = (values[first], values[e - 1]);
+            if (max as i128 - min as i128) > 4 * (e - first) as i128 + 64 {
+                continue;
+            }
+            let base = starts.len() as u32;
+            let mut i = first;
+            for v in min..=max.saturating_add(1) {
+                while i < e && values[i] < v {
+                    i += 1;
+                }
+                starts.push(i as u32);
+            }
+            dense[k] = Some((min, max, base));
+        }
+        ValueIndex { key_offsets, values, ops, dense, starts }
+    }
+
+    /// The ops with value `v` for key `k` (empty if none).
+    #[inline]
+    fn get(&self, k: u32, v: i64) -> &[OpId] {
+        if v != NIL {
+            if let Some((min, max, base)) = self.dense[k as usize] {
+                if v < min || v > max {
+                    return &[];
+                }
+                let i = base as usize + (v - min) as usize;
+                return &self.ops[self.starts[i] as usize..self.starts[i + 1] as usize];
+            }
+        }
+        let (s, e) = (self.key_offsets[k as usize] as usize, self.key_offsets[k as usize + 1] as usize);
+        let vals = &self.values[s..e];
+        let lo = vals.partition_point(|&x| x < v);
+        let hi = lo + vals[lo..].partition_point(|&x| x == v);
+        &self.ops[s + lo..s + hi]
+    }
+
+    /// Every (key, value) group in order.
+    fn groups(&self) -> impl Iterator<Item = (u32, i64, &[OpId])> {
+        let mut i = 0;
+        let mut k = 0u32;
+        std::iter::from_fn(move || {
+            if i >= self.values.len() {
+                return None;
+            }
+            while self.key_offsets[k as usize + 1] as usize <= i {
+                k += 1;
+            }
+            let v = self.values[i];
+            let end = (self.key_offsets[k as usize + 1] as usize).min(self.values.len());
+            let j = i + self.values[i..end].partition_point(|&x| x == v);
+            let group = (k, v, &self.ops[i..j]);
+            i = j;
+            Some(group)
+        })
     }
 }
 
@@ -190,26 +288,28 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     let ok = |i: usize| h.ops[i].op_type == OpType::Ok;
 
     // Ok ext-writers and ext-readers of each (key, value).
-    let mut writers: FxHashMap<(u32, i64), Vec<OpId>> = FxHashMap::default();
-    let mut readers: FxHashMap<(u32, i64), Vec<OpId>> = FxHashMap::default();
+    let (mut w_tuples, mut r_tuples) = (Vec::new(), Vec::new());
     for i in 0..h.ops.len() {
         if !ok(i) {
             continue;
         }
         for e in ext.of(i as u32) {
             if let Some(w) = e.write {
-                writers.entry((e.key.0, w)).or_default().push(i as u32);
+                w_tuples.push((e.key.0, w, i as u32));
             }
             if let Some(r) = e.read {
-                readers.entry((e.key.0, r)).or_default().push(i as u32);
+                r_tuples.push((e.key.0, r, i as u32));
             }
         }
     }
+    let nkeys = h.key_count();
+    let (writers, readers) = rayon::join(|| ValueIndex::build(nkeys, w_tuples), || ValueIndex::build(nkeys, r_tuples));
 
     // wr: the unique writer of each value read.
     let mut edges: Vec<Edge> = Vec::new();
-    for (&(k, v), rs) in &readers {
-        if let Some(ws) = writers.get(&(k, v)) {
+    for (k, v, rs) in readers.groups() {
+        let ws = writers.get(k, v);
+        if !ws.is_empty() {
             if ws.len() > 1 {
                 return Err(InferError::DuplicateWrite {
                     key: h.key(KeyId(k)).to_string(),
@@ -268,11 +368,11 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
 
     // ww and rw from each version edge.
     for &(k, v1, v2) in &versions {
-        let Some(w2s) = writers.get(&(k, v2)) else { continue };
-        for src in [writers.get(&(k, v1)), readers.get(&(k, v1))].into_iter().enumerate() {
-            let (which, from) = src;
-            let Some(from) = from else { continue };
-            let r = if which == 0 { rel::WW } else { rel::RW };
+        let w2s = writers.get(k, v2);
+        if w2s.is_empty() {
+            continue;
+        }
+        for (r, from) in [(rel::WW, writers.get(k, v1)), (rel::RW, readers.get(k, v1))] {
             for &a in from {
                 for &b in w2s {
                     if a != b {
@@ -283,7 +383,7 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
         }
     }
 
-    detect_anomalies(h, &mut anomalies);
+    detect_anomalies(h, &writers, &mut anomalies);
     let versions: VersionEdges = versions.into_iter().collect();
     Ok(Inference { workload: Workload::RwRegister, edges, anomalies, explainer: Box::new(RwIndex { ext, versions }) })
 }
@@ -474,10 +574,12 @@ fn version_cycles(edges: &[(u32, i64, i64)]) -> Vec<(u32, Vec<i64>)> {
 }
 
 /// G1a, G1b, internal, lost-update and garbage reads.
-fn detect_anomalies(h: &History, out: &mut Anomalies) {
+fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
     let mut failed: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
     let mut intermediate: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
-    let mut written: FxHashSet<(u32, i64)> = FxHashSet::default();
+    // Writes not visible in `ok_writers` (non-final, or by ops not known to
+    // have committed): together they are every value anyone wrote.
+    let mut other_writes: FxHashSet<(u32, i64)> = FxHashSet::default();
     for (i, op) in h.ops.iter().enumerate() {
         let mops = h.mops_of(op);
         for (j, m) in mops.iter().enumerate() {
@@ -485,7 +587,13 @@ fn detect_anomalies(h: &History, out: &mut Anomalies) {
                 continue;
             }
             let v = value_of(m.value);
-            written.insert((m.key.0, v));
+            if op.op_type != OpType::Ok && op.pair == crate::history::NONE
+                || op.op_type == OpType::Info
+                || op.op_type == OpType::Fail
+                || (op.op_type == OpType::Ok && mops[j + 1..].iter().any(|x| x.f == MopFn::Write && x.key == m.key))
+            {
+                other_writes.insert((m.key.0, v));
+            }
             if op.op_type == OpType::Fail {
                 failed.insert((m.key.0, v), i as u32);
             }
@@ -520,7 +628,7 @@ fn detect_anomalies(h: &History, out: &mut Anomalies) {
                             add(out, "G1b", Case::BadRead { mop: mref, writer: w, element: None });
                         }
                     }
-                    if v != NIL && !written.contains(&(m.key.0, v)) {
+                    if v != NIL && ok_writers.get(m.key.0, v).is_empty() && !other_writes.contains(&(m.key.0, v)) {
                         add(out, "garbage-read", Case::GarbageRead { mop: mref, key: m.key, value: v });
                     }
                     match slot {
