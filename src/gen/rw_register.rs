@@ -83,7 +83,7 @@ pub enum RwKeyDist {
     /// uniform; larger exponents are more skewed.
     Zipf(f64),
     /// A hot set and a cold set, as in YCSB's hotspot distribution: the first
-    /// `ceil(hot_fraction * keys)` keys are hot; with probability
+    /// `hot_fraction * keys` keys (rounded, at least 1) are hot; with probability
     /// `hot_probability` a micro-op picks a uniform hot key, otherwise a
     /// uniform cold one (a hot one if every key is hot).
     Hotspot {
@@ -292,7 +292,8 @@ impl KeyPicker {
             RwKeyDist::Uniform => KeyPicker::Uniform(keys),
             RwKeyDist::Zipf(s) => KeyPicker::Zipf(Zipf::new(keys, s)),
             RwKeyDist::Hotspot { hot_fraction, hot_probability } => {
-                let hot = ((hot_fraction * keys as f64).ceil() as u64).clamp(1, keys);
+                // Rounded, not ceiled: 0.07 * 100 is 7.000000000000001.
+                let hot = ((hot_fraction * keys as f64).round() as u64).clamp(1, keys);
                 KeyPicker::Hotspot { hot, cold: keys - hot, p: hot_probability }
             }
         }
@@ -849,6 +850,13 @@ mod tests {
         let n = key_counts(&rw_register_string(&c));
         assert_eq!(n.len(), 50);
         assert!(n.keys().all(|&k| k < 50));
+        // The hot set is hot_fraction of the keys, despite float rounding.
+        for (f, keys, hot) in [(0.07, 100, 7), (0.001, 100, 1), (0.5, 3, 2), (1.0, 9, 9)] {
+            match KeyPicker::new(RwKeyDist::Hotspot { hot_fraction: f, hot_probability: 0.5 }, keys) {
+                KeyPicker::Hotspot { hot: h, cold, .. } => assert_eq!((h, cold), (hot, keys - hot), "{f} of {keys}"),
+                _ => unreachable!(),
+            }
+        }
     }
 
     #[test]

@@ -209,8 +209,8 @@ impl ValueIndex {
     }
 }
 
-/// Per key, the version graph as a set of edges between values.
-type VersionEdges = FxHashSet<(u32, i64, i64)>;
+/// The version graphs of all keys: sorted, deduplicated (key, from, to) edges.
+type VersionEdges = Vec<(u32, i64, i64)>;
 
 /// Everything kept to explain edges after cycle search.
 pub struct RwIndex {
@@ -238,7 +238,7 @@ impl Explain for RwIndex {
                 }
             }
         }
-        let follows = |k: KeyId, v1: i64, v2: i64| self.versions.contains(&(k.0, v1, v2));
+        let follows = |k: KeyId, v1: i64, v2: i64| self.versions.binary_search(&(k.0, v1, v2)).is_ok();
         if rels & rel::WW != 0 {
             for x in ea {
                 if let Some(w1) = x.write {
@@ -384,7 +384,6 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     }
 
     detect_anomalies(h, &writers, &mut anomalies);
-    let versions: VersionEdges = versions.into_iter().collect();
     Ok(Inference { workload: Workload::RwRegister, edges, anomalies, explainer: Box::new(RwIndex { ext, versions }) })
 }
 
@@ -440,70 +439,108 @@ fn touches(op: &Op, e: &Ext) -> bool {
 /// Version edges from an order between transactions (process or realtime),
 /// assuming per-key sequential consistency / linearizability: the final value
 /// a transaction left on a key precedes the first value seen by each nearest
-/// later transaction touching that key. `order` must point forward in history.
+/// later transaction touching that key ("nearest": reachable through
+/// transactions that do not touch it, exactly as Elle's `ext-key-graph`).
+/// `order` must point forward in history.
+///
+/// Elle keeps, for every transaction, a map of every key touched downstream,
+/// which is quadratic. The same sets are computed here with three savings that
+/// change no result: along a chain (a's only successor has a as its only
+/// predecessor, as in process order) the successor's map is moved, not
+/// copied; a merged map drops keys no earlier transaction touches; and links
+/// are emitted only for keys the transaction touches (for the others Elle
+/// links nil, which the initial-state source already implies).
 fn order_versions(h: &History, ext: &ExtIndex, order: &Graph) -> Vec<(u32, i64, i64)> {
+    type Down = FxHashMap<u32, Vec<OpId>>;
     let n = h.ops.len();
-    // downstream[a]: sorted (key, op) pairs: the nearest touchers after a.
-    let mut downstream: Vec<Option<Vec<(u32, OpId)>>> = vec![None; n];
+    let local_keys = |b: OpId| -> Vec<u32> {
+        let ob = h.op(b);
+        ext.of(b).iter().filter(|e| touches(ob, e)).map(|e| e.key.0).collect()
+    };
+    // The first position touching each key: below it, nobody needs the key.
+    let mut first_touch = vec![u32::MAX; h.key_count()];
+    for i in (0..n as u32).rev() {
+        for k in local_keys(i) {
+            first_touch[k as usize] = i;
+        }
+    }
     let mut pending_preds = vec![0u32; n];
     for a in 0..n as u32 {
         for &b in order.out(a).0 {
             pending_preds[b as usize] += 1;
         }
     }
+    let mut downstream: Vec<Option<Down>> = vec![None; n];
     let mut out = Vec::new();
     for a in (0..n as u32).rev() {
         let (succ, _) = order.out(a);
         if succ.is_empty() && pending_preds[a as usize] == 0 {
             continue;
         }
-        let mut d: Vec<(u32, OpId)> = Vec::new();
-        for &b in succ {
-            let ob = h.op(b);
-            let local: Vec<u32> = ext.of(b).iter().filter(|e| touches(ob, e)).map(|e| e.key.0).collect();
-            for &k in &local {
-                d.push((k, b));
+        let mut d: Down;
+        if succ.len() == 1 && pending_preds[succ[0] as usize] == 1 {
+            // A chain step: reuse the successor's map.
+            let b = succ[0];
+            d = downstream[b as usize].take().unwrap_or_default();
+            pending_preds[b as usize] = 0;
+            for k in local_keys(b) {
+                d.insert(k, vec![b]);
             }
-            if let Some(db) = &downstream[b as usize] {
-                d.extend(db.iter().filter(|(k, _)| !local.contains(k)));
+        } else {
+            d = Down::default();
+            for &b in succ {
+                let local = local_keys(b);
+                for &k in &local {
+                    d.entry(k).or_default().push(b);
+                }
+                if let Some(db) = &downstream[b as usize] {
+                    for (k, ops) in db {
+                        if !local.contains(k) && first_touch[*k as usize] <= a {
+                            d.entry(*k).or_default().extend_from_slice(ops);
+                        }
+                    }
+                }
+                pending_preds[b as usize] -= 1;
+                if pending_preds[b as usize] == 0 {
+                    downstream[b as usize] = None;
+                }
             }
-            pending_preds[b as usize] -= 1;
-            if pending_preds[b as usize] == 0 {
-                downstream[b as usize] = None;
+            for ops in d.values_mut() {
+                ops.sort_unstable();
+                ops.dedup();
             }
         }
-        d.sort_unstable();
-        d.dedup();
-        // Link a's final value of each key to its nearest touchers' first values.
+        // Link a's final value of each key it touched to its nearest
+        // touchers' first values.
         let oa = h.op(a);
-        for &(k, b) in &d {
-            let ea = ext.get(a, KeyId(k));
+        for ea in ext.of(a) {
+            let k = ea.key.0;
             let v1 = match oa.op_type {
-                OpType::Ok => match ea {
-                    Some(e) => e.write.or(e.read).unwrap_or(NIL),
-                    None => NIL,
-                },
-                OpType::Info => match ea.and_then(|e| e.write) {
+                OpType::Ok => ea.write.or(ea.read).unwrap_or(NIL),
+                OpType::Info => match ea.write {
                     Some(w) => w,
                     None => continue,
                 },
                 _ => continue,
             };
-            let ob = h.op(b);
-            let eb = ext.get(b, KeyId(k));
-            let v2 = match ob.op_type {
-                OpType::Ok => match eb {
-                    Some(e) => e.read.filter(|&r| r != NIL).or(e.write).unwrap_or(NIL),
-                    None => NIL,
-                },
-                OpType::Info => match eb.and_then(|e| e.write) {
-                    Some(w) => w,
-                    None => continue,
-                },
-                _ => continue,
-            };
-            if v1 != v2 {
-                out.push((k, v1, v2));
+            let Some(bs) = d.get(&k) else { continue };
+            for &b in bs {
+                let ob = h.op(b);
+                let eb = ext.get(b, KeyId(k));
+                let v2 = match ob.op_type {
+                    OpType::Ok => match eb {
+                        Some(e) => e.read.filter(|&r| r != NIL).or(e.write).unwrap_or(NIL),
+                        None => NIL,
+                    },
+                    OpType::Info => match eb.and_then(|e| e.write) {
+                        Some(w) => w,
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                if v1 != v2 {
+                    out.push((k, v1, v2));
+                }
             }
         }
         if pending_preds[a as usize] > 0 {
@@ -537,6 +574,10 @@ fn version_cycles(edges: &[(u32, i64, i64)]) -> Vec<(u32, Vec<i64>)> {
         let start = i;
         while i < edges.len() && edges[i].0 == k {
             i += 1;
+        }
+        // Edges that all leave nil form a star: no cycle to look for.
+        if edges[start..i].iter().all(|e| e.1 == NIL) {
+            continue;
         }
         let mut ids: FxHashMap<i64, u32> = FxHashMap::default();
         let mut values: Vec<i64> = Vec::new();
