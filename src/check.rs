@@ -206,7 +206,10 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     } else {
         Vec::new()
     };
-    let graph = Graph::from_edge_lists(h.ops.len(), &[&inf.edges, &order_edges]);
+    let mut lists: Vec<&[crate::graph::Edge]> = inf.edges.iter().map(Vec::as_slice).collect();
+    lists.push(&order_edges);
+    let graph = Graph::from_edge_lists(h.ops.len(), &lists);
+    drop(lists);
     drop(order_edges);
     stats.edges = graph.edge_count();
     stats.graph = t1.elapsed();

@@ -418,10 +418,9 @@ fn key_orders(h: &History, nkeys: usize, include: fn(&Op) -> bool) -> Vec<KeyOrd
 }
 
 /// Derives ww, wr and rw edges, in parallel over chunks of the history.
-fn data_edges(h: &History, idx: &ListAppendIndex) -> Vec<Edge> {
+fn data_edges(h: &History, idx: &ListAppendIndex) -> Vec<Vec<Edge>> {
     const CHUNK: usize = 16 * 1024;
-    let chunks: Vec<Vec<Edge>> = h
-        .ops
+    h.ops
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(c, ops)| {
@@ -461,13 +460,7 @@ fn data_edges(h: &History, idx: &ListAppendIndex) -> Vec<Edge> {
             }
             out
         })
-        .collect();
-    let total = chunks.iter().map(Vec::len).sum();
-    let mut edges = Vec::with_capacity(total);
-    for c in chunks {
-        edges.extend(c);
-    }
-    edges
+        .collect()
 }
 
 impl Explain for ListAppendIndex {

@@ -26,8 +26,9 @@ pub trait Explain: Send + Sync {
 pub struct Inference {
     /// The workload whose rules were applied.
     pub workload: Workload,
-    /// ww / wr / rw edges between completion ops.
-    pub edges: Vec<Edge>,
+    /// ww / wr / rw edges between completion ops, as several lists (built in
+    /// parallel; the graph builder takes them without concatenating).
+    pub edges: Vec<Vec<Edge>>,
     /// Anomalies found without cycle search.
     pub anomalies: Anomalies,
     /// Justifies data edges for cycle explanations.

@@ -29,6 +29,7 @@ use crate::anomaly::{add, rel, Anomalies, Case, Expected, MopRef, Rels, Step, Wo
 use crate::cycles::scc::{tarjan, Adjacency};
 use crate::graph::{Edge, Graph};
 use crate::history::{History, KeyId, MopFn, MopValue, Op, OpId, OpType};
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The register value `nil` (the initial state).
@@ -132,7 +133,6 @@ struct ValueIndex {
 
 impl ValueIndex {
     fn build(nkeys: usize, mut tuples: Vec<(u32, i64, OpId)>) -> ValueIndex {
-        use rayon::slice::ParallelSliceMut;
         tuples.par_sort_unstable();
         let mut key_offsets = vec![0u32; nkeys + 1];
         for t in &tuples {
@@ -303,10 +303,11 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
         }
     }
     let nkeys = h.key_count();
+    let r_len = r_tuples.len();
     let (writers, readers) = rayon::join(|| ValueIndex::build(nkeys, w_tuples), || ValueIndex::build(nkeys, r_tuples));
 
     // wr: the unique writer of each value read.
-    let mut edges: Vec<Edge> = Vec::new();
+    let mut edges: Vec<Edge> = Vec::with_capacity(r_len);
     for (k, v, rs) in readers.groups() {
         let ws = writers.get(k, v);
         if !ws.is_empty() {
@@ -343,7 +344,7 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     for (name, source) in candidates {
         let mut merged = versions.clone();
         merged.extend(source);
-        merged.sort_unstable();
+        merged.par_sort_unstable();
         merged.dedup();
         let cycles = version_cycles(&merged);
         let mut with: Vec<&'static str> = sources.clone();
@@ -366,25 +367,39 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
         }
     }
 
-    // ww and rw from each version edge.
-    for &(k, v1, v2) in &versions {
-        let w2s = writers.get(k, v2);
-        if w2s.is_empty() {
-            continue;
-        }
-        for (r, from) in [(rel::WW, writers.get(k, v1)), (rel::RW, readers.get(k, v1))] {
-            for &a in from {
-                for &b in w2s {
-                    if a != b {
-                        edges.push(Edge { from: a, to: b, rels: r });
+    // ww and rw from each version edge, in parallel chunks.
+    let per_chunk = versions.len() / (4 * rayon::current_num_threads()).max(1) + 1;
+    let mut edge_lists: Vec<Vec<Edge>> = versions
+        .par_chunks(per_chunk)
+        .map(|chunk| {
+            let mut out = Vec::with_capacity(chunk.len() * 2);
+            for &(k, v1, v2) in chunk {
+                let w2s = writers.get(k, v2);
+                if w2s.is_empty() {
+                    continue;
+                }
+                for (r, from) in [(rel::WW, writers.get(k, v1)), (rel::RW, readers.get(k, v1))] {
+                    for &a in from {
+                        for &b in w2s {
+                            if a != b {
+                                out.push(Edge { from: a, to: b, rels: r });
+                            }
+                        }
                     }
                 }
             }
-        }
-    }
+            out
+        })
+        .collect();
+    edge_lists.push(edges);
 
     detect_anomalies(h, &writers, &mut anomalies);
-    Ok(Inference { workload: Workload::RwRegister, edges, anomalies, explainer: Box::new(RwIndex { ext, versions }) })
+    Ok(Inference {
+        workload: Workload::RwRegister,
+        edges: edge_lists,
+        anomalies,
+        explainer: Box::new(RwIndex { ext, versions }),
+    })
 }
 
 /// nil precedes every value an ok/info op wrote and every value an ok op read.
@@ -643,50 +658,95 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
             }
         }
     }
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
-            continue;
-        }
-        let me = i as u32;
-        // Internal: a read must match the txn's last read or write of the key.
-        let mut state: Vec<(KeyId, i64)> = Vec::new();
-        let mut internal_done = false;
-        for (j, m) in h.mops_of(op).iter().enumerate() {
-            let v = value_of(m.value);
-            let mref = MopRef { op: me, mop: j as u32 };
-            let slot = state.iter().position(|s| s.0 == m.key);
-            match m.f {
-                MopFn::Write => match slot {
-                    Some(s) => state[s].1 = v,
-                    None => state.push((m.key, v)),
-                },
-                MopFn::Read => {
-                    if let Some(&w) = failed.get(&(m.key.0, v)) {
-                        add(out, "G1a", Case::BadRead { mop: mref, writer: w, element: None });
-                    }
-                    if let Some(&w) = intermediate.get(&(m.key.0, v)) {
-                        if w != me {
-                            add(out, "G1b", Case::BadRead { mop: mref, writer: w, element: None });
+    // Per-op read checks in parallel chunks (merged in history order), while
+    // another thread looks for lost updates.
+    const CHUNK: usize = 8 * 1024;
+    let (found, mut lost) = rayon::join(
+        || {
+            h.ops
+                .par_chunks(CHUNK)
+                .enumerate()
+                .map(|(c, ops)| {
+                    let mut found: Vec<(&'static str, Case)> = Vec::new();
+                    for (j, op) in ops.iter().enumerate() {
+                        if op.op_type == OpType::Ok {
+                            check_reads(
+                                h,
+                                ok_writers,
+                                &failed,
+                                &intermediate,
+                                &other_writes,
+                                (c * CHUNK + j) as u32,
+                                op,
+                                &mut found,
+                            );
                         }
                     }
-                    if v != NIL && ok_writers.get(m.key.0, v).is_empty() && !other_writes.contains(&(m.key.0, v)) {
-                        add(out, "garbage-read", Case::GarbageRead { mop: mref, key: m.key, value: v });
-                    }
-                    match slot {
-                        Some(s) => {
-                            if !internal_done && state[s].1 != v {
-                                let expected = Expected::Register(show(state[s].1));
-                                add(out, "internal", Case::Internal { mop: mref, expected });
-                                internal_done = true;
-                            }
-                            state[s].1 = v;
-                        }
-                        None => state.push((m.key, v)),
+                    found
+                })
+                .collect::<Vec<_>>()
+        },
+        || {
+            let mut lost = Anomalies::new();
+            super::list_append::lost_updates(h, &mut lost);
+            lost
+        },
+    );
+    for (name, case) in found.into_iter().flatten() {
+        add(out, name, case);
+    }
+    out.append(&mut lost);
+}
+
+/// G1a, G1b, garbage reads and internal inconsistency in one ok op.
+#[allow(clippy::too_many_arguments)]
+fn check_reads(
+    h: &History,
+    ok_writers: &ValueIndex,
+    failed: &FxHashMap<(u32, i64), OpId>,
+    intermediate: &FxHashMap<(u32, i64), OpId>,
+    other_writes: &FxHashSet<(u32, i64)>,
+    me: OpId,
+    op: &Op,
+    found: &mut Vec<(&'static str, Case)>,
+) {
+    // Internal: a read must match the txn's last read or write of the key.
+    let mut state: Vec<(KeyId, i64)> = Vec::new();
+    let mut internal_done = false;
+    for (j, m) in h.mops_of(op).iter().enumerate() {
+        let v = value_of(m.value);
+        let mref = MopRef { op: me, mop: j as u32 };
+        let slot = state.iter().position(|s| s.0 == m.key);
+        match m.f {
+            MopFn::Write => match slot {
+                Some(s) => state[s].1 = v,
+                None => state.push((m.key, v)),
+            },
+            MopFn::Read => {
+                if let Some(&w) = failed.get(&(m.key.0, v)) {
+                    found.push(("G1a", Case::BadRead { mop: mref, writer: w, element: None }));
+                }
+                if let Some(&w) = intermediate.get(&(m.key.0, v)) {
+                    if w != me {
+                        found.push(("G1b", Case::BadRead { mop: mref, writer: w, element: None }));
                     }
                 }
-                MopFn::Append => {}
+                if v != NIL && ok_writers.get(m.key.0, v).is_empty() && !other_writes.contains(&(m.key.0, v)) {
+                    found.push(("garbage-read", Case::GarbageRead { mop: mref, key: m.key, value: v }));
+                }
+                match slot {
+                    Some(s) => {
+                        if !internal_done && state[s].1 != v {
+                            let expected = Expected::Register(show(state[s].1));
+                            found.push(("internal", Case::Internal { mop: mref, expected }));
+                            internal_done = true;
+                        }
+                        state[s].1 = v;
+                    }
+                    None => state.push((m.key, v)),
+                }
             }
+            MopFn::Append => {}
         }
     }
-    super::list_append::lost_updates(h, out);
 }
