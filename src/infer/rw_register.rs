@@ -76,31 +76,50 @@ struct ExtIndex {
 
 impl ExtIndex {
     fn build(h: &History) -> ExtIndex {
-        let mut offsets = Vec::with_capacity(h.ops.len() + 1);
-        let mut exts: Vec<Ext> = Vec::with_capacity(h.mops.len() / 2);
-        offsets.push(0);
-        for op in &h.ops {
-            let start = exts.len();
-            // Invocations never take part in inference.
-            let mops = if op.is_invoke() { &[][..] } else { h.mops_of(op) };
-            for m in mops {
-                let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
-                match m.f {
-                    MopFn::Read => {
-                        if slot.is_none() {
-                            exts.push(Ext { key: m.key, read: Some(value_of(m.value)), write: None });
+        const CHUNK: usize = 16 * 1024;
+        // Each chunk: per-op counts and the accesses, then stitched together.
+        let parts: Vec<(Vec<u32>, Vec<Ext>)> = h
+            .ops
+            .par_chunks(CHUNK)
+            .map(|ops| {
+                let mut counts = Vec::with_capacity(ops.len());
+                let mut exts: Vec<Ext> = Vec::new();
+                for op in ops {
+                    let start = exts.len();
+                    // Invocations never take part in inference.
+                    let mops = if op.is_invoke() { &[][..] } else { h.mops_of(op) };
+                    for m in mops {
+                        let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
+                        match m.f {
+                            MopFn::Read => {
+                                if slot.is_none() {
+                                    exts.push(Ext { key: m.key, read: Some(value_of(m.value)), write: None });
+                                }
+                            }
+                            MopFn::Write | MopFn::Append => {
+                                let v = value_of(m.value);
+                                match slot {
+                                    Some(i) => exts[i].write = Some(v),
+                                    None => exts.push(Ext { key: m.key, read: None, write: Some(v) }),
+                                }
+                            }
                         }
                     }
-                    MopFn::Write | MopFn::Append => {
-                        let v = value_of(m.value);
-                        match slot {
-                            Some(i) => exts[i].write = Some(v),
-                            None => exts.push(Ext { key: m.key, read: None, write: Some(v) }),
-                        }
-                    }
+                    counts.push((exts.len() - start) as u32);
                 }
+                (counts, exts)
+            })
+            .collect();
+        let total: usize = parts.iter().map(|p| p.1.len()).sum();
+        let mut offsets = Vec::with_capacity(h.ops.len() + 1);
+        let mut exts = Vec::with_capacity(total);
+        offsets.push(0u32);
+        for (counts, part) in parts {
+            for c in counts {
+                let last = offsets[offsets.len() - 1];
+                offsets.push(last + c);
             }
-            offsets.push(exts.len() as u32);
+            exts.extend(part);
         }
         ExtIndex { offsets, exts }
     }
@@ -324,76 +343,89 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
         }
     }
 
-    // Version graphs, source by source.
-    let mut anomalies = Anomalies::new();
-    let mut sources: Vec<&'static str> = Vec::new();
-    let mut versions: Vec<(u32, i64, i64)> = Vec::new();
-    let mut candidates: Vec<(&'static str, Vec<(u32, i64, i64)>)> =
-        vec![("initial-state", initial_state_versions(h, &ext))];
-    if opts.wfr_keys {
-        candidates.push(("wfr-keys", wfr_versions(h, &ext)));
-    }
-    if opts.sequential_keys {
-        let g = Graph::from_edges(h.ops.len(), &super::order::process_edges(h));
-        candidates.push(("sequential-keys", order_versions(h, &ext, &g)));
-    }
-    if opts.linearizable_keys {
-        let g = Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h));
-        candidates.push(("linearizable-keys", order_versions(h, &ext, &g)));
-    }
-    for (name, source) in candidates {
-        let mut merged = versions.clone();
-        merged.extend(source);
-        merged.par_sort_unstable();
-        merged.dedup();
-        let cycles = version_cycles(&merged);
-        let mut with: Vec<&'static str> = sources.clone();
-        with.push(name);
-        if cycles.is_empty() {
-            versions = merged;
-            sources = with;
-        } else {
-            for (key, scc) in cycles {
-                add(
-                    &mut anomalies,
-                    "cyclic-versions",
-                    Case::CyclicVersions {
-                        key: KeyId(key),
-                        scc: scc.into_iter().map(show).collect(),
-                        sources: with.iter().map(|s| s.to_string()).collect(),
-                    },
-                );
+    // The version graph and its ww/rw edges on one thread, the per-op
+    // anomaly checks on the other: they are independent.
+    let ((mut anomalies, versions, mut edge_lists), checks) = rayon::join(
+        || {
+            // Version graphs, source by source.
+            let mut anomalies = Anomalies::new();
+            let mut sources: Vec<&'static str> = Vec::new();
+            let mut versions: Vec<(u32, i64, i64)> = Vec::new();
+            let mut candidates: Vec<(&'static str, Vec<(u32, i64, i64)>)> =
+                vec![("initial-state", initial_state_versions(h, &ext))];
+            if opts.wfr_keys {
+                candidates.push(("wfr-keys", wfr_versions(h, &ext)));
             }
-        }
-    }
-
-    // ww and rw from each version edge, in parallel chunks.
-    let per_chunk = versions.len() / (4 * rayon::current_num_threads()).max(1) + 1;
-    let mut edge_lists: Vec<Vec<Edge>> = versions
-        .par_chunks(per_chunk)
-        .map(|chunk| {
-            let mut out = Vec::with_capacity(chunk.len() * 2);
-            for &(k, v1, v2) in chunk {
-                let w2s = writers.get(k, v2);
-                if w2s.is_empty() {
-                    continue;
-                }
-                for (r, from) in [(rel::WW, writers.get(k, v1)), (rel::RW, readers.get(k, v1))] {
-                    for &a in from {
-                        for &b in w2s {
-                            if a != b {
-                                out.push(Edge { from: a, to: b, rels: r });
-                            }
-                        }
+            if opts.sequential_keys {
+                let g = Graph::from_edges(h.ops.len(), &super::order::process_edges(h));
+                candidates.push(("sequential-keys", order_versions(h, &ext, &g)));
+            }
+            if opts.linearizable_keys {
+                let g = Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h));
+                candidates.push(("linearizable-keys", order_versions(h, &ext, &g)));
+            }
+            for (name, source) in candidates {
+                let mut merged = versions.clone();
+                merged.extend(source);
+                merged.par_sort_unstable();
+                merged.dedup();
+                let cycles = version_cycles(&merged);
+                let mut with: Vec<&'static str> = sources.clone();
+                with.push(name);
+                if cycles.is_empty() {
+                    versions = merged;
+                    sources = with;
+                } else {
+                    for (key, scc) in cycles {
+                        add(
+                            &mut anomalies,
+                            "cyclic-versions",
+                            Case::CyclicVersions {
+                                key: KeyId(key),
+                                scc: scc.into_iter().map(show).collect(),
+                                sources: with.iter().map(|s| s.to_string()).collect(),
+                            },
+                        );
                     }
                 }
             }
-            out
-        })
-        .collect();
-    edge_lists.push(edges);
 
-    detect_anomalies(h, &writers, &mut anomalies);
+            // ww and rw from each version edge, in parallel chunks.
+            let per_chunk = versions.len() / (4 * rayon::current_num_threads()).max(1) + 1;
+            let edge_lists: Vec<Vec<Edge>> = versions
+                .par_chunks(per_chunk)
+                .map(|chunk| {
+                    let mut out = Vec::with_capacity(chunk.len() * 2);
+                    for &(k, v1, v2) in chunk {
+                        let w2s = writers.get(k, v2);
+                        if w2s.is_empty() {
+                            continue;
+                        }
+                        for (r, from) in [(rel::WW, writers.get(k, v1)), (rel::RW, readers.get(k, v1))] {
+                            for &a in from {
+                                for &b in w2s {
+                                    if a != b {
+                                        out.push(Edge { from: a, to: b, rels: r });
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    out
+                })
+                .collect();
+            (anomalies, versions, edge_lists)
+        },
+        || {
+            let mut checks = Anomalies::new();
+            detect_anomalies(h, &writers, &mut checks);
+            checks
+        },
+    );
+    edge_lists.push(edges);
+    for (name, cases) in checks {
+        anomalies.entry(name).or_default().extend(cases);
+    }
     Ok(Inference {
         workload: Workload::RwRegister,
         edges: edge_lists,
