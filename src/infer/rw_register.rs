@@ -46,14 +46,36 @@ pub struct RwOptions {
     pub linearizable_keys: bool,
 }
 
-/// A transaction's external access to one key.
+/// A transaction's external access to one key. Absence is a sentinel rather
+/// than an `Option` so that an access takes 24 bytes, not 40: there is one
+/// per micro-op of a large history.
 #[derive(Clone, Copy, Debug)]
 struct Ext {
     key: KeyId,
-    /// First access was a read of this value (NIL = nil).
-    read: Option<i64>,
-    /// Last write's value.
-    write: Option<i64>,
+    /// First access was a read of this value (NIL = nil), or ABSENT.
+    read_raw: i64,
+    /// Last write's value, or ABSENT.
+    write_raw: i64,
+}
+
+/// Marks a missing read or write in [`Ext`] (one above [`NIL`]; register
+/// values this extreme are not supported).
+const ABSENT: i64 = i64::MIN + 1;
+
+impl Ext {
+    fn new(key: KeyId, read: Option<i64>, write: Option<i64>) -> Ext {
+        Ext { key, read_raw: read.unwrap_or(ABSENT), write_raw: write.unwrap_or(ABSENT) }
+    }
+    /// The external read's value, if the first access was a read.
+    #[inline]
+    fn read(&self) -> Option<i64> {
+        (self.read_raw != ABSENT).then_some(self.read_raw)
+    }
+    /// The final write's value, if any.
+    #[inline]
+    fn write(&self) -> Option<i64> {
+        (self.write_raw != ABSENT).then_some(self.write_raw)
+    }
 }
 
 fn value_of(v: MopValue) -> i64 {
@@ -93,14 +115,14 @@ impl ExtIndex {
                         match m.f {
                             MopFn::Read => {
                                 if slot.is_none() {
-                                    exts.push(Ext { key: m.key, read: Some(value_of(m.value)), write: None });
+                                    exts.push(Ext::new(m.key, Some(value_of(m.value)), None));
                                 }
                             }
                             MopFn::Write | MopFn::Append => {
                                 let v = value_of(m.value);
                                 match slot {
-                                    Some(i) => exts[i].write = Some(v),
-                                    None => exts.push(Ext { key: m.key, read: None, write: Some(v) }),
+                                    Some(i) => exts[i].write_raw = v,
+                                    None => exts.push(Ext::new(m.key, None, Some(v))),
                                 }
                             }
                         }
@@ -245,8 +267,8 @@ impl Explain for RwIndex {
         };
         if rels & rel::WR != 0 {
             for x in ea {
-                if let Some(w) = x.write {
-                    if eb.iter().any(|y| y.key == x.key && y.read == Some(w)) {
+                if let Some(w) = x.write() {
+                    if eb.iter().any(|y| y.key == x.key && y.read() == Some(w)) {
                         return Some(Step::Wr {
                             key: x.key,
                             value: show(w),
@@ -260,8 +282,8 @@ impl Explain for RwIndex {
         let follows = |k: KeyId, v1: i64, v2: i64| self.versions.binary_search(&(k.0, v1, v2)).is_ok();
         if rels & rel::WW != 0 {
             for x in ea {
-                if let Some(w1) = x.write {
-                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write) {
+                if let Some(w1) = x.write() {
+                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write()) {
                         if follows(x.key, w1, w2) {
                             return Some(Step::Ww {
                                 key: x.key,
@@ -277,8 +299,8 @@ impl Explain for RwIndex {
         }
         if rels & rel::RW != 0 {
             for x in ea {
-                if let Some(r) = x.read {
-                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write) {
+                if let Some(r) = x.read() {
+                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write()) {
                         if follows(x.key, r, w2) {
                             return Some(Step::Rw {
                                 key: x.key,
@@ -313,10 +335,10 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
             continue;
         }
         for e in ext.of(i as u32) {
-            if let Some(w) = e.write {
+            if let Some(w) = e.write() {
                 w_tuples.push((e.key.0, w, i as u32));
             }
-            if let Some(r) = e.read {
+            if let Some(r) = e.read() {
                 r_tuples.push((e.key.0, r, i as u32));
             }
         }
@@ -442,11 +464,11 @@ fn initial_state_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
             continue;
         }
         for e in ext.of(i as u32) {
-            if let Some(w) = e.write.filter(|&w| w != NIL) {
+            if let Some(w) = e.write().filter(|&w| w != NIL) {
                 out.push((e.key.0, NIL, w));
             }
             if op.op_type == OpType::Ok {
-                if let Some(r) = e.read.filter(|&r| r != NIL) {
+                if let Some(r) = e.read().filter(|&r| r != NIL) {
                     out.push((e.key.0, NIL, r));
                 }
             }
@@ -463,7 +485,7 @@ fn wfr_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
             continue;
         }
         for e in ext.of(i as u32) {
-            if let (Some(r), Some(w)) = (e.read, e.write) {
+            if let (Some(r), Some(w)) = (e.read(), e.write()) {
                 if r != NIL {
                     out.push((e.key.0, r, w));
                 }
@@ -478,7 +500,7 @@ fn wfr_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
 fn touches(op: &Op, e: &Ext) -> bool {
     match op.op_type {
         OpType::Ok => true,
-        OpType::Info => e.write.is_some(),
+        OpType::Info => e.write().is_some(),
         _ => false,
     }
 }
@@ -563,8 +585,8 @@ fn order_versions(h: &History, ext: &ExtIndex, order: &Graph) -> Vec<(u32, i64, 
         for ea in ext.of(a) {
             let k = ea.key.0;
             let v1 = match oa.op_type {
-                OpType::Ok => ea.write.or(ea.read).unwrap_or(NIL),
-                OpType::Info => match ea.write {
+                OpType::Ok => ea.write().or(ea.read()).unwrap_or(NIL),
+                OpType::Info => match ea.write() {
                     Some(w) => w,
                     None => continue,
                 },
@@ -576,10 +598,10 @@ fn order_versions(h: &History, ext: &ExtIndex, order: &Graph) -> Vec<(u32, i64, 
                 let eb = ext.get(b, KeyId(k));
                 let v2 = match ob.op_type {
                     OpType::Ok => match eb {
-                        Some(e) => e.read.filter(|&r| r != NIL).or(e.write).unwrap_or(NIL),
+                        Some(e) => e.read().filter(|&r| r != NIL).or(e.write()).unwrap_or(NIL),
                         None => NIL,
                     },
-                    OpType::Info => match eb.and_then(|e| e.write) {
+                    OpType::Info => match eb.and_then(|e| e.write()) {
                         Some(w) => w,
                         None => continue,
                     },
