@@ -9,7 +9,8 @@
 #   txns | file MB | wall s | peak RSS MB | txns/s
 #
 # Environment overrides:
-#   BENCH_SIZES      space-separated txn counts   (default "10000 100000 1000000")
+#   BENCH_SIZES      list-append txn counts       (default "10000 100000 1000000")
+#   BENCH_RW_SIZES   rw-register txn counts       (default "10000 100000")
 #   BENCH_PROCESSES  concurrent clients           (default 20)
 #   BENCH_SEED       generator seed               (default 42)
 #   BENCH_REGEN=1    regenerate cached histories
@@ -21,6 +22,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SIZES="${BENCH_SIZES:-10000 100000 1000000}"
+RW_SIZES="${BENCH_RW_SIZES:-10000 100000}"
 PROCESSES="${BENCH_PROCESSES:-20}"
 SEED="${BENCH_SEED:-42}"
 REGEN="${BENCH_REGEN:-0}"
@@ -47,48 +49,67 @@ tmpdir="$(mktemp -d)"
 trap 'rm -rf "$tmpdir"' EXIT
 
 # Generate missing histories first so generation never overlaps timing.
-for n in $SIZES; do
-  file="$DATA/la-$n.edn"
-  if [[ "$REGEN" == 1 || ! -s "$file" ]]; then
-    log "generating $file ($n txns, $PROCESSES processes, seed $SEED)..."
-    # Write to a temp name and rename, so an interrupted run leaves no
-    # truncated file behind to be mistaken for a cached one.
-    "$BIN" gen list-append --txns "$n" --processes "$PROCESSES" --key-dist uniform --seed "$SEED" -o "$file.tmp"
-    mv -f "$file.tmp" "$file"
-  else
-    log "using cached $file"
-  fi
-done
+# $1: workload (list-append | rw-register); $2: file prefix; $3: sizes.
+generate() {
+  local workload=$1 prefix=$2 sizes=$3 n file
+  for n in $sizes; do
+    file="$DATA/$prefix-$n.edn"
+    if [[ "$REGEN" == 1 || ! -s "$file" ]]; then
+      log "generating $file ($workload, $n txns, seed $SEED)..."
+      # Write to a temp name and rename, so an interrupted run leaves no
+      # truncated file behind to be mistaken for a cached one.
+      if [[ "$workload" == list-append ]]; then
+        "$BIN" gen list-append --txns "$n" --processes "$PROCESSES" --key-dist uniform --seed "$SEED" -o "$file.tmp"
+      else
+        # PolySI's default shape: 20 sessions, 15 micro-ops, 50% reads, 10k keys, zipfian.
+        "$BIN" gen rw-register --txns "$n" --seed "$SEED" -o "$file.tmp"
+      fi
+      mv -f "$file.tmp" "$file"
+    else
+      log "using cached $file"
+    fi
+  done
+}
 
 status=0
-printf '| txns | file MB | wall s | peak RSS MB | txns/s |\n'
-printf '|-----:|--------:|-------:|------------:|-------:|\n'
-for n in $SIZES; do
-  file="$DATA/la-$n.edn"
-  bytes="$(wc -c < "$file" | tr -d ' ')"
-  log "analyzing $file..."
-  rc=0
-  t0="$(date +%s%N)"
-  "$TIME" -f '%e %M' -o "$tmpdir/time" \
-    "$BIN" analyze "$file" --format json > /dev/null 2> "$tmpdir/stderr" || rc=$?
-  t1="$(date +%s%N)"
-  # GNU time prepends "Command exited with non-zero status N" on failure;
-  # the measurement is always the last line.
-  read -r wall rss_kb < <(tail -n 1 "$tmpdir/time")
-  # %e has only 10 ms resolution; prefer nanosecond wall clock when date has it
-  # (the difference includes only the fork/exec of time itself).
-  if [[ "$t0" =~ ^[0-9]+$ && "$t1" =~ ^[0-9]+$ ]]; then
-    wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
-  fi
-  if [[ "$rc" -ne 0 ]]; then
-    log "bench.sh: analyze $file exited with status $rc; its stderr:"
-    tail -n 20 "$tmpdir/stderr" >&2 || true
-    status=1
-    rate="(exit $rc)"
-  else
-    rate="$(awk -v n="$n" -v s="$wall" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "n/a" }')"
-  fi
-  awk -v n="$n" -v b="$bytes" -v w="$wall" -v r="$rss_kb" -v rate="$rate" \
-    'BEGIN { printf "| %d | %.1f | %.3f | %.1f | %s |\n", n, b / 1e6, w, r / 1024, rate }'
-done
+# $1: workload; $2: file prefix; $3: sizes. Prints one markdown table.
+measure() {
+  local workload=$1 prefix=$2 sizes=$3 n file bytes rc t0 t1 wall rss_kb rate
+  printf '\n%s\n\n' "$workload"
+  printf '| txns | file MB | wall s | peak RSS MB | txns/s |\n'
+  printf '|-----:|--------:|-------:|------------:|-------:|\n'
+  for n in $sizes; do
+    file="$DATA/$prefix-$n.edn"
+    bytes="$(wc -c < "$file" | tr -d ' ')"
+    log "analyzing $file..."
+    rc=0
+    t0="$(date +%s%N)"
+    "$TIME" -f '%e %M' -o "$tmpdir/time" \
+      "$BIN" analyze "$file" --workload "$workload" --format json > /dev/null 2> "$tmpdir/stderr" || rc=$?
+    t1="$(date +%s%N)"
+    # GNU time prepends "Command exited with non-zero status N" on failure;
+    # the measurement is always the last line.
+    read -r wall rss_kb < <(tail -n 1 "$tmpdir/time")
+    # %e has only 10 ms resolution; prefer nanosecond wall clock when date has it
+    # (the difference includes only the fork/exec of time itself).
+    if [[ "$t0" =~ ^[0-9]+$ && "$t1" =~ ^[0-9]+$ ]]; then
+      wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
+    fi
+    if [[ "$rc" -ne 0 ]]; then
+      log "bench.sh: analyze $file exited with status $rc; its stderr:"
+      tail -n 20 "$tmpdir/stderr" >&2 || true
+      status=1
+      rate="(exit $rc)"
+    else
+      rate="$(awk -v n="$n" -v s="$wall" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "n/a" }')"
+    fi
+    awk -v n="$n" -v b="$bytes" -v w="$wall" -v r="$rss_kb" -v rate="$rate" \
+      'BEGIN { printf "| %d | %.1f | %.3f | %.1f | %s |\n", n, b / 1e6, w, r / 1024, rate }'
+  done
+}
+
+generate list-append la "$SIZES"
+generate rw-register rw "$RW_SIZES"
+measure list-append la "$SIZES"
+measure rw-register rw "$RW_SIZES"
 exit "$status"
