@@ -116,3 +116,22 @@ fn register_garbage_reads_are_the_only_difference_from_elle() {
         assert_eq!(o.valid, Validity::Invalid, "{case}");
     }
 }
+
+/// With no model, isolde does not report the garbage reads of `rw-internal`
+/// (so its anomaly types are Elle's), but they still rule out
+/// read-uncommitted, which is the weakest model `:not` names.
+#[test]
+fn register_internal_case_differs_only_in_not() {
+    let Some(path) = corpus("rw-internal.edn") else { return };
+    let h = read_path(&path, Format::Auto).expect("parses");
+    let opts = CheckOptions {
+        workload: isolde::check::WorkloadChoice::Fixed(isolde::anomaly::Workload::RwRegister),
+        models: Some(vec![]),
+        anomalies: vec!["internal".to_string()],
+        ..CheckOptions::default()
+    };
+    let o = check(&h, &opts).expect("runs");
+    assert_eq!(o.anomaly_types, vec!["empty-transaction-graph".to_string(), "internal".to_string()]);
+    assert_eq!(o.valid, Validity::Invalid);
+    assert_eq!(o.not.iter().cloned().collect::<Vec<_>>(), vec!["read-uncommitted".to_string()]);
+}
