@@ -257,6 +257,20 @@ fn peak_rss_mb() -> Option<u64> {
     Some(kb / 1024)
 }
 
+/// Runs a writer against the output file, or stdout when there is none.
+fn write_to(
+    output: &Option<PathBuf>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<ExitCode, String> {
+    let name = output.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "stdout".into());
+    let res = match output {
+        Some(p) => std::fs::File::create(p).and_then(|mut f| write(&mut f)),
+        None => write(&mut std::io::stdout().lock()),
+    };
+    res.map_err(|e| format!("{name}: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn generate(g: GenCmd) -> Result<ExitCode, String> {
     match g {
         GenCmd::ListAppend {
@@ -282,15 +296,7 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                 },
                 ..Default::default()
             };
-            let res = match &output {
-                Some(p) => {
-                    let f = std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
-                    gen::list_append::write_list_append(&cfg, f)
-                }
-                None => gen::list_append::write_list_append(&cfg, std::io::stdout().lock()),
-            };
-            res.map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+            write_to(&output, |w| gen::list_append::write_list_append(&cfg, w).map(drop))
         }
         GenCmd::RwRegister { txns, processes, txn_len, keys, read_fraction, key_dist, zipf_exponent, seed, output } => {
             let cfg = gen::rw_register::RwRegisterConfig {
@@ -307,15 +313,7 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                 },
                 ..Default::default()
             };
-            let res = match &output {
-                Some(p) => {
-                    let f = std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
-                    gen::rw_register::write_rw_register(&cfg, f)
-                }
-                None => gen::rw_register::write_rw_register(&cfg, std::io::stdout().lock()),
-            };
-            res.map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+            write_to(&output, |w| gen::rw_register::write_rw_register(&cfg, w).map(drop))
         }
     }
 }

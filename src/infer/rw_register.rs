@@ -279,39 +279,25 @@ impl Explain for RwIndex {
                 }
             }
         }
-        let follows = |k: KeyId, v1: i64, v2: i64| self.versions.binary_search(&(k.0, v1, v2)).is_ok();
+        // ww (a's final write) and rw (a's external read) both need a
+        // version edge from a's value to b's final write of the same key.
+        let overwritten = |a_value: fn(&Ext) -> Option<i64>, a_f: MopFn| {
+            ea.iter().find_map(|x| {
+                let v1 = a_value(x)?;
+                let v2 = eb.iter().find(|y| y.key == x.key)?.write()?;
+                self.versions.binary_search(&(x.key.0, v1, v2)).is_ok().then(|| {
+                    (x.key, show(v1), show(v2), mop_index(a, a_f, x.key, v1), mop_index(b, MopFn::Write, x.key, v2))
+                })
+            })
+        };
         if rels & rel::WW != 0 {
-            for x in ea {
-                if let Some(w1) = x.write() {
-                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write()) {
-                        if follows(x.key, w1, w2) {
-                            return Some(Step::Ww {
-                                key: x.key,
-                                value: show(w1),
-                                value2: show(w2),
-                                a_mop: mop_index(a, MopFn::Write, x.key, w1),
-                                b_mop: mop_index(b, MopFn::Write, x.key, w2),
-                            });
-                        }
-                    }
-                }
+            if let Some((key, value, value2, a_mop, b_mop)) = overwritten(Ext::write, MopFn::Write) {
+                return Some(Step::Ww { key, value, value2, a_mop, b_mop });
             }
         }
         if rels & rel::RW != 0 {
-            for x in ea {
-                if let Some(r) = x.read() {
-                    if let Some(w2) = eb.iter().find(|y| y.key == x.key).and_then(|y| y.write()) {
-                        if follows(x.key, r, w2) {
-                            return Some(Step::Rw {
-                                key: x.key,
-                                value: show(r),
-                                value2: show(w2),
-                                a_mop: mop_index(a, MopFn::Read, x.key, r),
-                                b_mop: mop_index(b, MopFn::Write, x.key, w2),
-                            });
-                        }
-                    }
-                }
+            if let Some((key, value, value2, a_mop, b_mop)) = overwritten(Ext::read, MopFn::Read) {
+                return Some(Step::Rw { key, value, value2, a_mop, b_mop });
             }
         }
         None
