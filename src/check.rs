@@ -109,6 +109,11 @@ pub struct Outcome {
     pub also_not: BTreeSet<String>,
     /// Why the analysis could not run, when it could not.
     pub error: Option<String>,
+    /// Every anomaly type found, reportable or not (the boundary's input).
+    pub found_types: Vec<String>,
+    /// The anomalies the requested models and anomalies prohibit: a model
+    /// whose prohibited anomalies all lie in this set was fully checked.
+    pub checked: BTreeSet<String>,
     /// Sizes and timings.
     pub stats: Stats,
 }
@@ -245,6 +250,8 @@ fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
         not: BTreeSet::new(),
         also_not: BTreeSet::new(),
         error: Some(e.to_string()),
+        found_types: Vec::new(),
+        checked: BTreeSet::new(),
         stats,
     }
 }
@@ -260,6 +267,7 @@ pub fn result_map(
     stats: Stats,
 ) -> Outcome {
     let all_types: Vec<&str> = anomalies.keys().map(String::as_str).collect();
+    let found_types: Vec<String> = anomalies.keys().cloned().collect();
     let (not, also_not) = lattice::friendly_boundary(&boundary_names(&all_types));
     let bad = anomalies.keys().any(|k| prohibited.contains(k));
     let mut shown: Anomalies = anomalies.into_iter().filter(|(k, _)| reportable.contains(k)).collect();
@@ -279,6 +287,8 @@ pub fn result_map(
             not: BTreeSet::new(),
             also_not: BTreeSet::new(),
             error: None,
+            found_types,
+            checked: prohibited.clone(),
             stats,
         };
     }
@@ -290,12 +300,14 @@ pub fn result_map(
         not,
         also_not,
         error: None,
+        found_types,
+        checked: prohibited.clone(),
         stats,
     }
 }
 
 /// Maps isolde-only anomaly names onto the Elle anomaly whose model boundary
 /// they share (a garbage read rules out every model, like a write cycle).
-fn boundary_names<'a>(types: &[&'a str]) -> Vec<&'a str> {
+pub fn boundary_names<'a>(types: &[&'a str]) -> Vec<&'a str> {
     types.iter().map(|&t| if t == "garbage-read" { "G0" } else { t }).collect()
 }

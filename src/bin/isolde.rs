@@ -59,6 +59,10 @@ struct AnalyzeArgs {
     /// cycle, and incompatible-order/<key>.html tables.
     #[arg(long, short = 'd')]
     directory: Option<PathBuf>,
+    /// With the table format, print every witness in full (cycle
+    /// explanations in Elle's words).
+    #[arg(long, short = 'v')]
+    verbose: bool,
     /// Print sizes and stage times to stderr.
     #[arg(long)]
     stats: bool,
@@ -236,7 +240,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     }
     let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let text = match format {
-        FormatArg::Table => reports::table::render(&h, &outcome),
+        FormatArg::Table => reports::table::render(&h, &outcome, a.verbose),
         FormatArg::Json => reports::json::to_string(&reports::tree::result_map(&h, &outcome)) + "\n",
         FormatArg::Edn => reports::edn::to_string(&reports::tree::result_map(&h, &outcome)) + "\n",
     };

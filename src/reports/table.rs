@@ -3,6 +3,7 @@
 
 use crate::anomaly::Case;
 use crate::check::{Outcome, Validity};
+use crate::cycles::lattice;
 use crate::history::History;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
@@ -76,8 +77,58 @@ pub fn short_witness(h: &History, c: &Case) -> String {
     }
 }
 
-/// Renders the summary.
-pub fn render(h: &History, o: &Outcome) -> String {
+/// The consistency models the table reports on, weakest first.
+pub const MODEL_LADDER: &[&str] = &[
+    "read-uncommitted",
+    "read-committed",
+    "monotonic-atomic-view",
+    "cursor-stability",
+    "read-atomic",
+    "repeatable-read",
+    "snapshot-isolation",
+    "serializable",
+    "strong-session-snapshot-isolation",
+    "strong-snapshot-isolation",
+    "strong-session-serializable",
+    "strict-serializable",
+];
+
+/// What the analysis says of one model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelStatus {
+    /// Ruled out by this anomaly.
+    Violated(String),
+    /// Everything the model prohibits was searched for and none was found.
+    Holds,
+    /// The analysis could not decide (a timeout, an empty graph, an error).
+    Unknown,
+    /// The requested check did not look for everything this model
+    /// prohibits (e.g. realtime anomalies when checking serializability).
+    NotChecked,
+}
+
+/// The status of a model given an outcome.
+pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
+    let Some(canonical) = lattice::canonical_model_name(model) else { return ModelStatus::NotChecked };
+    let found: Vec<&str> = o.found_types.iter().map(String::as_str).collect();
+    for t in crate::check::boundary_names(&found) {
+        if lattice::anomalies_to_impossible_models(&[t]).contains(canonical) {
+            let shown = found.iter().find(|f| crate::check::boundary_names(&[f]) == [t]).copied().unwrap_or(t);
+            return ModelStatus::Violated(shown.to_string());
+        }
+    }
+    if o.valid == Validity::Unknown || o.error.is_some() {
+        return ModelStatus::Unknown;
+    }
+    if lattice::anomalies_prohibited_by(&[model]).iter().all(|a| o.checked.contains(a)) {
+        ModelStatus::Holds
+    } else {
+        ModelStatus::NotChecked
+    }
+}
+
+/// Renders the summary; `verbose` adds every witness in full.
+pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
     let mut out = String::new();
     let verdict = match o.valid {
         Validity::Valid => "VALID",
@@ -96,7 +147,21 @@ pub fn render(h: &History, o: &Outcome) -> String {
         out.push_str(&format!("analysis could not run: {e}\n"));
         return out;
     }
+    let mut models = Table::new();
+    models.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    models.set_header(vec!["consistency model", "status"]);
+    for m in MODEL_LADDER {
+        let status = match model_status(o, m) {
+            ModelStatus::Violated(a) => format!("violated ({a})"),
+            ModelStatus::Holds => "holds".to_string(),
+            ModelStatus::Unknown => "unknown".to_string(),
+            ModelStatus::NotChecked => "not checked".to_string(),
+        };
+        models.add_row(vec![m.to_string(), status]);
+    }
     if o.anomalies.is_empty() {
+        out.push_str(&models.to_string());
+        out.push('\n');
         return out;
     }
     let mut t = Table::new();
@@ -108,6 +173,21 @@ pub fn render(h: &History, o: &Outcome) -> String {
     }
     out.push_str(&t.to_string());
     out.push('\n');
+    out.push_str(&models.to_string());
+    out.push('\n');
+    if verbose {
+        for (name, cases) in &o.anomalies {
+            for (i, c) in cases.iter().enumerate() {
+                out.push_str(&format!("\n{name} #{i}\n"));
+                match c {
+                    Case::Cycle(cy) => out.push_str(&super::text::explain_cycle(h, o.workload, cy)),
+                    other => out.push_str(&super::edn::to_string(&super::tree::case(h, o.workload, other))),
+                }
+                out.push('\n');
+            }
+        }
+        out.push('\n');
+    }
     if !o.not.is_empty() {
         out.push_str(&format!("not: {}\n", o.not.iter().cloned().collect::<Vec<_>>().join(", ")));
     }
