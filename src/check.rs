@@ -10,7 +10,7 @@
 use crate::anomaly::{Anomalies, Case, Workload};
 use crate::cycles::{self, lattice, CycleOptions};
 use crate::graph::Graph;
-use crate::history::{History, MopFn};
+use crate::history::{History, MopFn, OpId};
 use crate::infer::{self, order, InferError};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -40,6 +40,8 @@ pub struct CheckOptions {
     pub cycle_search_timeout: Duration,
     /// rw-register version-order sources.
     pub rw: infer::rw_register::RwOptions,
+    /// Keep each SCC's vertices and edges in the outcome (for plots).
+    pub keep_sccs: bool,
 }
 
 impl Default for CheckOptions {
@@ -50,6 +52,7 @@ impl Default for CheckOptions {
             anomalies: Vec::new(),
             cycle_search_timeout: Duration::from_millis(1000),
             rw: infer::rw_register::RwOptions::default(),
+            keep_sccs: false,
         }
     }
 }
@@ -109,6 +112,9 @@ pub struct Outcome {
     pub also_not: BTreeSet<String>,
     /// Why the analysis could not run, when it could not.
     pub error: Option<String>,
+    /// The dependency graph's strongly connected components with their
+    /// edges, when [`CheckOptions::keep_sccs`] asked for them.
+    pub sccs: Vec<SccEdges>,
     /// Every anomaly type found, reportable or not (the boundary's input).
     pub found_types: Vec<String>,
     /// The anomalies the requested models and anomalies prohibit: a model
@@ -116,6 +122,15 @@ pub struct Outcome {
     pub checked: BTreeSet<String>,
     /// Sizes and timings.
     pub stats: Stats,
+}
+
+/// One strongly connected component of the dependency graph.
+#[derive(Clone, Debug, Default)]
+pub struct SccEdges {
+    /// Its transactions.
+    pub vertices: Vec<OpId>,
+    /// Every edge between them, with its relationships.
+    pub edges: Vec<(OpId, OpId, crate::anomaly::Rels)>,
 }
 
 /// Problems with the request itself (not with the history).
@@ -226,7 +241,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         anomalies.insert("empty-transaction-graph".into(), vec![Case::EmptyTransactionGraph]);
     }
     let explainer = &inf.explainer;
-    let cycles = cycles::find_cycles(
+    let (cycles, sccs) = cycles::find_cycles(
         h,
         &graph,
         workload,
@@ -237,7 +252,25 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
-    Ok(result_map(workload, anomalies, &prohibited, &reportable, stats))
+    let mut outcome = result_map(workload, anomalies, &prohibited, &reportable, stats);
+    if opts.keep_sccs {
+        outcome.sccs = sccs
+            .into_iter()
+            .map(|vertices| {
+                let mut edges = Vec::new();
+                for &a in &vertices {
+                    let (ts, rs) = graph.out(a);
+                    for (&b, &r) in ts.iter().zip(rs) {
+                        if vertices.binary_search(&b).is_ok() {
+                            edges.push((a, b, r));
+                        }
+                    }
+                }
+                SccEdges { vertices, edges }
+            })
+            .collect();
+    }
+    Ok(outcome)
 }
 
 /// An outcome for a history the workload's rules cannot analyse.
@@ -250,6 +283,7 @@ fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
         not: BTreeSet::new(),
         also_not: BTreeSet::new(),
         error: Some(e.to_string()),
+        sccs: Vec::new(),
         found_types: Vec::new(),
         checked: BTreeSet::new(),
         stats,
@@ -287,6 +321,7 @@ pub fn result_map(
             not: BTreeSet::new(),
             also_not: BTreeSet::new(),
             error: None,
+            sccs: Vec::new(),
             found_types,
             checked: prohibited.clone(),
             stats,
@@ -300,6 +335,7 @@ pub fn result_map(
         not,
         also_not,
         error: None,
+        sccs: Vec::new(),
         found_types,
         checked: prohibited.clone(),
         stats,

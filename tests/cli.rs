@@ -91,3 +91,24 @@ fn directory_gets_elles_explanation_file() {
     assert!(text.starts_with("G1c #0\nLet:\n  T1 = {:index "), "{text}");
     assert!(text.ends_with(": a contradiction!"), "{text}");
 }
+
+#[test]
+fn directory_plots_cycles_and_sccs_as_dot_and_svg() {
+    let dir = std::env::temp_dir().join(format!("isolde-cli-plots-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_string_lossy().into_owned();
+    let (code, _, err) = isolde(&["--format", "json", "--directory", &d], G1C);
+    assert_eq!(code, 1);
+    let dot = std::fs::read_to_string(dir.join("G1c/0.dot")).expect("cycle plot written");
+    assert!(dot.starts_with("digraph G {"), "{dot}");
+    assert!(dot.contains("label=\"wr :y\""), "{dot}");
+    assert!(dot.contains("color=\"#C000A5\""), "{dot}");
+    assert!(dir.join("sccs/0.dot").exists());
+    let have_dot = Command::new("dot").arg("-V").output().is_ok_and(|o| o.status.success());
+    if have_dot {
+        let svg = std::fs::read_to_string(dir.join("G1c/0.svg")).expect("rendered with dot");
+        assert!(svg.contains("<svg"), "{svg}");
+    } else {
+        assert!(err.contains("not installed"), "{err}");
+    }
+}

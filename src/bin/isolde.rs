@@ -59,6 +59,15 @@ struct AnalyzeArgs {
     /// cycle, and incompatible-order/<key>.html tables.
     #[arg(long, short = 'd')]
     directory: Option<PathBuf>,
+    /// Image format of plots in --directory (needs graphviz's `dot`).
+    #[arg(long, value_enum, default_value = "svg")]
+    plot_format: PlotFormatArg,
+    /// Skip plots whose DOT text exceeds this many bytes.
+    #[arg(long, default_value_t = 65536)]
+    max_plot_bytes: usize,
+    /// Milliseconds to wait for each plot to render.
+    #[arg(long, default_value_t = 5000)]
+    plot_timeout: u64,
     /// With the table format, print every witness in full (cycle
     /// explanations in Elle's words).
     #[arg(long, short = 'v')]
@@ -140,6 +149,12 @@ enum GenCmd {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum PlotFormatArg {
+    Svg,
+    Png,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum RwKeyDistArg {
     Uniform,
     Zipf,
@@ -217,6 +232,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             sequential_keys: a.sequential_keys,
             linearizable_keys: a.linearizable_keys,
         },
+        keep_sccs: a.directory.is_some(),
     };
     let outcome = check::check(&h, &opts).map_err(|e| e.to_string())?;
     if a.stats {
@@ -236,7 +252,19 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         );
     }
     if let Some(dir) = &a.directory {
-        reports::directory::write(&h, &outcome, dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let plots = reports::directory::PlotOptions {
+            format: match a.plot_format {
+                PlotFormatArg::Svg => "svg".into(),
+                PlotFormatArg::Png => "png".into(),
+            },
+            max_bytes: a.max_plot_bytes,
+            timeout: Duration::from_millis(a.plot_timeout),
+        };
+        let notes =
+            reports::directory::write(&h, &outcome, dir, &plots).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for n in notes {
+            eprintln!("isolde: {n}");
+        }
     }
     let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let text = match format {

@@ -99,7 +99,14 @@ pub struct CycleOptions {
 }
 
 /// Finds every cycle anomaly of the graph. `explain` justifies one edge.
-pub fn find_cycles<E>(h: &History, graph: &Graph, workload: Workload, explain: E, opts: CycleOptions) -> Anomalies
+/// Also returns the strongly connected components (each sorted by op id).
+pub fn find_cycles<E>(
+    h: &History,
+    graph: &Graph,
+    workload: Workload,
+    explain: E,
+    opts: CycleOptions,
+) -> (Anomalies, Vec<Vec<OpId>>)
 where
     E: Fn(OpId, OpId, Rels) -> Option<Step> + Sync,
 {
@@ -131,7 +138,7 @@ where
             crate::anomaly::add(&mut out, &name, case);
         }
     }
-    out
+    (out, comps.comps)
 }
 
 fn induce(graph: &Graph, vertices: &[OpId], local: impl Fn(u32) -> Option<u32>) -> Graph {

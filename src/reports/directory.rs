@@ -11,14 +11,95 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-/// Writes every file Elle would write for this outcome under `dir`.
-pub fn write(h: &History, o: &Outcome, dir: &Path) -> io::Result<()> {
+/// How to render plots.
+#[derive(Clone, Debug)]
+pub struct PlotOptions {
+    /// `svg` or `png`.
+    pub format: String,
+    /// Plots whose DOT text is larger are skipped (Elle: 65536).
+    pub max_bytes: usize,
+    /// Each render is abandoned after this long (Elle: 5 s).
+    pub timeout: std::time::Duration,
+}
+
+impl Default for PlotOptions {
+    fn default() -> Self {
+        PlotOptions { format: "svg".into(), max_bytes: 65536, timeout: std::time::Duration::from_millis(5000) }
+    }
+}
+
+/// Writes one plot: always the `.dot`, and the rendered image when `dot` is
+/// installed. Returns notes about plots skipped or not rendered.
+fn plot(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    opts: &PlotOptions,
+    can_render: bool,
+    notes: &mut Vec<String>,
+) -> io::Result<()> {
     fs::create_dir_all(dir)?;
+    if text.len() > opts.max_bytes {
+        notes.push(format!(
+            "skipped plot {}/{name}: {} bytes of DOT exceed {}",
+            dir.display(),
+            text.len(),
+            opts.max_bytes
+        ));
+        return Ok(());
+    }
+    let dot_file = dir.join(format!("{name}.dot"));
+    fs::write(&dot_file, text)?;
+    if can_render {
+        let out = dir.join(format!("{name}.{}", opts.format));
+        if let Err(e) = super::dot::render(&dot_file, &out, &opts.format, opts.timeout) {
+            notes.push(format!("could not render {}: {e}", out.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Writes every file Elle would write for this outcome under `dir`: the text
+/// files, and plots of every SCC (`sccs/<i>`) and every reported cycle
+/// (`<type>/<i>`). Returns notes for the user (plots skipped, `dot` missing).
+pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::Result<Vec<String>> {
+    fs::create_dir_all(dir)?;
+    let mut notes = Vec::new();
+    let can_render = super::dot::dot_available();
+    if !can_render {
+        notes
+            .push("graphviz `dot` is not installed: wrote .dot files only (install graphviz for SVG/PNG plots)".into());
+    }
+    for (i, scc) in o.sccs.iter().enumerate() {
+        let edges: Vec<super::dot::PlotEdge> =
+            scc.edges.iter().map(|&(from, to, rels)| super::dot::PlotEdge { from, to, rels, step: None }).collect();
+        plot(
+            &dir.join("sccs"),
+            &i.to_string(),
+            &super::dot::dot(h, &scc.vertices, &edges),
+            plots,
+            can_render,
+            &mut notes,
+        )?;
+    }
     for (name, cases) in &o.anomalies {
         let cycles: Vec<&Cycle> =
             cases.iter().filter_map(|c| if let Case::Cycle(c) = c { Some(c) } else { None }).collect();
         if crate::cycles::search::CycleType::parse(name).is_some() && !cycles.is_empty() {
             fs::write(dir.join(format!("{name}.txt")), text::cycles_file(h, o.workload, name, &cycles))?;
+            for (i, c) in cycles.iter().enumerate() {
+                let n = c.ops.len();
+                let edges: Vec<super::dot::PlotEdge> = (0..n)
+                    .map(|j| super::dot::PlotEdge {
+                        from: c.ops[j],
+                        to: c.ops[(j + 1) % n],
+                        rels: c.steps[j].rel(),
+                        step: Some(&c.steps[j]),
+                    })
+                    .collect();
+                let text = super::dot::dot(h, &c.ops, &edges);
+                plot(&dir.join(name), &i.to_string(), &text, plots, can_render, &mut notes)?;
+            }
         }
     }
     if o.workload == Workload::ListAppend {
@@ -33,7 +114,7 @@ pub fn write(h: &History, o: &Outcome, dir: &Path) -> io::Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(notes)
 }
 
 /// Clojure's `hash` of a long (Murmur3 `hashLong`), which Elle uses to colour

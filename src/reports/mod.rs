@@ -7,6 +7,7 @@
 //! [`directory`] writes Elle's output directory.
 
 pub mod directory;
+pub mod dot;
 pub mod edn;
 pub mod json;
 pub mod table;

@@ -1,0 +1,149 @@
+//! Graphviz plots of cycles and SCCs, styled as Elle's (`elle.viz`).
+//!
+//! Each transaction is a record node named `T<index>` with one field per
+//! micro-op (`a :x 1`, `r :y [1 2]`, `w :z 3`), coloured by op type; each edge
+//! is labelled with its relationships and the key when a cycle step explains
+//! it, coloured per relationship, and attached to the micro-op fields the
+//! step names. `.dot` text is always written; rendering to SVG or PNG needs
+//! the `dot` program and is bounded by a timeout.
+
+use crate::anomaly::{rel, Rels, Step};
+use crate::history::{History, MopValue, OpId, OpType};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '{' | '}' | '|' | '<' | '>' | '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn mop_label(h: &History, m: &crate::history::Mop) -> String {
+    let f = match m.f {
+        crate::history::MopFn::Append => "a",
+        crate::history::MopFn::Read => "r",
+        crate::history::MopFn::Write => "w",
+    };
+    let v = match m.value {
+        MopValue::Nil => "nil".to_string(),
+        MopValue::Int(i) => i.to_string(),
+        MopValue::List { .. } => {
+            format!("[{}]", h.list(m.value).iter().map(|e| e.to_string()).collect::<Vec<_>>().join(" "))
+        }
+    };
+    format!("{f} {} {v}", h.key(m.key))
+}
+
+const RELS: [(Rels, &str, &str); 5] = [
+    (rel::WW, "ww", "#C02700"),
+    (rel::WR, "wr", "#C000A5"),
+    (rel::RW, "rw", "#5B00C0"),
+    (rel::REALTIME, "rt", "#0050C0"),
+    (rel::PROCESS, "p", "#00C0C0"),
+];
+
+/// An edge to draw: endpoints, relationships, and optionally the step that
+/// explains it (for its key and micro-op ports).
+pub struct PlotEdge<'a> {
+    /// Source transaction.
+    pub from: OpId,
+    /// Target transaction.
+    pub to: OpId,
+    /// Relationships on the edge.
+    pub rels: Rels,
+    /// The explaining step, if known.
+    pub step: Option<&'a Step>,
+}
+
+/// DOT text for transactions `vertices` and `edges` among them.
+pub fn dot(h: &History, vertices: &[OpId], edges: &[PlotEdge]) -> String {
+    let mut s = String::from("digraph G {\n  node [shape=record, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n");
+    for &v in vertices {
+        let op = h.op(v);
+        let color = match op.op_type {
+            OpType::Ok => "#0058AD",
+            OpType::Info => "#AC6E00",
+            _ => "#A50053",
+        };
+        let fields: Vec<String> =
+            h.mops_of(op).iter().enumerate().map(|(i, m)| format!("<f{i}> {}", escape(&mop_label(h, m)))).collect();
+        let mut label = format!("T{}", op.index);
+        for f in fields {
+            label.push('|');
+            label.push_str(&f);
+        }
+        let _ = writeln!(s, "  T{} [label=\"{label}\", color=\"{color}\", fontcolor=\"{color}\"];", op.index);
+    }
+    for e in edges {
+        let (a, b) = (h.op(e.from).index, h.op(e.to).index);
+        let (mut from, mut to) = (format!("T{a}"), format!("T{b}"));
+        let mut key = String::new();
+        if let Some(step) = e.step {
+            let (k, am, bm) = match step {
+                Step::Ww { key, a_mop, b_mop, .. } | Step::Rw { key, a_mop, b_mop, .. } => (Some(*key), *a_mop, *b_mop),
+                Step::Wr { key, a_mop, b_mop, .. } => (Some(*key), *a_mop, *b_mop),
+                _ => (None, None, None),
+            };
+            if let Some(i) = am {
+                from = format!("T{a}:f{i}");
+            }
+            if let Some(i) = bm {
+                to = format!("T{b}:f{i}");
+            }
+            if let Some(k) = k {
+                key = format!(" {}", h.key(k));
+            }
+        }
+        for (r, name, color) in RELS {
+            if e.rels & r != 0 {
+                let _ = writeln!(
+                    s,
+                    "  {from} -> {to} [label=\"{}\", color=\"{color}\", fontcolor=\"{color}\"];",
+                    escape(&format!("{name}{key}"))
+                );
+            }
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Whether the `dot` program can be run.
+pub fn dot_available() -> bool {
+    Command::new("dot").arg("-V").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+/// Renders `dot_file` to `out` in `format` (`svg` or `png`), killing `dot`
+/// after `timeout`. Returns why it failed, if it did.
+pub fn render(dot_file: &Path, out: &Path, format: &str, timeout: Duration) -> Result<(), String> {
+    let mut child = Command::new("dot")
+        .arg(format!("-T{format}"))
+        .arg(dot_file)
+        .arg("-o")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run dot: {e}"))?;
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => return Err(format!("dot exited with {status}")),
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("dot took longer than {} ms", timeout.as_millis()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
