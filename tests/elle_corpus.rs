@@ -135,3 +135,41 @@ fn register_internal_case_differs_only_in_not() {
     assert_eq!(o.valid, Validity::Invalid);
     assert_eq!(o.not.iter().cloned().collect::<Vec<_>>(), vec!["read-uncommitted".to_string()]);
 }
+
+/// The files Elle's own tests read back from `:directory`, byte for byte.
+#[test]
+fn directory_files_match_elles_expected_text() {
+    use isolde::anomaly::Workload;
+    use isolde::check::WorkloadChoice;
+    use isolde::reports::directory::{write, PlotOptions};
+    let cases: [(&str, Workload, &str, &str); 2] = [
+        (
+            "rw-g1c.edn",
+            Workload::RwRegister,
+            "G1c.txt",
+            "G1c #0\nLet:\n  T1 = {:index 0, :time -1, :type :ok, :process 0, :f nil, :value [[:w :x 1] [:r :y 1]]}\n  T2 = {:index 1, :time -1, :type :ok, :process 0, :f nil, :value [[:w :y 1] [:r :x 1]]}\n\nThen:\n  - T1 < T2, because T1 wrote :x = 1, which was read by T2.\n  - However, T2 < T1, because T2 wrote :y = 1, which was read by T1: a contradiction!",
+        ),
+        (
+            "la-incompatible-order.edn",
+            Workload::ListAppend,
+            "incompatible-order/:x.html",
+            "<html><head><style>th { text-align: left; }</style></head><body><h1>All Reads of :x</h1><table><thead><tr><th>Index</th><th>Time (s)</th><th>Process</th><th>Fun</th><th colspan=\"32\">Value</th></tr></thead><tbody><tr><td>3</td><td>0.00</td><td>0</td><td>txn</td><td>1</td><td style=\"background: #d6aa9d\">3</td></tr><tr><td>4</td><td>0.00</td><td>0</td><td>txn</td><td>1</td><td>2</td><td>3</td></tr></tbody></table></body></html>",
+        ),
+    ];
+    for (case, workload, file, expected) in cases {
+        let Some(path) = corpus(case) else { return };
+        let h = read_path(&path, Format::Auto).expect("parses");
+        let opts = CheckOptions {
+            workload: WorkloadChoice::Fixed(workload),
+            models: Some(vec![]),
+            anomalies: vec!["G1".to_string()],
+            ..CheckOptions::default()
+        };
+        let o = check(&h, &opts).expect("runs");
+        let dir = std::env::temp_dir().join(format!("isolde-corpus-files-{}-{case}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        write(&h, &o, &dir, &PlotOptions::default()).expect("writes");
+        let got = std::fs::read_to_string(dir.join(file)).expect("file written");
+        assert_eq!(got, expected, "{case}: {file}");
+    }
+}
