@@ -208,7 +208,16 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         InputArg::Json => ingest::Format::Json,
     };
     let t0 = std::time::Instant::now();
-    let h = ingest::read_path(&a.file, input).map_err(|e| e.to_string())?;
+    let size = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
+    let spinner = progress(size);
+    if let Some(p) = &spinner {
+        p.set_message(format!("parsing {} ({:.0} MB)", a.file.display(), size as f64 / 1e6));
+    }
+    let h = ingest::read_path(&a.file, input);
+    if let (Err(_), Some(p)) = (&h, &spinner) {
+        p.finish_and_clear();
+    }
+    let h = h.map_err(|e| e.to_string())?;
     let parse_time = t0.elapsed();
     let parse_peak = peak_rss_mb();
     let models = a.model.map(|ms| {
@@ -234,7 +243,14 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         },
         keep_sccs: a.directory.is_some(),
     };
-    let outcome = check::check(&h, &opts).map_err(|e| e.to_string())?;
+    if let Some(p) = &spinner {
+        p.set_message(format!("analyzing {} operations", h.ops.len()));
+    }
+    let outcome = check::check(&h, &opts);
+    if let Some(p) = spinner {
+        p.finish_and_clear();
+    }
+    let outcome = outcome.map_err(|e| e.to_string())?;
     if a.stats {
         let st = &outcome.stats;
         eprintln!(
@@ -279,6 +295,20 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         Validity::Invalid => 1,
         Validity::Unknown => 3,
     }))
+}
+
+/// A spinner on stderr for inputs big enough to take about a second, only
+/// when stderr is a terminal (never in pipelines or CI logs).
+fn progress(input_bytes: u64) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() || input_bytes < 32 << 20 {
+        return None;
+    }
+    let p = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
+        p.set_style(style);
+    }
+    p.enable_steady_tick(Duration::from_millis(100));
+    Some(p)
 }
 
 /// Peak resident memory so far (Linux `VmHWM`), in MB.
