@@ -100,7 +100,7 @@ impl Adjacency for Layered<'_> {
         let (x, layer) = (v / 2, v % 2);
         let e = self.g.graph.edge_range(x).start + i / 2;
         let (t, r) = (self.g.graph.target(e), self.g.graph.rel(e));
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             (r & self.a != 0).then_some(t * 2)
         } else {
             (layer == 0 && self.b != 0 && r & self.b != 0).then_some(t * 2 + 1)

@@ -12,6 +12,10 @@ use crate::history::NONE;
 pub trait Adjacency {
     /// Number of vertices.
     fn len(&self) -> usize;
+    /// True if there are no vertices.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Number of neighbour slots of `v` (some may be skipped).
     fn degree(&self, v: u32) -> usize;
     /// The `i`-th neighbour of `v`, if that slot is an edge of this view.
@@ -82,8 +86,7 @@ pub fn tarjan<A: Adjacency>(g: &A, start: impl Fn(u32) -> bool) -> Components {
             }
             if low[v as usize] == index[v as usize] {
                 let mut comp = Vec::new();
-                loop {
-                    let Some(w) = stack.pop() else { break };
+                while let Some(w) = stack.pop() {
                     on_stack[w as usize] = false;
                     comp.push(w);
                     if w == v {

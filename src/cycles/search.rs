@@ -235,7 +235,7 @@ pub fn search(g: &SccGraph, ty: CycleType, deadline: Instant, scratch: &mut Scra
                 continue;
             }
             polls += 1;
-            if polls % 64 == 0 && Instant::now() > deadline {
+            if polls.is_multiple_of(64) && Instant::now() > deadline {
                 return best.map(Found::Cycle).unwrap_or(Found::Timeout);
             }
             match bfs(g, ty, u, v, deadline, scratch) {

@@ -358,8 +358,8 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
             // Version graphs, source by source.
             let mut anomalies = Anomalies::new();
             let mut sources: Vec<&'static str> = Vec::new();
-            let mut versions: Vec<(u32, i64, i64)> = Vec::new();
-            let mut candidates: Vec<(&'static str, Vec<(u32, i64, i64)>)> =
+            let mut versions: VersionEdges = Vec::new();
+            let mut candidates: Vec<(&'static str, VersionEdges)> =
                 vec![("initial-state", initial_state_versions(h, &ext))];
             if opts.wfr_keys {
                 candidates.push(("wfr-keys", wfr_versions(h, &ext)));
