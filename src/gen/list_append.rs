@@ -163,11 +163,7 @@ pub fn write_list_append<W: Write>(cfg: &ListAppendConfig, out: W) -> io::Result
 ///
 /// If `cfg` is invalid (see [`ListAppendConfig::validate`]).
 pub fn list_append_string(cfg: &ListAppendConfig) -> String {
-    let mut buf = Vec::new();
-    if let Err(e) = write_list_append(cfg, &mut buf) {
-        panic!("list_append_string: {e}");
-    }
-    String::from_utf8(buf).expect("generator emits ASCII")
+    sim::to_string("list_append_string", |buf| write_list_append(cfg, buf))
 }
 
 // ---------------------------------------------------------------------------

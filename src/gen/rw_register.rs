@@ -189,11 +189,7 @@ pub fn write_rw_register<W: Write>(cfg: &RwRegisterConfig, out: W) -> io::Result
 ///
 /// If `cfg` is invalid (see [`RwRegisterConfig::validate`]).
 pub fn rw_register_string(cfg: &RwRegisterConfig) -> String {
-    let mut buf = Vec::new();
-    if let Err(e) = write_rw_register(cfg, &mut buf) {
-        panic!("rw_register_string: {e}");
-    }
-    String::from_utf8(buf).expect("generator emits ASCII")
+    sim::to_string("rw_register_string", |buf| write_rw_register(cfg, buf))
 }
 
 // ---------------------------------------------------------------------------

@@ -137,6 +137,16 @@ pub(crate) fn invalid(msg: String) -> io::Error {
 // The event loop
 // ---------------------------------------------------------------------------
 
+/// Runs a generator into memory and returns its text; `who` names the caller
+/// in the panic for an invalid configuration.
+pub(crate) fn to_string(who: &str, write: impl FnOnce(&mut Vec<u8>) -> io::Result<GenStats>) -> String {
+    let mut buf = Vec::new();
+    if let Err(e) = write(&mut buf) {
+        panic!("{who}: {e}");
+    }
+    String::from_utf8(buf).expect("generator emits ASCII")
+}
+
 /// The workload-independent part of a generator config.
 pub(crate) struct SimParams {
     /// Seed of the PRNG shared by the loop and the workload.

@@ -48,20 +48,17 @@ pub(crate) fn scan_digits(s: &[u8], i: usize) -> (u64, usize) {
             }
             return (parse8(x << (8 * (8 - n))), n);
         }
-        let mut v = parse8(x);
-        let mut j = i + 8;
-        while let Some(&c) = s.get(j) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            v = v.wrapping_mul(10).wrapping_add(d as u64);
-            j += 1;
-        }
+        let (v, j) = continue_digits(s, i + 8, parse8(x));
         return (v, j - i);
     }
-    let mut v = 0u64;
-    let mut j = i;
+    let (v, j) = continue_digits(s, i, 0);
+    (v, j - i)
+}
+
+/// Extends the value `v` with the digits from `s[j]` on, byte by byte;
+/// returns the value and the position after the last digit.
+#[inline(always)]
+fn continue_digits(s: &[u8], mut j: usize, mut v: u64) -> (u64, usize) {
     while let Some(&c) = s.get(j) {
         let d = c.wrapping_sub(b'0');
         if d > 9 {
@@ -70,7 +67,7 @@ pub(crate) fn scan_digits(s: &[u8], i: usize) -> (u64, usize) {
         v = v.wrapping_mul(10).wrapping_add(d as u64);
         j += 1;
     }
-    (v, j - i)
+    (v, j)
 }
 
 #[cfg(test)]
