@@ -277,6 +277,67 @@ pub enum Case {
     },
     /// The dependency graph had no edges at all.
     EmptyTransactionGraph,
+    /// A refutation by the exact (polygraph) check: no order of the writes
+    /// explains the history at the level checked.
+    Refuted(Box<Refutation>),
+    /// The exact check could not decide in time (isolde only).
+    ExactCheckTimeout {
+        /// Elle's name of the level being checked.
+        model: String,
+        /// What was still open.
+        detail: String,
+    },
+}
+
+/// Two writes of a key in a version order: `first`'s version precedes
+/// `second`'s.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct WriteOrder {
+    /// The key.
+    pub key: KeyId,
+    /// The earlier writer (completion op) and the value it wrote.
+    pub first: (OpId, i64),
+    /// The later writer and its value.
+    pub second: (OpId, i64),
+}
+
+/// One case of a refutation: assuming some write orders, this cycle closes.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Branch {
+    /// The write orders assumed (empty when the cycle needs none).
+    pub assume: Vec<WriteOrder>,
+    /// The cycle.
+    pub cycle: Cycle,
+}
+
+/// A write order the refutation relies on, with its reason: the opposite
+/// order would close `because`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Justified {
+    /// The order that must hold.
+    pub order: WriteOrder,
+    /// The cycle the opposite order closes (its first step is the opposite
+    /// order's edge).
+    pub because: Cycle,
+}
+
+/// Proof that a register history violates a level, by case analysis over the
+/// write orders the history leaves open: every branch assumes one
+/// combination of orders and shows a cycle, the branches cover every
+/// combination, and write orders used without being assumed are justified
+/// in `derived`. With no open order there is a single branch whose cycle
+/// uses only inferred and justified dependencies.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Refutation {
+    /// Elle's name of the model refuted (e.g. `snapshot-isolation`).
+    pub model: String,
+    /// The cases.
+    pub branches: Vec<Branch>,
+    /// Write orders forced by the rest of the history.
+    pub derived: Vec<Justified>,
+    /// True when the cases shown are only some of those the solver refuted
+    /// (too many to list); the verdict is still exact.
+    pub partial: bool,
 }
 
 /// Anomaly type name -> cases, sorted by name as Elle sorts keywords.

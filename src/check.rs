@@ -12,6 +12,7 @@ use crate::cycles::{self, lattice, CycleOptions};
 use crate::graph::Graph;
 use crate::history::{History, MopFn, OpId};
 use crate::infer::{self, order, InferError};
+use crate::si_check;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -42,6 +43,10 @@ pub struct CheckOptions {
     pub rw: infer::rw_register::RwOptions,
     /// Keep each SCC's vertices and edges in the outcome (for plots).
     pub keep_sccs: bool,
+    /// Decide serializability and snapshot isolation levels of register
+    /// histories exactly (polygraph + SAT) when a requested model is one of
+    /// them; `None` keeps Elle's inference-only analysis.
+    pub exact: Option<si_check::ExactOptions>,
 }
 
 impl Default for CheckOptions {
@@ -53,6 +58,7 @@ impl Default for CheckOptions {
             cycle_search_timeout: Duration::from_millis(1000),
             rw: infer::rw_register::RwOptions::default(),
             keep_sccs: false,
+            exact: Some(si_check::ExactOptions::default()),
         }
     }
 }
@@ -93,6 +99,8 @@ pub struct Stats {
     pub graph: Duration,
     /// Time spent on SCCs and cycle search.
     pub cycles: Duration,
+    /// Each exact check run: the model and its sizes and times.
+    pub exact: Vec<(String, si_check::ExactStats)>,
 }
 
 /// The result of a check: Elle's result map plus context.
@@ -147,7 +155,7 @@ pub enum CheckError {
 pub const PROHIBITED_BY_EVERY_MODEL: &[&str] = &["garbage-read"];
 
 /// Anomalies that make a verdict `unknown` rather than `false`.
-pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph"];
+pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph", "exact-check-timeout"];
 
 /// Resolves the workload for a history.
 pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
@@ -252,6 +260,10 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
+    if let (Workload::RwRegister, Some(exact)) = (workload, &opts.exact) {
+        let models = resolve_models(&opts.models)?;
+        run_exact(h, &models, exact, &mut anomalies, &mut stats);
+    }
     let mut outcome = result_map(workload, anomalies, &prohibited, &reportable, stats);
     if opts.keep_sccs {
         outcome.sccs = sccs
@@ -271,6 +283,58 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
             .collect();
     }
     Ok(outcome)
+}
+
+/// Runs the exact check for every requested model it decides that the
+/// Elle-style findings do not already rule out, and, each time a level is
+/// refuted, for the next weaker one, so the report says which of these
+/// levels the history does satisfy. Refutations are added under the name
+/// of the cycles they show; an undecided level adds `exact-check-timeout`.
+fn run_exact(
+    h: &History,
+    models: &[String],
+    opts: &si_check::ExactOptions,
+    anomalies: &mut Anomalies,
+    stats: &mut Stats,
+) {
+    let mut todo: Vec<si_check::Level> = models.iter().filter_map(|m| si_check::Level::from_model(m)).collect();
+    let mut done: Vec<si_check::Level> = Vec::new();
+    while let Some(level) = todo.pop() {
+        if done.contains(&level) {
+            continue;
+        }
+        done.push(level);
+        let found: Vec<&str> = anomalies.keys().map(String::as_str).collect();
+        let ruled_out = lattice::anomalies_to_impossible_models(&boundary_names(&found));
+        let canonical = lattice::canonical_model_name(level.model()).unwrap_or("");
+        if ruled_out.contains(canonical) {
+            // Already refuted by inferred anomalies: try the weaker level.
+            todo.extend(level.weaker());
+            continue;
+        }
+        let out = match si_check::check_level(h, level, opts) {
+            Ok(o) => o,
+            Err(e) => {
+                let case = Case::ExactCheckTimeout { model: level.model().to_string(), detail: e.to_string() };
+                anomalies.entry("exact-check-timeout".into()).or_default().push(case);
+                continue;
+            }
+        };
+        stats.exact.push((level.model().to_string(), out.stats));
+        match out.verdict {
+            si_check::Verdict::Valid => {}
+            si_check::Verdict::Invalid(r) => {
+                let names: Vec<&str> = r.branches.iter().map(|b| b.cycle.anomaly.as_str()).collect();
+                let name = si_check::witness::combined_name(&names);
+                anomalies.entry(name).or_default().push(Case::Refuted(r));
+                todo.extend(level.weaker());
+            }
+            si_check::Verdict::Unknown(detail) => {
+                let case = Case::ExactCheckTimeout { model: level.model().to_string(), detail };
+                anomalies.entry("exact-check-timeout".into()).or_default().push(case);
+            }
+        }
+    }
 }
 
 /// An outcome for a history the workload's rules cannot analyse.

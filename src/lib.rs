@@ -23,3 +23,4 @@ pub mod history;
 pub mod infer;
 pub mod ingest;
 pub mod reports;
+pub mod si_check;

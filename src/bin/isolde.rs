@@ -84,6 +84,20 @@ struct AnalyzeArgs {
     /// rw-register: infer version order from writes following reads.
     #[arg(long)]
     wfr_keys: bool,
+    /// rw-register: skip the exact check of serializability / snapshot
+    /// isolation (polygraph + SAT) and report only what Elle's inference finds.
+    #[arg(long)]
+    no_exact: bool,
+    /// rw-register: seconds the exact check may take per level before the
+    /// verdict becomes unknown.
+    #[arg(long, default_value_t = 600)]
+    exact_timeout: u64,
+    /// rw-register: skip pruning in the exact check (for comparisons).
+    #[arg(long)]
+    no_pruning: bool,
+    /// rw-register: memory budget for the exact check's reachability rows, MB.
+    #[arg(long, default_value_t = 1024)]
+    reach_memory: usize,
 }
 
 #[derive(Subcommand)]
@@ -242,6 +256,11 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             linearizable_keys: a.linearizable_keys,
         },
         keep_sccs: a.directory.is_some(),
+        exact: (!a.no_exact).then_some(isolde::si_check::ExactOptions {
+            prune: !a.no_pruning,
+            reach_bytes: a.reach_memory << 20,
+            timeout: Some(Duration::from_secs(a.exact_timeout)),
+        }),
     };
     if let Some(p) = &spinner {
         p.set_message(format!("analyzing {} operations", h.ops.len()));
@@ -266,6 +285,28 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             parse_peak.map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
             peak_rss_mb().map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
         );
+        for (model, x) in &st.exact {
+            eprintln!(
+                "exact {model}: txns {}  known edges {}  constraints {} -> {} after {} pruning rounds  \
+                 constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}\n  \
+                 build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s",
+                x.txns,
+                x.known_edges,
+                x.constraints,
+                x.constraints_after,
+                x.rounds,
+                x.constraint_edges,
+                x.constraint_edges_after,
+                x.components,
+                x.largest_component,
+                x.decisions,
+                x.conflicts,
+                x.build.as_secs_f64(),
+                x.prune.as_secs_f64(),
+                x.solve.as_secs_f64(),
+                x.witness.as_secs_f64(),
+            );
+        }
     }
     if let Some(dir) = &a.directory {
         let plots = reports::directory::PlotOptions {

@@ -83,6 +83,15 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
         )?;
     }
     for (name, cases) in &o.anomalies {
+        let refutations: Vec<String> = cases
+            .iter()
+            .filter_map(|c| if let Case::Refuted(r) = c { Some(text::explain_refutation(h, r)) } else { None })
+            .collect();
+        if !refutations.is_empty() {
+            let body: Vec<String> = refutations.iter().enumerate().map(|(i, t)| format!("{name} #{i}\n{t}")).collect();
+            fs::write(dir.join(format!("{name}.txt")), body.join("\n\n\n"))?;
+            continue;
+        }
         let cycles: Vec<&Cycle> =
             cases.iter().filter_map(|c| if let Case::Cycle(c) = c { Some(c) } else { None }).collect();
         if crate::cycles::search::CycleType::parse(name).is_some() && !cycles.is_empty() {

@@ -74,6 +74,14 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             format!("search for {spec_type} in an SCC of {scc_size} txns ran out of time")
         }
         Case::EmptyTransactionGraph => "no dependencies between transactions could be inferred".into(),
+        Case::Refuted(r) => {
+            let first = r.branches.first().map(|b| short_witness(h, &Case::Cycle(b.cycle.clone()))).unwrap_or_default();
+            match r.branches.len() {
+                1 => format!("{} refuted: {first}", r.model),
+                n => format!("{} refuted in all {n} cases of the open write orders, e.g. {first}", r.model),
+            }
+        }
+        Case::ExactCheckTimeout { model, detail } => format!("{model} undecided: {detail}"),
     }
 }
 
@@ -181,6 +189,7 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
                 out.push_str(&format!("\n{name} #{i}\n"));
                 match c {
                     Case::Cycle(cy) => out.push_str(&super::text::explain_cycle(h, o.workload, cy)),
+                    Case::Refuted(r) => out.push_str(&super::text::explain_refutation(h, r)),
                     other => out.push_str(&super::edn::to_string(&super::tree::case(h, o.workload, other))),
                 }
                 out.push('\n');

@@ -13,7 +13,7 @@
 
 use super::edn;
 use super::tree;
-use crate::anomaly::{Cycle, Step, Workload};
+use crate::anomaly::{Cycle, Refutation, Step, Workload, WriteOrder};
 use crate::history::{History, OpId};
 
 fn v(x: Option<i64>) -> String {
@@ -100,4 +100,52 @@ pub fn cycles_file(h: &History, w: Workload, anomaly: &str, cycles: &[&Cycle]) -
         .map(|(i, c)| format!("{anomaly} #{i}\n{}", explain_cycle(h, w, c)))
         .collect::<Vec<_>>()
         .join("\n\n\n")
+}
+
+fn order_text(h: &History, o: &WriteOrder) -> String {
+    format!(
+        "the write of {} = {} (index {}) precedes the write of {} = {} (index {})",
+        h.key(o.key),
+        o.first.1,
+        h.op(o.first.0).index,
+        h.key(o.key),
+        o.second.1,
+        h.op(o.second.0).index
+    )
+}
+
+/// The explanation of an exact-check refutation: one proof by contradiction
+/// per case of the open write orders, then the reasons for the write orders
+/// the cases rely on.
+pub fn explain_refutation(h: &History, r: &Refutation) -> String {
+    let w = Workload::RwRegister;
+    let n = r.branches.len();
+    let mut s = if n == 1 && r.branches[0].assume.is_empty() {
+        format!("No order of the writes explains this history under {}:\n\n", r.model)
+    } else {
+        format!(
+            "No order of the writes explains this history under {}: whichever way the write orders below go, \
+             a cycle closes ({n} case{}{}).\n\n",
+            r.model,
+            if n == 1 { "" } else { "s" },
+            if r.partial { ", a sample of those the solver refuted" } else { "" }
+        )
+    };
+    for (i, b) in r.branches.iter().enumerate() {
+        if !b.assume.is_empty() {
+            let assumed: Vec<String> = b.assume.iter().map(|o| order_text(h, o)).collect();
+            s.push_str(&format!("Case {} of {n}: suppose {}.\n", i + 1, assumed.join(", and ")));
+        }
+        s.push_str(&explain_cycle(h, w, &b.cycle));
+        s.push_str("\n\n");
+    }
+    if !r.derived.is_empty() {
+        s.push_str("These write orders are forced, because the opposite order would close a cycle:\n\n");
+        for d in &r.derived {
+            s.push_str(&format!("{}, since otherwise:\n", order_text(h, &d.order)));
+            s.push_str(&explain_cycle(h, w, &d.because));
+            s.push_str("\n\n");
+        }
+    }
+    s.trim_end().to_string()
 }

@@ -1,6 +1,6 @@
 //! Elle's result map as a printable value tree.
 
-use crate::anomaly::{Case, Cycle, Expected, MopRef, ReadValue, Step, Workload};
+use crate::anomaly::{Case, Cycle, Expected, MopRef, ReadValue, Refutation, Step, Workload, WriteOrder};
 use crate::check::{Outcome, Validity};
 use crate::history::{Atom, History, Mop, MopValue, OpId, Value};
 
@@ -234,7 +234,51 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             (kw("scc-size"), Node::Int(*scc_size as i64)),
         ]),
         Case::EmptyTransactionGraph => Node::Bool(true),
+        Case::Refuted(r) => refutation(h, w, r),
+        Case::ExactCheckTimeout { model, detail } => Node::Map(vec![
+            (kw("type"), kw("exact-check-timeout")),
+            (kw("model"), kw(model)),
+            (kw("detail"), Node::Str(detail.clone())),
+        ]),
     }
+}
+
+/// A write order as `{:key k, :first {:index i, :value v}, :second {...}}`.
+fn write_order(h: &History, o: &WriteOrder) -> Node {
+    let side =
+        |(op, v): (OpId, i64)| Node::Map(vec![(kw("index"), Node::Int(h.op(op).index)), (kw("value"), Node::Int(v))]);
+    Node::Map(vec![(kw("key"), atom(h.key(o.key))), (kw("first"), side(o.first)), (kw("second"), side(o.second))])
+}
+
+/// A refutation by the exact check: the first case's cycle in Elle's shape
+/// (`:cycle`, `:steps`, `:type`), then every case with the write orders it
+/// assumes, and the justified write orders the cases rely on.
+pub fn refutation(h: &History, w: Workload, r: &Refutation) -> Node {
+    let mut m = match r.branches.first().map(|b| cycle(h, w, &b.cycle)) {
+        Some(Node::Map(m)) => m,
+        _ => Vec::new(),
+    };
+    m.push((kw("model"), kw(&r.model)));
+    let cases = r
+        .branches
+        .iter()
+        .map(|b| {
+            let mut c = vec![(kw("assuming"), Node::Vector(b.assume.iter().map(|o| write_order(h, o)).collect()))];
+            if let Node::Map(cy) = cycle(h, w, &b.cycle) {
+                c.extend(cy);
+            }
+            Node::Map(c)
+        })
+        .collect();
+    m.push((kw("cases"), Node::Vector(cases)));
+    let derived = r
+        .derived
+        .iter()
+        .map(|d| Node::Map(vec![(kw("order"), write_order(h, &d.order)), (kw("because"), cycle(h, w, &d.because))]))
+        .collect();
+    m.push((kw("derived-orders"), Node::Vector(derived)));
+    m.push((kw("partial?"), Node::Bool(r.partial)));
+    Node::Map(m)
 }
 
 /// Elle's result map for an outcome.

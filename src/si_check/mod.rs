@@ -1,0 +1,551 @@
+//! Exact checking of register histories: does *some* order of the writes
+//! explain the history at a given level?
+//!
+//! Elle's register analysis only reports the cycles it can infer, so it
+//! misses violations whose write order is not revealed by the reads. Deciding
+//! serializability or snapshot isolation exactly is NP-complete, and this
+//! module does it the way Cobra and PolySI do, with our own engine:
+//!
+//! 1. [`txns`]: the transactions that may have committed, their external
+//!    reads (resolved to writers by unique values) and final writes;
+//! 2. [`polygraph`]: the known dependencies plus one binary constraint per
+//!    pair of write chains of a key (read-modify-writes combined into
+//!    chains), over the begin/commit graph that makes snapshot isolation a
+//!    plain acyclicity question;
+//! 3. [`prune`]: constraints decided by reachability ([`reach`]), round
+//!    after round;
+//! 4. the remaining constraints split by strongly connected component and
+//!    decided in parallel by [`solver`], a CDCL solver with an incremental
+//!    acyclicity theory;
+//! 5. [`witness`]: a refutation explained as cycles over concrete
+//!    transactions, split into cases over the open write orders.
+//!
+//! A verdict is `Valid` only when an acyclic choice was found for every
+//! component; a timeout yields `Unknown`, never `Valid`.
+
+pub mod polygraph;
+pub mod prune;
+pub mod reach;
+pub mod solver;
+pub mod txns;
+pub mod witness;
+
+pub use polygraph::Dep;
+
+use crate::anomaly::{Branch, Refutation};
+use crate::cycles::scc::{tarjan, Adjacency};
+use crate::history::History;
+use polygraph::{DepEdge, Polygraph};
+use prune::{Ending, PruneOptions, Pruned};
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+use witness::Ctx;
+
+/// Which cycles a level forbids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Semantics {
+    /// Every dependency cycle (Adya PL-3).
+    Serializable,
+    /// Cycles without two adjacent anti-dependencies (Adya PL-SI, as
+    /// characterised by Cerone and Gotsman).
+    SnapshotIsolation,
+}
+
+/// Which extra order the level includes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OrderKind {
+    /// None.
+    None,
+    /// Each process's transactions in order (Elle's `strong-session-`).
+    Session,
+    /// Realtime order (Elle's `strict-`/`strong-`).
+    Realtime,
+}
+
+/// A level the exact check decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Level {
+    /// Forbidden cycles.
+    pub semantics: Semantics,
+    /// Extra order.
+    pub order: OrderKind,
+}
+
+/// Elle's names of the levels the exact check decides.
+pub const LEVELS: [(&str, Level); 6] = [
+    ("strict-serializable", Level { semantics: Semantics::Serializable, order: OrderKind::Realtime }),
+    ("strong-session-serializable", Level { semantics: Semantics::Serializable, order: OrderKind::Session }),
+    ("serializable", Level { semantics: Semantics::Serializable, order: OrderKind::None }),
+    ("strong-snapshot-isolation", Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::Realtime }),
+    ("strong-session-snapshot-isolation", Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::Session }),
+    ("snapshot-isolation", Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::None }),
+];
+
+impl Level {
+    /// The level Elle calls `name` (friendly or canonical), if this check
+    /// decides it.
+    pub fn from_model(name: &str) -> Option<Level> {
+        let name = match name {
+            "PL-3" => "serializable",
+            "PL-SS" | "strong-serializable" => "strict-serializable",
+            "PL-SI" => "snapshot-isolation",
+            n => n,
+        };
+        LEVELS.iter().find(|(n, _)| *n == name).map(|&(_, l)| l)
+    }
+
+    /// Elle's friendly name of the level.
+    pub fn model(self) -> &'static str {
+        LEVELS.iter().find(|(_, l)| *l == self).map(|(n, _)| *n).unwrap_or("serializable")
+    }
+
+    /// The next weaker level to try once this one is refuted (dropping the
+    /// order first, then serializability for snapshot isolation).
+    pub fn weaker(self) -> Option<Level> {
+        match (self.semantics, self.order) {
+            (s, OrderKind::Realtime | OrderKind::Session) => Some(Level { semantics: s, order: OrderKind::None }),
+            (Semantics::Serializable, OrderKind::None) => {
+                Some(Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::None })
+            }
+            (Semantics::SnapshotIsolation, OrderKind::None) => None,
+        }
+    }
+}
+
+/// Tuning of the exact check.
+#[derive(Clone, Copy, Debug)]
+pub struct ExactOptions {
+    /// Decide constraints by reachability before solving.
+    pub prune: bool,
+    /// Memory budget for reachability rows, in bytes.
+    pub reach_bytes: usize,
+    /// Give up (verdict unknown) after this long.
+    pub timeout: Option<Duration>,
+}
+
+impl Default for ExactOptions {
+    fn default() -> Self {
+        ExactOptions { prune: true, reach_bytes: 1 << 30, timeout: Some(Duration::from_secs(600)) }
+    }
+}
+
+/// The exact verdict for one level.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Some write order explains the history.
+    Valid,
+    /// No write order does; the refutation says why.
+    Invalid(Box<Refutation>),
+    /// Undecided, with the reason.
+    Unknown(String),
+}
+
+/// Sizes and stage times (compare PolySI's Table 3).
+#[derive(Clone, Debug, Default)]
+pub struct ExactStats {
+    /// Transactions in the polygraph.
+    pub txns: usize,
+    /// Reads dropped as unexplained (reported by the Elle-style analysis).
+    pub dropped_reads: usize,
+    /// Known dependency edges.
+    pub known_edges: usize,
+    /// Constraints before pruning.
+    pub constraints: usize,
+    /// Edges in constraint sides before pruning.
+    pub constraint_edges: usize,
+    /// Constraints left after pruning.
+    pub constraints_after: usize,
+    /// Edges in constraint sides after pruning.
+    pub constraint_edges_after: usize,
+    /// Pruning rounds.
+    pub rounds: u32,
+    /// Components handed to the solver.
+    pub components: usize,
+    /// Variables in the largest component.
+    pub largest_component: usize,
+    /// Solver decisions, all components.
+    pub decisions: u64,
+    /// Solver conflicts, all components.
+    pub conflicts: u64,
+    /// Extracting transactions and building the polygraph.
+    pub build: Duration,
+    /// Pruning.
+    pub prune: Duration,
+    /// Solving.
+    pub solve: Duration,
+    /// Building the refutation.
+    pub witness: Duration,
+}
+
+/// The result of checking one level.
+#[derive(Clone, Debug)]
+pub struct ExactOutcome {
+    /// The level.
+    pub level: Level,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Sizes and times.
+    pub stats: ExactStats,
+}
+
+/// Checks `h` (a register history) at `level`.
+pub fn check_level(h: &History, level: Level, opts: &ExactOptions) -> Result<ExactOutcome, txns::TxnsError> {
+    let start = Instant::now();
+    let deadline = opts.timeout.map(|t| start + t);
+    let mut stats = ExactStats::default();
+    let txns = txns::extract(h)?;
+    let g = polygraph::build(h, &txns, level);
+    stats.txns = txns.len();
+    stats.dropped_reads = txns.dropped_reads;
+    stats.known_edges = g.known.len();
+    stats.constraints = g.constraints.len();
+    stats.constraint_edges = side_edge_count(&g, 0..g.constraints.len() as u32);
+    stats.build = start.elapsed();
+
+    let t = Instant::now();
+    let pr = prune::prune(&g, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune });
+    stats.prune = t.elapsed();
+    stats.rounds = pr.rounds;
+    stats.constraints_after = pr.open.len();
+    stats.constraint_edges_after = side_edge_count(&g, pr.open.iter().copied());
+    let ctx = Ctx { h, txns: &txns, g: &g, recs: &pr.edges, derivations: &pr.derivations };
+    let verdict = match pr.ending {
+        Ending::Cycle { round } => {
+            let t = Instant::now();
+            let r = refute_known_cycle(&ctx, round, level);
+            stats.witness = t.elapsed();
+            r
+        }
+        Ending::BothSides { constraint, blocked, round } => {
+            let t = Instant::now();
+            let r = refute_both_sides(&ctx, constraint, blocked, round, level);
+            stats.witness = t.elapsed();
+            r
+        }
+        Ending::Open => solve_components(&ctx, &pr, level, deadline, &mut stats),
+    };
+    Ok(ExactOutcome { level, verdict, stats })
+}
+
+fn side_edge_count(g: &Polygraph, cs: impl Iterator<Item = u32>) -> usize {
+    let mut buf = Vec::new();
+    let mut n = 0;
+    for c in cs {
+        for side in [true, false] {
+            g.side(&g.constraints[c as usize], side, &mut buf);
+            n += buf.len();
+        }
+    }
+    n
+}
+
+fn refutation(ctx: &Ctx<'_>, level: Level, branches: Vec<Branch>, derived: Vec<usize>, partial: bool) -> Verdict {
+    let mut justified = Vec::new();
+    ctx.justify(derived, &mut justified);
+    Verdict::Invalid(Box::new(Refutation { model: level.model().to_string(), branches, derived: justified, partial }))
+}
+
+/// The known and derived edges of rounds `<= round` form a cycle.
+fn refute_known_cycle(ctx: &Ctx<'_>, round: u32, level: Level) -> Verdict {
+    let g = ctx.g;
+    let edges: Vec<DepEdge> = ctx.recs.iter().filter(|r| r.round <= round).map(|r| r.e).collect();
+    let (offsets, targets) = prune::bc_csr(g, edges.iter().copied());
+    // Nodes Kahn cannot remove lie on or after a cycle; walking predecessors
+    // among them must revisit a node.
+    let n = offsets.len() - 1;
+    let mut indeg = vec![0u32; n];
+    for &t in &targets {
+        indeg[t as usize] += 1;
+    }
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut removed = vec![false; n];
+    while let Some(v) = stack.pop() {
+        removed[v as usize] = true;
+        for &t in &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize] {
+            indeg[t as usize] -= 1;
+            if indeg[t as usize] == 0 {
+                stack.push(t);
+            }
+        }
+    }
+    // Find one remaining dependency edge both of whose ends remain and that
+    // closes a cycle.
+    for (i, r) in ctx.recs.iter().enumerate() {
+        if r.round > round {
+            continue;
+        }
+        let (a, b) = g.bc(&r.e);
+        if removed[a as usize] || removed[b as usize] {
+            continue;
+        }
+        if let Some((cyc, mut derived)) = ctx.close(r.e, &[], round) {
+            if r.why != u32::MAX {
+                derived.push(i);
+            }
+            let branch = Branch { assume: Vec::new(), cycle: ctx.cycle(&cyc) };
+            return refutation(ctx, level, vec![branch], derived, false);
+        }
+    }
+    Verdict::Unknown("the known graph is cyclic but no cycle could be extracted".into())
+}
+
+/// Both sides of a constraint close cycles.
+fn refute_both_sides(ctx: &Ctx<'_>, constraint: u32, blocked: [DepEdge; 2], round: u32, level: Level) -> Verdict {
+    let mut branches = Vec::new();
+    let mut derived = Vec::new();
+    for (side, e) in [(true, blocked[0]), (false, blocked[1])] {
+        match ctx.close(e, &[], round) {
+            Some((cyc, d)) => {
+                derived.extend(d);
+                branches.push(Branch { assume: vec![ctx.write_order(constraint, side)], cycle: ctx.cycle(&cyc) });
+            }
+            None => return Verdict::Unknown("a pruning conflict could not be explained".into()),
+        }
+    }
+    refutation(ctx, level, branches, derived, false)
+}
+
+/// A group of begin/commit nodes and the constraints among them.
+struct Component {
+    nodes: Vec<u32>,
+    vars: Vec<u32>,
+}
+
+struct Csr {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Adjacency for Csr {
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    fn degree(&self, v: u32) -> usize {
+        (self.offsets[v as usize + 1] - self.offsets[v as usize]) as usize
+    }
+    fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
+        Some(self.targets[self.offsets[v as usize] as usize + i])
+    }
+}
+
+/// Splits the open constraints by strongly connected component of the graph
+/// holding every known edge and both sides of every open constraint: a
+/// cycle lies within one component, so components are independent.
+fn components(ctx: &Ctx<'_>, open: &[u32]) -> Vec<Component> {
+    let g = ctx.g;
+    let mut all: Vec<DepEdge> = ctx.recs.iter().map(|r| r.e).collect();
+    let mut buf = Vec::new();
+    for &c in open {
+        for side in [true, false] {
+            g.side(&g.constraints[c as usize], side, &mut buf);
+            all.extend_from_slice(&buf);
+        }
+    }
+    let (offsets, targets) = prune::bc_csr(g, all.iter().copied());
+    drop(all);
+    let csr = Csr { offsets, targets };
+    let comps = tarjan(&csr, |_| true);
+    // Union components a single constraint touches (never expected, but a
+    // variable must live in exactly one sub-problem).
+    let mut parent: Vec<u32> = (0..comps.comps.len() as u32).collect();
+    fn find(p: &mut [u32], mut x: u32) -> u32 {
+        while p[x as usize] != x {
+            p[x as usize] = p[p[x as usize] as usize];
+            x = p[x as usize];
+        }
+        x
+    }
+    let mut home: Vec<u32> = vec![u32::MAX; open.len()];
+    for (i, &c) in open.iter().enumerate() {
+        for side in [true, false] {
+            g.side(&g.constraints[c as usize], side, &mut buf);
+            for e in &buf {
+                let (a, b) = g.bc(e);
+                let (ca, cb) = (comps.comp_of[a as usize], comps.comp_of[b as usize]);
+                if ca != u32::MAX && ca == cb {
+                    let r = find(&mut parent, ca);
+                    if home[i] == u32::MAX {
+                        home[i] = r;
+                    } else {
+                        let h = find(&mut parent, home[i]);
+                        if h != r {
+                            parent[h as usize] = r;
+                        }
+                        home[i] = r;
+                    }
+                }
+            }
+        }
+    }
+    let k = comps.comps.len();
+    let mut index: Vec<u32> = vec![u32::MAX; k];
+    let mut out: Vec<Component> = Vec::new();
+    let mut root_of = |x: u32, parent: &mut Vec<u32>, out: &mut Vec<Component>| {
+        let r = find(parent, x) as usize;
+        if index[r] == u32::MAX {
+            index[r] = out.len() as u32;
+            out.push(Component { nodes: Vec::new(), vars: Vec::new() });
+        }
+        index[r] as usize
+    };
+    for (i, &c) in open.iter().enumerate() {
+        if home[i] != u32::MAX {
+            let j = root_of(home[i], &mut parent, &mut out);
+            out[j].vars.push(c);
+        }
+    }
+    for (ci, nodes) in comps.comps.iter().enumerate() {
+        let r = find(&mut parent, ci as u32) as usize;
+        if index[r] != u32::MAX {
+            out[index[r] as usize].nodes.extend_from_slice(nodes);
+        }
+    }
+    out.retain(|c| !c.vars.is_empty());
+    out
+}
+
+/// The solver instance of a component restricted to `vars` (a subset of its
+/// variables, by position).
+fn instance(ctx: &Ctx<'_>, comp: &Component, vars: &[usize], pos: &[u32]) -> solver::Instance {
+    let g = ctx.g;
+    let mut local: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
+    let mut nodes = comp.nodes.clone();
+    nodes.sort_unstable_by_key(|&v| pos[v as usize]);
+    for (i, &v) in nodes.iter().enumerate() {
+        local.insert(v, i as u32);
+    }
+    let map = |e: &DepEdge| {
+        let (a, b) = g.bc(e);
+        Some((*local.get(&a)?, *local.get(&b)?))
+    };
+    let mut known: Vec<(u32, u32)> = ctx.recs.iter().filter_map(|r| map(&r.e)).collect();
+    for t in 0..g.n as u32 {
+        if let (Some(&a), Some(&b)) = (local.get(&polygraph::begin(t)), local.get(&polygraph::commit(t))) {
+            known.push((a, b));
+        }
+    }
+    let mut side_edges = Vec::new();
+    let mut side_start = vec![0u32];
+    let mut buf = Vec::new();
+    for &vi in vars {
+        let c = &g.constraints[comp.vars[vi] as usize];
+        for side in [true, false] {
+            g.side(c, side, &mut buf);
+            side_edges.extend(buf.iter().filter_map(&map));
+            side_start.push(side_edges.len() as u32);
+        }
+    }
+    solver::Instance { nodes: nodes.len(), known, side_edges, side_start, order: (0..nodes.len() as u32).collect() }
+}
+
+fn solve_components(
+    ctx: &Ctx<'_>,
+    pr: &Pruned,
+    level: Level,
+    deadline: Option<Instant>,
+    stats: &mut ExactStats,
+) -> Verdict {
+    let t = Instant::now();
+    let comps = components(ctx, &pr.open);
+    stats.components = comps.len();
+    stats.largest_component = comps.iter().map(|c| c.vars.len()).max().unwrap_or(0);
+    let results: Vec<(solver::Answer, solver::SolveStats)> = comps
+        .par_iter()
+        .map(|c| {
+            let all: Vec<usize> = (0..c.vars.len()).collect();
+            solver::solve(&instance(ctx, c, &all, &pr.pos), deadline)
+        })
+        .collect();
+    stats.decisions = results.iter().map(|r| r.1.decisions).sum();
+    stats.conflicts = results.iter().map(|r| r.1.conflicts).sum();
+    stats.solve = t.elapsed();
+    if let Some(i) = results.iter().position(|r| r.0 == solver::Answer::Unsat) {
+        let t = Instant::now();
+        let v = refute_component(ctx, &comps[i], pr, level);
+        stats.witness = t.elapsed();
+        return v;
+    }
+    if results.iter().any(|r| r.0 == solver::Answer::Timeout) {
+        return Verdict::Unknown(format!(
+            "the solver did not finish within the time limit ({} constraints in {} components)",
+            pr.open.len(),
+            comps.len()
+        ));
+    }
+    Verdict::Valid
+}
+
+/// Most cases listed for one refutation (all combinations of up to three
+/// open write orders).
+const MAX_CORE_CASES: usize = 3;
+
+/// Explains an unsatisfiable component: shrinks its constraints to a
+/// minimal unsatisfiable core (removing a constraint drops both its sides,
+/// which can only remove cycles), then shows a cycle for each combination of
+/// the core's write orders.
+fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level) -> Verdict {
+    let budget = Instant::now() + Duration::from_secs(20);
+    let unsat = |vars: &[usize]| -> Option<bool> {
+        match solver::solve(&instance(ctx, comp, vars, &pr.pos), Some(budget)).0 {
+            solver::Answer::Unsat => Some(true),
+            solver::Answer::Sat(_) => Some(false),
+            solver::Answer::Timeout => None,
+        }
+    };
+    let mut core: Vec<usize> = (0..comp.vars.len()).collect();
+    let mut minimal = true;
+    // Halving first, then one at a time.
+    let mut chunk = core.len() / 2;
+    while chunk >= 1 {
+        let mut i = 0;
+        while i < core.len() {
+            let trial: Vec<usize> =
+                core[..i].iter().chain(core[(i + chunk).min(core.len())..].iter()).copied().collect();
+            match unsat(&trial) {
+                Some(true) => core = trial,
+                Some(false) => i += chunk,
+                None => {
+                    minimal = false;
+                    break;
+                }
+            }
+        }
+        if !minimal {
+            break;
+        }
+        chunk /= 2;
+    }
+    let shown = core.len().min(MAX_CORE_CASES);
+    let mut branches = Vec::new();
+    let mut derived = Vec::new();
+    let mut buf = Vec::new();
+    for mask in 0..1u32 << shown {
+        let mut assume = Vec::new();
+        let mut extra = Vec::new();
+        let mut firsts = Vec::new();
+        for (j, &vi) in core.iter().enumerate() {
+            let c = comp.vars[vi];
+            let a_first = if j < shown { mask >> j & 1 == 0 } else { true };
+            ctx.g.side(&ctx.g.constraints[c as usize], a_first, &mut buf);
+            extra.extend_from_slice(&buf);
+            firsts.extend_from_slice(&buf);
+            assume.push(ctx.write_order(c, a_first));
+        }
+        // The shortest cycle through an assumed edge.
+        let best = firsts
+            .iter()
+            .filter_map(|&e| {
+                let others: Vec<DepEdge> = extra.iter().copied().filter(|x| *x != e).collect();
+                ctx.close(e, &others, u32::MAX)
+            })
+            .min_by_key(|(c, _)| c.len());
+        match best {
+            Some((cyc, d)) => {
+                derived.extend(d);
+                branches.push(Branch { assume, cycle: ctx.cycle(&cyc) });
+            }
+            None => return Verdict::Unknown("an unsatisfiable core could not be explained".into()),
+        }
+    }
+    refutation(ctx, level, branches, derived, shown < core.len() || !minimal)
+}

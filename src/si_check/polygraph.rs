@@ -1,0 +1,311 @@
+//! The polygraph of a register history: the dependencies every explanation
+//! of the history must contain (the *known* graph), and one binary
+//! *constraint* per pair of write chains of a key whose order is unknown.
+//!
+//! Known edges (each justified by the history alone):
+//! * **wr**: a read observed a unique value, so its writer precedes it;
+//! * **session / realtime**: the process order, or the realtime order, when
+//!   the level includes it;
+//! * **ww inside a chain**: a transaction that read version `v` of a key and
+//!   wrote the key installs the version right after `v` (Cobra's
+//!   *combining writes*; anything between would make it overwrite a version it
+//!   did not read, a G-single or worse cycle under both SI and
+//!   serializability), so read-modify-writes link writers into chains;
+//! * **rw inside a chain** (readers of one chain element precede the next),
+//!   and **rw from initial-state reads** to the head of every chain.
+//!
+//! A constraint says "chain `a` entirely precedes chain `b` on key `k`, or the
+//! other way round": side `a<b` holds the edge `tail(a) →ww head(b)` and
+//! `r →rw head(b)` for every reader `r` of `tail(a)`'s version (Cobra's
+//! coalesced constraint); side `b<a` mirrors it. Because acyclicity is
+//! monotone, only the chosen side's edges need to be present.
+//!
+//! Acyclicity is checked on the *begin/commit graph* (Viper): transaction `t`
+//! is two nodes `s(t) → c(t)`. Under serializability every dependency `u → v`
+//! is `c(u) → s(v)`, so cycles are exactly the dependency cycles. Under
+//! snapshot isolation, ww/wr/session/realtime edges are `c(u) → s(v)` but rw
+//! edges are `s(u) → c(v)`: a cycle can then never take two rw edges in a
+//! row, so the graph is acyclic exactly when `(SO ∪ WR ∪ WW) ; RW?` is
+//! (Cerone and Gotsman's characterisation used by PolySI), without building
+//! composed edges.
+
+use super::txns::{Source, TxnId, Txns};
+use super::{Level, OrderKind, Semantics};
+use crate::history::{History, KeyId, NONE};
+use crate::infer::order;
+
+/// The kind of a dependency between two transactions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Dep {
+    /// `to` overwrote `from`'s version of the key.
+    Ww,
+    /// `to` read `from`'s version of the key.
+    Wr,
+    /// `from` read a version of the key that `to` overwrote.
+    Rw,
+    /// Same process, `from` first.
+    Session,
+    /// `from` completed before `to` began.
+    Realtime,
+}
+
+/// A dependency edge between transactions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct DepEdge {
+    /// Source transaction.
+    pub from: TxnId,
+    /// Target transaction.
+    pub to: TxnId,
+    /// Kind.
+    pub dep: Dep,
+    /// The key, for data dependencies ([`NONE`] otherwise).
+    pub key: u32,
+}
+
+impl DepEdge {
+    fn data(from: TxnId, to: TxnId, dep: Dep, key: KeyId) -> DepEdge {
+        DepEdge { from, to, dep, key: key.0 }
+    }
+}
+
+/// A maximal sequence of writers of one key linked by read-modify-writes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Chain {
+    /// The key.
+    pub key: KeyId,
+    /// Range in [`Polygraph::chain_txns`].
+    pub start: u32,
+    /// Number of writers (at least one).
+    pub len: u32,
+}
+
+/// An unknown order between two chains of the same key. The constraint's
+/// variable is true when chain `a` precedes chain `b`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Constraint {
+    /// First chain.
+    pub a: u32,
+    /// Second chain.
+    pub b: u32,
+}
+
+/// The known graph plus the constraints.
+#[derive(Clone, Debug)]
+pub struct Polygraph {
+    /// Number of transactions.
+    pub n: usize,
+    /// Which cycles are forbidden.
+    pub semantics: Semantics,
+    /// Dependencies every explanation contains.
+    pub known: Vec<DepEdge>,
+    /// Write chains.
+    pub chains: Vec<Chain>,
+    /// Their writers, chain by chain, in version order.
+    pub chain_txns: Vec<TxnId>,
+    /// Unknown orders.
+    pub constraints: Vec<Constraint>,
+    /// `(writer, key, reader)` for every external read of a written version,
+    /// sorted, for looking up the readers of a version.
+    readers: Vec<(TxnId, u32, TxnId)>,
+}
+
+impl Polygraph {
+    /// The writers of a chain, in order.
+    pub fn chain(&self, c: u32) -> &[TxnId] {
+        let ch = &self.chains[c as usize];
+        &self.chain_txns[ch.start as usize..(ch.start + ch.len) as usize]
+    }
+
+    /// Transactions that read `w`'s version of `key`.
+    pub fn readers_of(&self, w: TxnId, key: KeyId) -> impl Iterator<Item = TxnId> + '_ {
+        let lo = self.readers.partition_point(|&(a, k, _)| (a, k) < (w, key.0));
+        self.readers[lo..].iter().take_while(move |&&(a, k, _)| a == w && k == key.0).map(|&(_, _, r)| r)
+    }
+
+    /// The edges that hold when constraint `c` is decided `a_first`
+    /// (chain `a` before chain `b`) or not.
+    pub fn side(&self, c: &Constraint, a_first: bool, out: &mut Vec<DepEdge>) {
+        out.clear();
+        let (x, y) = if a_first { (c.a, c.b) } else { (c.b, c.a) };
+        let key = self.chains[x as usize].key;
+        let tail = *self.chain(x).last().unwrap_or(&0);
+        let head = self.chain(y)[0];
+        out.push(DepEdge::data(tail, head, Dep::Ww, key));
+        out.extend(self.readers_of(tail, key).filter(|&r| r != head).map(|r| DepEdge::data(r, head, Dep::Rw, key)));
+    }
+
+    /// The begin/commit-graph edge of a dependency (see the module docs).
+    #[inline]
+    pub fn bc(&self, e: &DepEdge) -> (u32, u32) {
+        bc_edge(self.semantics, e)
+    }
+}
+
+/// Begin node of a transaction in the begin/commit graph.
+#[inline]
+pub fn begin(t: TxnId) -> u32 {
+    2 * t
+}
+
+/// Commit node of a transaction.
+#[inline]
+pub fn commit(t: TxnId) -> u32 {
+    2 * t + 1
+}
+
+/// The begin/commit-graph edge of a dependency under `semantics`.
+#[inline]
+pub fn bc_edge(semantics: Semantics, e: &DepEdge) -> (u32, u32) {
+    if e.dep == Dep::Rw && semantics == Semantics::SnapshotIsolation {
+        (begin(e.from), commit(e.to))
+    } else {
+        (commit(e.from), begin(e.to))
+    }
+}
+
+/// Builds the polygraph of `txns` for `level`.
+pub fn build(h: &History, txns: &Txns, level: Level) -> Polygraph {
+    let n = txns.len();
+    let mut known: Vec<DepEdge> = Vec::new();
+    // Readers of each written version.
+    let mut readers: Vec<(TxnId, u32, TxnId)> = Vec::new();
+    let mut init_readers: Vec<(u32, TxnId)> = Vec::new();
+    for t in 0..n as TxnId {
+        for r in txns.reads_of(t) {
+            match r.from {
+                Source::Txn(w, _) => {
+                    readers.push((w, r.key.0, t));
+                    known.push(DepEdge::data(w, t, Dep::Wr, r.key));
+                }
+                Source::Init => init_readers.push((r.key.0, t)),
+            }
+        }
+    }
+    readers.sort_unstable();
+    init_readers.sort_unstable();
+    // Order edges.
+    let mut last: rustc_hash::FxHashMap<i64, TxnId> = rustc_hash::FxHashMap::default();
+    if level.order != OrderKind::None {
+        for t in 0..n as TxnId {
+            if let Some(p) = last.insert(txns.process[t as usize], t) {
+                known.push(DepEdge { from: p, to: t, dep: Dep::Session, key: NONE });
+            }
+        }
+    }
+    if level.order == OrderKind::Realtime {
+        let mut txn_of_op = vec![u32::MAX; h.ops.len()];
+        for (t, &o) in txns.op.iter().enumerate() {
+            txn_of_op[o as usize] = t as u32;
+        }
+        for e in order::realtime_edges(h) {
+            let (a, b) = (txn_of_op[e.from as usize], txn_of_op[e.to as usize]);
+            if a != u32::MAX && b != u32::MAX && a != b {
+                known.push(DepEdge { from: a, to: b, dep: Dep::Realtime, key: NONE });
+            }
+        }
+    }
+    // Writers per key, and read-modify-write successors.
+    let mut writes: Vec<(u32, TxnId)> = Vec::with_capacity(txns.writes.len());
+    for t in 0..n as TxnId {
+        writes.extend(txns.writes_of(t).iter().map(|w| (w.key.0, t)));
+    }
+    writes.sort_unstable();
+    // rmw[(key, writer)] = successors that read writer's version and wrote key.
+    let mut rmw: Vec<(u32, TxnId, TxnId)> = Vec::new();
+    for &(w, k, r) in &readers {
+        if txns.write_of(r, KeyId(k)).is_some() {
+            rmw.push((k, w, r));
+        }
+    }
+    rmw.sort_unstable();
+    let mut chains = Vec::new();
+    let mut chain_txns = Vec::new();
+    let mut constraints = Vec::new();
+    let mut i = 0;
+    while i < writes.len() {
+        let key = writes[i].0;
+        let mut j = i;
+        while j < writes.len() && writes[j].0 == key {
+            j += 1;
+        }
+        let ws: Vec<TxnId> = writes[i..j].iter().map(|&(_, t)| t).collect();
+        i = j;
+        let lo = rmw.partition_point(|&(k, _, _)| k < key);
+        let hi = rmw.partition_point(|&(k, _, _)| k <= key);
+        let rm = &rmw[lo..hi];
+        // A writer's unique RMW successor continues its chain; two or more
+        // (a lost update) continue none, but each still follows it.
+        let mut next: rustc_hash::FxHashMap<TxnId, TxnId> = rustc_hash::FxHashMap::default();
+        let mut has_pred: rustc_hash::FxHashSet<TxnId> = rustc_hash::FxHashSet::default();
+        let mut s = 0;
+        while s < rm.len() {
+            let w = rm[s].1;
+            let mut e = s;
+            while e < rm.len() && rm[e].1 == w {
+                known.push(DepEdge::data(w, rm[e].2, Dep::Ww, KeyId(key)));
+                e += 1;
+            }
+            if e - s == 1 {
+                next.insert(w, rm[s].2);
+                has_pred.insert(rm[s].2);
+            }
+            s = e;
+        }
+        let first_chain = chains.len() as u32;
+        let mut in_chain: rustc_hash::FxHashSet<TxnId> = rustc_hash::FxHashSet::default();
+        for &w in &ws {
+            if has_pred.contains(&w) || in_chain.contains(&w) {
+                continue;
+            }
+            let start = chain_txns.len() as u32;
+            let mut cur = w;
+            loop {
+                if !in_chain.insert(cur) {
+                    break; // a cycle of read-modify-writes; the wr edges close it
+                }
+                chain_txns.push(cur);
+                match next.get(&cur) {
+                    Some(&nx) => cur = nx,
+                    None => break,
+                }
+            }
+            chains.push(Chain { key: KeyId(key), start, len: chain_txns.len() as u32 - start });
+        }
+        // Writers on a cycle of read-modify-writes: each its own chain.
+        for &w in &ws {
+            if !in_chain.contains(&w) {
+                in_chain.insert(w);
+                chain_txns.push(w);
+                chains.push(Chain { key: KeyId(key), start: chain_txns.len() as u32 - 1, len: 1 });
+            }
+        }
+        let last_chain = chains.len() as u32;
+        // rw inside chains, and from initial-state reads to every head.
+        for c in first_chain..last_chain {
+            let ch = chains[c as usize];
+            let elems = &chain_txns[ch.start as usize..(ch.start + ch.len) as usize];
+            for pair in elems.windows(2) {
+                let (x, y) = (pair[0], pair[1]);
+                let rlo = readers.partition_point(|&(a, k, _)| (a, k) < (x, key));
+                for &(_, _, r) in readers[rlo..].iter().take_while(|&&(a, k, _)| a == x && k == key) {
+                    if r != y {
+                        known.push(DepEdge::data(r, y, Dep::Rw, KeyId(key)));
+                    }
+                }
+            }
+            let head = elems[0];
+            let ilo = init_readers.partition_point(|&(k, _)| k < key);
+            for &(_, r) in init_readers[ilo..].iter().take_while(|&&(k, _)| k == key) {
+                if r != head {
+                    known.push(DepEdge::data(r, head, Dep::Rw, KeyId(key)));
+                }
+            }
+        }
+        for a in first_chain..last_chain {
+            for b in a + 1..last_chain {
+                constraints.push(Constraint { a, b });
+            }
+        }
+    }
+    Polygraph { n, semantics: level.semantics, known, chains, chain_txns, constraints, readers }
+}

@@ -1,0 +1,271 @@
+//! Pruning: deciding constraints whose one side would close a cycle with
+//! what is already known (PolySI's rule, also Cobra's).
+//!
+//! Each round numbers the begin/commit graph of the known and derived edges
+//! topologically (a cycle there is already a violation), computes
+//! reachability ([`super::reach`]), and checks every open constraint: a side
+//! holding an edge `a → b` while `b` already reaches `a` is impossible, so the
+//! other side's edges are derived; when both sides are impossible the
+//! history is refuted. Rounds repeat while they still decide more than 1% of
+//! the open constraints (PolySI's stopping rule). Every derived edge records
+//! the round and the constraint that produced it, so a refutation can be
+//! explained edge by edge.
+
+use super::polygraph::{bc_edge, begin, commit, DepEdge, Polygraph};
+use super::reach::{Dag, Reach, WindowReach};
+use rayon::prelude::*;
+
+/// An edge of the known graph, with where it came from.
+#[derive(Clone, Copy, Debug)]
+pub struct EdgeRec {
+    /// The dependency.
+    pub e: DepEdge,
+    /// 0 for edges inferred from the history; `r + 1` for edges derived in
+    /// pruning round `r`.
+    pub round: u32,
+    /// For derived edges, the index of their [`Derivation`].
+    pub why: u32,
+}
+
+/// A constraint decided by pruning.
+#[derive(Clone, Copy, Debug)]
+pub struct Derivation {
+    /// The constraint.
+    pub constraint: u32,
+    /// The side chosen (true: chain `a` first).
+    pub a_first: bool,
+    /// An edge of the rejected side that would close a cycle.
+    pub blocked: DepEdge,
+    /// The round (edges of rounds `<= round` justify it).
+    pub round: u32,
+}
+
+/// How pruning ended.
+#[derive(Clone, Debug)]
+pub enum Ending {
+    /// Constraints remain for the solver.
+    Open,
+    /// Both sides of a constraint close a cycle.
+    BothSides {
+        /// The constraint.
+        constraint: u32,
+        /// An edge of each side (`a` first, then `b` first) closing a cycle.
+        blocked: [DepEdge; 2],
+        /// The round.
+        round: u32,
+    },
+    /// The known and derived edges form a cycle.
+    Cycle {
+        /// Edges with `round <= this` contain the cycle.
+        round: u32,
+    },
+}
+
+/// The result of pruning.
+#[derive(Clone, Debug)]
+pub struct Pruned {
+    /// Known and derived edges.
+    pub edges: Vec<EdgeRec>,
+    /// Why each derived edge holds.
+    pub derivations: Vec<Derivation>,
+    /// Constraints still open.
+    pub open: Vec<u32>,
+    /// Topological position of every begin/commit node (valid when `Open`).
+    pub pos: Vec<u32>,
+    /// How it ended.
+    pub ending: Ending,
+    /// Rounds run.
+    pub rounds: u32,
+}
+
+/// Options for pruning.
+#[derive(Clone, Copy, Debug)]
+pub struct PruneOptions {
+    /// Memory budget for reachability rows, in bytes.
+    pub reach_bytes: usize,
+    /// Whether to prune at all (otherwise only the known-graph cycle check).
+    pub enabled: bool,
+}
+
+/// CSR adjacency of the begin/commit graph of `edges` (plus `s(t) → c(t)`).
+pub fn bc_csr(g: &Polygraph, edges: impl Iterator<Item = DepEdge> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let nodes = 2 * g.n;
+    let mut offsets = vec![0u32; nodes + 1];
+    for t in 0..g.n as u32 {
+        offsets[begin(t) as usize + 1] += 1;
+    }
+    for e in edges.clone() {
+        offsets[bc_edge(g.semantics, &e).0 as usize + 1] += 1;
+    }
+    for i in 0..nodes {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut targets = vec![0u32; offsets[nodes] as usize];
+    let mut put = |a: u32, b: u32| {
+        targets[fill[a as usize] as usize] = b;
+        fill[a as usize] += 1;
+    };
+    for t in 0..g.n as u32 {
+        put(begin(t), commit(t));
+    }
+    for e in edges {
+        let (a, b) = bc_edge(g.semantics, &e);
+        put(a, b);
+    }
+    (offsets, targets)
+}
+
+/// Kahn's algorithm (FIFO, so the order follows history order where it is
+/// free); `None` if there is a cycle.
+pub fn topo(offsets: &[u32], targets: &[u32]) -> Option<Vec<u32>> {
+    let n = offsets.len() - 1;
+    let mut indeg = vec![0u32; n];
+    for &t in targets {
+        indeg[t as usize] += 1;
+    }
+    let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut i = 0;
+    while i < order.len() {
+        let v = order[i];
+        i += 1;
+        for &t in &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize] {
+            indeg[t as usize] -= 1;
+            if indeg[t as usize] == 0 {
+                order.push(t);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+/// Runs pruning rounds.
+pub fn prune(g: &Polygraph, opts: PruneOptions) -> Pruned {
+    let mut edges: Vec<EdgeRec> = g.known.iter().map(|&e| EdgeRec { e, round: 0, why: u32::MAX }).collect();
+    let mut derivations = Vec::new();
+    let mut open: Vec<u32> = (0..g.constraints.len() as u32).collect();
+    let nodes = 2 * g.n;
+    let mut round = 0u32;
+    let mut last_decided = usize::MAX;
+    loop {
+        let (offsets, targets) = bc_csr(g, edges.iter().map(|r| r.e));
+        let Some(order) = topo(&offsets, &targets) else {
+            return Pruned {
+                edges,
+                derivations,
+                open,
+                pos: Vec::new(),
+                ending: Ending::Cycle { round },
+                rounds: round,
+            };
+        };
+        let mut pos = vec![0u32; nodes];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
+        let threshold = (open.len() / 100).max(1);
+        if !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) {
+            return Pruned { edges, derivations, open, pos, ending: Ending::Open, rounds: round };
+        }
+        let window = (opts.reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64));
+        let reach = WindowReach::new(&Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos }, window);
+        drop((offsets, targets, order));
+        // Evaluate every open constraint against this round's reachability.
+        let verdicts: Vec<(Option<DepEdge>, Option<DepEdge>)> = open
+            .par_iter()
+            .map_init(Vec::new, |buf, &c| {
+                let con = &g.constraints[c as usize];
+                let blocked = |a_first: bool, buf: &mut Vec<DepEdge>| {
+                    g.side(con, a_first, buf);
+                    buf.iter().copied().find(|e| {
+                        let (x, y) = g.bc(e);
+                        reach.reaches(y, x)
+                    })
+                };
+                (blocked(true, buf), blocked(false, buf))
+            })
+            .collect();
+        let mut still = Vec::with_capacity(open.len());
+        let mut decided = 0;
+        let mut buf = Vec::new();
+        for (&c, v) in open.iter().zip(&verdicts) {
+            match *v {
+                (Some(x), Some(y)) => {
+                    return Pruned {
+                        edges,
+                        derivations,
+                        open,
+                        pos,
+                        ending: Ending::BothSides { constraint: c, blocked: [x, y], round },
+                        rounds: round + 1,
+                    };
+                }
+                (None, None) => still.push(c),
+                (blocked_a, _) => {
+                    let a_first = blocked_a.is_none();
+                    let blocked = blocked_a.or(v.1).unwrap_or(DepEdge { from: 0, to: 0, dep: super::Dep::Ww, key: 0 });
+                    let why = derivations.len() as u32;
+                    derivations.push(Derivation { constraint: c, a_first, blocked, round });
+                    g.side(&g.constraints[c as usize], a_first, &mut buf);
+                    edges.extend(buf.iter().map(|&e| EdgeRec { e, round: round + 1, why }));
+                    decided += 1;
+                }
+            }
+        }
+        open = still;
+        last_decided = decided;
+        round += 1;
+    }
+}
+
+/// Breadth-first shortest path `from ⇝ to` in the begin/commit graph of the
+/// edges accepted by `keep`, as the list of edge indices (into `edges`);
+/// internal `s(t) → c(t)` steps are implicit.
+pub fn shortest_path(
+    g: &Polygraph,
+    edges: &[DepEdge],
+    keep: impl Fn(usize) -> bool,
+    from: u32,
+    to: u32,
+) -> Option<Vec<usize>> {
+    let nodes = 2 * g.n;
+    let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nodes];
+    for (i, e) in edges.iter().enumerate() {
+        if keep(i) {
+            let (a, b) = g.bc(e);
+            adj[a as usize].push((b, i as u32));
+        }
+    }
+    const INTERNAL: u32 = u32::MAX;
+    for t in 0..g.n as u32 {
+        adj[begin(t) as usize].push((commit(t), INTERNAL));
+    }
+    let mut parent: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); nodes];
+    let mut seen = vec![false; nodes];
+    let mut queue = std::collections::VecDeque::new();
+    seen[from as usize] = true;
+    queue.push_back(from);
+    while let Some(x) = queue.pop_front() {
+        if x == to {
+            let mut path = Vec::new();
+            let mut cur = to;
+            while cur != from {
+                let (p, e) = parent[cur as usize];
+                if e != INTERNAL {
+                    path.push(e as usize);
+                }
+                cur = p;
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for &(y, e) in &adj[x as usize] {
+            if !seen[y as usize] {
+                seen[y as usize] = true;
+                parent[y as usize] = (x, e);
+                queue.push_back(y);
+            }
+        }
+    }
+    None
+}

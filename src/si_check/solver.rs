@@ -1,0 +1,699 @@
+//! SAT modulo acyclicity: a small CDCL solver whose only theory is "the
+//! graph of chosen edges is acyclic".
+//!
+//! Each variable is one polygraph constraint; its two literals each switch on
+//! a set of edges (one side of the constraint). There are no input clauses:
+//! every clause is learned from a cycle. The theory keeps the graph of the
+//! edges of assigned literals (plus the known edges) with a topological order
+//! maintained by the Pearce–Kelly algorithm, as MonoSAT's cycle detector and
+//! VeriStrong do: adding `a → b` with `ord[a] < ord[b]` is free; otherwise
+//! a breadth-first search from `b` bounded by `ord[a]` either reaches `a` —
+//! a cycle, whose shortest form becomes the conflict clause "not all of these
+//! literals" — or the affected region is reordered. Backtracking just removes
+//! edges (the order stays valid).
+//!
+//! Decisions follow VSIDS activity; a decided variable takes the side whose
+//! edges agree best with the current topological order (VeriStrong's
+//! order-guided polarity), so a consistent history is typically solved with
+//! no conflict at all. Conflict analysis is first-UIP with non-chronological
+//! backjumping; restarts follow the Luby sequence.
+
+use std::time::Instant;
+
+const NONE: u32 = u32::MAX;
+
+/// One solver instance: a graph with known edges and binary choices.
+#[derive(Clone, Debug, Default)]
+pub struct Instance {
+    /// Number of graph nodes.
+    pub nodes: usize,
+    /// Edges that are always present.
+    pub known: Vec<(u32, u32)>,
+    /// Edges of each literal: literal `2v` (variable `v` true) switches on
+    /// `side_edges[side_start[2v]..side_start[2v+1]]`, literal `2v+1` the next
+    /// range.
+    pub side_edges: Vec<(u32, u32)>,
+    /// Offsets into `side_edges`, `2 * vars + 1` of them.
+    pub side_start: Vec<u32>,
+    /// A topological position per node, consistent with the known edges
+    /// (a permutation of `0..nodes`), used as the first order and to guide
+    /// phases.
+    pub order: Vec<u32>,
+}
+
+impl Instance {
+    /// Number of variables.
+    pub fn vars(&self) -> usize {
+        self.side_start.len().saturating_sub(1) / 2
+    }
+
+    fn edges(&self, lit: u32) -> &[(u32, u32)] {
+        &self.side_edges[self.side_start[lit as usize] as usize..self.side_start[lit as usize + 1] as usize]
+    }
+}
+
+/// The solver's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// An assignment (true = the first side) keeping the graph acyclic.
+    Sat(Vec<bool>),
+    /// No assignment does.
+    Unsat,
+    /// The deadline passed first.
+    Timeout,
+}
+
+/// Counters, for `--stats`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolveStats {
+    /// Decisions made.
+    pub decisions: u64,
+    /// Conflicts found.
+    pub conflicts: u64,
+}
+
+/// Decides the instance, giving up at `deadline`.
+pub fn solve(inst: &Instance, deadline: Option<Instant>) -> (Answer, SolveStats) {
+    let mut s = Solver::new(inst);
+    let a = s.run(deadline);
+    (a, s.stats)
+}
+
+struct Solver<'a> {
+    inst: &'a Instance,
+    assign: Vec<i8>,
+    level: Vec<u32>,
+    reason: Vec<u32>,
+    trail: Vec<u32>,
+    trail_edges: Vec<u32>,
+    trail_lim: Vec<usize>,
+    qhead: usize,
+    clauses: Vec<Vec<u32>>,
+    watches: Vec<Vec<u32>>,
+    activity: Vec<f64>,
+    var_inc: f64,
+    heap: Heap,
+    saved: Vec<bool>,
+    seen: Vec<bool>,
+    out: Vec<Vec<(u32, u32)>>,
+    inn: Vec<Vec<(u32, u32)>>,
+    ord: Vec<u32>,
+    mark: Vec<u32>,
+    epoch: u32,
+    parent: Vec<(u32, u32)>,
+    queue: Vec<u32>,
+    back: Vec<u32>,
+    stats: SolveStats,
+}
+
+impl<'a> Solver<'a> {
+    fn new(inst: &'a Instance) -> Self {
+        let v = inst.vars();
+        let n = inst.nodes;
+        let mut out = vec![Vec::new(); n];
+        let mut inn = vec![Vec::new(); n];
+        for &(a, b) in &inst.known {
+            out[a as usize].push((b, NONE));
+            inn[b as usize].push((a, NONE));
+        }
+        let mut heap = Heap::default();
+        let activity = vec![0.0; v];
+        for i in 0..v as u32 {
+            heap.insert(i, &activity);
+        }
+        Solver {
+            inst,
+            assign: vec![-1; v],
+            level: vec![0; v],
+            reason: vec![NONE; v],
+            trail: Vec::new(),
+            trail_edges: Vec::new(),
+            trail_lim: Vec::new(),
+            qhead: 0,
+            clauses: Vec::new(),
+            watches: vec![Vec::new(); 2 * v],
+            activity,
+            var_inc: 1.0,
+            heap,
+            saved: vec![true; v],
+            seen: vec![false; v],
+            out,
+            inn,
+            ord: inst.order.clone(),
+            mark: vec![0; n],
+            epoch: 0,
+            parent: vec![(NONE, NONE); n],
+            queue: Vec::new(),
+            back: Vec::new(),
+            stats: SolveStats::default(),
+        }
+    }
+
+    #[inline]
+    fn value(&self, lit: u32) -> i8 {
+        let a = self.assign[(lit >> 1) as usize];
+        if a < 0 {
+            -1
+        } else {
+            i8::from((a == 1) == (lit & 1 == 0))
+        }
+    }
+
+    fn decision_level(&self) -> u32 {
+        self.trail_lim.len() as u32
+    }
+
+    /// Assigns `lit` and adds its edges; returns a conflict clause if an edge
+    /// closes a cycle.
+    fn assign(&mut self, lit: u32, reason: u32) -> Option<Vec<u32>> {
+        let v = (lit >> 1) as usize;
+        self.assign[v] = i8::from(lit & 1 == 0);
+        self.level[v] = self.decision_level();
+        self.reason[v] = reason;
+        self.trail.push(lit);
+        self.trail_edges.push(0);
+        let inst = self.inst;
+        for &(a, b) in inst.edges(lit) {
+            self.out[a as usize].push((b, lit));
+            self.inn[b as usize].push((a, lit));
+            *self.trail_edges.last_mut().unwrap_or(&mut 0) += 1;
+            if let Some(cycle) = self.insert_order(a, b) {
+                let mut clause: Vec<u32> = cycle.into_iter().chain(std::iter::once(lit)).map(|l| l ^ 1).collect();
+                clause.sort_unstable();
+                clause.dedup();
+                return Some(clause);
+            }
+        }
+        None
+    }
+
+    /// Pearce–Kelly insertion of `a → b` (already in the adjacency lists).
+    /// Returns the literals labelling a path `b ⇝ a` if one exists.
+    fn insert_order(&mut self, a: u32, b: u32) -> Option<Vec<u32>> {
+        let (ub, lb) = (self.ord[a as usize], self.ord[b as usize]);
+        if ub < lb {
+            return None;
+        }
+        self.epoch += 1;
+        let ep = self.epoch;
+        // Forward breadth-first search from b over nodes ordered before a.
+        self.queue.clear();
+        self.queue.push(b);
+        self.mark[b as usize] = ep;
+        self.parent[b as usize] = (NONE, NONE);
+        let mut qi = 0;
+        while qi < self.queue.len() {
+            let x = self.queue[qi];
+            qi += 1;
+            for &(y, l) in &self.out[x as usize] {
+                if y == a {
+                    // Cycle: a -> b ~> x -> a.
+                    let mut lits = Vec::new();
+                    if l != NONE {
+                        lits.push(l);
+                    }
+                    let mut cur = x;
+                    while cur != b {
+                        let (p, pl) = self.parent[cur as usize];
+                        if pl != NONE {
+                            lits.push(pl);
+                        }
+                        cur = p;
+                    }
+                    return Some(lits);
+                }
+                if self.mark[y as usize] != ep && self.ord[y as usize] < ub {
+                    self.mark[y as usize] = ep;
+                    self.parent[y as usize] = (x, l);
+                    self.queue.push(y);
+                }
+            }
+        }
+        // Backward search from a over nodes ordered after b.
+        self.back.clear();
+        self.back.push(a);
+        let back_ep = ep.wrapping_add(1);
+        self.epoch += 1;
+        self.mark[a as usize] = back_ep;
+        let mut bi = 0;
+        while bi < self.back.len() {
+            let x = self.back[bi];
+            bi += 1;
+            for &(y, _) in &self.inn[x as usize] {
+                if self.mark[y as usize] != back_ep && self.ord[y as usize] > lb {
+                    self.mark[y as usize] = back_ep;
+                    self.back.push(y);
+                }
+            }
+        }
+        // Reorder: the backward set, then the forward set, into their slots.
+        let ord = &mut self.ord;
+        self.back.sort_unstable_by_key(|&x| ord[x as usize]);
+        self.queue.sort_unstable_by_key(|&x| ord[x as usize]);
+        let mut slots: Vec<u32> = self.back.iter().chain(self.queue.iter()).map(|&x| ord[x as usize]).collect();
+        slots.sort_unstable();
+        for (&x, &s) in self.back.iter().chain(self.queue.iter()).zip(&slots) {
+            ord[x as usize] = s;
+        }
+        None
+    }
+
+    fn backtrack(&mut self, lvl: u32) {
+        if self.decision_level() <= lvl {
+            return;
+        }
+        let stop = self.trail_lim[lvl as usize];
+        while self.trail.len() > stop {
+            let lit = self.trail.pop().unwrap_or(0);
+            let k = self.trail_edges.pop().unwrap_or(0) as usize;
+            let edges = self.inst.edges(lit);
+            for &(a, b) in edges[..k].iter().rev() {
+                self.out[a as usize].pop();
+                self.inn[b as usize].pop();
+            }
+            let v = (lit >> 1) as usize;
+            self.saved[v] = lit & 1 == 0;
+            self.assign[v] = -1;
+            self.reason[v] = NONE;
+            if !self.heap.contains(v as u32) {
+                self.heap.insert(v as u32, &self.activity);
+            }
+        }
+        self.trail_lim.truncate(lvl as usize);
+        self.qhead = self.qhead.min(self.trail.len());
+    }
+
+    /// Unit propagation over learned clauses.
+    fn propagate(&mut self) -> Option<Vec<u32>> {
+        while self.qhead < self.trail.len() {
+            let p = self.trail[self.qhead];
+            self.qhead += 1;
+            let false_lit = p ^ 1;
+            let ws = std::mem::take(&mut self.watches[false_lit as usize]);
+            let mut keep = Vec::with_capacity(ws.len());
+            let mut conflict = None;
+            let mut i = 0;
+            while i < ws.len() {
+                let ci = ws[i];
+                i += 1;
+                let c = &mut self.clauses[ci as usize];
+                if c[0] == false_lit {
+                    c.swap(0, 1);
+                }
+                let first = c[0];
+                if self.value_of(first) == 1 {
+                    keep.push(ci);
+                    continue;
+                }
+                let mut moved = false;
+                for k in 2..self.clauses[ci as usize].len() {
+                    let l = self.clauses[ci as usize][k];
+                    if self.value(l) != 0 {
+                        self.clauses[ci as usize].swap(1, k);
+                        self.watches[l as usize].push(ci);
+                        moved = true;
+                        break;
+                    }
+                }
+                if moved {
+                    continue;
+                }
+                keep.push(ci);
+                if self.value(first) == 0 {
+                    conflict = Some(self.clauses[ci as usize].clone());
+                    break;
+                }
+                if let Some(c) = self.assign(first, ci) {
+                    conflict = Some(c);
+                    break;
+                }
+            }
+            keep.extend_from_slice(&ws[i..]);
+            let slot = &mut self.watches[false_lit as usize];
+            keep.append(slot);
+            *slot = keep;
+            if conflict.is_some() {
+                return conflict;
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn value_of(&self, lit: u32) -> i8 {
+        self.value(lit)
+    }
+
+    fn bump(&mut self, v: u32) {
+        self.activity[v as usize] += self.var_inc;
+        if self.activity[v as usize] > 1e100 {
+            for a in &mut self.activity {
+                *a *= 1e-100;
+            }
+            self.var_inc *= 1e-100;
+        }
+        self.heap.increased(v, &self.activity);
+    }
+
+    /// First-UIP analysis; returns the learned clause (asserting literal
+    /// first, a literal of the backjump level second) and the backjump level.
+    fn analyze(&mut self, conflict: Vec<u32>) -> (Vec<u32>, u32) {
+        let cur = self.decision_level();
+        let mut learnt = vec![0u32];
+        let mut counter = 0;
+        let mut clause = conflict;
+        let mut skip = NONE;
+        let mut idx = self.trail.len();
+        loop {
+            for &q in &clause {
+                let v = q >> 1;
+                if v == skip || self.seen[v as usize] || self.level[v as usize] == 0 {
+                    continue;
+                }
+                self.seen[v as usize] = true;
+                self.bump(v);
+                if self.level[v as usize] >= cur {
+                    counter += 1;
+                } else {
+                    learnt.push(q);
+                }
+            }
+            let p = loop {
+                idx -= 1;
+                let l = self.trail[idx];
+                if self.seen[(l >> 1) as usize] {
+                    break l;
+                }
+            };
+            let v = p >> 1;
+            self.seen[v as usize] = false;
+            counter -= 1;
+            if counter == 0 {
+                learnt[0] = p ^ 1;
+                break;
+            }
+            skip = v;
+            clause = self.clauses[self.reason[v as usize] as usize].clone();
+        }
+        for &l in &learnt[1..] {
+            self.seen[(l >> 1) as usize] = false;
+        }
+        // Second watch: the highest level among the rest.
+        let mut bt = 0;
+        if learnt.len() > 1 {
+            let mut best = 1;
+            for i in 1..learnt.len() {
+                if self.level[(learnt[i] >> 1) as usize] > self.level[(learnt[best] >> 1) as usize] {
+                    best = i;
+                }
+            }
+            learnt.swap(1, best);
+            bt = self.level[(learnt[1] >> 1) as usize];
+        }
+        self.var_inc /= 0.95;
+        (learnt, bt)
+    }
+
+    fn pick_phase(&self, v: u32) -> u32 {
+        let backward = |lit: u32| {
+            self.inst.edges(lit).iter().filter(|&&(a, b)| self.ord[a as usize] > self.ord[b as usize]).count()
+        };
+        let (t, f) = (backward(2 * v), backward(2 * v + 1));
+        if t < f || (t == f && self.saved[v as usize]) {
+            2 * v
+        } else {
+            2 * v + 1
+        }
+    }
+
+    fn run(&mut self, deadline: Option<Instant>) -> Answer {
+        let vars = self.inst.vars();
+        let mut pending: Option<Vec<u32>> = None;
+        let mut restart_count = 0u32;
+        let mut conflicts_since_restart = 0u64;
+        let mut restart_limit = 64 * luby(0);
+        loop {
+            let conflict = match pending.take() {
+                Some(c) => Some(c),
+                None => self.propagate(),
+            };
+            if let Some(c) = conflict {
+                self.stats.conflicts += 1;
+                conflicts_since_restart += 1;
+                if self.decision_level() == 0 {
+                    return Answer::Unsat;
+                }
+                if self.stats.conflicts % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Answer::Timeout;
+                }
+                let (learnt, bt) = self.analyze(c);
+                self.backtrack(bt);
+                if learnt.len() == 1 {
+                    pending = self.assign(learnt[0], NONE);
+                } else {
+                    let ci = self.clauses.len() as u32;
+                    self.watches[learnt[0] as usize].push(ci);
+                    self.watches[learnt[1] as usize].push(ci);
+                    let first = learnt[0];
+                    self.clauses.push(learnt);
+                    pending = self.assign(first, ci);
+                }
+                continue;
+            }
+            if conflicts_since_restart >= restart_limit {
+                conflicts_since_restart = 0;
+                restart_count += 1;
+                restart_limit = 64 * luby(restart_count);
+                self.backtrack(0);
+                continue;
+            }
+            // Decide.
+            let mut next = NONE;
+            while let Some(v) = self.heap.pop(&self.activity) {
+                if self.assign[v as usize] < 0 {
+                    next = v;
+                    break;
+                }
+            }
+            if next == NONE {
+                debug_assert_eq!(self.trail.len(), vars);
+                return Answer::Sat(self.assign.iter().map(|&a| a == 1).collect());
+            }
+            self.stats.decisions += 1;
+            if self.stats.decisions % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Answer::Timeout;
+            }
+            let lit = self.pick_phase(next);
+            self.trail_lim.push(self.trail.len());
+            pending = self.assign(lit, NONE);
+        }
+    }
+}
+
+/// The Luby restart sequence 1, 1, 2, 1, 1, 2, 4, ...
+fn luby(mut i: u32) -> u64 {
+    let mut size = 1u64;
+    let mut seq = 0;
+    while size < u64::from(i) + 1 {
+        seq += 1;
+        size = 2 * size + 1;
+    }
+    let mut x = u64::from(i);
+    while size - 1 != x {
+        size = (size - 1) / 2;
+        seq -= 1;
+        x %= size;
+    }
+    i = seq;
+    1u64 << i
+}
+
+/// A max-heap of variables by activity, with positions for updates.
+#[derive(Default)]
+struct Heap {
+    items: Vec<u32>,
+    pos: Vec<u32>,
+}
+
+impl Heap {
+    fn contains(&self, v: u32) -> bool {
+        (v as usize) < self.pos.len() && self.pos[v as usize] != NONE
+    }
+
+    fn insert(&mut self, v: u32, act: &[f64]) {
+        if self.pos.len() <= v as usize {
+            self.pos.resize(v as usize + 1, NONE);
+        }
+        self.pos[v as usize] = self.items.len() as u32;
+        self.items.push(v);
+        self.up(self.items.len() - 1, act);
+    }
+
+    fn increased(&mut self, v: u32, act: &[f64]) {
+        if self.contains(v) {
+            self.up(self.pos[v as usize] as usize, act);
+        }
+    }
+
+    fn pop(&mut self, act: &[f64]) -> Option<u32> {
+        let top = *self.items.first()?;
+        let last = self.items.pop()?;
+        self.pos[top as usize] = NONE;
+        if !self.items.is_empty() {
+            self.items[0] = last;
+            self.pos[last as usize] = 0;
+            self.down(0, act);
+        }
+        Some(top)
+    }
+
+    fn up(&mut self, mut i: usize, act: &[f64]) {
+        let v = self.items[i];
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if act[self.items[p] as usize] >= act[v as usize] {
+                break;
+            }
+            self.items[i] = self.items[p];
+            self.pos[self.items[i] as usize] = i as u32;
+            i = p;
+        }
+        self.items[i] = v;
+        self.pos[v as usize] = i as u32;
+    }
+
+    fn down(&mut self, mut i: usize, act: &[f64]) {
+        let v = self.items[i];
+        let n = self.items.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && act[self.items[r] as usize] > act[self.items[l] as usize] { r } else { l };
+            if act[self.items[c] as usize] <= act[v as usize] {
+                break;
+            }
+            self.items[i] = self.items[c];
+            self.pos[self.items[i] as usize] = i as u32;
+            i = c;
+        }
+        self.items[i] = v;
+        self.pos[v as usize] = i as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds an instance from per-variable (true side, false side) edges.
+    pub(crate) fn instance(
+        nodes: usize,
+        known: &[(u32, u32)],
+        vars: &[(Vec<(u32, u32)>, Vec<(u32, u32)>)],
+    ) -> Instance {
+        let mut side_edges = Vec::new();
+        let mut side_start = vec![0];
+        for (t, f) in vars {
+            side_edges.extend_from_slice(t);
+            side_start.push(side_edges.len() as u32);
+            side_edges.extend_from_slice(f);
+            side_start.push(side_edges.len() as u32);
+        }
+        Instance { nodes, known: known.to_vec(), side_edges, side_start, order: (0..nodes as u32).collect() }
+    }
+
+    fn acyclic(nodes: usize, edges: &[(u32, u32)]) -> bool {
+        let mut indeg = vec![0; nodes];
+        for &(_, b) in edges {
+            indeg[b as usize] += 1;
+        }
+        let mut stack: Vec<u32> = (0..nodes as u32).filter(|&v| indeg[v as usize] == 0).collect();
+        let mut seen = 0;
+        while let Some(v) = stack.pop() {
+            seen += 1;
+            for &(a, b) in edges {
+                if a == v {
+                    indeg[b as usize] -= 1;
+                    if indeg[b as usize] == 0 {
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+        seen == nodes
+    }
+
+    fn brute(inst: &Instance) -> bool {
+        let v = inst.vars();
+        (0..1u64 << v).any(|m| {
+            let mut e = inst.known.clone();
+            for i in 0..v {
+                e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(m >> i & 1 == 0)));
+            }
+            acyclic(inst.nodes, &e)
+        })
+    }
+
+    #[test]
+    fn solves_small_instances_like_brute_force() {
+        let mut x: u64 = 99;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        let (mut sat, mut unsat) = (0, 0);
+        for _ in 0..400 {
+            let nodes = 3 + rnd(6) as usize;
+            let known: Vec<(u32, u32)> = (0..rnd(4))
+                .map(|_| {
+                    let a = rnd(nodes as u64 - 1);
+                    (a, a + 1 + rnd((nodes as u32 - a - 1) as u64))
+                })
+                .collect();
+            let nv = 1 + rnd(7) as usize;
+            let mut side = || {
+                (0..1 + rnd(2))
+                    .map(|_| {
+                        let a = rnd(nodes as u64);
+                        let mut b = rnd(nodes as u64);
+                        if a == b {
+                            b = (b + 1) % nodes as u32;
+                        }
+                        (a, b)
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let vars: Vec<_> = (0..nv).map(|_| (side(), side())).collect();
+            let inst = instance(nodes, &known, &vars);
+            let expected = brute(&inst);
+            match solve(&inst, None).0 {
+                Answer::Sat(m) => {
+                    assert!(expected, "solver found a model for an unsatisfiable instance");
+                    let mut e = inst.known.clone();
+                    for (i, &b) in m.iter().enumerate() {
+                        e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+                    }
+                    assert!(acyclic(nodes, &e), "model is cyclic");
+                    sat += 1;
+                }
+                Answer::Unsat => {
+                    assert!(!expected, "solver said unsat for a satisfiable instance");
+                    unsat += 1;
+                }
+                Answer::Timeout => panic!("no deadline"),
+            }
+        }
+        assert!(sat > 50 && unsat > 50, "sat {sat} unsat {unsat}");
+    }
+
+    #[test]
+    fn luby_sequence() {
+        let l: Vec<u64> = (0..10).map(luby).collect();
+        assert_eq!(l, vec![1, 1, 2, 1, 1, 2, 4, 1, 1, 2]);
+    }
+}
