@@ -157,7 +157,9 @@ pub const PROHIBITED_BY_EVERY_MODEL: &[&str] = &["garbage-read"];
 /// Anomalies that make a verdict `unknown` rather than `false`.
 pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph", "exact-check-timeout"];
 
-/// Resolves the workload for a history.
+/// Resolves the workload for a history: `Auto` picks rw-register when the
+/// history has `:w` micro-ops and no `:append`, or comes from a register-only
+/// format ([`History::registers_only`]), and list-append otherwise.
 pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
     match choice {
         WorkloadChoice::Fixed(w) => w,
@@ -170,7 +172,7 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
                     MopFn::Read => {}
                 }
             }
-            if w && !a {
+            if (w || h.registers_only) && !a {
                 Workload::RwRegister
             } else {
                 Workload::ListAppend

@@ -222,6 +222,16 @@ pub struct History {
     /// Number of non-client operations (e.g. `:process :nemesis`) that were
     /// read and counted but are not part of the analysis.
     pub nonclient_ops: usize,
+    /// Number of micro-operations present in the input that did not happen
+    /// and so are not part of the history: dbcop events marked unsuccessful,
+    /// and Cobra's garbage-collection reads. Counted so that nothing in the
+    /// input is dropped silently (reports show the count when it is not 0).
+    pub dropped_events: usize,
+    /// True when the input format can express only read-write registers
+    /// (dbcop, PolySI text, Cobra), so that `--workload auto` picks
+    /// rw-register even when the micro-ops alone cannot tell (a history of
+    /// reads of the initial state only).
+    pub registers_only: bool,
 }
 
 impl History {
@@ -329,6 +339,14 @@ impl HistoryBuilder {
         b
     }
 
+    /// Reserves room for `ops` more ops and `mops` more micro-ops, for readers
+    /// that know (a bound on) the sizes up front.
+    pub fn reserve(&mut self, ops: usize, mops: usize) {
+        self.h.ops.reserve(ops);
+        self.given_index.reserve(ops);
+        self.h.mops.reserve(mops);
+    }
+
     /// Interns a key.
     pub fn key(&mut self, k: Atom) -> KeyId {
         if let Some(&id) = self.key_ids.get(&k) {
@@ -338,6 +356,18 @@ impl HistoryBuilder {
         self.h.keys.push(k.clone());
         self.key_ids.insert(k, id);
         KeyId(id)
+    }
+
+    /// Counts `n` input micro-operations that did not happen and were left
+    /// out (see [`History::dropped_events`]).
+    pub fn count_dropped(&mut self, n: usize) {
+        self.h.dropped_events += n;
+    }
+
+    /// Marks the history as read from a register-only format (see
+    /// [`History::registers_only`]).
+    pub fn set_registers_only(&mut self) {
+        self.h.registers_only = true;
     }
 
     /// Appends list elements to the arena, returning the list value.
@@ -461,6 +491,8 @@ impl HistoryBuilder {
         }));
         self.seen += other.seen;
         self.h.nonclient_ops += o.nonclient_ops;
+        self.h.dropped_events += o.dropped_events;
+        self.h.registers_only |= o.registers_only;
     }
 
     /// Pairs invocations with completions and returns the finished history.

@@ -3,8 +3,8 @@
 //! The pipeline is a chain of stages, each with one entry point and plain data
 //! flowing forward:
 //!
-//! 1. [`ingest`] reads a history file (Jepsen EDN, elle-cli JSON) into a
-//!    compact [`history::History`];
+//! 1. [`ingest`] reads a history (Jepsen EDN, elle-cli JSON, dbcop, PolySI
+//!    text, Cobra logs) into a compact [`history::History`];
 //! 2. [`infer`] derives the dependency graph (ww, wr, rw, process, realtime
 //!    edges) and the non-cycle anomalies of a workload;
 //! 3. [`cycles`] finds strongly connected components, proves cycle existence,

@@ -34,7 +34,8 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
-    /// History file: Jepsen EDN (one op per line or one vector) or elle-cli JSON.
+    /// History file: Jepsen EDN (one op per line or one vector), elle-cli JSON,
+    /// dbcop history.bincode, PolySI text, or a directory of Cobra *.log files.
     file: PathBuf,
     /// Workload whose inference rules apply.
     #[arg(long, value_enum, default_value = "auto")]
@@ -199,6 +200,9 @@ enum InputArg {
     Auto,
     Edn,
     Json,
+    Dbcop,
+    PolysiText,
+    Cobra,
 }
 
 fn expand_model(m: &str) -> String {
@@ -220,6 +224,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         InputArg::Auto => ingest::Format::Auto,
         InputArg::Edn => ingest::Format::Edn,
         InputArg::Json => ingest::Format::Json,
+        InputArg::Dbcop => ingest::Format::Dbcop,
+        InputArg::PolysiText => ingest::Format::PolysiText,
+        InputArg::Cobra => ingest::Format::Cobra,
     };
     let t0 = std::time::Instant::now();
     let size = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);

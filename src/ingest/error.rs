@@ -34,6 +34,28 @@ pub enum IngestError {
         /// What it found instead (a short excerpt, or `end of input`).
         found: String,
     },
+    /// A binary input (dbcop `history.bincode`, a Cobra log) is malformed.
+    /// Binary files have no lines, so the error is located by byte offset.
+    #[error("{source_name}: at byte {offset}: expected {expected}, found {found}")]
+    Binary {
+        /// The file (or source name) being read.
+        source_name: String,
+        /// Byte offset of the offending data from the start of the file.
+        offset: u64,
+        /// What the reader expected at that point.
+        expected: String,
+        /// What it found instead (a value, or `end of input`).
+        found: String,
+    },
+    /// The path is not something a history can be read from as asked (for
+    /// example a directory without Cobra `*.log` files).
+    #[error("{path}: {reason}")]
+    Unreadable {
+        /// The path as given.
+        path: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
     /// The input is larger than the columnar model can index (4 GiB): its
     /// arenas use `u32` offsets.
     #[error("{source_name}: input of {len} bytes is larger than the supported 4 GiB")]
@@ -80,6 +102,40 @@ impl PErr {
             column,
             expected: self.expected.into_owned(),
             found,
+        }
+    }
+}
+
+/// A parse error inside a binary reader, located by byte offset; turned into
+/// an [`IngestError::Binary`] by [`BErr::into_ingest`]. Boxed like [`PErr`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BErr {
+    /// Byte offset in the input.
+    pub pos: usize,
+    /// What was expected.
+    pub expected: Cow<'static, str>,
+    /// What was found.
+    pub found: String,
+}
+
+/// Result type of the binary readers' internals.
+pub(crate) type BResult<T> = Result<T, Box<BErr>>;
+
+/// Builds a boxed binary parse error at `pos`.
+#[cold]
+pub(crate) fn berr(pos: usize, expected: impl Into<Cow<'static, str>>, found: impl Into<String>) -> Box<BErr> {
+    Box::new(BErr { pos, expected: expected.into(), found: found.into() })
+}
+
+impl BErr {
+    /// Names `source` in the error.
+    #[cold]
+    pub(crate) fn into_ingest(self, source: &str) -> IngestError {
+        IngestError::Binary {
+            source_name: source.to_string(),
+            offset: self.pos as u64,
+            expected: self.expected.into_owned(),
+            found: self.found,
         }
     }
 }

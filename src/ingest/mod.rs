@@ -1,5 +1,12 @@
-//! Ingest: reads a history file (Jepsen `history.edn` or elle-cli JSON) into
+//! Ingest: reads a history (Jepsen `history.edn`, elle-cli JSON, dbcop
+//! `history.bincode`, PolySI text, or a directory of Cobra client logs) into
 //! the columnar [`History`] model.
+//!
+//! The three polygraph-checker formats (dbcop, PolySI text, Cobra) describe
+//! read-write register histories; each is mapped onto Elle's rw-register
+//! micro-ops (`[:r k v]`, `[:w k v]`, a read of the initial state as
+//! `[:r k nil]`) with one completion op per transaction and one process per
+//! session, so they are analysed exactly like an EDN register history.
 //!
 //! Both readers are hand-written single-pass byte scanners rather than a
 //! generic EDN/JSON library: a generic reader would allocate a value tree
@@ -13,10 +20,13 @@
 //! memory-mapped, and large EDN histories are parsed in parallel with a result
 //! identical to a sequential parse.
 
+mod cobra;
+mod dbcop;
 mod edn;
 mod error;
 mod json;
 mod num;
+mod polysi_text;
 #[cfg(test)]
 mod testgen;
 
@@ -28,18 +38,30 @@ use std::path::Path;
 /// The syntax of a history file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
-    /// Decide from the file extension (`.edn`, `.json`), else from the content.
+    /// A directory of `*.log` files is Cobra; otherwise decide from the file
+    /// extension (`.edn`, `.json`, `.bincode`), else from the content.
     #[default]
     Auto,
     /// Jepsen EDN: op maps one after another, or one vector/list of them.
     Edn,
     /// elle-cli JSON: one array of op objects.
     Json,
+    /// dbcop's `history.bincode` (bincode 1.x of dbcop's `History`), as
+    /// produced by `dbcop run` and read by PolySI.
+    Dbcop,
+    /// PolySI's text format: one `r(key,value,session,txn)` or
+    /// `w(key,value,session,txn)` per line.
+    PolysiText,
+    /// Cobra client logs: a directory with one binary `*.log` file per
+    /// session (a single file is read as one session).
+    Cobra,
 }
 
-/// Reads the history in the file at `path`.
+/// Reads the history in the file (or, for Cobra, the directory) at `path`.
 ///
-/// The file is memory-mapped (falling back to an ordinary read for things
+/// A directory is read as Cobra client logs when `format` is
+/// [`Format::Auto`] or [`Format::Cobra`], and is an error otherwise. A
+/// file is memory-mapped (falling back to an ordinary read for things
 /// that cannot be mapped, such as pipes) so that parsing starts without a
 /// copy and parallel chunk readers fault pages in concurrently. Errors name
 /// the path as given.
@@ -48,6 +70,15 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
     let io = |source| IngestError::Io { path: name.clone(), source };
     let file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
+    if meta.is_dir() {
+        if matches!(format, Format::Auto | Format::Cobra) {
+            return cobra::read_dir(path);
+        }
+        return Err(IngestError::Unreadable {
+            path: name,
+            reason: "is a directory; only Cobra histories (a directory of *.log files) are read from one".into(),
+        });
+    }
     if meta.len() > u64::from(u32::MAX) {
         return Err(IngestError::TooLarge { source_name: name, len: meta.len() });
     }
@@ -62,7 +93,8 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
                 {
                     let _ = map.advise(memmap2::Advice::WillNeed);
                 }
-                if resolve(&name, &map, format) == Format::Json {
+                let format = resolve(&name, &map, format);
+                if format != Format::Edn {
                     return read_bytes(&name, &map, format);
                 }
                 check_size(&name, map.len())?;
@@ -87,7 +119,10 @@ pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<His
     check_size(source_name, bytes.len())?;
     match resolve(source_name, bytes, format) {
         Format::Json => json::parse(source_name, bytes),
-        _ => edn::parse(source_name, bytes),
+        Format::Dbcop => dbcop::parse(source_name, bytes),
+        Format::PolysiText => polysi_text::parse(source_name, bytes),
+        Format::Cobra => cobra::parse(source_name, bytes),
+        Format::Edn | Format::Auto => edn::parse(source_name, bytes),
     }
 }
 
@@ -100,8 +135,8 @@ fn check_size(source_name: &str, len: usize) -> Result<(), IngestError> {
 }
 
 /// Decides the format of an input: an explicit choice wins; otherwise the
-/// extension (`.json`, `.edn`, any case), otherwise a sniff of the first
-/// characters. Anything unrecognised is read as EDN, whose reader then
+/// extension (`.json`, `.edn`, `.bincode`, any case), otherwise a sniff of
+/// the first bytes. Anything unrecognised is read as EDN, whose reader then
 /// reports exactly where the input goes wrong.
 fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
     if format != Format::Auto {
@@ -111,13 +146,23 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
     match ext.as_deref() {
         Some("json") => Format::Json,
         Some("edn") => Format::Edn,
+        Some("bincode") => Format::Dbcop,
         _ => sniff(bytes),
     }
 }
 
-/// Guesses the format from the content: `{:`/`[{:`/`({:` or a `;`/`#` start
-/// is EDN, `{"` or `[{"` is JSON.
+/// Guesses the format from the content: a plausible dbcop header (five
+/// `u64`s, then two short UTF-8 strings) is dbcop; text whose first
+/// non-blank characters are `r(` or `w(` is PolySI text; `{:`/`[{:`/`({:` or
+/// a `;`/`#` start is EDN, `{"` or `[{"` is JSON.
 fn sniff(bytes: &[u8]) -> Format {
+    if dbcop::looks_like(bytes) {
+        return Format::Dbcop;
+    }
+    let text = bytes.iter().position(|b| !b.is_ascii_whitespace()).map_or(&[][..], |i| &bytes[i..]);
+    if text.len() >= 2 && matches!(text[0], b'r' | b'w') && text[1] == b'(' {
+        return Format::PolysiText;
+    }
     let mut it = bytes.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     match it.next() {
         Some(b'{') => match it.next() {
@@ -150,6 +195,13 @@ mod tests {
         assert_eq!(resolve("history", b"({:type :ok})", Format::Auto), Format::Edn);
         assert_eq!(resolve("history", b"{\"type\": \"ok\"}", Format::Auto), Format::Json);
         assert_eq!(resolve("x.json", json, Format::Edn), Format::Edn);
+        assert_eq!(resolve("galera.txt", b"\n r(1,0,0,0)\nw(1,1,0,0)\n", Format::Auto), Format::PolysiText);
+        assert_eq!(resolve("h", b"w(1,1,0,0)", Format::Auto), Format::PolysiText);
+        assert_eq!(resolve("h", b"r :x", Format::Auto), Format::Edn);
+        let dbcop = dbcop::encode::history(&[vec![(vec![(true, 1, 1, true)], true)]]);
+        assert_eq!(resolve("history", &dbcop, Format::Auto), Format::Dbcop);
+        assert_eq!(resolve("h.BINCODE", b"", Format::Auto), Format::Dbcop);
+        assert!(read_bytes("history", &dbcop, Format::Auto).is_ok_and(|h| h.mops.len() == 1));
         for input in [&edn[..], &json[..]] {
             let h = match read_bytes("history", input, Format::Auto) {
                 Ok(h) => h,
@@ -179,6 +231,13 @@ mod tests {
         let e = read_path(&bad, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with("bad.edn:2:45: expected an integer value for :append, found :y"), "{e}");
         assert!(read_path(&empty, Format::Auto).is_ok_and(|h| h.ops.is_empty()));
+        let e = read_path(&dir, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.ends_with(": a directory without any `*.log` file (Cobra client logs)"), "{e}");
+        let e = read_path(&dir, Format::Json).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.ends_with(": is a directory; only Cobra histories (a directory of *.log files) are read from one"),
+            "{e}"
+        );
         let missing = dir.join("missing.edn");
         let e = read_path(&missing, Format::Auto).err();
         assert!(matches!(&e, Some(IngestError::Io { path, .. }) if path.ends_with("missing.edn")));

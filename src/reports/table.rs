@@ -151,6 +151,9 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
         h.nonclient_ops,
         verdict
     ));
+    if h.dropped_events > 0 {
+        out.push_str(&format!("({} input events that did not happen were left out)\n", h.dropped_events));
+    }
     if let Some(e) = &o.error {
         out.push_str(&format!("analysis could not run: {e}\n"));
         return out;

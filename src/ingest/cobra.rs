@@ -1,0 +1,415 @@
+//! Reader for Cobra client logs (CobraBench's output, PolySI's `COBRA`
+//! input): a directory of binary files whose names end in `.log`, one file
+//! per client session. Other files (`*.debug`, `*.error`) are ignored.
+//!
+//! Each file is a sequence of big-endian records with a one-byte ASCII tag
+//! and no header or framing:
+//!
+//! | tag | payload | meaning |
+//! |-----|---------|---------|
+//! | `S` | `txnid: i64` | start of a transaction |
+//! | `C` | `txnid: i64` | commit of the open transaction |
+//! | `W` | `write_id, key_hash, value_hash: i64` | a write |
+//! | `R` | `writer_txnid, write_id, key_hash, value_hash: i64` | a read |
+//!
+//! Mapping onto the rw-register model: files are sorted by name in
+//! numeric-aware order (`T2.log` before `T10.log`) and the file at position
+//! `i` is `:process i`; each transaction (the records between `S` and `C`)
+//! is one `:ok` completion op `:f :txn`. The key is `Atom::Int(key_hash)`
+//! and the micro-op value is the write's globally unique `write_id` (value
+//! hashes need not be unique, write ids are): `[:w k write_id]` and
+//! `[:r k write_id]`. A read whose writer is Cobra's INIT (`0xbebeebee`) or
+//! NULL (`0xdeadbeef`) id read the initial state: `[:r k nil]`. Reads with
+//! the garbage-collection write ids `0x23332333` and `0x66666666` are not
+//! data reads: they are left out and counted in [`History::dropped_events`].
+//! A transaction still open at the end of its file (the client crashed) may
+//! or may not have committed: it becomes an `:info` op.
+//!
+//! With Cobra's `TIME_ORDER_ON`, `S` and `C` carry a second `i64`, a
+//! timestamp. A file is read with that layout only when the plain layout
+//! does not fit its record structure and the timestamped one does (the
+//! byte after a plain `S` record is then a timestamp byte, not a tag); the
+//! timestamps themselves are not used. Should a file fit both layouts, the
+//! plain one is taken.
+//!
+//! Malformed input (an unknown tag, a truncated record, a nested `S`, a `C`
+//! without `S` or for another transaction, a read or write outside a
+//! transaction) is an [`IngestError::Binary`] naming the file and the byte
+//! offset.
+
+use super::error::{berr, BResult, IngestError};
+use crate::history::{Atom, History, HistoryBuilder, Mop, MopFn, MopValue, OpType, RawOp};
+use std::cmp::Ordering;
+use std::path::Path;
+
+/// Cobra's id of the initial-state transaction and write.
+pub(crate) const INIT_ID: i64 = 0xbebe_ebee;
+/// Cobra's "no writer" id; a read of it read the initial state.
+pub(crate) const NULL_ID: i64 = 0xdead_beef;
+/// Write ids of garbage-collection reads.
+pub(crate) const GC_IDS: [i64; 2] = [0x2333_2333, 0x6666_6666];
+
+/// Payload size of a record with tag `t`, or `None` for an unknown tag.
+fn payload(t: u8, ts: bool) -> Option<usize> {
+    match t {
+        b'S' | b'C' => Some(if ts { 16 } else { 8 }),
+        b'W' => Some(24),
+        b'R' => Some(32),
+        _ => None,
+    }
+}
+
+/// Whether the records of `bytes` (tags and sizes only) fit a layout.
+fn fits(bytes: &[u8], ts: bool) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        match payload(bytes[i], ts) {
+            Some(n) if i + 1 + n <= bytes.len() => i += 1 + n,
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[inline(always)]
+fn be(bytes: &[u8], i: usize) -> i64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[i..i + 8]);
+    i64::from_be_bytes(w)
+}
+
+/// Printable name of a tag byte.
+fn tag_name(t: u8) -> String {
+    if t.is_ascii_graphic() {
+        format!("'{}'", t as char)
+    } else {
+        format!("byte 0x{t:02x}")
+    }
+}
+
+/// Reads one session's log into `b` as `process`; returns the number of
+/// garbage-collection reads left out.
+fn session(b: &mut HistoryBuilder, bytes: &[u8], process: i64) -> BResult<usize> {
+    let ts = !fits(bytes, false) && fits(bytes, true);
+    let txn = Atom::Keyword("txn".into());
+    let raw = |op_type| RawOp {
+        index: None,
+        time: None,
+        op_type,
+        process: Some(process),
+        f: txn.clone(),
+        extras: Vec::new(),
+        line: 0,
+    };
+    // The open transaction: its id, where its `S` is, and its first micro-op.
+    let mut open: Option<(i64, usize, u32)> = None;
+    let mut dropped = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let t = bytes[i];
+        let Some(n) = payload(t, ts) else {
+            return Err(berr(i, "a record tag 'S', 'C', 'W' or 'R'", tag_name(t)));
+        };
+        if i + 1 + n > bytes.len() {
+            return Err(berr(
+                i,
+                format!("a complete {} record of {} bytes", tag_name(t), 1 + n),
+                format!("end of input after {} bytes", bytes.len() - i),
+            ));
+        }
+        let p = i + 1;
+        match t {
+            b'S' => {
+                if let Some((id, at, _)) = open {
+                    return Err(berr(
+                        i,
+                        format!("a commit 'C' of transaction {id} (started at byte {at})"),
+                        format!("a nested start 'S' of transaction {}", be(bytes, p)),
+                    ));
+                }
+                open = Some((be(bytes, p), i, b.mop_count()));
+            }
+            b'C' => {
+                let id = be(bytes, p);
+                match open.take() {
+                    Some((open_id, _, start)) if open_id == id => b.push_op(raw(OpType::Ok), start),
+                    Some((open_id, at, _)) => {
+                        return Err(berr(
+                            i,
+                            format!("a commit 'C' of transaction {open_id} (started at byte {at})"),
+                            format!("a commit of transaction {id}"),
+                        ))
+                    }
+                    None => {
+                        return Err(berr(
+                            i,
+                            "a start 'S' before a commit",
+                            format!("a commit 'C' of transaction {id} with no transaction open"),
+                        ))
+                    }
+                }
+            }
+            _ => {
+                if open.is_none() {
+                    return Err(berr(i, "a start 'S' before a read or write", format!("{} record", tag_name(t))));
+                }
+                let key_at = if t == b'W' { p + 8 } else { p + 16 };
+                let key = b.key(Atom::Int(be(bytes, key_at)));
+                let mop = if t == b'W' {
+                    Mop { f: MopFn::Write, key, value: MopValue::Int(be(bytes, p)) }
+                } else {
+                    let (writer, write_id) = (be(bytes, p), be(bytes, p + 8));
+                    if GC_IDS.contains(&write_id) {
+                        dropped += 1;
+                        i = p + n;
+                        continue;
+                    }
+                    let initial = [writer, write_id].iter().any(|w| *w == INIT_ID || *w == NULL_ID);
+                    Mop { f: MopFn::Read, key, value: if initial { MopValue::Nil } else { MopValue::Int(write_id) } }
+                };
+                b.push_mop(mop);
+            }
+        }
+        i = p + n;
+    }
+    if let Some((_, _, start)) = open {
+        b.push_op(raw(OpType::Info), start);
+    }
+    Ok(dropped)
+}
+
+/// Parses one Cobra log as a single session (`:process 0`).
+pub(crate) fn parse(source: &str, bytes: &[u8]) -> Result<History, IngestError> {
+    let mut b = HistoryBuilder::new(source);
+    b.set_registers_only();
+    let dropped = session(&mut b, bytes, 0).map_err(|e| e.into_ingest(source))?;
+    b.count_dropped(dropped);
+    Ok(b.finish())
+}
+
+/// Compares file names so that runs of digits compare as numbers
+/// (`T2.log` < `T10.log`), everything else bytewise.
+pub(crate) fn numeric_order(a: &str, b: &str) -> Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
+            let (si, sj) = (i, j);
+            while i < a.len() && a[i].is_ascii_digit() {
+                i += 1;
+            }
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            let da = &a[si..i];
+            let db = &b[sj..j];
+            let ta = &da[da.iter().position(|&c| c != b'0').unwrap_or(da.len())..];
+            let tb = &db[db.iter().position(|&c| c != b'0').unwrap_or(db.len())..];
+            let o = ta.len().cmp(&tb.len()).then_with(|| ta.cmp(tb)).then_with(|| da.len().cmp(&db.len()));
+            if o != Ordering::Equal {
+                return o;
+            }
+        } else {
+            if a[i] != b[j] {
+                return a[i].cmp(&b[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    (a.len() - i).cmp(&(b.len() - j))
+}
+
+/// The `*.log` files of a directory, in session order.
+pub(crate) fn log_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, IngestError> {
+    let io = |source| IngestError::Io { path: dir.display().to_string(), source };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".log") && !entry.file_type().map_err(io)?.is_dir() {
+            files.push((name, entry.path()));
+        }
+    }
+    files.sort_by(|a, b| numeric_order(&a.0, &b.0));
+    Ok(files.into_iter().map(|f| f.1).collect())
+}
+
+/// Reads a directory of Cobra logs, one session per `*.log` file.
+pub(crate) fn read_dir(dir: &Path) -> Result<History, IngestError> {
+    let files = log_files(dir)?;
+    if files.is_empty() {
+        return Err(IngestError::Unreadable {
+            path: dir.display().to_string(),
+            reason: "a directory without any `*.log` file (Cobra client logs)".into(),
+        });
+    }
+    let mut b = HistoryBuilder::new(dir.display().to_string());
+    b.set_registers_only();
+    for (process, path) in files.iter().enumerate() {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| IngestError::Io { path: name.clone(), source })?;
+        let dropped = session(&mut b, &bytes, process as i64).map_err(|e| e.into_ingest(&name))?;
+        b.count_dropped(dropped);
+    }
+    Ok(b.finish())
+}
+
+/// Test helpers: encodes Cobra records.
+#[cfg(test)]
+pub(crate) mod encode {
+    /// `S` or `C` record.
+    pub fn sc(tag: u8, id: i64) -> Vec<u8> {
+        let mut v = vec![tag];
+        v.extend_from_slice(&id.to_be_bytes());
+        v
+    }
+    /// `W` record.
+    pub fn w(write_id: i64, key: i64, value: i64) -> Vec<u8> {
+        let mut v = vec![b'W'];
+        for x in [write_id, key, value] {
+            v.extend_from_slice(&x.to_be_bytes());
+        }
+        v
+    }
+    /// `R` record.
+    pub fn r(writer: i64, write_id: i64, key: i64, value: i64) -> Vec<u8> {
+        let mut v = vec![b'R'];
+        for x in [writer, write_id, key, value] {
+            v.extend_from_slice(&x.to_be_bytes());
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode::*;
+    use super::*;
+
+    fn summary(h: &History) -> Vec<(i64, OpType, String)> {
+        h.ops
+            .iter()
+            .map(|op| {
+                let mops: Vec<String> = h
+                    .mops_of(op)
+                    .iter()
+                    .map(|m| {
+                        let v = match m.value {
+                            MopValue::Int(v) => v.to_string(),
+                            _ => "nil".into(),
+                        };
+                        format!("{} {} {v}", m.f.name(), h.key(m.key))
+                    })
+                    .collect();
+                (op.process, op.op_type, mops.join(", "))
+            })
+            .collect()
+    }
+
+    fn err(bytes: &[u8]) -> String {
+        match parse("T1.log", bytes) {
+            Ok(_) => panic!("parsed"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn log() -> Vec<u8> {
+        [
+            sc(b'S', 11),
+            r(INIT_ID, INIT_ID, -5, 0),
+            w(100, -5, 42),
+            r(11, 100, -5, 42),
+            r(9, GC_IDS[0], -5, 0),
+            sc(b'C', 11),
+            sc(b'S', 12),
+            r(3, 77, 8, 1),
+            r(NULL_ID, 5, 8, 1),
+            sc(b'C', 12),
+            sc(b'S', 13),
+            w(101, 8, 2),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn maps_records_to_transactions() {
+        let h = match parse("T1.log", &log()) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert!(h.registers_only);
+        assert_eq!(h.dropped_events, 1);
+        assert_eq!(
+            summary(&h),
+            vec![
+                (0, OpType::Ok, "r -5 nil, w -5 100, r -5 100".to_string()),
+                (0, OpType::Ok, "r 8 77, r 8 nil".to_string()),
+                (0, OpType::Info, "w 8 101".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn timestamped_layout_is_detected() {
+        let ts = |tag, id: i64| [sc(tag, id), 1_700_000_000_000_000_000i64.to_be_bytes().to_vec()].concat();
+        let bytes = [ts(b'S', 1), w(5, 1, 1), ts(b'C', 1), ts(b'S', 2), r(1, 5, 1, 1), ts(b'C', 2)].concat();
+        let h = parse("T1.log", &bytes).map(|h| summary(&h)).map_err(|e| e.to_string());
+        assert_eq!(h, Ok(vec![(0, OpType::Ok, "w 1 5".to_string()), (0, OpType::Ok, "r 1 5".to_string())]));
+    }
+
+    #[test]
+    fn malformed_logs_name_the_offset() {
+        assert_eq!(
+            err(&[sc(b'S', 1), vec![b'X']].concat()),
+            "T1.log: at byte 9: expected a record tag 'S', 'C', 'W' or 'R', found 'X'"
+        );
+        assert_eq!(
+            err(&[sc(b'S', 1), w(1, 2, 3)[..10].to_vec()].concat()),
+            "T1.log: at byte 9: expected a complete 'W' record of 25 bytes, found end of input after 10 bytes"
+        );
+        assert_eq!(
+            err(&[sc(b'S', 1), sc(b'S', 2)].concat()),
+            "T1.log: at byte 9: expected a commit 'C' of transaction 1 (started at byte 0), found a nested start 'S' of transaction 2"
+        );
+        assert_eq!(
+            err(&sc(b'C', 4)),
+            "T1.log: at byte 0: expected a start 'S' before a commit, found a commit 'C' of transaction 4 with no transaction open"
+        );
+        assert_eq!(
+            err(&[sc(b'S', 1), sc(b'C', 2)].concat()),
+            "T1.log: at byte 9: expected a commit 'C' of transaction 1 (started at byte 0), found a commit of transaction 2"
+        );
+        assert_eq!(
+            err(&w(1, 2, 3)),
+            "T1.log: at byte 0: expected a start 'S' before a read or write, found 'W' record"
+        );
+    }
+
+    #[test]
+    fn numeric_aware_file_order() {
+        let mut names = vec!["T10.log", "T2.log", "T1.log", "A.log", "T02.log", "T2a.log"];
+        names.sort_by(|a, b| numeric_order(a, b));
+        assert_eq!(names, vec!["A.log", "T1.log", "T2.log", "T2a.log", "T02.log", "T10.log"]);
+    }
+
+    #[test]
+    fn reads_a_directory_of_logs_in_numeric_order() {
+        let dir = std::env::temp_dir().join(format!("isolde-cobra-test-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let files = [
+            ("T10.log", [sc(b'S', 3), r(1, 7, 1, 0), sc(b'C', 3)].concat()),
+            ("T2.log", [sc(b'S', 1), w(7, 1, 9), sc(b'C', 1)].concat()),
+            ("T2.debug", b"not a log".to_vec()),
+        ];
+        for (name, bytes) in &files {
+            assert!(std::fs::write(dir.join(name), bytes).is_ok());
+        }
+        let h = read_dir(&dir).map(|h| summary(&h)).map_err(|e| e.to_string());
+        assert_eq!(h, Ok(vec![(0, OpType::Ok, "w 1 7".to_string()), (1, OpType::Ok, "r 1 7".to_string())]));
+        assert!(std::fs::write(dir.join("T3.log"), b"Z").is_ok());
+        let e = read_dir(&dir).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.ends_with("T3.log: at byte 0: expected a record tag 'S', 'C', 'W' or 'R', found 'Z'"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

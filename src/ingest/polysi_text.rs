@@ -1,0 +1,233 @@
+//! Reader for PolySI's text histories (its `TEXT` input): one operation per
+//! line, `r(key,value,session,txn)` or `w(key,value,session,txn)`, every
+//! field a non-negative decimal integer.
+//!
+//! Mapping onto the rw-register model, as PolySI's loader does: operations
+//! are grouped into transactions by `(session, txn)`, transactions ordered by
+//! their first appearance and operations within one by line order; every
+//! transaction committed, so each becomes one `:ok` completion op `:f :txn`
+//! with `:process session`, whose `line` is the line of its first operation.
+//! Every key starts at 0, so a read of 0 becomes `[:r k nil]` (Elle's "read
+//! the initial state"). Keys are `Atom::Int(key)`; numbers above `i64::MAX`
+//! are errors (the model stores `i64`).
+//!
+//! Blank lines (and spaces or tabs around an operation, and `\r` line ends)
+//! are allowed; anything else is reported as `file:line:column: expected X,
+//! found Y`.
+
+use super::edn::int_key;
+use super::error::{perr, IngestError, PErr, PResult};
+use crate::history::{Atom, History, HistoryBuilder, Mop, MopFn, MopValue, OpType, RawOp};
+use rustc_hash::FxHashMap;
+
+/// One transaction while the input is read.
+struct Txn {
+    session: i64,
+    line: u32,
+    mops: u32,
+}
+
+/// Parses a PolySI text history.
+pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
+    parse_inner(source, input).map_err(|e| e.into_ingest(source, input))
+}
+
+/// An error at `s[i]`, naming blanks (which EDN-style descriptions would
+/// print invisibly).
+#[cold]
+fn err_at(s: &[u8], i: usize, what: impl Into<std::borrow::Cow<'static, str>>) -> Box<PErr> {
+    let mut e = perr(i, what);
+    e.found = match s.get(i) {
+        Some(b' ') => Some("a space".into()),
+        Some(b'\t') => Some("a tab".into()),
+        _ => None,
+    };
+    e
+}
+
+/// Reads a non-negative decimal integer at `*i`.
+fn number(s: &[u8], i: &mut usize) -> PResult<i64> {
+    let start = *i;
+    let mut v: i64 = 0;
+    while let Some(&d @ b'0'..=b'9') = s.get(*i) {
+        v = match v.checked_mul(10).and_then(|v| v.checked_add(i64::from(d - b'0'))) {
+            Some(v) => v,
+            None => return Err(perr(start, format!("an integer at most {}", i64::MAX))),
+        };
+        *i += 1;
+    }
+    if *i == start {
+        return Err(err_at(s, start, "a non-negative decimal integer"));
+    }
+    Ok(v)
+}
+
+/// Expects byte `c` at `*i`.
+fn expect(s: &[u8], i: &mut usize, c: u8, what: &'static str) -> PResult<()> {
+    if s.get(*i) == Some(&c) {
+        *i += 1;
+        Ok(())
+    } else {
+        Err(err_at(s, *i, what))
+    }
+}
+
+fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
+    let mut b = HistoryBuilder::new(source);
+    b.set_registers_only();
+    let mut key_cache = Vec::new();
+    let mut txn_ids: FxHashMap<(i64, i64), u32> = FxHashMap::default();
+    let mut txns: Vec<Txn> = Vec::new();
+    // (transaction, micro-op) in line order; grouped by a counting sort below.
+    let mut recs: Vec<(u32, Mop)> = Vec::new();
+    let mut pos = 0;
+    let mut line_no = 0u32;
+    while pos < input.len() {
+        let end = input[pos..].iter().position(|&c| c == b'\n').map_or(input.len(), |n| pos + n);
+        line_no = line_no.saturating_add(1);
+        let mut i = pos;
+        while matches!(input.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        let mut stop = end;
+        while stop > i && matches!(input[stop - 1], b' ' | b'\t' | b'\r') {
+            stop -= 1;
+        }
+        if i < stop {
+            let s = &input[..stop];
+            let f = match s[i] {
+                b'r' => MopFn::Read,
+                b'w' => MopFn::Write,
+                _ => return Err(perr(i, "an operation `r(key,value,session,txn)` or `w(...)`")),
+            };
+            i += 1;
+            expect(s, &mut i, b'(', "`(`")?;
+            let key = number(s, &mut i)?;
+            expect(s, &mut i, b',', "`,` after the key")?;
+            let value = number(s, &mut i)?;
+            expect(s, &mut i, b',', "`,` after the value")?;
+            let session = number(s, &mut i)?;
+            expect(s, &mut i, b',', "`,` after the session")?;
+            let txn = number(s, &mut i)?;
+            expect(s, &mut i, b')', "`)`")?;
+            while matches!(s.get(i), Some(b' ' | b'\t')) {
+                i += 1;
+            }
+            if i < stop {
+                return Err(perr(i, "end of line after the operation"));
+            }
+            let next = txns.len() as u32;
+            let t = *txn_ids.entry((session, txn)).or_insert(next);
+            if t == next {
+                txns.push(Txn { session, line: line_no, mops: 0 });
+            }
+            txns[t as usize].mops += 1;
+            let value = if f == MopFn::Read && value == 0 { MopValue::Nil } else { MopValue::Int(value) };
+            let key = int_key(&mut key_cache, &mut b, key);
+            recs.push((t, Mop { f, key, value }));
+        }
+        pos = end + 1;
+    }
+    // Counting sort by transaction (stable: line order within one).
+    let mut starts: Vec<u32> = Vec::with_capacity(txns.len());
+    let mut acc = 0u32;
+    for t in &txns {
+        starts.push(acc);
+        acc += t.mops;
+    }
+    let mut grouped = vec![Mop { f: MopFn::Read, key: crate::history::KeyId(0), value: MopValue::Nil }; recs.len()];
+    let mut next = starts.clone();
+    for (t, m) in recs {
+        grouped[next[t as usize] as usize] = m;
+        next[t as usize] += 1;
+    }
+    b.reserve(txns.len(), grouped.len());
+    let f = Atom::Keyword("txn".into());
+    for (t, &start) in txns.iter().zip(&starts) {
+        let mop_start = b.mop_count();
+        for &m in &grouped[start as usize..(start + t.mops) as usize] {
+            b.push_mop(m);
+        }
+        let raw = RawOp {
+            index: None,
+            time: None,
+            op_type: OpType::Ok,
+            process: Some(t.session),
+            f: f.clone(),
+            extras: Vec::new(),
+            line: t.line,
+        };
+        b.push_op(raw, mop_start);
+    }
+    Ok(b.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops(text: &str) -> Vec<(i64, u32, String)> {
+        let h = match parse("h.txt", text.as_bytes()) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert!(h.registers_only);
+        h.ops
+            .iter()
+            .map(|op| {
+                assert_eq!(op.op_type, OpType::Ok);
+                let mops: Vec<String> = h
+                    .mops_of(op)
+                    .iter()
+                    .map(|m| {
+                        let v = match m.value {
+                            MopValue::Int(v) => v.to_string(),
+                            _ => "nil".into(),
+                        };
+                        format!("{} {} {v}", m.f.name(), h.key(m.key))
+                    })
+                    .collect();
+                (op.process, op.line, mops.join(", "))
+            })
+            .collect()
+    }
+
+    fn err(text: &str) -> String {
+        match parse("h.txt", text.as_bytes()) {
+            Ok(_) => panic!("parsed"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn groups_interleaved_lines_by_session_and_txn() {
+        let text = "w(1,5,0,0)\n\nr(2,0,1,0)\r\n  w(2,7,0,0)\nr(1,5,1,0)\nw(1,6,0,1)\nr(3,9,1,0)\n";
+        assert_eq!(
+            ops(text),
+            vec![
+                (0, 1, "w 1 5, w 2 7".to_string()),
+                (1, 3, "r 2 nil, r 1 5, r 3 9".to_string()),
+                (0, 6, "w 1 6".to_string()),
+            ]
+        );
+        assert!(ops("").is_empty());
+        assert!(ops("\n \n").is_empty());
+    }
+
+    #[test]
+    fn malformed_lines_give_line_and_column() {
+        assert_eq!(
+            err("w(1,5,0,0)\nx(1,2,3,4)\n"),
+            "h.txt:2:1: expected an operation `r(key,value,session,txn)` or `w(...)`, found x"
+        );
+        assert_eq!(err("r(1,-5,0,0)"), "h.txt:1:5: expected a non-negative decimal integer, found -5");
+        assert_eq!(err("r(1,5,0)"), "h.txt:1:8: expected `,` after the session, found )");
+        assert_eq!(err("r(1,5,0,0) x"), "h.txt:1:12: expected end of line after the operation, found x");
+        assert_eq!(err("r(1 ,5,0,0)"), "h.txt:1:4: expected `,` after the key, found a space");
+        assert_eq!(
+            err("w(9223372036854775808,1,0,0)"),
+            "h.txt:1:3: expected an integer at most 9223372036854775807, found 9223372036854775808"
+        );
+        assert_eq!(err("w(1,2,3,4"), "h.txt:1:10: expected `)`, found end of input");
+    }
+}
