@@ -101,6 +101,8 @@ pub struct Stats {
     pub cycles: Duration,
     /// Each exact check run: the model and its sizes and times.
     pub exact: Vec<(String, si_check::ExactStats)>,
+    /// Levels the exact check proved to hold.
+    pub exact_valid: Vec<si_check::Level>,
 }
 
 /// The result of a check: Elle's result map plus context.
@@ -229,9 +231,12 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let t1 = Instant::now();
     let wants =
         |suffix: &str| lattice::CYCLE_SEARCH_ORDER.iter().any(|t| t.ends_with(suffix) && reportable.contains(*t));
-    let order_edges = if wants("-realtime") {
+    // A history of completions only (dbcop, Cobra, PolySI text) has no
+    // realtime information, but its sessions are still ordered.
+    let has_invocations = h.ops.iter().any(|o| o.is_invoke());
+    let order_edges = if wants("-realtime") && has_invocations {
         order::realtime_edges(h)
-    } else if wants("-process") {
+    } else if wants("-process") || wants("-realtime") {
         order::process_edges(h)
     } else {
         Vec::new()
@@ -300,9 +305,10 @@ fn run_exact(
     stats: &mut Stats,
 ) {
     let mut todo: Vec<si_check::Level> = models.iter().filter_map(|m| si_check::Level::from_model(m)).collect();
+    todo.reverse();
     let mut done: Vec<si_check::Level> = Vec::new();
     while let Some(level) = todo.pop() {
-        if done.contains(&level) {
+        if done.contains(&level) || stats.exact_valid.iter().any(|v| v.implies(level)) {
             continue;
         }
         done.push(level);
@@ -310,8 +316,8 @@ fn run_exact(
         let ruled_out = lattice::anomalies_to_impossible_models(&boundary_names(&found));
         let canonical = lattice::canonical_model_name(level.model()).unwrap_or("");
         if ruled_out.contains(canonical) {
-            // Already refuted by inferred anomalies: try the weaker level.
-            todo.extend(level.weaker());
+            // Already refuted by inferred anomalies: try the weaker levels.
+            todo.extend(level.weaker().into_iter().rev());
             continue;
         }
         let out = match si_check::check_level(h, level, opts) {
@@ -324,12 +330,12 @@ fn run_exact(
         };
         stats.exact.push((level.model().to_string(), out.stats));
         match out.verdict {
-            si_check::Verdict::Valid => {}
+            si_check::Verdict::Valid => stats.exact_valid.push(level),
             si_check::Verdict::Invalid(r) => {
                 let names: Vec<&str> = r.branches.iter().map(|b| b.cycle.anomaly.as_str()).collect();
                 let name = si_check::witness::combined_name(&names);
                 anomalies.entry(name).or_default().push(Case::Refuted(r));
-                todo.extend(level.weaker());
+                todo.extend(level.weaker().into_iter().rev());
             }
             si_check::Verdict::Unknown(detail) => {
                 let case = Case::ExactCheckTimeout { model: level.model().to_string(), detail };

@@ -116,7 +116,9 @@ fn edn(txns: &[Txn]) -> (String, Vec<(usize, usize)>) {
 /// The brute-force oracle (see the module docs): which transactions take
 /// part and their external reads follow the exact check's documented rules.
 fn oracle(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
-    let writer_of = |k: u8, v: i64| txns.iter().position(|t| t.outcome != 1 && t.mops.iter().any(|m| m.0 && m.1 == k && m.2 == Some(v)));
+    let writer_of = |k: u8, v: i64| {
+        txns.iter().position(|t| t.outcome != 1 && t.mops.iter().any(|m| m.0 && m.1 == k && m.2 == Some(v)))
+    };
     // Included: ok, and info observed by an ok external read.
     let mut include: Vec<bool> = txns.iter().map(|t| t.outcome == 0).collect();
     for t in txns.iter().filter(|t| t.outcome == 0) {
@@ -200,9 +202,8 @@ fn oracle(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
                     let latest = visible.iter().rev().find(|&&y| writes(ids[y], k)).map(|&y| ids[y]);
                     latest == from
                 });
-                let conflicts_ok = order[s..p].iter().all(|&y| {
-                    !txns[ids[y]].mops.iter().any(|m| m.0 && writes(ids[x], m.1))
-                });
+                let conflicts_ok =
+                    order[s..p].iter().all(|&y| !txns[ids[y]].mops.iter().any(|m| m.0 && writes(ids[x], m.1)));
                 let order_ok = order[s..p].iter().all(|&y| !before(ids[y], ids[x]));
                 reads_ok && conflicts_ok && order_ok
             })
@@ -254,7 +255,8 @@ fn exact_verdicts_match_brute_force() {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let valid = AtomicUsize::new(0);
     let invalid = AtomicUsize::new(0);
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { cases: 1000, ..ProptestConfig::default() });
+    let mut runner =
+        proptest::test_runner::TestRunner::new(ProptestConfig { cases: 1000, ..ProptestConfig::default() });
     let result = runner.run(&draws(), |(draw, keys)| {
         let txns = build(&draw, keys);
         let (text, pos) = edn(&txns);
@@ -270,7 +272,10 @@ fn exact_verdicts_match_brute_force() {
                         prop_assert!(expected, "{level:?} prune={prune}: exact says valid, brute force refutes\n{text}")
                     }
                     Verdict::Invalid(r) => {
-                        prop_assert!(!expected, "{level:?} prune={prune}: exact refutes, brute force finds an order\n{text}");
+                        prop_assert!(
+                            !expected,
+                            "{level:?} prune={prune}: exact refutes, brute force finds an order\n{text}"
+                        );
                         prop_assert!(!r.branches.is_empty());
                         for b in &r.branches {
                             prop_assert_eq!(b.cycle.ops.len(), b.cycle.steps.len());

@@ -125,6 +125,25 @@ pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
             return ModelStatus::Violated(shown.to_string());
         }
     }
+    // With the exact check, the levels it decides hold only when proved.
+    let exact = &o.stats.exact_valid;
+    if !o.stats.exact.is_empty() {
+        if let Some(level) = crate::si_check::Level::from_model(model) {
+            if exact.iter().any(|v| v.implies(level)) {
+                return ModelStatus::Holds;
+            }
+            return if o.found_types.iter().any(|t| t == "exact-check-timeout") {
+                ModelStatus::Unknown
+            } else {
+                ModelStatus::NotChecked
+            };
+        }
+        if exact.iter().any(|v| {
+            lattice::anomalies_prohibited_by(&[model]).is_subset(&lattice::anomalies_prohibited_by(&[v.model()]))
+        }) {
+            return ModelStatus::Holds;
+        }
+    }
     if o.valid == Validity::Unknown || o.error.is_some() {
         return ModelStatus::Unknown;
     }

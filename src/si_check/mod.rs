@@ -99,16 +99,28 @@ impl Level {
         LEVELS.iter().find(|(_, l)| *l == self).map(|(n, _)| *n).unwrap_or("serializable")
     }
 
-    /// The next weaker level to try once this one is refuted (dropping the
-    /// order first, then serializability for snapshot isolation).
-    pub fn weaker(self) -> Option<Level> {
-        match (self.semantics, self.order) {
-            (s, OrderKind::Realtime | OrderKind::Session) => Some(Level { semantics: s, order: OrderKind::None }),
-            (Semantics::Serializable, OrderKind::None) => {
-                Some(Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::None })
-            }
-            (Semantics::SnapshotIsolation, OrderKind::None) => None,
+    /// The next weaker levels to try once this one is refuted: the same
+    /// order under snapshot isolation, and the level without its order.
+    pub fn weaker(self) -> Vec<Level> {
+        let mut out = Vec::new();
+        if self.semantics == Semantics::Serializable {
+            out.push(Level { semantics: Semantics::SnapshotIsolation, order: self.order });
         }
+        if self.order != OrderKind::None {
+            out.push(Level { semantics: self.semantics, order: OrderKind::None });
+        }
+        out
+    }
+
+    /// Whether a history at this level is also at `other`.
+    pub fn implies(self, other: Level) -> bool {
+        let sem = self.semantics == other.semantics || self.semantics == Semantics::Serializable;
+        let rank = |o: OrderKind| match o {
+            OrderKind::None => 0,
+            OrderKind::Session => 1,
+            OrderKind::Realtime => 2,
+        };
+        sem && rank(self.order) >= rank(other.order)
     }
 }
 
@@ -203,7 +215,8 @@ pub fn check_level(h: &History, level: Level, opts: &ExactOptions) -> Result<Exa
     stats.build = start.elapsed();
 
     let t = Instant::now();
-    let pr = prune::prune(&g, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune });
+    let priority = prune::time_estimate(h, &txns);
+    let pr = prune::prune(&g, &priority, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune });
     stats.prune = t.elapsed();
     stats.rounds = pr.rounds;
     stats.constraints_after = pr.open.len();

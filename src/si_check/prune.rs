@@ -116,31 +116,55 @@ pub fn bc_csr(g: &Polygraph, edges: impl Iterator<Item = DepEdge> + Clone) -> (V
     (offsets, targets)
 }
 
-/// Kahn's algorithm (FIFO, so the order follows history order where it is
-/// free); `None` if there is a cycle.
-pub fn topo(offsets: &[u32], targets: &[u32]) -> Option<Vec<u32>> {
+/// Kahn's algorithm, taking among the ready nodes the one of least
+/// `priority` (an estimate of when the transaction ran), so the order is as
+/// close to the real execution as the edges allow; `None` if there is a
+/// cycle. A good order matters twice: reachability windows are exact for
+/// nodes close in it, and the solver's phases follow it.
+pub fn topo(offsets: &[u32], targets: &[u32], priority: &[u32]) -> Option<Vec<u32>> {
+    use std::cmp::Reverse;
     let n = offsets.len() - 1;
     let mut indeg = vec![0u32; n];
     for &t in targets {
         indeg[t as usize] += 1;
     }
-    let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
-    let mut i = 0;
-    while i < order.len() {
-        let v = order[i];
-        i += 1;
+    let key = |v: u32| Reverse((priority[v as usize / 2], v));
+    let mut ready: std::collections::BinaryHeap<Reverse<(u32, u32)>> =
+        (0..n as u32).filter(|&v| indeg[v as usize] == 0).map(key).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse((_, v))) = ready.pop() {
+        order.push(v);
         for &t in &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize] {
             indeg[t as usize] -= 1;
             if indeg[t as usize] == 0 {
-                order.push(t);
+                ready.push(key(t));
             }
         }
     }
     (order.len() == n).then_some(order)
 }
 
+/// An estimate of when each transaction ran: its position in the history
+/// when the history is in time order (Jepsen), else its position within its
+/// session (dbcop, Cobra and PolySI list transactions session by session).
+pub fn time_estimate(h: &crate::history::History, txns: &super::txns::Txns) -> Vec<u32> {
+    let timed = h.ops.iter().any(|o| o.is_invoke() || o.time >= 0);
+    if timed {
+        return (0..txns.len() as u32).collect();
+    }
+    let mut seen: rustc_hash::FxHashMap<i64, u32> = rustc_hash::FxHashMap::default();
+    txns.process
+        .iter()
+        .map(|p| {
+            let r = seen.entry(*p).or_insert(0);
+            *r += 1;
+            *r - 1
+        })
+        .collect()
+}
+
 /// Runs pruning rounds.
-pub fn prune(g: &Polygraph, opts: PruneOptions) -> Pruned {
+pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions) -> Pruned {
     let mut edges: Vec<EdgeRec> = g.known.iter().map(|&e| EdgeRec { e, round: 0, why: u32::MAX }).collect();
     let mut derivations = Vec::new();
     let mut open: Vec<u32> = (0..g.constraints.len() as u32).collect();
@@ -149,7 +173,7 @@ pub fn prune(g: &Polygraph, opts: PruneOptions) -> Pruned {
     let mut last_decided = usize::MAX;
     loop {
         let (offsets, targets) = bc_csr(g, edges.iter().map(|r| r.e));
-        let Some(order) = topo(&offsets, &targets) else {
+        let Some(order) = topo(&offsets, &targets, priority) else {
             return Pruned {
                 edges,
                 derivations,
