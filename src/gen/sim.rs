@@ -780,7 +780,7 @@ pub(crate) fn run<W: Write, L: Workload>(
                         let start = slot.start;
                         let ok = mv_commit(wl, &mut slot.mops, level, start, &mut rng, min_active, &mut local);
                         let now = wl.mv().now;
-                        if now % MIN_ACTIVE_EVERY == 0 {
+                        if now.is_multiple_of(MIN_ACTIVE_EVERY) {
                             let slot_start = |s: &Slot<L::Mop>| (s.phase == Phase::Begun).then_some(s.start);
                             min_active = slots.iter().filter_map(slot_start).min().unwrap_or(now);
                         }
