@@ -202,3 +202,61 @@ proptest! {
         check_injection(i, w, Level::StrictSerializable, seed);
     }
 }
+
+/// dbcop output of a generated history: the header carries the session
+/// shape, and every session holds exactly `txns_per_session` transactions of
+/// `txn_len` events (18 bytes each), in the layout of `history.bincode`.
+#[test]
+fn dbcop_output_has_the_session_shape() {
+    use isolde::gen::rw_register::write_rw_register_with;
+    use isolde::gen::OutputFormat;
+    let cfg = RwRegisterConfig {
+        seed: 3,
+        txns: 12,
+        processes: 3,
+        min_txn_len: 2,
+        max_txn_len: 2,
+        keys: 5,
+        ..RwRegisterConfig::default()
+    };
+    let opts = GenOptions {
+        level: Level::SnapshotIsolation,
+        txns_per_session: Some(4),
+        output_format: OutputFormat::Dbcop,
+        ..GenOptions::default()
+    };
+    let mut out = Vec::new();
+    let stats = write_rw_register_with(&cfg, &opts, &mut out).unwrap();
+    assert_eq!(stats.bytes, out.len() as u64);
+    let u = |at: usize| u64::from_le_bytes(out[at..at + 8].try_into().unwrap());
+    assert_eq!([u(0), u(8), u(16), u(24), u(32)], [3, 3, 5, 4, 2]);
+    assert_eq!(u(40), 6);
+    assert_eq!(&out[48..54], b"isolde");
+    assert_eq!(u(54), 25);
+    assert_eq!(&out[62..87], b"2000-01-01T00:00:00+00:00");
+    let end_len = u(87) as usize;
+    let end = std::str::from_utf8(&out[95..95 + end_len]).unwrap();
+    assert!(end.starts_with("2000-01-01T00:00:") && end.ends_with("+00:00"), "{end}");
+    let mut at = 95 + end_len;
+    assert_eq!(u(at), 3);
+    at += 8;
+    for _ in 0..3 {
+        assert_eq!(u(at), 4);
+        at += 8;
+        for _ in 0..4 {
+            assert_eq!(u(at), 2);
+            at += 8;
+            let success = out[at + 2 * 18];
+            for _ in 0..2 {
+                let (write, var, val, ok) = (out[at], u(at + 1), u(at + 9), out[at + 17]);
+                assert!(write <= 1 && var < 5 && ok == success);
+                // Writes never write 0 (dbcop's initial value).
+                assert!(write == 0 || val > 0);
+                at += 18;
+            }
+            assert!(success <= 1);
+            at += 1;
+        }
+    }
+    assert_eq!(at, out.len());
+}
