@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Benchmarks `isolde analyze` on generated list-append histories.
+# Benchmarks `isolde gen` and `isolde analyze` on the standard workloads.
 #
-# Builds the release binary, generates (once; cached in bench-data/) strict
-# serializable list-append histories of each size with `isolde gen
-# list-append`, then times `isolde analyze --format json` on each under
-# /usr/bin/time and prints a markdown table:
+# Builds the release binary, generates (once; cached in bench-data/, which is
+# gitignored) strict serializable list-append histories (Elle's shape, uniform
+# keys) and rw-register histories (PolySI's shape: 20 sessions, 15 micro-ops,
+# 50% reads, 10k zipfian keys) of each size with `isolde gen`, timing each
+# generation under /usr/bin/time (recorded next to the file, so cached
+# histories keep their numbers), then times `isolde analyze --format json` on
+# each and prints markdown tables:
 #
-#   txns | file MB | wall s | peak RSS MB | txns/s
+#   generation: workload | txns | file MB | wall s | peak RSS MB
+#   analysis:   txns | file MB | wall s | peak RSS MB | txns/s
+#
+# Cached file names include the seed and process count, so changing either
+# generates new histories instead of reusing stale ones.
 #
 # Environment overrides:
 #   BENCH_SIZES      list-append txn counts       (default "10000 100000 1000000")
@@ -26,7 +33,7 @@ RW_SIZES="${BENCH_RW_SIZES:-10000 100000}"
 PROCESSES="${BENCH_PROCESSES:-20}"
 SEED="${BENCH_SEED:-42}"
 REGEN="${BENCH_REGEN:-0}"
-BIN=target/release/isolde
+BIN="${CARGO_TARGET_DIR:-target}/release/isolde"
 DATA=bench-data
 TIME=/usr/bin/time
 
@@ -34,8 +41,8 @@ log() { printf '%s\n' "$*" >&2; }
 die() { log "bench.sh: $*"; exit 1; }
 
 [[ -x "$TIME" ]] || die "$TIME not found (install GNU time, e.g. apt-get install time)"
-for n in $SIZES; do
-  [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "BENCH_SIZES entry '$n' is not a positive integer"
+for n in $SIZES $RW_SIZES; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "BENCH_SIZES or BENCH_RW_SIZES entry '$n' is not a positive integer"
 done
 [[ "$PROCESSES" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PROCESSES '$PROCESSES' is not a positive integer"
 [[ "$SEED" =~ ^[0-9]+$ ]] || die "BENCH_SEED '$SEED' is not a non-negative integer"
@@ -53,18 +60,21 @@ trap 'rm -rf "$tmpdir"' EXIT
 generate() {
   local workload=$1 prefix=$2 sizes=$3 n file
   for n in $sizes; do
-    file="$DATA/$prefix-$n.edn"
-    if [[ "$REGEN" == 1 || ! -s "$file" ]]; then
+    file="$DATA/$prefix-$n-p$PROCESSES-s$SEED.edn"
+    if [[ "$REGEN" == 1 || ! -s "$file" || ! -s "$file.gen" ]]; then
       log "generating $file ($workload, $n txns, seed $SEED)..."
       # Write to a temp name and rename, so an interrupted run leaves no
       # truncated file behind to be mistaken for a cached one.
       if [[ "$workload" == list-append ]]; then
-        "$BIN" gen list-append --txns "$n" --processes "$PROCESSES" --key-dist uniform --seed "$SEED" -o "$file.tmp"
+        "$TIME" -f '%e %M' -o "$file.gen.tmp" \
+          "$BIN" gen list-append --txns "$n" --processes "$PROCESSES" --key-dist uniform --seed "$SEED" -o "$file.tmp"
       else
         # PolySI's default shape: 20 sessions, 15 micro-ops, 50% reads, 10k keys, zipfian.
-        "$BIN" gen rw-register --txns "$n" --seed "$SEED" -o "$file.tmp"
+        "$TIME" -f '%e %M' -o "$file.gen.tmp" \
+          "$BIN" gen rw-register --txns "$n" --processes "$PROCESSES" --seed "$SEED" -o "$file.tmp"
       fi
       mv -f "$file.tmp" "$file"
+      mv -f "$file.gen.tmp" "$file.gen"
     else
       log "using cached $file"
     fi
@@ -79,7 +89,7 @@ measure() {
   printf '| txns | file MB | wall s | peak RSS MB | txns/s |\n'
   printf '|-----:|--------:|-------:|------------:|-------:|\n'
   for n in $sizes; do
-    file="$DATA/$prefix-$n.edn"
+    file="$DATA/$prefix-$n-p$PROCESSES-s$SEED.edn"
     bytes="$(wc -c < "$file" | tr -d ' ')"
     log "analyzing $file..."
     rc=0
@@ -108,8 +118,27 @@ measure() {
   done
 }
 
+# Prints the generation table from the recorded timings.
+gen_table() {
+  local workload prefix sizes n file bytes wall rss_kb
+  printf '\ngeneration\n\n'
+  printf '| workload | txns | file MB | wall s | peak RSS MB |\n'
+  printf '|----------|-----:|--------:|-------:|------------:|\n'
+  for spec in "list-append la $SIZES" "rw-register rw $RW_SIZES"; do
+    read -r workload prefix sizes <<< "$spec"
+    for n in $sizes; do
+      file="$DATA/$prefix-$n-p$PROCESSES-s$SEED.edn"
+      bytes="$(wc -c < "$file" | tr -d ' ')"
+      read -r wall rss_kb < <(tail -n 1 "$file.gen")
+      awk -v w="$workload" -v n="$n" -v b="$bytes" -v t="$wall" -v r="$rss_kb" \
+        'BEGIN { printf "| %s | %d | %.1f | %.2f | %.1f |\n", w, n, b / 1e6, t, r / 1024 }'
+    done
+  done
+}
+
 generate list-append la "$SIZES"
 generate rw-register rw "$RW_SIZES"
+gen_table
 measure list-append la "$SIZES"
 measure rw-register rw "$RW_SIZES"
 exit "$status"

@@ -101,9 +101,38 @@ struct AnalyzeArgs {
     reach_memory: usize,
 }
 
+/// Options shared by both generators.
+#[derive(clap::Args)]
+struct GenCommon {
+    /// Isolation level of the simulated multi-version store.
+    #[arg(long, value_enum, default_value = "strict-serializable")]
+    level: LevelArg,
+    /// Plant named anomalies among normal traffic, comma separated: G0, G1a,
+    /// G1b, G1c, lost-update, write-skew, long-fork, read-skew, internal,
+    /// duplicate-elements, garbage-read, stale-realtime-read.
+    #[arg(long, value_delimiter = ',')]
+    inject: Vec<String>,
+    /// Number of injected scenarios (cycling through --inject; default one
+    /// per listed anomaly).
+    #[arg(long, default_value_t = 0)]
+    inject_count: usize,
+    /// Probability that a transaction fails (:fail, no effect).
+    #[arg(long, default_value_t = 0.0)]
+    fail_fraction: f64,
+    /// Probability that a transaction is indeterminate (:info).
+    #[arg(long, default_value_t = 0.0)]
+    info_fraction: f64,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output file (default: stdout).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum GenCmd {
-    /// A list-append history from a strict-serializable in-memory store.
+    /// A list-append history from an in-memory multi-version store.
     ListAppend {
         /// Number of transactions.
         #[arg(long, default_value_t = 10_000)]
@@ -111,6 +140,9 @@ enum GenCmd {
         /// Concurrent client processes.
         #[arg(long, default_value_t = 10)]
         processes: usize,
+        /// Minimum micro-ops per transaction.
+        #[arg(long, default_value_t = 1)]
+        min_txn_len: usize,
         /// Maximum micro-ops per transaction.
         #[arg(long, default_value_t = 5)]
         max_txn_len: usize,
@@ -120,47 +152,73 @@ enum GenCmd {
         /// Appends per key before it is retired.
         #[arg(long, default_value_t = 100)]
         max_writes_per_key: usize,
-        /// Key distribution over the active window.
-        #[arg(long, value_enum, default_value = "exponential")]
-        key_dist: KeyDistArg,
-        /// Random seed.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Output file (default: stdout).
-        #[arg(long, short = 'o')]
-        output: Option<PathBuf>,
-    },
-    /// An rw-register history (PolySI's default shape) from a
-    /// strict-serializable in-memory store.
-    RwRegister {
-        /// Number of transactions.
-        #[arg(long, default_value_t = 10_000)]
-        txns: usize,
-        /// Concurrent client processes.
-        #[arg(long, default_value_t = 20)]
-        processes: usize,
-        /// Micro-ops per transaction.
-        #[arg(long, default_value_t = 15)]
-        txn_len: usize,
-        /// Number of keys.
-        #[arg(long, default_value_t = 10_000)]
-        keys: usize,
         /// Fraction of micro-ops that are reads.
         #[arg(long, default_value_t = 0.5)]
         read_fraction: f64,
-        /// Key distribution.
+        /// Key distribution over the active window.
+        #[arg(long, value_enum, default_value = "exponential")]
+        key_dist: KeyDistArg,
+        #[command(flatten)]
+        common: GenCommon,
+    },
+    /// An rw-register history (PolySI's default shape) from an in-memory
+    /// multi-version store.
+    RwRegister {
+        /// Number of transactions (ignored with --txns-per-session).
+        #[arg(long, default_value_t = 10_000)]
+        txns: usize,
+        /// Concurrent client processes (dbcop/PolySI sessions).
+        #[arg(long, alias = "sessions", default_value_t = 20)]
+        processes: usize,
+        /// Transactions per session: every process runs exactly this many
+        /// (txns = sessions * this). Required for --output-format dbcop.
+        #[arg(long)]
+        txns_per_session: Option<usize>,
+        /// Micro-ops per transaction (dbcop's events per transaction).
+        #[arg(long, alias = "ops-per-txn", default_value_t = 15)]
+        txn_len: usize,
+        /// Minimum micro-ops per transaction (default: --txn-len).
+        #[arg(long)]
+        min_txn_len: Option<usize>,
+        /// Number of keys (variables).
+        #[arg(long, alias = "key-count", default_value_t = 10_000)]
+        keys: usize,
+        /// Fraction of micro-ops that are reads.
+        #[arg(long, alias = "read-proportion", default_value_t = 0.5)]
+        read_fraction: f64,
+        /// Key distribution (hotspot: --hot-probability of the operations
+        /// on the first --hot-fraction of the keys).
         #[arg(long, value_enum, default_value = "zipf")]
         key_dist: RwKeyDistArg,
         /// Zipf exponent.
         #[arg(long, default_value_t = 1.0)]
         zipf_exponent: f64,
-        /// Random seed.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Output file (default: stdout).
-        #[arg(long, short = 'o')]
-        output: Option<PathBuf>,
+        /// Hotspot: fraction of keys that are hot.
+        #[arg(long, default_value_t = 0.2)]
+        hot_fraction: f64,
+        /// Hotspot: probability that an operation targets a hot key.
+        #[arg(long, default_value_t = 0.8)]
+        hot_probability: f64,
+        /// Output format: Jepsen EDN, or dbcop's history.bincode.
+        #[arg(long, value_enum, default_value = "edn")]
+        output_format: OutputFormatArg,
+        #[command(flatten)]
+        common: GenCommon,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LevelArg {
+    StrictSerializable,
+    Serializable,
+    SnapshotIsolation,
+    ReadCommitted,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OutputFormatArg {
+    Edn,
+    Dbcop,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -173,6 +231,7 @@ enum PlotFormatArg {
 enum RwKeyDistArg {
     Uniform,
     Zipf,
+    Hotspot,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -381,49 +440,107 @@ fn write_to(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The generator options shared by both workloads.
+fn gen_options(c: &GenCommon) -> Result<gen::GenOptions, String> {
+    let inject = gen::inject::parse_list(&c.inject.join(","))?;
+    Ok(gen::GenOptions {
+        level: match c.level {
+            LevelArg::StrictSerializable => gen::Level::StrictSerializable,
+            LevelArg::Serializable => gen::Level::Serializable,
+            LevelArg::SnapshotIsolation => gen::Level::SnapshotIsolation,
+            LevelArg::ReadCommitted => gen::Level::ReadCommitted,
+        },
+        inject,
+        inject_count: c.inject_count,
+        ..Default::default()
+    })
+}
+
+/// Reports what a generator run planted and aborted, on stderr.
+fn report_gen(stats: &gen::GenStats) {
+    for (kind, n) in stats.injected.planted() {
+        eprintln!("isolde: injected {n} x {kind}");
+    }
+}
+
 fn generate(g: GenCmd) -> Result<ExitCode, String> {
     match g {
         GenCmd::ListAppend {
             txns,
             processes,
+            min_txn_len,
             max_txn_len,
             active_keys,
             max_writes_per_key,
+            read_fraction,
             key_dist,
-            seed,
-            output,
+            common,
         } => {
+            let opts = gen_options(&common)?;
             let cfg = gen::list_append::ListAppendConfig {
-                seed,
+                seed: common.seed,
                 txns,
                 processes,
+                min_txn_len,
                 max_txn_len,
                 active_keys,
                 max_writes_per_key,
+                read_fraction,
                 key_dist: match key_dist {
                     KeyDistArg::Uniform => gen::list_append::KeyDist::Uniform,
                     KeyDistArg::Exponential => gen::list_append::KeyDist::Exponential,
                 },
-                ..Default::default()
+                fail_fraction: common.fail_fraction,
+                info_fraction: common.info_fraction,
             };
-            write_to(&output, |w| gen::list_append::write_list_append(&cfg, w).map(drop))
+            write_to(&common.output, |w| {
+                gen::list_append::write_list_append_with(&cfg, &opts, w).map(|s| report_gen(&s))
+            })
         }
-        GenCmd::RwRegister { txns, processes, txn_len, keys, read_fraction, key_dist, zipf_exponent, seed, output } => {
+        GenCmd::RwRegister {
+            txns,
+            processes,
+            txns_per_session,
+            txn_len,
+            min_txn_len,
+            keys,
+            read_fraction,
+            key_dist,
+            zipf_exponent,
+            hot_fraction,
+            hot_probability,
+            output_format,
+            common,
+        } => {
+            let mut opts = gen_options(&common)?;
+            opts.txns_per_session = txns_per_session;
+            opts.output_format = match output_format {
+                OutputFormatArg::Edn => gen::OutputFormat::Edn,
+                OutputFormatArg::Dbcop => gen::OutputFormat::Dbcop,
+            };
+            let txns = match txns_per_session {
+                Some(per) => processes.checked_mul(per).ok_or("sessions * txns-per-session overflows")?,
+                None => txns,
+            };
             let cfg = gen::rw_register::RwRegisterConfig {
-                seed,
+                seed: common.seed,
                 txns,
                 processes,
-                min_txn_len: txn_len,
+                min_txn_len: min_txn_len.unwrap_or(txn_len),
                 max_txn_len: txn_len,
                 keys,
                 read_fraction,
                 key_dist: match key_dist {
                     RwKeyDistArg::Uniform => gen::rw_register::RwKeyDist::Uniform,
                     RwKeyDistArg::Zipf => gen::rw_register::RwKeyDist::Zipf(zipf_exponent),
+                    RwKeyDistArg::Hotspot => gen::rw_register::RwKeyDist::Hotspot { hot_fraction, hot_probability },
                 },
-                ..Default::default()
+                fail_fraction: common.fail_fraction,
+                info_fraction: common.info_fraction,
             };
-            write_to(&output, |w| gen::rw_register::write_rw_register(&cfg, w).map(drop))
+            write_to(&common.output, |w| {
+                gen::rw_register::write_rw_register_with(&cfg, &opts, w).map(|s| report_gen(&s))
+            })
         }
     }
 }

@@ -57,9 +57,13 @@
 
 use std::io::{self, Write};
 
+use super::inject::{Inject, InjectWorkload};
 use super::out::push_u64;
 use super::rng::Rng;
-use super::sim::{self, check_clients, check_faults, check_fraction, invalid, IntMap, SimParams, Workload};
+use super::sim::{
+    self, check_clients, check_faults, check_fraction, invalid, GenOptions, IntMap, MvStore, Scripted, SimParams,
+    Workload,
+};
 
 pub use super::sim::GenStats;
 
@@ -153,7 +157,27 @@ impl ListAppendConfig {
 /// Fails with `InvalidInput` if [`ListAppendConfig::validate`] rejects `cfg`,
 /// or with the writer's error.
 pub fn write_list_append<W: Write>(cfg: &ListAppendConfig, out: W) -> io::Result<GenStats> {
-    run(cfg, out, None)
+    run(cfg, &GenOptions::default(), out, None)
+}
+
+/// Like [`write_list_append`], with an isolation level, injected anomalies
+/// and sessions per [`GenOptions`]. Appends conflict with each other: under
+/// snapshot isolation and read committed, a transaction appending to a key
+/// another transaction committed an append to since its read point aborts
+/// (first committer wins), so committed reads are always prefixes of one
+/// list per key. Fails with `InvalidInput` for an invalid config or options
+/// (dbcop output is not available for list-append).
+pub fn write_list_append_with<W: Write>(cfg: &ListAppendConfig, opts: &GenOptions, out: W) -> io::Result<GenStats> {
+    run(cfg, opts, out, None)
+}
+
+/// Like [`list_append_string`], with [`GenOptions`].
+///
+/// # Panics
+///
+/// If `cfg` or `opts` is invalid.
+pub fn list_append_string_with(cfg: &ListAppendConfig, opts: &GenOptions) -> String {
+    sim::to_string("list_append_string_with", |buf| write_list_append_with(cfg, opts, buf))
 }
 
 /// Generates a list-append history per `cfg` into a `String` (for tests and
@@ -217,6 +241,8 @@ impl KeyState {
 enum MopKind {
     Append,
     Read,
+    /// A scripted read whose observed list is `lits[val]`.
+    Lit,
 }
 
 /// A micro-op of an in-flight transaction. For appends `val` is the value;
@@ -272,6 +298,31 @@ struct Gen<'a> {
     window: Vec<u64>,
     next_key: u64,
     keys: KeyMap,
+    /// Committed versions (list lengths), for the multi-version levels.
+    mv: MvStore,
+    /// Observed lists of scripted reads.
+    lits: Vec<Vec<u64>>,
+}
+
+impl Gen<'_> {
+    /// A reserved key: the next unused integer, never put in the window.
+    fn fresh(&mut self) -> u64 {
+        self.next_key += 1;
+        self.next_key - 1
+    }
+
+    fn lit(&mut self, key: u64, vs: &[u64]) -> Mop {
+        self.lits.push(vs.to_vec());
+        Mop { kind: MopKind::Lit, key, val: self.lits.len() as u64 - 1 }
+    }
+}
+
+fn app(key: u64, val: u64) -> Mop {
+    Mop { kind: MopKind::Append, key, val }
+}
+
+fn txn(mops: Vec<Mop>) -> Scripted<Mop> {
+    Scripted { mops, fail: false, wait_prev: false }
 }
 
 impl Workload for Gen<'_> {
@@ -310,7 +361,7 @@ impl Workload for Gen<'_> {
             let ks = self.keys.get_mut(&m.key).expect("in-flight keys are live");
             match m.kind {
                 MopKind::Append => ks.push(m.val),
-                MopKind::Read => m.val = ks.ends.len() as u64,
+                MopKind::Read | MopKind::Lit => m.val = ks.ends.len() as u64,
             }
         }
     }
@@ -323,6 +374,7 @@ impl Workload for Gen<'_> {
             ks.refs -= 1;
             if ks.refs == 0 && ks.retired {
                 self.keys.remove(&m.key);
+                self.mv.remove(m.key);
             }
         }
     }
@@ -340,6 +392,22 @@ impl Workload for Gen<'_> {
                     buf.push(b' ');
                     push_u64(buf, m.val);
                     buf.push(b']');
+                }
+                MopKind::Lit => {
+                    buf.extend_from_slice(b"[:r ");
+                    push_u64(buf, m.key);
+                    if observed {
+                        buf.extend_from_slice(b" [");
+                        for (i, v) in self.lits[m.val as usize].iter().enumerate() {
+                            if i > 0 {
+                                buf.push(b' ');
+                            }
+                            push_u64(buf, *v);
+                        }
+                        buf.extend_from_slice(b"]]");
+                    } else {
+                        buf.extend_from_slice(b" nil]");
+                    }
                 }
                 MopKind::Read => {
                     buf.extend_from_slice(b"[:r ");
@@ -359,17 +427,122 @@ impl Workload for Gen<'_> {
     fn live_keys(&self) -> usize {
         self.keys.len()
     }
+
+    fn access(&self, m: &Mop) -> (u64, bool) {
+        (m.key, matches!(m.kind, MopKind::Append))
+    }
+
+    /// A list's state is its length.
+    fn write_state(&self, _m: &Mop, s: u64) -> u64 {
+        s + 1
+    }
+
+    /// A read records the length it saw; committed reads are prefixes of the
+    /// key's list (first committer wins guarantees the transaction's own
+    /// appends land right after what it read).
+    fn observe(&self, m: &mut Mop, s: u64) {
+        m.val = s;
+    }
+
+    fn install(&mut self, m: &Mop) {
+        self.keys.get_mut(&m.key).expect("in-flight keys are live").push(m.val);
+    }
+
+    fn mv(&mut self) -> &mut MvStore {
+        &mut self.mv
+    }
+
+    fn scenario(&mut self, kind: Inject, out: &mut Vec<Scripted<Mop>>) {
+        let a = self.fresh();
+        let b = if kind.keys() > 1 { self.fresh() } else { a };
+        match kind {
+            Inject::G0 => {
+                out.push(txn(vec![app(a, 1), app(b, 1)]));
+                out.push(txn(vec![app(a, 2), app(b, 2)]));
+                let r = vec![self.lit(a, &[1, 2]), self.lit(b, &[2, 1])];
+                out.push(txn(r));
+            }
+            Inject::G1a => {
+                out.push(Scripted { mops: vec![app(a, 1)], fail: true, wait_prev: false });
+                let r = vec![self.lit(a, &[1])];
+                out.push(txn(r));
+            }
+            Inject::G1b => {
+                out.push(txn(vec![app(a, 1), app(a, 2)]));
+                let r = vec![self.lit(a, &[1])];
+                out.push(txn(r));
+            }
+            Inject::G1c => {
+                let t1 = vec![app(a, 1), self.lit(b, &[1])];
+                let t2 = vec![app(b, 1), self.lit(a, &[1])];
+                out.extend([txn(t1), txn(t2)]);
+            }
+            Inject::LostUpdate => {
+                let t1 = vec![self.lit(a, &[]), app(a, 1)];
+                let t2 = vec![self.lit(a, &[]), app(a, 2)];
+                let t3 = vec![self.lit(a, &[1, 2])];
+                out.extend([txn(t1), txn(t2), txn(t3)]);
+            }
+            Inject::WriteSkew => {
+                let t1 = vec![self.lit(a, &[]), self.lit(b, &[]), app(a, 1)];
+                let t2 = vec![self.lit(a, &[]), self.lit(b, &[]), app(b, 1)];
+                let t3 = vec![self.lit(a, &[1]), self.lit(b, &[1])];
+                out.extend([txn(t1), txn(t2), txn(t3)]);
+            }
+            Inject::LongFork => {
+                let t3 = vec![self.lit(a, &[1]), self.lit(b, &[])];
+                let t4 = vec![self.lit(a, &[]), self.lit(b, &[1])];
+                out.extend([txn(vec![app(a, 1)]), txn(vec![app(b, 1)]), txn(t3), txn(t4)]);
+            }
+            Inject::ReadSkew => {
+                let t2 = vec![self.lit(a, &[1]), self.lit(b, &[])];
+                let t3 = vec![self.lit(b, &[1])];
+                out.extend([txn(vec![app(a, 1), app(b, 1)]), txn(t2), txn(t3)]);
+            }
+            Inject::Internal => {
+                let t = vec![app(a, 1), self.lit(a, &[])];
+                out.push(txn(t));
+            }
+            Inject::DuplicateElements => {
+                let r = vec![self.lit(a, &[1, 1])];
+                out.extend([txn(vec![app(a, 1)]), txn(r)]);
+            }
+            Inject::GarbageRead => {
+                let r = vec![self.lit(a, &[1])];
+                out.push(txn(r));
+            }
+            Inject::StaleRealtimeRead => {
+                let t1 = vec![app(a, 1), self.lit(a, &[1])];
+                let t2 = vec![self.lit(a, &[])];
+                out.push(txn(t1));
+                out.push(Scripted { mops: t2, fail: false, wait_prev: true });
+            }
+        }
+    }
+
+    /// Not used: dbcop output is rejected for list-append.
+    fn dbcop_event(&self, m: &Mop, _observed: bool) -> (bool, u64, u64) {
+        (matches!(m.kind, MopKind::Append), m.key, 0)
+    }
 }
 
 /// Validates `cfg` and runs the simulation (with optional test tracing).
-fn run<W: Write>(cfg: &ListAppendConfig, out: W, trace: Option<&mut sim::Trace>) -> io::Result<GenStats> {
+fn run<W: Write>(
+    cfg: &ListAppendConfig,
+    opts: &GenOptions,
+    out: W,
+    trace: Option<&mut sim::Trace>,
+) -> io::Result<GenStats> {
     cfg.validate().map_err(invalid)?;
+    opts.validate(InjectWorkload::ListAppend, cfg.txns, cfg.processes, cfg.info_fraction).map_err(invalid)?;
     let mut g = Gen {
         cfg,
         picker: KeyPicker::new(cfg.key_dist, cfg.active_keys),
         window: (0..cfg.active_keys as u64).collect(),
         next_key: cfg.active_keys as u64,
         keys: KeyMap::default(),
+        mv: MvStore::default(),
+        lits: Vec::new(),
     };
     for k in 0..cfg.active_keys as u64 {
         g.keys.insert(k, KeyState::new());
@@ -382,7 +555,7 @@ fn run<W: Write>(cfg: &ListAppendConfig, out: W, trace: Option<&mut sim::Trace>)
         fail_fraction: cfg.fail_fraction,
         info_fraction: cfg.info_fraction,
     };
-    sim::run(&p, &mut g, out, trace)
+    sim::run(&p, opts, &mut g, out, 0, trace)
 }
 
 #[cfg(test)]
@@ -449,7 +622,7 @@ mod tests {
     fn traced(cfg: &ListAppendConfig) -> (String, sim::Trace) {
         let mut trace = sim::Trace::default();
         let mut buf = Vec::new();
-        let stats = run(cfg, &mut buf, Some(&mut trace)).unwrap();
+        let stats = run(cfg, &GenOptions::default(), &mut buf, Some(&mut trace)).unwrap();
         let s = String::from_utf8(buf).unwrap();
         assert_eq!(stats.bytes, s.len() as u64);
         // Tracing must not perturb the output.
@@ -517,7 +690,7 @@ mod tests {
             let stats = write_list_append(&c, &mut buf).unwrap();
             let h = String::from_utf8(buf).unwrap();
             check_shape(&parse(&h), c.txns, c.processes, c.max_txn_len);
-            assert_eq!(stats, GenStats { txns: c.txns, ops: 2 * c.txns, bytes: h.len() as u64 });
+            assert_eq!(stats, GenStats { txns: c.txns, ops: 2 * c.txns, bytes: h.len() as u64, ..GenStats::default() });
         }
         assert_eq!(list_append_string(&ListAppendConfig { txns: 0, ..cfg(1) }), "");
     }

@@ -8,7 +8,15 @@
 //! ids, timing, faults). Everything is deterministic per seed and uses only
 //! the standard library ([`rng`] is our own PRNG), so generated files are
 //! reproducible across machines and builds.
+//!
+//! [`GenOptions`] selects the store's isolation [`Level`] (strict
+//! serializable, serializable, snapshot isolation, read committed), plants
+//! named anomalies ([`Inject`]) on reserved keys among normal traffic, fixes
+//! sessions of equal length, and picks the output format (Jepsen EDN, or
+//! dbcop's bincode via [`dbcop`] for registers).
 
+pub mod dbcop;
+pub mod inject;
 pub mod list_append;
 mod out;
 pub mod rng;
@@ -18,6 +26,7 @@ mod sim;
 mod testkit;
 mod zipf;
 
+pub use inject::{Inject, InjectCounts, InjectWorkload};
 pub use list_append::{list_append_string, write_list_append, KeyDist, ListAppendConfig};
 pub use rw_register::{rw_register_string, write_rw_register, RwKeyDist, RwRegisterConfig};
-pub use sim::GenStats;
+pub use sim::{GenOptions, GenStats, Level, OutputFormat};

@@ -1,0 +1,249 @@
+//! Named anomalies the generators can plant among normal traffic.
+//!
+//! An injection is a short *scenario*: a few scripted transactions on keys
+//! reserved for it (never touched by normal traffic nor by another
+//! scenario), with their results fixed by the script instead of by the store.
+//! Because the keys are fresh, the scenario's transactions have data
+//! dependencies only among themselves, so the anomaly they form is the only
+//! one the analysis can find there (up to the `-process` / `-realtime`
+//! variants of the same cycle, and the consequences listed in
+//! [`Inject::collateral`]). Each scenario is designed for what isolde's
+//! Elle-style inference can see: list-append histories reveal version order
+//! through the lists that reads return, registers only through the initial
+//! state (`nil`) and unique values, so register scenarios order versions by
+//! reading `nil`.
+//!
+//! The scenario scripts themselves live with each workload (they render its
+//! micro-ops); this module names the anomalies, parses them, and states what
+//! the analysis is expected to report for each.
+
+use std::fmt;
+
+/// The workload a scenario is planted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InjectWorkload {
+    /// Elle's list-append.
+    ListAppend,
+    /// Read/write registers.
+    RwRegister,
+}
+
+/// A named anomaly `--inject` can plant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Inject {
+    /// Write cycle: two transactions append to two keys in opposite orders
+    /// (list-append only: registers have no visible write order).
+    G0,
+    /// Aborted read: a committed read of a value written by a `:fail`
+    /// transaction.
+    G1a,
+    /// Intermediate read: a read of a value its writer later overwrote in
+    /// the same transaction.
+    G1b,
+    /// Circular information flow: two transactions each read the other's
+    /// write.
+    G1c,
+    /// Two committed transactions read the same version of a key and both
+    /// write it.
+    LostUpdate,
+    /// Write skew (G2-item): two transactions each read a key the other
+    /// writes, seeing the version before that write.
+    WriteSkew,
+    /// Long fork (G-nonadjacent): two readers observe two independent writes
+    /// in opposite orders.
+    LongFork,
+    /// Read skew (G-single): a reader sees one of a transaction's writes but
+    /// not the other.
+    ReadSkew,
+    /// A read that disagrees with the transaction's own earlier write.
+    Internal,
+    /// A list read containing the same element twice (list-append only).
+    DuplicateElements,
+    /// A read of a value nobody wrote.
+    GarbageRead,
+    /// A read, invoked after a write to its key completed, that misses the
+    /// write (a G-single cycle through a realtime edge; seen only by strict
+    /// models).
+    StaleRealtimeRead,
+}
+
+impl Inject {
+    /// Every injectable anomaly, in CLI order.
+    pub const ALL: [Inject; 12] = [
+        Inject::G0,
+        Inject::G1a,
+        Inject::G1b,
+        Inject::G1c,
+        Inject::LostUpdate,
+        Inject::WriteSkew,
+        Inject::LongFork,
+        Inject::ReadSkew,
+        Inject::Internal,
+        Inject::DuplicateElements,
+        Inject::GarbageRead,
+        Inject::StaleRealtimeRead,
+    ];
+
+    /// The name used on the command line (`--inject`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Inject::G0 => "G0",
+            Inject::G1a => "G1a",
+            Inject::G1b => "G1b",
+            Inject::G1c => "G1c",
+            Inject::LostUpdate => "lost-update",
+            Inject::WriteSkew => "write-skew",
+            Inject::LongFork => "long-fork",
+            Inject::ReadSkew => "read-skew",
+            Inject::Internal => "internal",
+            Inject::DuplicateElements => "duplicate-elements",
+            Inject::GarbageRead => "garbage-read",
+            Inject::StaleRealtimeRead => "stale-realtime-read",
+        }
+    }
+
+    /// Parses a CLI name; also accepts the anomaly-type spellings
+    /// (`G2-item`, `G-nonadjacent`, `G-single`), case-insensitively.
+    pub fn parse(s: &str) -> Option<Inject> {
+        let s = s.trim().to_ascii_lowercase();
+        let alias = match s.as_str() {
+            "g2-item" | "g2" => Some(Inject::WriteSkew),
+            "g-nonadjacent" => Some(Inject::LongFork),
+            "g-single" => Some(Inject::ReadSkew),
+            _ => None,
+        };
+        alias.or_else(|| Inject::ALL.into_iter().find(|i| i.name().to_ascii_lowercase() == s))
+    }
+
+    /// Whether the anomaly can be planted (and seen) in `w`.
+    pub fn applies_to(self, w: InjectWorkload) -> bool {
+        !matches!((self, w), (Inject::G0 | Inject::DuplicateElements, InjectWorkload::RwRegister))
+    }
+
+    /// The anomaly type isolde's analysis reports for this scenario (as in
+    /// `Outcome::anomaly_types`).
+    pub fn expected_type(self, _w: InjectWorkload) -> &'static str {
+        match self {
+            Inject::G0 => "G0",
+            Inject::G1a => "G1a",
+            Inject::G1b => "G1b",
+            Inject::G1c => "G1c",
+            Inject::LostUpdate => "lost-update",
+            Inject::WriteSkew => "G2-item",
+            Inject::LongFork => "G-nonadjacent-item",
+            Inject::ReadSkew => "G-single-item",
+            Inject::Internal => "internal",
+            Inject::DuplicateElements => "duplicate-elements",
+            Inject::GarbageRead => "garbage-read",
+            Inject::StaleRealtimeRead => "G-single-item-realtime",
+        }
+    }
+
+    /// The weakest Elle model under which the analysis looks for this
+    /// anomaly without also searching realtime edges (whose cycles through
+    /// the surrounding traffic would add `-realtime` variants of the same
+    /// dependency cycle): `serializable`, except for the stale realtime read,
+    /// which only a strict model can see.
+    pub fn detecting_model(self) -> &'static str {
+        match self {
+            Inject::StaleRealtimeRead => "strict-serializable",
+            _ => "serializable",
+        }
+    }
+
+    /// Other anomaly types the same scenario necessarily exhibits, besides
+    /// the `-process` / `-realtime` variants of its cycles: reading an
+    /// intermediate list state also orders the reader before its writer's
+    /// later append (a G-single), and two appends after one read version
+    /// order the writers both ways (G-single / G2-item).
+    pub fn collateral(self, w: InjectWorkload) -> &'static [&'static str] {
+        match (self, w) {
+            (Inject::G1b, InjectWorkload::ListAppend) => &["G-single-item"],
+            (Inject::LostUpdate, InjectWorkload::ListAppend) => &["G-single-item"],
+            (Inject::LostUpdate, InjectWorkload::RwRegister) => &["G2-item"],
+            _ => &[],
+        }
+    }
+
+    /// Number of reserved keys the scenario uses.
+    pub(crate) fn keys(self) -> u64 {
+        match self {
+            Inject::G0 | Inject::G1c | Inject::WriteSkew | Inject::LongFork | Inject::ReadSkew => 2,
+            _ => 1,
+        }
+    }
+}
+
+impl fmt::Display for Inject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses a comma-separated `--inject` list, reporting the first unknown
+/// name.
+pub fn parse_list(s: &str) -> Result<Vec<Inject>, String> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            Inject::parse(p).ok_or_else(|| {
+                let names: Vec<&str> = Inject::ALL.iter().map(|i| i.name()).collect();
+                format!("unknown anomaly {:?} (expected one of {})", p.trim(), names.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// How many scenarios of each kind a run planted, in [`Inject::ALL`] order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InjectCounts(pub [u32; 12]);
+
+impl InjectCounts {
+    /// Counts one planted scenario of `kind`.
+    pub(crate) fn add(&mut self, kind: Inject) {
+        if let Some(i) = Inject::ALL.iter().position(|&k| k == kind) {
+            self.0[i] += 1;
+        }
+    }
+
+    /// The kinds planted at least once, with their counts.
+    pub fn planted(&self) -> Vec<(Inject, u32)> {
+        Inject::ALL.iter().zip(self.0).filter(|(_, n)| *n > 0).map(|(&k, n)| (k, n)).collect()
+    }
+
+    /// Total scenarios planted.
+    pub fn total(&self) -> u32 {
+        self.0.iter().sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_aliases() {
+        for i in Inject::ALL {
+            assert_eq!(Inject::parse(i.name()), Some(i));
+            assert_eq!(Inject::parse(&i.name().to_uppercase()), Some(i));
+        }
+        assert_eq!(Inject::parse("G2-item"), Some(Inject::WriteSkew));
+        assert_eq!(Inject::parse("G-single"), Some(Inject::ReadSkew));
+        assert_eq!(Inject::parse("bogus"), None);
+        assert_eq!(parse_list("G0, g1a,,long-fork").unwrap(), vec![Inject::G0, Inject::G1a, Inject::LongFork]);
+        assert!(parse_list("G0,nope").unwrap_err().contains("\"nope\""));
+    }
+
+    #[test]
+    fn applicability_and_counts() {
+        assert!(!Inject::G0.applies_to(InjectWorkload::RwRegister));
+        assert!(!Inject::DuplicateElements.applies_to(InjectWorkload::RwRegister));
+        assert!(Inject::ALL.iter().all(|i| i.applies_to(InjectWorkload::ListAppend)));
+        let mut c = InjectCounts::default();
+        c.add(Inject::G1c);
+        c.add(Inject::G1c);
+        c.add(Inject::Internal);
+        assert_eq!(c.planted(), vec![(Inject::G1c, 2), (Inject::Internal, 1)]);
+        assert_eq!(c.total(), 3);
+    }
+}
