@@ -6,15 +6,28 @@ use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
 use isolde::infer::rw_register::RwOptions;
 use isolde::ingest::{read_bytes, Format};
 
+/// Elle's inference only (these tests pin what it infers); the exact check
+/// is exercised by `exact`.
 fn run(edn: &str, models: Option<&[&str]>, anomalies: &[&str], rw: RwOptions) -> Outcome {
+    run_with(edn, models, anomalies, rw, false)
+}
+
+fn exact(edn: &str, models: Option<&[&str]>) -> Outcome {
+    run_with(edn, models, &[], PLAIN, true)
+}
+
+fn run_with(edn: &str, models: Option<&[&str]>, anomalies: &[&str], rw: RwOptions, exact: bool) -> Outcome {
     let h = read_bytes("test.edn", edn.as_bytes(), Format::Edn).expect("history parses");
-    let opts = CheckOptions {
+    let mut opts = CheckOptions {
         workload: WorkloadChoice::Fixed(Workload::RwRegister),
         models: models.map(|ms| ms.iter().map(|s| s.to_string()).collect()),
         anomalies: anomalies.iter().map(|s| s.to_string()).collect(),
         rw,
         ..CheckOptions::default()
     };
+    if !exact {
+        opts.exact = None;
+    }
     check(&h, &opts).expect("check runs")
 }
 
@@ -126,6 +139,14 @@ fn wfr_keys_orders_a_read_before_the_same_txns_write() {
     assert_eq!(run(h, Some(&["serializable"]), &[], PLAIN).valid, Validity::Valid);
     let o = run(h, Some(&["serializable"]), &[], WFR);
     assert_eq!(types(&o), vec!["G-single-item"]);
+    // The exact check needs no version-order option: T1 read y = 1 and
+    // wrote y = 2, so y's versions are 1, 2; T2 read y = 1 after x = 1.
+    let o = exact(h, Some(&["serializable"]));
+    assert_eq!(types(&o), vec!["G-single-item"]);
+    let Case::Refuted(r) = &o.anomalies["G-single-item"][0] else { panic!("not a refutation") };
+    assert_eq!(r.model, "serializable");
+    assert_eq!(r.branches.len(), 1);
+    assert!(r.branches[0].assume.is_empty());
 }
 
 #[test]

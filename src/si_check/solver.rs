@@ -22,6 +22,11 @@ use std::time::Instant;
 
 const NONE: u32 = u32::MAX;
 
+/// Conflicts per Luby unit between restarts. A restart re-decides every
+/// variable (cheap here: order-guided phases add mostly forward edges, but
+/// instances have up to millions of variables), so restarts are rare.
+const RESTART_BASE: u64 = 512;
+
 /// One solver instance: a graph with known edges and binary choices.
 #[derive(Clone, Debug, Default)]
 pub struct Instance {
@@ -187,16 +192,13 @@ impl<'a> Solver<'a> {
         None
     }
 
-    /// Pearce–Kelly insertion of `a → b` (already in the adjacency lists).
-    /// Returns the literals labelling a path `b ⇝ a` if one exists.
-    fn insert_order(&mut self, a: u32, b: u32) -> Option<Vec<u32>> {
-        let (ub, lb) = (self.ord[a as usize], self.ord[b as usize]);
-        if ub < lb {
-            return None;
-        }
+    /// Breadth-first search from `b` for `a` over nodes ordered before `a`
+    /// (a path must stay there); returns the labels (literals) on the path
+    /// found, and leaves the visited nodes in `queue`, marked `epoch`.
+    fn path(&mut self, b: u32, a: u32) -> Option<Vec<u32>> {
+        let ub = self.ord[a as usize];
         self.epoch += 1;
         let ep = self.epoch;
-        // Forward breadth-first search from b over nodes ordered before a.
         self.queue.clear();
         self.queue.push(b);
         self.mark[b as usize] = ep;
@@ -207,7 +209,6 @@ impl<'a> Solver<'a> {
             qi += 1;
             for &(y, l) in &self.out[x as usize] {
                 if y == a {
-                    // Cycle: a -> b ~> x -> a.
                     let mut lits = Vec::new();
                     if l != NONE {
                         lits.push(l);
@@ -229,6 +230,34 @@ impl<'a> Solver<'a> {
                 }
             }
         }
+        None
+    }
+
+    /// If assigning `lit` would close a cycle through one of its edges, the
+    /// literals (all true) on the rest of that cycle.
+    fn would_close(&mut self, lit: u32) -> Option<Vec<u32>> {
+        let inst = self.inst;
+        for &(a, b) in inst.edges(lit) {
+            if self.ord[a as usize] > self.ord[b as usize] {
+                if let Some(p) = self.path(b, a) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
+
+    /// Pearce–Kelly insertion of `a → b` (already in the adjacency lists).
+    /// Returns the literals labelling a path `b ⇝ a` if one exists.
+    fn insert_order(&mut self, a: u32, b: u32) -> Option<Vec<u32>> {
+        let (ub, lb) = (self.ord[a as usize], self.ord[b as usize]);
+        if ub < lb {
+            return None;
+        }
+        if let Some(path) = self.path(b, a) {
+            return Some(path);
+        }
+        let ep = self.epoch;
         // Backward search from a over nodes ordered after b.
         self.back.clear();
         self.back.push(a);
@@ -431,7 +460,7 @@ impl<'a> Solver<'a> {
         let mut pending: Option<Vec<u32>> = None;
         let mut restart_count = 0u32;
         let mut conflicts_since_restart = 0u64;
-        let mut restart_limit = 64 * luby(0);
+        let mut restart_limit = RESTART_BASE * luby(0);
         loop {
             let conflict = match pending.take() {
                 Some(c) => Some(c),
@@ -463,7 +492,7 @@ impl<'a> Solver<'a> {
             if conflicts_since_restart >= restart_limit {
                 conflicts_since_restart = 0;
                 restart_count += 1;
-                restart_limit = 64 * luby(restart_count);
+                restart_limit = RESTART_BASE * luby(restart_count);
                 self.backtrack(0);
                 continue;
             }
@@ -484,6 +513,33 @@ impl<'a> Solver<'a> {
                 return Answer::Timeout;
             }
             let lit = self.pick_phase(next);
+            // A phase whose edges would close a cycle is refuted right away
+            // (theory propagation at decision time): learn "not all of the
+            // cycle" and take the other side at the current level, instead
+            // of deciding, failing and backjumping.
+            if let Some(path) = self.would_close(lit) {
+                let mut clause: Vec<u32> = std::iter::once(lit ^ 1).chain(path.into_iter().map(|l| l ^ 1)).collect();
+                clause[1..].sort_unstable();
+                clause.dedup();
+                if clause.len() == 1 {
+                    self.backtrack(0);
+                    pending = self.assign(lit ^ 1, NONE);
+                } else {
+                    let mut best = 1;
+                    for i in 2..clause.len() {
+                        if self.level[(clause[i] >> 1) as usize] > self.level[(clause[best] >> 1) as usize] {
+                            best = i;
+                        }
+                    }
+                    clause.swap(1, best);
+                    let ci = self.clauses.len() as u32;
+                    self.watches[clause[0] as usize].push(ci);
+                    self.watches[clause[1] as usize].push(ci);
+                    self.clauses.push(clause);
+                    pending = self.assign(lit ^ 1, ci);
+                }
+                continue;
+            }
             self.trail_lim.push(self.trail.len());
             pending = self.assign(lit, NONE);
         }
