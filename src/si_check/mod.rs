@@ -238,7 +238,7 @@ fn check_exactly(h: &History, level: Level, opts: &ExactOptions) -> Result<Exact
     stats.rounds = pr.rounds;
     stats.constraints_after = pr.open.len();
     stats.constraint_edges_after = side_edge_count(&g, pr.open.iter().copied());
-    let ctx = Ctx { h, txns: &txns, g: &g, recs: &pr.edges, derivations: &pr.derivations };
+    let ctx = Ctx { h, txns: &txns, g: &g, recs: &pr.edges, derivations: &pr.derivations, adj: Default::default() };
     let verdict = match pr.ending {
         Ending::Cycle { round } => {
             let t = Instant::now();

@@ -242,39 +242,28 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions) -> Pruned {
     }
 }
 
-/// Breadth-first shortest path `from ⇝ to` in the begin/commit graph of the
-/// edges accepted by `keep`, as the list of edge indices (into `edges`);
-/// internal `s(t) → c(t)` steps are implicit.
+/// Breadth-first shortest path `from ⇝ to` in the begin/commit graph given
+/// by `adj` (edge labels are indices) plus `extra` (labels beyond), using
+/// only edges whose label `keep` accepts; returns the labels on the path.
+/// Internal `s(t) → c(t)` steps are implicit and not listed.
 pub fn shortest_path(
-    g: &Polygraph,
-    edges: &[DepEdge],
+    adj: &[Vec<(u32, u32)>],
+    extra: &rustc_hash::FxHashMap<u32, Vec<(u32, u32)>>,
     keep: impl Fn(usize) -> bool,
     from: u32,
     to: u32,
 ) -> Option<Vec<usize>> {
-    let nodes = 2 * g.n;
-    let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nodes];
-    for (i, e) in edges.iter().enumerate() {
-        if keep(i) {
-            let (a, b) = g.bc(e);
-            adj[a as usize].push((b, i as u32));
-        }
-    }
     const INTERNAL: u32 = u32::MAX;
-    for t in 0..g.n as u32 {
-        adj[begin(t) as usize].push((commit(t), INTERNAL));
-    }
-    let mut parent: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); nodes];
-    let mut seen = vec![false; nodes];
+    let mut parent: rustc_hash::FxHashMap<u32, (u32, u32)> = rustc_hash::FxHashMap::default();
     let mut queue = std::collections::VecDeque::new();
-    seen[from as usize] = true;
+    parent.insert(from, (u32::MAX, u32::MAX));
     queue.push_back(from);
     while let Some(x) = queue.pop_front() {
         if x == to {
             let mut path = Vec::new();
             let mut cur = to;
             while cur != from {
-                let (p, e) = parent[cur as usize];
+                let (p, e) = parent[&cur];
                 if e != INTERNAL {
                     path.push(e as usize);
                 }
@@ -283,10 +272,11 @@ pub fn shortest_path(
             path.reverse();
             return Some(path);
         }
-        for &(y, e) in &adj[x as usize] {
-            if !seen[y as usize] {
-                seen[y as usize] = true;
-                parent[y as usize] = (x, e);
+        let internal = (x % 2 == 0).then_some((x + 1, INTERNAL));
+        let outs = adj[x as usize].iter().chain(extra.get(&x).into_iter().flatten()).copied().chain(internal);
+        for (y, e) in outs {
+            if (e == INTERNAL || keep(e as usize)) && !parent.contains_key(&y) {
+                parent.insert(y, (x, e));
                 queue.push_back(y);
             }
         }

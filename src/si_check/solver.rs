@@ -472,7 +472,7 @@ impl<'a> Solver<'a> {
                 if self.decision_level() == 0 {
                     return Answer::Unsat;
                 }
-                if self.stats.conflicts % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                if self.stats.conflicts.is_multiple_of(256) && deadline.is_some_and(|d| Instant::now() >= d) {
                     return Answer::Timeout;
                 }
                 let (learnt, bt) = self.analyze(c);
@@ -509,7 +509,7 @@ impl<'a> Solver<'a> {
                 return Answer::Sat(self.assign.iter().map(|&a| a == 1).collect());
             }
             self.stats.decisions += 1;
-            if self.stats.decisions % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.stats.decisions.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Answer::Timeout;
             }
             let lit = self.pick_phase(next);

@@ -22,6 +22,8 @@ pub struct Ctx<'a> {
     pub recs: &'a [EdgeRec],
     /// Why derived edges hold.
     pub derivations: &'a [Derivation],
+    /// Adjacency of `recs`, built on first use.
+    pub adj: std::sync::OnceLock<Vec<Vec<(u32, u32)>>>,
 }
 
 /// At most this many justifications are listed per refutation.
@@ -106,19 +108,38 @@ impl Ctx<'_> {
     /// known/derived edges of rounds `<= round`; returns the cycle's edges and
     /// the indices (into `recs`) of the derived edges on it.
     pub fn close(&self, first: DepEdge, extra: &[DepEdge], round: u32) -> Option<(Vec<DepEdge>, Vec<usize>)> {
-        let all: Vec<DepEdge> = self.recs.iter().map(|r| r.e).chain(extra.iter().copied()).collect();
         let n = self.recs.len();
         let (a, b) = self.g.bc(&first);
-        let path = shortest_path(self.g, &all, |i| i >= n || self.recs[i].round <= round, b, a)?;
+        let adj = self.adjacency();
+        let mut extra_adj: rustc_hash::FxHashMap<u32, Vec<(u32, u32)>> = rustc_hash::FxHashMap::default();
+        for (i, e) in extra.iter().enumerate() {
+            let (x, y) = self.g.bc(e);
+            extra_adj.entry(x).or_default().push((y, (n + i) as u32));
+        }
+        let recs = self.recs;
+        let path = shortest_path(adj, &extra_adj, |i| i >= n || recs[i].round <= round, b, a)?;
         let mut edges = vec![first];
         let mut derived = Vec::new();
         for i in path {
-            edges.push(all[i]);
-            if i < n && self.recs[i].why != u32::MAX {
+            edges.push(if i < n { recs[i].e } else { extra[i - n] });
+            if i < n && recs[i].why != u32::MAX {
                 derived.push(i);
             }
         }
         Some((edges, derived))
+    }
+
+    /// The begin/commit adjacency of every known and derived edge (built
+    /// once): `(target, index into recs)`.
+    fn adjacency(&self) -> &Vec<Vec<(u32, u32)>> {
+        self.adj.get_or_init(|| {
+            let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 2 * self.g.n];
+            for (i, r) in self.recs.iter().enumerate() {
+                let (a, b) = self.g.bc(&r.e);
+                adj[a as usize].push((b, i as u32));
+            }
+            adj
+        })
     }
 
     /// Justifies every derived edge in `pending` (indices into `recs`), and
