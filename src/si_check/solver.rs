@@ -644,12 +644,11 @@ impl Heap {
 mod tests {
     use super::*;
 
+    /// The two sides' edges of one variable.
+    type Sides = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+
     /// Builds an instance from per-variable (true side, false side) edges.
-    pub(crate) fn instance(
-        nodes: usize,
-        known: &[(u32, u32)],
-        vars: &[(Vec<(u32, u32)>, Vec<(u32, u32)>)],
-    ) -> Instance {
+    pub(crate) fn instance(nodes: usize, known: &[(u32, u32)], vars: &[Sides]) -> Instance {
         let mut side_edges = Vec::new();
         let mut side_start = vec![0];
         for (t, f) in vars {
