@@ -280,8 +280,8 @@ pub enum Case {
     /// A refutation by the exact (polygraph) check: no order of the writes
     /// explains the history at the level checked.
     Refuted(Box<Refutation>),
-    /// The exact check could not decide in time (isolde only).
-    ExactCheckTimeout {
+    /// The exact check could not decide (a time or size limit; isolde only).
+    ExactCheckUnknown {
         /// Elle's name of the level being checked.
         model: String,
         /// What was still open.

@@ -157,7 +157,7 @@ pub enum CheckError {
 pub const PROHIBITED_BY_EVERY_MODEL: &[&str] = &["garbage-read"];
 
 /// Anomalies that make a verdict `unknown` rather than `false`.
-pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph", "exact-check-timeout"];
+pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph", "exact-check-unknown"];
 
 /// Resolves the workload for a history: `Auto` picks rw-register when the
 /// history has `:w` micro-ops and no `:append`, or comes from a register-only
@@ -303,7 +303,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
 /// Elle-style findings do not already rule out, and, each time a level is
 /// refuted, for the next weaker one, so the report says which of these
 /// levels the history does satisfy. Refutations are added under the name
-/// of the cycles they show; an undecided level adds `exact-check-timeout`.
+/// of the cycles they show; an undecided level adds `exact-check-unknown`.
 fn run_exact(
     h: &History,
     models: &[String],
@@ -330,8 +330,8 @@ fn run_exact(
         let out = match si_check::check_level(h, level, opts) {
             Ok(o) => o,
             Err(e) => {
-                let case = Case::ExactCheckTimeout { model: level.model().to_string(), detail: e.to_string() };
-                anomalies.entry("exact-check-timeout".into()).or_default().push(case);
+                let case = Case::ExactCheckUnknown { model: level.model().to_string(), detail: e.to_string() };
+                anomalies.entry("exact-check-unknown".into()).or_default().push(case);
                 continue;
             }
         };
@@ -353,8 +353,8 @@ fn run_exact(
                 todo.extend(level.weaker().into_iter().rev());
             }
             si_check::Verdict::Unknown(detail) => {
-                let case = Case::ExactCheckTimeout { model: level.model().to_string(), detail };
-                anomalies.entry("exact-check-timeout".into()).or_default().push(case);
+                let case = Case::ExactCheckUnknown { model: level.model().to_string(), detail };
+                anomalies.entry("exact-check-unknown".into()).or_default().push(case);
             }
         }
     }

@@ -212,3 +212,31 @@ fn consistent_histories_stay_valid_at_every_level() {
         assert!(!o.stats.exact.is_empty(), "{model}: the exact check ran");
     }
 }
+
+#[test]
+fn too_many_write_order_constraints_is_unknown_never_valid() {
+    // Five blind writers of x: ten unordered pairs.
+    let h = history(
+        "{:type :ok, :process 1, :value [[:w :x 1]]}
+         {:type :ok, :process 2, :value [[:w :x 2]]}
+         {:type :ok, :process 3, :value [[:w :x 3]]}
+         {:type :ok, :process 4, :value [[:w :x 4]]}
+         {:type :ok, :process 5, :value [[:w :x 5]] }
+         {:type :ok, :process 6, :value [[:r :x 3]]}",
+    );
+    let mut opts = CheckOptions {
+        workload: WorkloadChoice::Fixed(Workload::RwRegister),
+        models: Some(vec!["serializable".into()]),
+        ..CheckOptions::default()
+    };
+    if let Some(e) = opts.exact.as_mut() {
+        e.max_constraints = 9;
+    }
+    let o = check(&h, &opts).expect("check runs");
+    assert_eq!(o.valid, Validity::Unknown);
+    assert_eq!(types(&o), vec!["exact-check-unknown"]);
+    if let Some(e) = opts.exact.as_mut() {
+        e.max_constraints = 10;
+    }
+    assert_eq!(check(&h, &opts).expect("check runs").valid, Validity::Valid);
+}

@@ -99,6 +99,11 @@ struct AnalyzeArgs {
     /// rw-register: memory budget for the exact check's reachability rows, MB.
     #[arg(long, default_value_t = 1024)]
     reach_memory: usize,
+    /// rw-register: most write-order constraints the exact check builds
+    /// (one per pair of independent writers of a key) before it answers
+    /// unknown instead.
+    #[arg(long, default_value_t = 50_000_000)]
+    max_constraints: usize,
 }
 
 /// Options shared by both generators.
@@ -326,6 +331,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             prune: !a.no_pruning,
             reach_bytes: a.reach_memory << 20,
             timeout: Some(Duration::from_secs(a.exact_timeout)),
+            max_constraints: a.max_constraints,
         }),
     };
     if let Some(p) = &spinner {

@@ -81,7 +81,7 @@ pub fn short_witness(h: &History, c: &Case) -> String {
                 n => format!("{} refuted in all {n} cases of the open write orders, e.g. {first}", r.model),
             }
         }
-        Case::ExactCheckTimeout { model, detail } => format!("{model} undecided: {detail}"),
+        Case::ExactCheckUnknown { model, detail } => format!("{model} undecided: {detail}"),
     }
 }
 
@@ -132,7 +132,7 @@ pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
             if exact.iter().any(|v| v.implies(level)) {
                 return ModelStatus::Holds;
             }
-            return if o.found_types.iter().any(|t| t == "exact-check-timeout") {
+            return if o.found_types.iter().any(|t| t == "exact-check-unknown") {
                 ModelStatus::Unknown
             } else {
                 ModelStatus::NotChecked

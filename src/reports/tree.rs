@@ -235,8 +235,8 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
         ]),
         Case::EmptyTransactionGraph => Node::Bool(true),
         Case::Refuted(r) => refutation(h, w, r),
-        Case::ExactCheckTimeout { model, detail } => Node::Map(vec![
-            (kw("type"), kw("exact-check-timeout")),
+        Case::ExactCheckUnknown { model, detail } => Node::Map(vec![
+            (kw("type"), kw("exact-check-unknown")),
             (kw("model"), kw(model)),
             (kw("detail"), Node::Str(detail.clone())),
         ]),

@@ -133,11 +133,20 @@ pub struct ExactOptions {
     pub reach_bytes: usize,
     /// Give up (verdict unknown) after this long.
     pub timeout: Option<Duration>,
+    /// Give up (verdict unknown) when the polygraph needs more write-order
+    /// constraints than this (they grow quadratically with the number of
+    /// independent writers of a key).
+    pub max_constraints: usize,
 }
 
 impl Default for ExactOptions {
     fn default() -> Self {
-        ExactOptions { prune: true, reach_bytes: 1 << 30, timeout: Some(Duration::from_secs(600)) }
+        ExactOptions {
+            prune: true,
+            reach_bytes: 1 << 30,
+            timeout: Some(Duration::from_secs(600)),
+            max_constraints: 50_000_000,
+        }
     }
 }
 
@@ -223,7 +232,23 @@ fn check_exactly(h: &History, level: Level, opts: &ExactOptions) -> Result<Exact
     let deadline = opts.timeout.map(|t| start + t);
     let mut stats = ExactStats::default();
     let txns = txns::extract(h)?;
-    let g = polygraph::build(h, &txns, level);
+    let g = match polygraph::build(h, &txns, level, opts.max_constraints) {
+        Ok(g) => g,
+        Err(e) => {
+            let verdict = Verdict::Unknown(format!(
+                "the history needs {} write-order constraints, more than the limit of {} (key {} alone has {} \
+                 independent writers); raise --max-constraints to try anyway",
+                e.constraints,
+                opts.max_constraints,
+                h.key(e.key),
+                e.chains
+            ));
+            stats.txns = txns.len();
+            stats.constraints = e.constraints as usize;
+            stats.build = start.elapsed();
+            return Ok(ExactOutcome { level, verdict, stats });
+        }
+    };
     stats.txns = txns.len();
     stats.dropped_reads = txns.dropped_reads;
     stats.known_edges = g.known.len();

@@ -163,8 +163,24 @@ pub fn bc_edge(semantics: Semantics, e: &DepEdge) -> (u32, u32) {
     }
 }
 
-/// Builds the polygraph of `txns` for `level`.
-pub fn build(h: &History, txns: &Txns, level: Level) -> Polygraph {
+/// The polygraph would hold more write-order constraints than allowed: one
+/// per pair of write chains of a key, so a key written by many unrelated
+/// transactions makes the count quadratic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyConstraints {
+    /// Constraints the history needs.
+    pub constraints: u64,
+    /// The key with the most chains.
+    pub key: KeyId,
+    /// Its number of chains.
+    pub chains: u64,
+}
+
+/// Builds the polygraph of `txns` for `level`, unless it needs more than
+/// `max_constraints` constraints.
+pub fn build(h: &History, txns: &Txns, level: Level, max_constraints: usize) -> Result<Polygraph, TooManyConstraints> {
+    let mut pairs: u64 = 0;
+    let mut widest: (u32, u64) = (0, 0);
     let n = txns.len();
     let mut known: Vec<DepEdge> = Vec::new();
     // Readers of each written version.
@@ -301,11 +317,22 @@ pub fn build(h: &History, txns: &Txns, level: Level) -> Polygraph {
                 }
             }
         }
+        let m = u64::from(last_chain - first_chain);
+        pairs += m * m.saturating_sub(1) / 2;
+        if m > widest.1 {
+            widest = (key, m);
+        }
+        if pairs > max_constraints as u64 {
+            continue;
+        }
         for a in first_chain..last_chain {
             for b in a + 1..last_chain {
                 constraints.push(Constraint { a, b });
             }
         }
     }
-    Polygraph { n, semantics: level.semantics, known, chains, chain_txns, constraints, readers }
+    if pairs > max_constraints as u64 {
+        return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), chains: widest.1 });
+    }
+    Ok(Polygraph { n, semantics: level.semantics, known, chains, chain_txns, constraints, readers })
 }

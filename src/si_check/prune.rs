@@ -194,48 +194,65 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions) -> Pruned {
         let window = (opts.reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64));
         let reach = WindowReach::new(&Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos }, window);
         drop((offsets, targets, order));
-        // Evaluate every open constraint against this round's reachability.
-        let verdicts: Vec<(Option<DepEdge>, Option<DepEdge>)> = open
+        // Evaluate every open constraint against this round's reachability;
+        // keep only the decided ones: (constraint, blocked edge index of the
+        // a-first side, of the b-first side), NONE when not blocked.
+        const NO: u32 = u32::MAX;
+        let decided_now: Vec<(u32, u32, u32)> = open
             .par_iter()
             .map_init(Vec::new, |buf, &c| {
                 let con = &g.constraints[c as usize];
                 let blocked = |a_first: bool, buf: &mut Vec<DepEdge>| {
                     g.side(con, a_first, buf);
-                    buf.iter().copied().find(|e| {
-                        let (x, y) = g.bc(e);
-                        reach.reaches(y, x)
-                    })
+                    buf.iter()
+                        .position(|e| {
+                            let (x, y) = g.bc(e);
+                            reach.reaches(y, x)
+                        })
+                        .map_or(NO, |i| i as u32)
                 };
-                (blocked(true, buf), blocked(false, buf))
+                (c, blocked(true, buf), blocked(false, buf))
             })
+            .filter(|&(_, x, y)| x != NO || y != NO)
             .collect();
-        let mut still = Vec::with_capacity(open.len());
+        let mut is_decided = vec![false; g.constraints.len()];
         let mut decided = 0;
         let mut buf = Vec::new();
-        for (&c, v) in open.iter().zip(&verdicts) {
-            match *v {
-                (Some(x), Some(y)) => {
-                    return Pruned {
-                        edges,
-                        derivations,
-                        open,
-                        pos,
-                        ending: Ending::BothSides { constraint: c, blocked: [x, y], round },
-                        rounds: round + 1,
-                    };
-                }
-                (None, None) => still.push(c),
-                (blocked_a, _) => {
-                    let a_first = blocked_a.is_none();
-                    let blocked = blocked_a.or(v.1).unwrap_or(DepEdge { from: 0, to: 0, dep: super::Dep::Ww, key: 0 });
-                    let why = derivations.len() as u32;
-                    derivations.push(Derivation { constraint: c, a_first, blocked, round });
-                    g.side(&g.constraints[c as usize], a_first, &mut buf);
-                    edges.extend(buf.iter().map(|&e| EdgeRec { e, round: round + 1, why }));
-                    decided += 1;
-                }
+        for &(c, x, y) in &decided_now {
+            is_decided[c as usize] = true;
+            let con = &g.constraints[c as usize];
+            if x != NO && y != NO {
+                g.side(con, true, &mut buf);
+                let bx = buf[x as usize];
+                g.side(con, false, &mut buf);
+                let by = buf[y as usize];
+                return Pruned {
+                    edges,
+                    derivations,
+                    open,
+                    pos,
+                    ending: Ending::BothSides { constraint: c, blocked: [bx, by], round },
+                    rounds: round + 1,
+                };
             }
+            let a_first = x == NO;
+            g.side(con, !a_first, &mut buf);
+            let blocked = buf[if a_first { y } else { x } as usize];
+            let why = derivations.len() as u32;
+            derivations.push(Derivation { constraint: c, a_first, blocked, round });
+            g.side(con, a_first, &mut buf);
+            // Edges already implied by a known path change nothing.
+            edges.extend(
+                buf.iter()
+                    .filter(|e| {
+                        let (x, y) = g.bc(e);
+                        !reach.reaches(x, y)
+                    })
+                    .map(|&e| EdgeRec { e, round: round + 1, why }),
+            );
+            decided += 1;
         }
+        let still: Vec<u32> = open.iter().copied().filter(|&c| !is_decided[c as usize]).collect();
         open = still;
         last_decided = decided;
         round += 1;
