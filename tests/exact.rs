@@ -240,3 +240,42 @@ fn too_many_write_order_constraints_is_unknown_never_valid() {
     }
     assert_eq!(check(&h, &opts).expect("check runs").valid, Validity::Valid);
 }
+
+/// Every PolySI history (real PostgreSQL runs at REPEATABLE READ, i.e.
+/// snapshot isolation) is snapshot-isolation valid with session order, and
+/// gets a definite serializability verdict. Skipped when the shared corpus
+/// is not beside the checkout.
+#[test]
+fn polysi_corpus_is_si_valid_with_definite_serializability_verdicts() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/polysi");
+    let Ok(groups) = std::fs::read_dir(&root) else {
+        eprintln!("skipping: {} not found", root.display());
+        return;
+    };
+    let mut files = Vec::new();
+    for g in groups.flatten() {
+        for d in std::fs::read_dir(g.path()).into_iter().flatten().flatten() {
+            let f = d.path().join("history.bincode");
+            if f.exists() {
+                files.push(f);
+            }
+        }
+    }
+    assert!(files.len() >= 30, "found only {} histories", files.len());
+    let (mut ser_valid, mut ser_invalid) = (0, 0);
+    for f in &files {
+        let h = isolde::ingest::read_path(f, Format::Auto).expect("corpus history reads");
+        let si = run(&h, "strong-session-snapshot-isolation", true);
+        assert_eq!(si.valid, Validity::Valid, "{}: {:?}", f.display(), types(&si));
+        let ser = run(&h, "serializable", true);
+        match ser.valid {
+            Validity::Valid => ser_valid += 1,
+            Validity::Invalid => {
+                assert!(types(&ser).iter().all(|t| t.starts_with("G2-item")), "{}: {:?}", f.display(), types(&ser));
+                ser_invalid += 1;
+            }
+            Validity::Unknown => panic!("{}: serializability unknown: {:?}", f.display(), types(&ser)),
+        }
+    }
+    assert!(ser_valid > 0 && ser_invalid > 0, "valid {ser_valid}, invalid {ser_invalid}");
+}
