@@ -339,16 +339,7 @@ fn run_exact(
         match out.verdict {
             si_check::Verdict::Valid => stats.exact_valid.push(level),
             si_check::Verdict::Invalid(r) => {
-                // Every write order leads to one of the branch cycles or to
-                // a cycle justifying a forced order, so only the most general
-                // of all their types is established.
-                let names: Vec<&str> = r
-                    .branches
-                    .iter()
-                    .map(|b| b.cycle.anomaly.as_str())
-                    .chain(r.derived.iter().map(|d| d.because.anomaly.as_str()))
-                    .collect();
-                let name = si_check::witness::combined_name(&names);
+                let name = si_check::witness::refutation_name(&r);
                 anomalies.entry(name).or_default().push(Case::Refuted(r));
                 todo.extend(level.weaker().into_iter().rev());
             }

@@ -279,13 +279,7 @@ fn exact_verdicts_match_brute_force() {
                         prop_assert!(!r.branches.is_empty());
                         // The name claimed must hold: anything short of G2
                         // refutes snapshot isolation at this order too.
-                        let names: Vec<&str> = r
-                            .branches
-                            .iter()
-                            .map(|b| b.cycle.anomaly.as_str())
-                            .chain(r.derived.iter().map(|d| d.because.anomaly.as_str()))
-                            .collect();
-                        let name = isolde::si_check::witness::combined_name(&names);
+                        let name = isolde::si_check::witness::refutation_name(r);
                         if !name.starts_with("G2") {
                             let si = Level { semantics: Semantics::SnapshotIsolation, ..level };
                             prop_assert!(!oracle(&txns, &pos, si), "{level:?}: named {name} but {si:?} holds\n{text}");

@@ -288,23 +288,7 @@ mod tests {
     use super::*;
 
     fn summary(h: &History) -> Vec<(i64, OpType, String)> {
-        h.ops
-            .iter()
-            .map(|op| {
-                let mops: Vec<String> = h
-                    .mops_of(op)
-                    .iter()
-                    .map(|m| {
-                        let v = match m.value {
-                            MopValue::Int(v) => v.to_string(),
-                            _ => "nil".into(),
-                        };
-                        format!("{} {} {v}", m.f.name(), h.key(m.key))
-                    })
-                    .collect();
-                (op.process, op.op_type, mops.join(", "))
-            })
-            .collect()
+        h.ops.iter().map(|op| (op.process, op.op_type, crate::ingest::testgen::mops_text(h, op))).collect()
     }
 
     fn err(bytes: &[u8]) -> String {

@@ -176,18 +176,7 @@ mod tests {
             .iter()
             .map(|op| {
                 assert_eq!(op.op_type, OpType::Ok);
-                let mops: Vec<String> = h
-                    .mops_of(op)
-                    .iter()
-                    .map(|m| {
-                        let v = match m.value {
-                            MopValue::Int(v) => v.to_string(),
-                            _ => "nil".into(),
-                        };
-                        format!("{} {} {v}", m.f.name(), h.key(m.key))
-                    })
-                    .collect();
-                (op.process, op.line, mops.join(", "))
+                (op.process, op.line, crate::ingest::testgen::mops_text(&h, op))
             })
             .collect()
     }

@@ -227,3 +227,20 @@ pub fn to_json(ops: &[GenOp]) -> String {
 pub fn edn_history(min_bytes: usize, seed: u64) -> String {
     to_edn(&ops(min_bytes, seed))
 }
+
+/// An op's micro-ops as `"w 1 5, r 2 nil"` (f, key, value), for compact
+/// assertions in the format readers' tests.
+pub(crate) fn mops_text(h: &crate::history::History, op: &crate::history::Op) -> String {
+    let mops: Vec<String> = h
+        .mops_of(op)
+        .iter()
+        .map(|m| {
+            let v = match m.value {
+                crate::history::MopValue::Int(v) => v.to_string(),
+                _ => "nil".into(),
+            };
+            format!("{} {} {v}", m.f.name(), h.key(m.key))
+        })
+        .collect();
+    mops.join(", ")
+}

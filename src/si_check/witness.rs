@@ -174,6 +174,19 @@ fn base_rank(name: &str) -> usize {
 /// Cycle anomaly bases of register histories, most specific first.
 const BASES: [&str; 5] = ["G0", "G1c", "G-single-item", "G-nonadjacent-item", "G2-item"];
 
+/// The anomaly a refutation establishes: every write order leads to one of
+/// its case cycles or to a cycle justifying a forced order, so it is the
+/// most general of all their types.
+pub fn refutation_name(r: &crate::anomaly::Refutation) -> String {
+    let names: Vec<&str> = r
+        .branches
+        .iter()
+        .map(|b| b.cycle.anomaly.as_str())
+        .chain(r.derived.iter().map(|d| d.because.anomaly.as_str()))
+        .collect();
+    combined_name(&names)
+}
+
 /// The name that holds for every branch of a case split: each branch shows
 /// a cycle of its own type, so only the most general of their types (the
 /// weakest claim) is established for the history.
