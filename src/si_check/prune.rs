@@ -192,7 +192,10 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions) -> Pruned {
             return Pruned { edges, derivations, open, pos, ending: Ending::Open, rounds: round };
         }
         let window = (opts.reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64));
-        let reach = WindowReach::new(&Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos }, window);
+        // The loop below depends only on the `Reach` trait, so another
+        // implementation (e.g. an accelerator kernel) can take this place.
+        let reach: Box<dyn Reach> =
+            Box::new(WindowReach::new(&Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos }, window));
         drop((offsets, targets, order));
         // Evaluate every open constraint against this round's reachability;
         // keep only the decided ones: (constraint, blocked edge index of the

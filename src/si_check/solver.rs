@@ -330,7 +330,7 @@ impl<'a> Solver<'a> {
                     c.swap(0, 1);
                 }
                 let first = c[0];
-                if self.value_of(first) == 1 {
+                if self.value(first) == 1 {
                     keep.push(ci);
                     continue;
                 }
@@ -366,11 +366,6 @@ impl<'a> Solver<'a> {
             }
         }
         None
-    }
-
-    #[inline]
-    fn value_of(&self, lit: u32) -> i8 {
-        self.value(lit)
     }
 
     fn bump(&mut self, v: u32) {
