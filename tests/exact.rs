@@ -279,3 +279,26 @@ fn polysi_corpus_is_si_valid_with_definite_serializability_verdicts() {
     }
     assert!(ser_valid > 0 && ser_invalid > 0, "valid {ser_valid}, invalid {ser_invalid}");
 }
+
+#[test]
+fn refutations_are_written_to_the_output_directory_with_a_plot_per_case() {
+    let h = history(&format!(
+        "{SETUP}{{:type :ok, :process 1, :value [[:r :x 1] [:r :y 1] [:w :x 2]]}}
+         {{:type :ok, :process 2, :value [[:r :x 1] [:r :y 1] [:w :y 2]]}}"
+    ));
+    let o = run(&h, "serializable", true);
+    let dir = std::env::temp_dir().join(format!("isolde-exact-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let plots = isolde::reports::directory::PlotOptions {
+        format: "svg".into(),
+        max_bytes: 1 << 20,
+        timeout: std::time::Duration::from_secs(10),
+    };
+    isolde::reports::directory::write(&h, &o, &dir, &plots).expect("directory written");
+    let text = std::fs::read_to_string(dir.join("G2-item.txt")).expect("G2-item.txt");
+    assert!(text.starts_with("G2-item #0\nNo order of the writes explains this history under serializable"), "{text}");
+    assert!(text.contains("a contradiction!"));
+    let dot = std::fs::read_to_string(dir.join("G2-item/0-0.dot")).expect("plot of the first case");
+    assert!(dot.starts_with("digraph"), "{dot}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

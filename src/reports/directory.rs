@@ -90,6 +90,14 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
         if !refutations.is_empty() {
             let body: Vec<String> = refutations.iter().enumerate().map(|(i, t)| format!("{name} #{i}\n{t}")).collect();
             fs::write(dir.join(format!("{name}.txt")), body.join("\n\n\n"))?;
+            // One plot per case of each refutation: `<type>/<i>-<case>`.
+            for (i, r) in cases.iter().filter_map(|c| if let Case::Refuted(r) = c { Some(r) } else { None }).enumerate()
+            {
+                for (j, b) in r.branches.iter().enumerate() {
+                    let text = cycle_dot(h, &b.cycle);
+                    plot(&dir.join(name), &format!("{i}-{j}"), &text, plots, can_render, &mut notes)?;
+                }
+            }
             continue;
         }
         let cycles: Vec<&Cycle> =
@@ -97,17 +105,7 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
         if crate::cycles::search::CycleType::parse(name).is_some() && !cycles.is_empty() {
             fs::write(dir.join(format!("{name}.txt")), text::cycles_file(h, o.workload, name, &cycles))?;
             for (i, c) in cycles.iter().enumerate() {
-                let n = c.ops.len();
-                let edges: Vec<super::dot::PlotEdge> = (0..n)
-                    .map(|j| super::dot::PlotEdge {
-                        from: c.ops[j],
-                        to: c.ops[(j + 1) % n],
-                        rels: c.steps[j].rel(),
-                        step: Some(&c.steps[j]),
-                    })
-                    .collect();
-                let text = super::dot::dot(h, &c.ops, &edges);
-                plot(&dir.join(name), &i.to_string(), &text, plots, can_render, &mut notes)?;
+                plot(&dir.join(name), &i.to_string(), &cycle_dot(h, c), plots, can_render, &mut notes)?;
             }
         }
     }
@@ -124,6 +122,20 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
         }
     }
     Ok(notes)
+}
+
+/// The Graphviz text of one cycle, each edge labelled by its step.
+fn cycle_dot(h: &History, c: &Cycle) -> String {
+    let n = c.ops.len();
+    let edges: Vec<super::dot::PlotEdge> = (0..n)
+        .map(|j| super::dot::PlotEdge {
+            from: c.ops[j],
+            to: c.ops[(j + 1) % n],
+            rels: c.steps[j].rel(),
+            step: Some(&c.steps[j]),
+        })
+        .collect();
+    super::dot::dot(h, &c.ops, &edges)
 }
 
 /// Clojure's `hash` of a long (Murmur3 `hashLong`), which Elle uses to colour
