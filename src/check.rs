@@ -314,6 +314,7 @@ fn run_exact(
     let mut todo: Vec<si_check::Level> = models.iter().filter_map(|m| si_check::Level::from_model(m)).collect();
     todo.reverse();
     let mut done: Vec<si_check::Level> = Vec::new();
+    let mut refuted: Vec<si_check::Level> = Vec::new();
     while let Some(level) = todo.pop() {
         if done.contains(&level) || stats.exact_valid.iter().any(|v| v.implies(level)) {
             continue;
@@ -324,10 +325,11 @@ fn run_exact(
         let canonical = lattice::canonical_model_name(level.model()).unwrap_or("");
         if ruled_out.contains(canonical) {
             // Already refuted by inferred anomalies: try the weaker levels.
+            refuted.push(level);
             todo.extend(level.weaker().into_iter().rev());
             continue;
         }
-        let out = match si_check::check_level(h, level, opts) {
+        let out = match si_check::check_level_knowing(h, level, opts, &refuted) {
             Ok(o) => o,
             Err(e) => {
                 let case = Case::ExactCheckUnknown { model: level.model().to_string(), detail: e.to_string() };
@@ -339,6 +341,7 @@ fn run_exact(
         match out.verdict {
             si_check::Verdict::Valid => stats.exact_valid.push(level),
             si_check::Verdict::Invalid(r) => {
+                refuted.push(level);
                 let name = si_check::witness::refutation_name(&r);
                 anomalies.entry(name).or_default().push(Case::Refuted(r));
                 todo.extend(level.weaker().into_iter().rev());

@@ -217,6 +217,17 @@ pub struct ExactOutcome {
 /// without. Only when that fails is the weaker (harder) problem solved as
 /// stated.
 pub fn check_level(h: &History, level: Level, opts: &ExactOptions) -> Result<ExactOutcome, txns::TxnsError> {
+    check_level_knowing(h, level, opts, &[])
+}
+
+/// Like [`check_level`], skipping the stronger attempts that `refuted`
+/// (levels already refuted for this history) shows would fail.
+pub fn check_level_knowing(
+    h: &History,
+    level: Level,
+    opts: &ExactOptions,
+    refuted: &[Level],
+) -> Result<ExactOutcome, txns::TxnsError> {
     // Stronger variants first: realtime (when the history has it), then
     // session order. Their extra edges prune most constraints, and at
     // realtime levels far-apart writers need no constraint at all.
@@ -229,7 +240,11 @@ pub fn check_level(h: &History, level: Level, opts: &ExactOptions) -> Result<Exa
         stronger.push(OrderKind::Session);
     }
     for order in stronger {
-        let out = check_exactly(h, Level { order, ..level }, opts)?;
+        let attempt = Level { order, ..level };
+        if refuted.iter().any(|&r| attempt.implies(r)) {
+            continue;
+        }
+        let out = check_exactly(h, attempt, opts)?;
         if out.verdict == Verdict::Valid {
             return Ok(ExactOutcome { level, ..out });
         }
