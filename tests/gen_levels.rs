@@ -6,10 +6,12 @@
 use isolde::anomaly::Workload;
 use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
 use isolde::gen::list_append::{list_append_string_with, KeyDist, ListAppendConfig};
-use isolde::gen::rw_register::{rw_register_string_with, RwKeyDist, RwRegisterConfig};
+use isolde::gen::rw_register::{rw_register_string_with, RwRegisterConfig};
 use isolde::gen::{GenOptions, Inject, InjectWorkload, Level};
 use isolde::ingest::{read_bytes, Format};
 use proptest::prelude::*;
+
+mod support;
 
 fn analyze(text: &str, workload: Workload, model: &str) -> Outcome {
     let h = read_bytes("generated.edn", text.as_bytes(), Format::Edn).expect("generated history parses");
@@ -26,50 +28,11 @@ fn level() -> impl Strategy<Value = Level> {
 }
 
 fn la_config() -> impl Strategy<Value = ListAppendConfig> {
-    (
-        any::<u64>(),
-        100usize..400,
-        2usize..12,
-        1usize..6,
-        2usize..10,
-        2usize..20,
-        0.0f64..0.1,
-        0.0f64..0.1,
-        any::<bool>(),
-    )
-        .prop_map(|(seed, txns, processes, max_len, keys, writes, fail, info, uniform)| ListAppendConfig {
-            seed,
-            txns,
-            processes,
-            min_txn_len: 1,
-            max_txn_len: max_len,
-            active_keys: keys,
-            max_writes_per_key: writes,
-            read_fraction: 0.5,
-            key_dist: if uniform { KeyDist::Uniform } else { KeyDist::Exponential },
-            fail_fraction: fail,
-            info_fraction: info,
-        })
+    support::gen::list_append_configs(100..400, 2..12, 2..10, 2..20, 0.1)
 }
 
 fn rw_config() -> impl Strategy<Value = RwRegisterConfig> {
-    (any::<u64>(), 100usize..300, 2usize..12, 1usize..8, 2usize..30, 0.2f64..0.8, 0.0f64..0.1, 0.0f64..0.1, 0u8..3)
-        .prop_map(|(seed, txns, processes, len, keys, reads, fail, info, dist)| RwRegisterConfig {
-            seed,
-            txns,
-            processes,
-            min_txn_len: 1,
-            max_txn_len: len,
-            keys,
-            read_fraction: reads,
-            key_dist: match dist {
-                0 => RwKeyDist::Uniform,
-                1 => RwKeyDist::Zipf(1.0),
-                _ => RwKeyDist::Hotspot { hot_fraction: 0.2, hot_probability: 0.8 },
-            },
-            fail_fraction: fail,
-            info_fraction: info,
-        })
+    support::gen::rw_register_configs(100..300, 2..12, 2..30, 0.2..0.8, 0.1)
 }
 
 proptest! {

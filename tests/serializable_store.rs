@@ -2,35 +2,14 @@
 //! flagged: the checker may only report anomalies that are really there.
 
 use isolde::check::{check, CheckOptions, Validity};
-use isolde::gen::list_append::{list_append_string, KeyDist, ListAppendConfig};
+use isolde::gen::list_append::{list_append_string, ListAppendConfig};
 use isolde::ingest::{read_bytes, Format};
 use proptest::prelude::*;
 
+mod support;
+
 fn config() -> impl Strategy<Value = ListAppendConfig> {
-    (
-        any::<u64>(),
-        20usize..400,
-        1usize..30,
-        1usize..6,
-        1usize..20,
-        2usize..30,
-        0.0f64..0.15,
-        0.0f64..0.15,
-        any::<bool>(),
-    )
-        .prop_map(|(seed, txns, processes, max_len, keys, writes, fail, info, uniform)| ListAppendConfig {
-            seed,
-            txns,
-            processes,
-            min_txn_len: 1,
-            max_txn_len: max_len,
-            active_keys: keys,
-            max_writes_per_key: writes,
-            read_fraction: 0.5,
-            key_dist: if uniform { KeyDist::Uniform } else { KeyDist::Exponential },
-            fail_fraction: fail,
-            info_fraction: info,
-        })
+    support::gen::list_append_configs(20..400, 1..30, 1..20, 2..30, 0.15)
 }
 
 proptest! {
@@ -48,35 +27,13 @@ proptest! {
 mod registers {
     use isolde::anomaly::Workload;
     use isolde::check::{check, CheckOptions, Validity, WorkloadChoice};
-    use isolde::gen::rw_register::{rw_register_string, RwKeyDist, RwRegisterConfig};
+    use isolde::gen::rw_register::{rw_register_string, RwRegisterConfig};
     use isolde::infer::rw_register::RwOptions;
     use isolde::ingest::{read_bytes, Format};
     use proptest::prelude::*;
 
     fn config() -> impl Strategy<Value = RwRegisterConfig> {
-        (
-            any::<u64>(),
-            10usize..250,
-            1usize..20,
-            1usize..8,
-            1usize..40,
-            0.0f64..1.0,
-            0.0f64..0.15,
-            0.0f64..0.15,
-            any::<bool>(),
-        )
-            .prop_map(|(seed, txns, processes, len, keys, reads, fail, info, zipf)| RwRegisterConfig {
-                seed,
-                txns,
-                processes,
-                min_txn_len: 1,
-                max_txn_len: len,
-                keys,
-                read_fraction: reads,
-                key_dist: if zipf { RwKeyDist::Zipf(1.0) } else { RwKeyDist::Uniform },
-                fail_fraction: fail,
-                info_fraction: info,
-            })
+        crate::support::gen::rw_register_configs(10..250, 1..20, 1..40, 0.0..1.0, 0.15)
     }
 
     proptest! {

@@ -228,6 +228,7 @@ pub fn check_level_knowing(
     opts: &ExactOptions,
     refuted: &[Level],
 ) -> Result<ExactOutcome, txns::TxnsError> {
+    let txns = txns::extract(h)?;
     // Stronger variants first: realtime (when the history has it), then
     // session order. Their extra edges prune most constraints, and at
     // realtime levels far-apart writers need no constraint at all.
@@ -244,21 +245,20 @@ pub fn check_level_knowing(
         if refuted.iter().any(|&r| attempt.implies(r)) {
             continue;
         }
-        let out = check_exactly(h, attempt, opts)?;
+        let out = check_exactly(h, &txns, attempt, opts);
         if out.verdict == Verdict::Valid {
             return Ok(ExactOutcome { level, ..out });
         }
     }
-    check_exactly(h, level, opts)
+    Ok(check_exactly(h, &txns, level, opts))
 }
 
-/// Checks `h` at exactly `level`.
-fn check_exactly(h: &History, level: Level, opts: &ExactOptions) -> Result<ExactOutcome, txns::TxnsError> {
+/// Checks `h`, whose transactions are `txns`, at exactly `level`.
+fn check_exactly(h: &History, txns: &txns::Txns, level: Level, opts: &ExactOptions) -> ExactOutcome {
     let start = Instant::now();
     let deadline = opts.timeout.map(|t| start + t);
     let mut stats = ExactStats::default();
-    let txns = txns::extract(h)?;
-    let g = match polygraph::build(h, &txns, level, opts.max_constraints) {
+    let g = match polygraph::build(h, txns, level, opts.max_constraints) {
         Ok(g) => g,
         Err(e) => {
             let verdict = Verdict::Unknown(format!(
@@ -272,7 +272,7 @@ fn check_exactly(h: &History, level: Level, opts: &ExactOptions) -> Result<Exact
             stats.txns = txns.len();
             stats.constraints = e.constraints as usize;
             stats.build = start.elapsed();
-            return Ok(ExactOutcome { level, verdict, stats });
+            return ExactOutcome { level, verdict, stats };
         }
     };
     stats.txns = txns.len();
@@ -283,13 +283,13 @@ fn check_exactly(h: &History, level: Level, opts: &ExactOptions) -> Result<Exact
     stats.build = start.elapsed();
 
     let t = Instant::now();
-    let priority = prune::time_estimate(h, &txns);
+    let priority = prune::time_estimate(h, txns);
     let pr = prune::prune(&g, &priority, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune });
     stats.prune = t.elapsed();
     stats.rounds = pr.rounds;
     stats.constraints_after = pr.open.len();
     stats.constraint_edges_after = side_edge_count(&g, pr.open.iter().copied());
-    let ctx = Ctx { h, txns: &txns, g: &g, recs: &pr.edges, derivations: &pr.derivations, adj: Default::default() };
+    let ctx = Ctx { h, txns, g: &g, recs: &pr.edges, derivations: &pr.derivations, adj: Default::default() };
     let verdict = match pr.ending {
         Ending::Cycle { round } => {
             let t = Instant::now();
@@ -305,7 +305,7 @@ fn check_exactly(h: &History, level: Level, opts: &ExactOptions) -> Result<Exact
         }
         Ending::Open => solve_components(&ctx, &pr, level, deadline, &mut stats),
     };
-    Ok(ExactOutcome { level, verdict, stats })
+    ExactOutcome { level, verdict, stats }
 }
 
 fn side_edge_count(g: &Polygraph, cs: impl Iterator<Item = u32>) -> usize {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod gen;
+
 use isolde::anomaly::{Case, Cycle, Step};
 use isolde::check::Outcome;
 use isolde::history::{History, KeyId, MopFn, MopValue, OpType};
