@@ -16,6 +16,7 @@
 
 pub mod anomaly;
 pub mod check;
+pub mod clojure_hash;
 pub mod cycles;
 pub mod gen;
 pub mod graph;

@@ -173,3 +173,49 @@ fn directory_files_match_elles_expected_text() {
         assert_eq!(got, expected, "{case}: {file}");
     }
 }
+
+/// The first Clojure string literal in `text` that starts with `prefix`,
+/// unescaped.
+fn clojure_string_starting(text: &str, prefix: &str) -> Option<String> {
+    let start = text.find(&format!("\"{prefix}"))? + 1;
+    let mut out = String::new();
+    let mut chars = text[start..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+/// Elle's cycle explanation for `la-core-g2-explanation`, letter for letter,
+/// including which transaction it calls T1 (the first in Elle's iteration
+/// order, which isolde follows). The expected text is read from the corpus.
+#[test]
+fn g2_explanation_matches_elles_text() {
+    use isolde::anomaly::{Case, Workload};
+    let Some(path) = corpus("la-core-g2-explanation.edn") else { return };
+    let Some(expected_path) = corpus("la-core-g2-explanation.expected.edn") else { return };
+    let expected_file = std::fs::read_to_string(expected_path).expect("reads");
+    let expected = clojure_string_starting(&expected_file, "Let:").expect("the expectation holds a cycle text");
+    let h = read_path(&path, Format::Auto).expect("parses");
+    let o = check(&h, &CheckOptions::default()).expect("runs");
+    let cycles: Vec<_> = o
+        .anomalies
+        .values()
+        .flatten()
+        .filter_map(|c| match c {
+            Case::Cycle(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cycles.len(), 1, "one SCC, one cycle");
+    let got = isolde::reports::text::explain_cycle(&h, Workload::ListAppend, cycles[0]);
+    assert_eq!(got, expected);
+}

@@ -17,6 +17,7 @@
 //! `unknown` or invalid, never valid.
 
 pub mod classify;
+pub mod elle_order;
 pub mod exists;
 pub mod lattice;
 pub mod scc;
@@ -35,6 +36,8 @@ use std::time::{Duration, Instant};
 pub struct SccGraph {
     /// Local vertex -> op.
     pub vertices: Vec<OpId>,
+    /// Local vertex -> the op's `:index`, which orders Elle's iteration.
+    pub indices: Vec<i64>,
     /// The induced subgraph on local ids, raw relationship bits on edges.
     pub graph: Graph,
     /// Explained type ([`etype`]) per edge position of `graph`.
@@ -128,7 +131,8 @@ where
         .map(|(ci, vertices)| {
             let sub = induce(graph, vertices, |t| (comp_of[t as usize] == ci as u32).then(|| local[t as usize]));
             let etype = (0..sub.edge_count()).map(|e| explained_type(workload, sub.rel(e))).collect();
-            let g = SccGraph { vertices: vertices.clone(), graph: sub, etype };
+            let indices = vertices.iter().map(|&v| h.op(v).index).collect();
+            let g = SccGraph { vertices: vertices.clone(), indices, graph: sub, etype };
             analyse_scc(h, &g, &explain, opts)
         })
         .collect();

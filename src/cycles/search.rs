@@ -4,18 +4,27 @@
 //! edge (the relationship Elle's explainer would cite for it): which edge
 //! types may be used, how many rw edges, whether two rw edges may be adjacent,
 //! and whether a process/realtime edge must appear. A cycle of the type is a
-//! closed walk accepted by the automaton, so we run a breadth-first search over
-//! (vertex, automaton state) pairs, starting from each edge that every such
-//! cycle must contain (an rw edge for G-single/G-nonadjacent/G2, a wr edge for
-//! G1c, a ww edge for G0), after discarding start edges whose endpoints are not
-//! strongly connected through the allowed edge types. BFS yields the shortest
-//! accepted walk through that edge; we keep it only if it is a simple cycle,
-//! and keep the shortest over a bounded number of start edges. Unlike Elle's
-//! search this is polynomial per start edge; a wall-clock deadline still
-//! bounds the whole SCC and turns into `:cycle-search-timeout`.
+//! closed walk accepted by the automaton.
+//!
+//! We search the way Elle does, so that the witness is the one Elle would
+//! print: start vertices in Elle's iteration order ([`super::elle_order`]) over
+//! the vertices the type's relationships touch, each start's successors in
+//! that order too, and the first edge restricted as Elle restricts it (an rw
+//! edge for G-single/G-nonadjacent/G2, a wr or the required order edge for
+//! G1c, the order edge for G0-process/-realtime). From each start a
+//! breadth-first search over (vertex, automaton state) pairs finds a shortest
+//! accepted loop back to it; the first start with a simple one wins. Unlike
+//! Elle's search, which keeps every path, this is polynomial per start vertex
+//! (at the price of missing a loop that only a later, duplicate path to the
+//! same state would close simply); starts whose first edges leave their
+//! strongly connected component under the type's edges are skipped, and a
+//! wall-clock deadline bounds the whole SCC and turns into
+//! `:cycle-search-timeout`.
 
+use super::elle_order::elle_order;
 use super::scc::{tarjan, Adjacency};
 use super::SccGraph;
+use crate::anomaly::{rel, Rels};
 use crate::history::NONE;
 use std::time::Instant;
 
@@ -108,12 +117,30 @@ impl CycleType {
         }
     }
 
-    fn start_type(self) -> u8 {
-        match self.base {
-            Base::G0 => etype::WW,
-            Base::G1c => etype::WR,
-            _ => etype::RW,
+    /// The edge types Elle lets a search start with: an rw edge when the type
+    /// wants rw edges; otherwise one of the relationships it requires (wr for
+    /// G1c, the order edge of a -process/-realtime variant); otherwise any.
+    fn first_types(self) -> u8 {
+        match (self.base, self.variant) {
+            (Base::G0, Variant::Plain) => 1 << etype::WW,
+            (Base::G0, _) => self.variant_bit(),
+            (Base::G1c, _) => 1 << etype::WR | self.variant_bit(),
+            _ => 1 << etype::RW,
         }
+    }
+
+    /// The raw relationships of the graph Elle projects the SCC onto for this
+    /// type; its vertices are the ones that touch such an edge.
+    fn raw_rels(self) -> Rels {
+        const RAW: [(u8, Rels); 5] = [
+            (etype::WW, rel::WW),
+            (etype::WR, rel::WR),
+            (etype::RW, rel::RW),
+            (etype::PROCESS, rel::PROCESS),
+            (etype::REALTIME, rel::REALTIME),
+        ];
+        let bits = self.allowed();
+        RAW.iter().filter(|(t, _)| bits & (1 << t) != 0).fold(0, |acc, (_, r)| acc | r)
     }
 }
 
@@ -124,10 +151,13 @@ const MULTI: u8 = 4; // two or more rw
 const ADJ: u8 = 8; // two adjacent rw
 const STATES: usize = 16;
 
-fn initial(ty: CycleType) -> u8 {
+/// The state after a path's first edge, of type `t` (one of
+/// [`CycleType::first_types`]).
+fn after_first(ty: CycleType, t: u8) -> Option<u8> {
     match ty.base {
-        Base::G0 => 0,
-        _ => AUX, // G1c started with wr; rw types started with rw
+        // Started with rw: the closing edge must not make it adjacent to another.
+        Base::Single | Base::Nonadjacent | Base::G2 => (t == etype::RW).then_some(AUX),
+        Base::G0 | Base::G1c => step(ty, 0, t),
     }
 }
 
@@ -206,75 +236,119 @@ impl Adjacency for TypedView<'_> {
     }
 }
 
-/// How many further start edges to try after a first cycle, looking for a
-/// shorter one.
-const EXTRA_TRIES: usize = 32;
+/// Each vertex's successors under one type's projection, in Elle's order,
+/// computed the first time the search expands the vertex.
+struct Successors {
+    raw: Rels,
+    range: Vec<(u32, u32)>,
+    edges: Vec<u32>,
+    buf: Vec<(i64, u32)>,
+}
 
-/// Finds a shortest-found simple cycle of type `ty` in the SCC.
+impl Successors {
+    fn new(n: usize, raw: Rels) -> Successors {
+        Successors { raw, range: vec![(NONE, NONE); n], edges: Vec::new(), buf: Vec::new() }
+    }
+
+    /// Edge positions out of `x` whose relationships the projection keeps.
+    fn of(&mut self, g: &SccGraph, x: u32) -> &[u32] {
+        if self.range[x as usize].0 == NONE {
+            self.buf.clear();
+            for e in g.graph.edge_range(x) {
+                if g.graph.rel(e) & self.raw != 0 {
+                    self.buf.push((g.indices[g.graph.target(e) as usize], e as u32));
+                }
+            }
+            elle_order(&mut self.buf, |&(index, _)| index);
+            let start = self.edges.len() as u32;
+            self.edges.extend(self.buf.iter().map(|&(_, e)| e));
+            self.range[x as usize] = (start, self.edges.len() as u32);
+        }
+        let (a, b) = self.range[x as usize];
+        &self.edges[a as usize..b as usize]
+    }
+}
+
+/// Finds Elle's witness of type `ty` in the SCC: the shortest accepted simple
+/// loop through the first start vertex, in Elle's order, that has one.
 pub fn search(g: &SccGraph, ty: CycleType, deadline: Instant, scratch: &mut Scratch) -> Found {
     if Instant::now() > deadline {
         return Found::Timeout;
     }
     let allowed = ty.allowed();
+    let first = ty.first_types();
     let comps = tarjan(&TypedView { g, allowed }, |_| true);
-    let start_type = ty.start_type();
-    let mut best: Option<Vec<u32>> = None;
-    let mut extra = 0;
-    let mut polls = 0u32;
-    for u in 0..g.len() as u32 {
+    let raw = ty.raw_rels();
+    let n = g.len();
+    let mut touches = vec![false; n];
+    for u in 0..n as u32 {
+        for e in g.graph.edge_range(u) {
+            if g.graph.rel(e) & raw != 0 {
+                touches[u as usize] = true;
+                touches[g.graph.target(e) as usize] = true;
+            }
+        }
+    }
+    let mut starts: Vec<u32> = (0..n as u32).filter(|&v| touches[v as usize]).collect();
+    elle_order(&mut starts, |&v| g.indices[v as usize]);
+    let mut succ = Successors::new(n, raw);
+    for (polls, &u) in starts.iter().enumerate() {
         let cu = comps.comp_of[u as usize];
         if cu == NONE {
             continue;
         }
-        for e in g.graph.edge_range(u) {
-            if g.etype[e] != start_type {
-                continue;
-            }
-            let v = g.graph.target(e);
-            if comps.comp_of[v as usize] != cu {
-                continue;
-            }
-            polls += 1;
-            if polls.is_multiple_of(64) && Instant::now() > deadline {
-                return best.map(Found::Cycle).unwrap_or(Found::Timeout);
-            }
-            match bfs(g, ty, u, v, deadline, scratch) {
-                Some(Some(c)) => {
-                    if best.as_ref().is_none_or(|b| c.len() < b.len()) {
-                        best = Some(c);
-                    }
-                }
-                Some(None) => {}
-                None => return best.map(Found::Cycle).unwrap_or(Found::Timeout),
-            }
-            if let Some(b) = &best {
-                extra += 1;
-                if b.len() <= 2 || extra > EXTRA_TRIES {
-                    return Found::Cycle(best.unwrap_or_default());
-                }
-            }
+        let opens = g
+            .graph
+            .edge_range(u)
+            .any(|e| first & (1 << g.etype[e]) != 0 && comps.comp_of[g.graph.target(e) as usize] == cu);
+        if !opens {
+            continue;
+        }
+        if polls % 64 == 63 && Instant::now() > deadline {
+            return Found::Timeout;
+        }
+        match bfs(g, ty, u, &mut succ, deadline, scratch) {
+            Some(Some(c)) => return Found::Cycle(c),
+            Some(None) => {}
+            None => return Found::Timeout,
         }
     }
-    best.map(Found::Cycle).unwrap_or(Found::None)
+    Found::None
 }
 
-/// BFS from the start edge `u -> v` back to `u`. Returns `None` on timeout,
-/// `Some(None)` when no simple accepted cycle was found through this edge.
-fn bfs(g: &SccGraph, ty: CycleType, u: u32, v: u32, deadline: Instant, sc: &mut Scratch) -> Option<Option<Vec<u32>>> {
+/// BFS from `u` back to `u`. Returns `None` on timeout, `Some(None)` when no
+/// simple accepted loop goes through `u`.
+fn bfs(
+    g: &SccGraph,
+    ty: CycleType,
+    u: u32,
+    succ: &mut Successors,
+    deadline: Instant,
+    sc: &mut Scratch,
+) -> Option<Option<Vec<u32>>> {
     sc.generation = sc.generation.wrapping_add(1);
     if sc.generation == 0 {
         sc.stamp.iter_mut().for_each(|s| *s = 0);
         sc.generation = 1;
     }
     let gen = sc.generation;
-    let s0 = initial(ty);
     let allowed = ty.allowed();
-    let start = v as usize * STATES + s0 as usize;
-    // Closing immediately (a two-cycle) is handled by the general loop below.
-    sc.stamp[start] = gen;
-    sc.parent[start] = NONE;
+    let first = ty.first_types();
     sc.queue.clear();
-    sc.queue.push(start as u32);
+    for &e in succ.of(g, u) {
+        let t = g.etype[e as usize];
+        if first & (1 << t) == 0 {
+            continue;
+        }
+        let Some(s) = after_first(ty, t) else { continue };
+        let v = g.graph.target(e as usize);
+        let idx = v as usize * STATES + s as usize;
+        if v != u && sc.stamp[idx] != gen {
+            sc.stamp[idx] = gen;
+            sc.parent[idx] = NONE;
+            sc.queue.push(idx as u32);
+        }
+    }
     let mut head = 0;
     while head < sc.queue.len() {
         if head % 4096 == 4095 && Instant::now() > deadline {
@@ -283,13 +357,13 @@ fn bfs(g: &SccGraph, ty: CycleType, u: u32, v: u32, deadline: Instant, sc: &mut 
         let node = sc.queue[head] as usize;
         head += 1;
         let (x, s) = ((node / STATES) as u32, (node % STATES) as u8);
-        for e in g.graph.edge_range(x) {
-            let t = g.etype[e];
+        for &e in succ.of(g, x) {
+            let t = g.etype[e as usize];
             if allowed & (1 << t) == 0 {
                 continue;
             }
             let Some(s2) = step(ty, s, t) else { continue };
-            let y = g.graph.target(e);
+            let y = g.graph.target(e as usize);
             if y == u {
                 if accepts(ty, s2) {
                     // Reconstruct u, v, ..., x.
@@ -304,7 +378,9 @@ fn bfs(g: &SccGraph, ty: CycleType, u: u32, v: u32, deadline: Instant, sc: &mut 
                     let mut seen = path.clone();
                     seen.sort_unstable();
                     seen.dedup();
-                    return Some((seen.len() == path.len()).then_some(path));
+                    if seen.len() == path.len() {
+                        return Some(Some(path));
+                    }
                 }
                 continue;
             }
@@ -349,4 +425,73 @@ pub fn any_cycle(g: &SccGraph) -> Vec<u32> {
         }
     }
     vec![0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anomaly::Workload;
+    use crate::graph::{Edge, Graph};
+    use std::time::Duration;
+
+    /// Searches a graph whose vertices are op indices `1..=n` (local id
+    /// `i - 1`), returning the cycle as indices.
+    fn find(name: &str, edges: &[(u32, u32, Rels)]) -> Option<Vec<i64>> {
+        let n = edges.iter().map(|&(a, b, _)| a.max(b)).max().unwrap_or(0) as usize;
+        let list: Vec<Edge> = edges.iter().map(|&(a, b, r)| Edge { from: a - 1, to: b - 1, rels: r }).collect();
+        let graph = Graph::from_edges(n, &list);
+        let etype =
+            (0..graph.edge_count()).map(|e| super::super::explained_type(Workload::ListAppend, graph.rel(e))).collect();
+        let g = SccGraph { vertices: (0..n as u32).collect(), indices: (1..=n as i64).collect(), graph, etype };
+        let ty = CycleType::parse(name).expect("a cycle type");
+        match search(&g, ty, Instant::now() + Duration::from_secs(10), &mut Scratch::new(n)) {
+            Found::Cycle(c) => Some(c.iter().map(|&v| g.indices[v as usize]).collect()),
+            Found::None => None,
+            Found::Timeout => panic!("timed out"),
+        }
+    }
+
+    const WW: Rels = rel::WW;
+    const WR: Rels = rel::WR;
+    const RW: Rels = rel::RW;
+
+    #[test]
+    fn g0_uses_only_ww_edges() {
+        assert_eq!(find("G0", &[(1, 2, WW), (2, 1, WW)]), Some(vec![1, 2]));
+        // Elle's order over {1, 2, 3} is 1, 3, 2: the cycle starts at 1.
+        assert_eq!(find("G0", &[(1, 2, WW), (2, 3, WW), (3, 1, WW)]), Some(vec![1, 2, 3]));
+        assert_eq!(find("G0", &[(1, 2, WW), (2, 1, RW), (2, 1, WR)]), None);
+    }
+
+    #[test]
+    fn g1c_starts_with_a_wr_edge() {
+        // 1 comes first in Elle's order but only has a ww edge out; 3 is next.
+        let edges = [(1, 2, WW), (2, 3, WR), (2, 1, RW), (3, 1, WR), (3, 2, RW)];
+        assert_eq!(find("G1c", &edges), Some(vec![3, 1, 2]));
+    }
+
+    #[test]
+    fn single_rw_cycles_hidden_behind_shorter_ones() {
+        let edges = [(1, 2, RW), (2, 1, RW), (2, 3, WW), (3, 1, RW), (3, 4, WR), (4, 1, WR)];
+        assert_eq!(find("G-single-item", &edges), Some(vec![1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn nonadjacent_and_g2_differ_in_rw_adjacency() {
+        let nonadjacent = [(1, 2, RW), (2, 3, WW), (3, 4, RW), (4, 1, WR), (2, 1, WW), (3, 2, WW)];
+        assert_eq!(find("G-nonadjacent-item", &nonadjacent), Some(vec![1, 2, 3, 4]));
+        assert_eq!(find("G2-item", &nonadjacent), None);
+        // 1 has no rw edge out, so the search starts at 3, as Elle's does.
+        let g2 = [(1, 2, WW), (2, 3, WR), (3, 4, RW), (4, 1, RW), (2, 1, WW), (4, 3, WR)];
+        assert_eq!(find("G2-item", &g2), Some(vec![3, 4, 1, 2]));
+    }
+
+    #[test]
+    fn order_variants_start_with_their_order_edge() {
+        let rt = [(1, 2, WW), (2, 3, rel::REALTIME), (3, 1, WW), (2, 1, WW)];
+        assert_eq!(find("G0-realtime", &rt), Some(vec![2, 3, 1]));
+        let process =
+            [(1, 2, RW), (2, 3, rel::PROCESS), (3, 4, RW), (4, 1, WW), (4, 3, WR), (2, 5, WR), (5, 6, RW), (6, 1, WW)];
+        assert_eq!(find("G-nonadjacent-item-process", &process), Some(vec![1, 2, 3, 4]));
+    }
 }
