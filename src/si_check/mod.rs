@@ -258,23 +258,26 @@ fn check_exactly(h: &History, txns: &txns::Txns, level: Level, opts: &ExactOptio
     let start = Instant::now();
     let deadline = opts.timeout.map(|t| start + t);
     let mut stats = ExactStats::default();
-    let g = match polygraph::build(h, txns, level, opts.max_constraints) {
-        Ok(g) => g,
-        Err(e) => {
-            let verdict = Verdict::Unknown(format!(
-                "the history needs {} write-order constraints, more than the limit of {} (key {} alone has {} \
+    let priority = prune::time_estimate(h, txns);
+    let filter = opts.prune.then_some(polygraph::PairFilter { priority: &priority, reach_bytes: opts.reach_bytes });
+    let polygraph::Built { graph: g, known_reach } =
+        match polygraph::build(h, txns, level, opts.max_constraints, filter) {
+            Ok(b) => b,
+            Err(e) => {
+                let verdict = Verdict::Unknown(format!(
+                    "the history needs {} write-order constraints, more than the limit of {} (key {} alone has {} \
                  independent writers); raise --max-constraints to try anyway",
-                e.constraints,
-                opts.max_constraints,
-                h.key(e.key),
-                e.chains
-            ));
-            stats.txns = txns.len();
-            stats.constraints = e.constraints as usize;
-            stats.build = start.elapsed();
-            return ExactOutcome { level, verdict, stats };
-        }
-    };
+                    e.constraints,
+                    opts.max_constraints,
+                    h.key(e.key),
+                    e.chains
+                ));
+                stats.txns = txns.len();
+                stats.constraints = e.constraints as usize;
+                stats.build = start.elapsed();
+                return ExactOutcome { level, verdict, stats };
+            }
+        };
     stats.txns = txns.len();
     stats.dropped_reads = txns.dropped_reads;
     stats.known_edges = g.known.len();
@@ -283,8 +286,8 @@ fn check_exactly(h: &History, txns: &txns::Txns, level: Level, opts: &ExactOptio
     stats.build = start.elapsed();
 
     let t = Instant::now();
-    let priority = prune::time_estimate(h, txns);
-    let pr = prune::prune(&g, &priority, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune });
+    let pr =
+        prune::prune(&g, &priority, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune }, known_reach);
     stats.prune = t.elapsed();
     stats.rounds = pr.rounds;
     stats.constraints_after = pr.open.len();

@@ -29,10 +29,13 @@
 //! (Cerone and Gotsman's characterisation used by PolySI), without building
 //! composed edges.
 
+use super::prune::KnownReach;
+use super::reach::Reach;
 use super::txns::{Source, TxnId, Txns};
 use super::{Level, OrderKind, Semantics};
 use crate::history::{History, KeyId, NONE};
 use crate::infer::order;
+use rayon::prelude::*;
 
 /// The kind of a dependency between two transactions.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -202,9 +205,43 @@ fn realtime_span(
     (spans[head as usize].0, end)
 }
 
+/// What [`build`] needs to leave out the constraints whose outcome the known
+/// graph already settles.
+#[derive(Clone, Copy, Debug)]
+pub struct PairFilter<'a> {
+    /// An estimate of when each transaction ran (see
+    /// [`super::prune::time_estimate`]).
+    pub priority: &'a [u32],
+    /// Memory budget for the reachability rows, in bytes.
+    pub reach_bytes: usize,
+}
+
+/// A built polygraph, with the known graph's reachability when a filter
+/// computed it (pruning's first round reuses it).
+pub struct Built {
+    /// The polygraph.
+    pub graph: Polygraph,
+    /// Reachability over its known edges.
+    pub known_reach: Option<KnownReach>,
+}
+
 /// Builds the polygraph of `txns` for `level`, unless it needs more than
 /// `max_constraints` constraints.
-pub fn build(h: &History, txns: &Txns, level: Level, max_constraints: usize) -> Result<Polygraph, TooManyConstraints> {
+///
+/// With a `filter`, a pair of chains gets no constraint when the known graph
+/// already has a path for every edge of one of its sides: that side can
+/// always be chosen without changing reachability, so the constraint can
+/// never decide anything (the realtime-span rule of [`realtime_span`] is the
+/// special case that needs no reachability). Only the pairs left count
+/// against `max_constraints`, so a hot key whose writers are mostly ordered
+/// by sessions and reads no longer needs its quadratic number of pairs.
+pub fn build(
+    h: &History,
+    txns: &Txns,
+    level: Level,
+    max_constraints: usize,
+    filter: Option<PairFilter<'_>>,
+) -> Result<Built, TooManyConstraints> {
     let mut pairs: u64 = 0;
     let mut widest: (u32, u64) = (0, 0);
     // With realtime order, each transaction's (invocation, completion)
@@ -276,7 +313,7 @@ pub fn build(h: &History, txns: &Txns, level: Level, max_constraints: usize) -> 
     rmw.sort_unstable();
     let mut chains = Vec::new();
     let mut chain_txns = Vec::new();
-    let mut constraints = Vec::new();
+    let mut key_chains: Vec<(u32, u32, u32)> = Vec::new();
     let mut i = 0;
     while i < writes.len() {
         let key = writes[i].0;
@@ -357,46 +394,84 @@ pub fn build(h: &History, txns: &Txns, level: Level, max_constraints: usize) -> 
                 }
             }
         }
+        key_chains.push((key, first_chain, last_chain));
+    }
+    let mut g =
+        Polygraph { n, semantics: level.semantics, known, chains, chain_txns, constraints: Vec::new(), readers };
+    let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes));
+    let pair_needed = |a: u32, b: u32, buf: &mut Vec<DepEdge>| match &known_reach {
+        None => true,
+        Some(KnownReach { reach: r, .. }) => {
+            let con = Constraint { a, b };
+            !(0..2).any(|side| {
+                g.side(&con, side == 0, buf);
+                buf.iter().all(|e| {
+                    let (x, y) = g.bc(e);
+                    r.reaches(x, y)
+                })
+            })
+        }
+    };
+    let limit = max_constraints as u64;
+    let mut constraints: Vec<Constraint> = Vec::new();
+    for &(key, first_chain, last_chain) in &key_chains {
         // Pairs of chains whose order realtime already decides, with every
         // edge of that side implied, need no constraint (see `realtime_span`).
-        let mut order: Vec<u32> = (first_chain..last_chain).collect();
         let span = |c: u32| match &spans {
-            Some(sp) => realtime_span(sp, &chains[c as usize], &chain_txns, &readers),
+            Some(sp) => realtime_span(sp, &g.chains[c as usize], &g.chain_txns, &g.readers),
             None => (0, u32::MAX),
         };
-        let spans_of: Vec<(u32, u32)> = order.iter().map(|&c| span(c)).collect();
-        let mut idx: Vec<usize> = (0..order.len()).collect();
-        idx.sort_unstable_by_key(|&i| spans_of[i].0);
-        order = idx.iter().map(|&i| order[i]).collect();
-        let sorted: Vec<(u32, u32)> = idx.iter().map(|&i| spans_of[i]).collect();
-        let mut key_pairs: u64 = 0;
-        for i in 0..order.len() {
-            let end = sorted[i].1;
-            let mut j = i + 1;
-            while j < order.len() && sorted[j].0 <= end {
-                j += 1;
+        let mut order: Vec<(u32, (u32, u32))> = (first_chain..last_chain).map(|c| (c, span(c))).collect();
+        order.sort_unstable_by_key(|&(_, (start, _))| start);
+        // The chains each chain overlaps: order[i + 1..overlap[i]].
+        let overlap: Vec<usize> = (0..order.len())
+            .map(|i| {
+                let end = order[i].1 .1;
+                i + 1 + order[i + 1..].partition_point(|&(_, (start, _))| start <= end)
+            })
+            .collect();
+        let over_budget = std::sync::atomic::AtomicBool::new(false);
+        let budget_left = limit.saturating_sub(pairs);
+        let counted = std::sync::atomic::AtomicU64::new(0);
+        let row = |buf: &mut Vec<DepEdge>, i: usize| {
+            let mut out = Vec::new();
+            if over_budget.load(std::sync::atomic::Ordering::Relaxed) {
+                return out;
             }
-            key_pairs += (j - i - 1) as u64;
-        }
+            for &(c, _) in &order[i + 1..overlap[i]] {
+                if pair_needed(order[i].0, c, buf) {
+                    out.push(Constraint { a: order[i].0.min(c), b: order[i].0.max(c) });
+                }
+            }
+            let total = counted.fetch_add(out.len() as u64, std::sync::atomic::Ordering::Relaxed) + out.len() as u64;
+            if total > budget_left {
+                over_budget.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            out
+        };
+        // Most keys have a handful of chains: fanning those out to threads
+        // costs more than checking them.
+        let found: Vec<Constraint> = if overlap.iter().enumerate().map(|(i, &o)| o - i - 1).sum::<usize>() < 4096 {
+            let mut buf = Vec::new();
+            (0..order.len()).flat_map(|i| row(&mut buf, i)).collect()
+        } else {
+            (0..order.len()).into_par_iter().map_init(Vec::new, row).flatten().collect()
+        };
+        let key_pairs = if over_budget.into_inner() {
+            // Stopped early: the exact count is at least this.
+            counted.into_inner().max(budget_left + 1)
+        } else {
+            found.len() as u64
+        };
         pairs += key_pairs;
         if key_pairs > widest.1 {
             widest = (key, key_pairs);
         }
-        if pairs > max_constraints as u64 {
-            continue;
+        if pairs > limit {
+            return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), chains: widest.1 });
         }
-        for i in 0..order.len() {
-            let end = sorted[i].1;
-            let mut j = i + 1;
-            while j < order.len() && sorted[j].0 <= end {
-                let (a, b) = (order[i].min(order[j]), order[i].max(order[j]));
-                constraints.push(Constraint { a, b });
-                j += 1;
-            }
-        }
+        constraints.extend(found);
     }
-    if pairs > max_constraints as u64 {
-        return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), chains: widest.1 });
-    }
-    Ok(Polygraph { n, semantics: level.semantics, known, chains, chain_txns, constraints, readers })
+    g.constraints = constraints;
+    Ok(Built { graph: g, known_reach })
 }

@@ -163,40 +163,83 @@ pub fn time_estimate(h: &crate::history::History, txns: &super::txns::Txns) -> V
         .collect()
 }
 
-/// Runs pruning rounds.
-pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions) -> Pruned {
+/// Reachability over the known graph alone, computed while building the
+/// polygraph; pruning's first round reuses it instead of computing it again.
+pub struct KnownReach {
+    /// Topological position of every begin/commit node.
+    pub pos: Vec<u32>,
+    /// Reachability between them.
+    pub reach: WindowReach,
+}
+
+/// Reachability over the begin/commit graph of `g`'s known edges, or `None`
+/// when they already form a cycle.
+pub fn known_reach(g: &Polygraph, priority: &[u32], reach_bytes: usize) -> Option<KnownReach> {
+    let (offsets, targets) = bc_csr(g, g.known.iter().copied());
+    let order = topo(&offsets, &targets, priority)?;
+    let pos = positions(&order);
+    let reach = WindowReach::new(
+        &Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos },
+        window(g, reach_bytes),
+    );
+    Some(KnownReach { pos, reach })
+}
+
+fn positions(order: &[u32]) -> Vec<u32> {
+    let mut pos = vec![0u32; order.len()];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    pos
+}
+
+/// Bits per reachability row within a memory budget.
+fn window(g: &Polygraph, reach_bytes: usize) -> usize {
+    let nodes = 2 * g.n;
+    (reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64))
+}
+
+/// Runs pruning rounds. `first`, when given, is the reachability of `g`'s
+/// known edges (see [`known_reach`]) and serves as the first round's.
+pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<KnownReach>) -> Pruned {
+    let mut first = first;
     let mut edges: Vec<EdgeRec> = g.known.iter().map(|&e| EdgeRec { e, round: 0, why: u32::MAX }).collect();
     let mut derivations = Vec::new();
     let mut open: Vec<u32> = (0..g.constraints.len() as u32).collect();
-    let nodes = 2 * g.n;
     let mut round = 0u32;
     let mut last_decided = usize::MAX;
     loop {
-        let (offsets, targets) = bc_csr(g, edges.iter().map(|r| r.e));
-        let Some(order) = topo(&offsets, &targets, priority) else {
-            return Pruned {
-                edges,
-                derivations,
-                open,
-                pos: Vec::new(),
-                ending: Ending::Cycle { round },
-                rounds: round,
-            };
+        let (pos, reach): (Vec<u32>, Box<dyn Reach>) = match first.take() {
+            Some(k) if round == 0 => (k.pos, Box::new(k.reach)),
+            _ => {
+                let (offsets, targets) = bc_csr(g, edges.iter().map(|r| r.e));
+                let Some(order) = topo(&offsets, &targets, priority) else {
+                    return Pruned {
+                        edges,
+                        derivations,
+                        open,
+                        pos: Vec::new(),
+                        ending: Ending::Cycle { round },
+                        rounds: round,
+                    };
+                };
+                let pos = positions(&order);
+                let threshold = (open.len() / 100).max(1);
+                if !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) {
+                    return Pruned { edges, derivations, open, pos, ending: Ending::Open, rounds: round };
+                }
+                // The loop below depends only on the `Reach` trait, so another
+                // implementation (e.g. an accelerator kernel) can take this place.
+                let reach = WindowReach::new(
+                    &Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos },
+                    window(g, opts.reach_bytes),
+                );
+                (pos, Box::new(reach))
+            }
         };
-        let mut pos = vec![0u32; nodes];
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i as u32;
-        }
-        let threshold = (open.len() / 100).max(1);
-        if !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) {
+        if !opts.enabled || open.is_empty() {
             return Pruned { edges, derivations, open, pos, ending: Ending::Open, rounds: round };
         }
-        let window = (opts.reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64));
-        // The loop below depends only on the `Reach` trait, so another
-        // implementation (e.g. an accelerator kernel) can take this place.
-        let reach: Box<dyn Reach> =
-            Box::new(WindowReach::new(&Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos }, window));
-        drop((offsets, targets, order));
         // Evaluate every open constraint against this round's reachability;
         // keep only the decided ones: (constraint, blocked edge index of the
         // a-first side, of the b-first side), NONE when not blocked.
