@@ -9,6 +9,10 @@
 # 2. Generated rw-register histories (cached in bench-data/) of the sizes in
 #    BENCH_EXACT_SIZES (default "100000 1000000"), uniform over as many keys
 #    as transactions, 8 micro-ops each, at strict-serializable.
+# 3. Generated dbcop histories with hot keys (cached in bench-data/): 20
+#    sessions of BENCH_EXACT_HOT (default "500 2500") transactions each, the
+#    generator's zipfian keys, at serializable. dbcop records no realtime, so
+#    every pair of a hot key's writers is a candidate constraint.
 #
 # Prints a markdown table: history | txns | model | verdict | wall s | peak RSS MB
 # | constraints before -> after pruning | solver components.
@@ -17,6 +21,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SIZES="${BENCH_EXACT_SIZES:-100000 1000000}"
+HOT="${BENCH_EXACT_HOT:-500 2500}"
 CORPUS="${BENCH_POLYSI:-../shared/corpus/polysi}"
 TARGET="${CARGO_TARGET_DIR:-target}"
 BIN="$TARGET/release/isolde"
@@ -61,4 +66,14 @@ for n in $SIZES; do
     "$BIN" gen rw-register --txns "$n" --keys "$n" --txn-len 8 --key-dist uniform --seed 1 -o "$f" 2>/dev/null
   fi
   run "generated rw-register $n" "$f" strict-serializable
+done
+
+for per in $HOT; do
+  f="bench-data/rw-dbcop-zipf-20x$per.bincode"
+  if [[ ! -s "$f" ]]; then
+    echo "generating $f" >&2
+    "$BIN" gen rw-register --processes 20 --txns-per-session "$per" --output-format dbcop --level serializable \
+      --seed 1 -o "$f" 2>/dev/null
+  fi
+  run "generated dbcop, zipfian, 20x$per" "$f" serializable
 done
