@@ -396,13 +396,15 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         }
     }
     let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
-    let text = match format {
-        FormatArg::Table => reports::table::render(&h, &outcome, a.verbose),
-        FormatArg::Json => reports::json::to_string(&reports::tree::result_map(&h, &outcome)) + "\n",
-        FormatArg::Edn => reports::edn::to_string(&reports::tree::result_map(&h, &outcome)) + "\n",
-    };
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match format {
+        FormatArg::Table => out.write_all(reports::table::render(&h, &outcome, a.verbose).as_bytes()),
+        FormatArg::Json => reports::json::write_io(&mut out, &h, &reports::tree::result_map(&h, &outcome)),
+        FormatArg::Edn => reports::edn::write_io(&mut out, &h, &reports::tree::result_map(&h, &outcome)),
+    }
+    .and_then(|()| if format == FormatArg::Table { Ok(()) } else { out.write_all(b"\n") })
+    .and_then(|()| out.flush())
+    .map_err(|e| e.to_string())?;
     Ok(ExitCode::from(match outcome.valid {
         Validity::Valid => 0,
         Validity::Invalid => 1,

@@ -1,63 +1,99 @@
 //! EDN printing, as Clojure's `pr-str` prints Elle's result map.
+//!
+//! The printer streams: operations are expanded from the history as they are
+//! written, so a report citing huge operations needs no copy of them.
 
-use super::tree::Node;
-use crate::history::write_edn_string;
-use std::fmt::Write;
+use super::tree::{op, Node};
+use crate::history::{write_edn_string, History};
+use std::fmt::{self, Write};
 
 /// Renders a node as EDN text.
-pub fn to_string(n: &Node) -> String {
+pub fn to_string(h: &History, n: &Node) -> String {
     let mut s = String::new();
-    write(&mut s, n);
+    // Writing to a String cannot fail.
+    let _ = write(&mut s, h, n);
     s
 }
 
-fn seq(out: &mut String, open: &str, close: &str, xs: &[Node]) {
-    out.push_str(open);
-    for (i, x) in xs.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        write(out, x);
-    }
-    out.push_str(close);
+/// Streams a node's EDN text to `w`.
+pub fn write_io(w: &mut impl std::io::Write, h: &History, n: &Node) -> std::io::Result<()> {
+    let mut f = IoFmt::new(w);
+    let r = write(&mut f, h, n);
+    f.finish(r)
 }
 
-/// Appends a node's EDN text to `out`.
-pub fn write(out: &mut String, n: &Node) {
+/// A `fmt::Write` over an `io::Write` that keeps the first I/O error, so the
+/// printers can be written once for strings and for streams.
+pub struct IoFmt<'a, W: std::io::Write> {
+    w: &'a mut W,
+    err: Option<std::io::Error>,
+}
+
+impl<'a, W: std::io::Write> IoFmt<'a, W> {
+    /// Wraps `w`.
+    pub fn new(w: &'a mut W) -> Self {
+        IoFmt { w, err: None }
+    }
+
+    /// The I/O error behind a failed write, if any.
+    pub fn finish(self, r: fmt::Result) -> std::io::Result<()> {
+        match (r, self.err) {
+            (_, Some(e)) => Err(e),
+            (Err(_), None) => Err(std::io::Error::other("formatting failed")),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+}
+
+impl<W: std::io::Write> Write for IoFmt<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.w.write_all(s.as_bytes()).map_err(|e| {
+            self.err.get_or_insert(e);
+            fmt::Error
+        })
+    }
+}
+
+fn seq(out: &mut impl Write, h: &History, open: &str, close: &str, xs: &[Node]) -> fmt::Result {
+    out.write_str(open)?;
+    for (i, x) in xs.iter().enumerate() {
+        if i > 0 {
+            out.write_char(' ')?;
+        }
+        write(out, h, x)?;
+    }
+    out.write_str(close)
+}
+
+/// Writes a node's EDN text.
+pub fn write(out: &mut impl Write, h: &History, n: &Node) -> fmt::Result {
     match n {
-        Node::Nil => out.push_str("nil"),
-        Node::Bool(b) => {
-            let _ = write!(out, "{b}");
-        }
-        Node::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Node::Float(f) => {
-            let _ = write!(out, "{f:?}");
-        }
+        Node::Nil => out.write_str("nil"),
+        Node::Bool(b) => write!(out, "{b}"),
+        Node::Int(i) => write!(out, "{i}"),
+        Node::Float(f) => write!(out, "{f:?}"),
         Node::Keyword(k) => {
-            out.push(':');
-            out.push_str(k);
+            out.write_char(':')?;
+            out.write_str(k)
         }
-        Node::Str(s) => {
-            let _ = write_edn_string(out, s);
-        }
-        Node::Symbol(s) => out.push_str(s),
-        Node::Vector(xs) => seq(out, "[", "]", xs),
-        Node::List(xs) => seq(out, "(", ")", xs),
-        Node::Set(xs) => seq(out, "#{", "}", xs),
+        Node::Str(s) => write_edn_string(out, s),
+        Node::Symbol(s) => out.write_str(s),
+        Node::Vector(xs) => seq(out, h, "[", "]", xs),
+        Node::List(xs) => seq(out, h, "(", ")", xs),
+        Node::Set(xs) => seq(out, h, "#{", "}", xs),
         Node::Map(kvs) => {
-            out.push('{');
+            out.write_char('{')?;
             for (i, (k, v)) in kvs.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.write_str(", ")?;
                 }
-                write(out, k);
-                out.push(' ');
-                write(out, v);
+                write(out, h, k)?;
+                out.write_char(' ')?;
+                write(out, h, v)?;
             }
-            out.push('}');
+            out.write_char('}')
         }
+        Node::Op(id) => write(out, h, &op(h, *id)),
     }
 }
 
@@ -75,6 +111,7 @@ mod tests {
                 Node::Vector(vec![Node::Symbol("...".into()), Node::Int(3), Node::Nil, Node::Str("a\"b".into())]),
             ),
         ]);
-        assert_eq!(to_string(&n), r#"{:valid? false, :not #{:read-committed}, :v [... 3 nil "a\"b"]}"#);
+        let h = crate::history::History::default();
+        assert_eq!(to_string(&h, &n), r#"{:valid? false, :not #{:read-committed}, :v [... 3 nil "a\"b"]}"#);
     }
 }

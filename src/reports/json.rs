@@ -1,35 +1,131 @@
 //! JSON printing of Elle's result map, as elle-cli's `--verbose` does:
 //! keywords and symbols become strings without the colon, sets become arrays,
-//! and map keys that are not strings are printed as their EDN text.
+//! and map keys that are not strings are printed as their EDN text. Map keys
+//! come out sorted and the layout is `serde_json`'s pretty one (two-space
+//! indent, one element per line), which is what isolde has always printed.
+//!
+//! The printer streams: operations are expanded from the history as they are
+//! written, so a report citing huge operations needs no copy of them.
 
-use super::tree::Node;
-use serde_json::{Map, Value};
+use super::edn::IoFmt;
+use super::tree::{op, Node};
+use crate::history::History;
+use std::fmt::{self, Write};
 
-/// Converts a node to a JSON value.
-pub fn to_json(n: &Node) -> Value {
+/// Renders a node as pretty JSON text.
+pub fn to_string(h: &History, n: &Node) -> String {
+    let mut s = String::new();
+    // Writing to a String cannot fail.
+    let _ = write(&mut s, h, n);
+    s
+}
+
+/// Streams a node's pretty JSON text to `w`.
+pub fn write_io(w: &mut impl std::io::Write, h: &History, n: &Node) -> std::io::Result<()> {
+    let mut f = IoFmt::new(w);
+    let r = write(&mut f, h, n);
+    f.finish(r)
+}
+
+/// Writes a node's pretty JSON text.
+pub fn write(out: &mut impl Write, h: &History, n: &Node) -> fmt::Result {
+    value(out, h, n, 0)
+}
+
+fn string(out: &mut impl Write, s: &str) -> fmt::Result {
+    out.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?)
+}
+
+fn newline(out: &mut impl Write, indent: usize) -> fmt::Result {
+    out.write_char('\n')?;
+    for _ in 0..indent {
+        out.write_str("  ")?;
+    }
+    Ok(())
+}
+
+fn value(out: &mut impl Write, h: &History, n: &Node, indent: usize) -> fmt::Result {
     match n {
-        Node::Nil => Value::Null,
-        Node::Bool(b) => Value::Bool(*b),
-        Node::Int(i) => Value::from(*i),
-        Node::Float(f) => serde_json::Number::from_f64(*f).map(Value::Number).unwrap_or(Value::Null),
-        Node::Keyword(k) => Value::String(k.rsplit('/').next().unwrap_or(k).to_string()),
-        Node::Str(s) | Node::Symbol(s) => Value::String(s.clone()),
-        Node::Vector(xs) | Node::List(xs) | Node::Set(xs) => Value::Array(xs.iter().map(to_json).collect()),
+        Node::Nil => out.write_str("null"),
+        Node::Bool(b) => write!(out, "{b}"),
+        Node::Int(i) => write!(out, "{i}"),
+        Node::Float(f) => match serde_json::Number::from_f64(*f) {
+            Some(x) => write!(out, "{x}"),
+            None => out.write_str("null"),
+        },
+        Node::Keyword(k) => string(out, k.rsplit('/').next().unwrap_or(k)),
+        Node::Str(s) | Node::Symbol(s) => string(out, s),
+        Node::Vector(xs) | Node::List(xs) | Node::Set(xs) => {
+            if xs.is_empty() {
+                return out.write_str("[]");
+            }
+            out.write_char('[')?;
+            for (i, x) in xs.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                newline(out, indent + 1)?;
+                value(out, h, x, indent + 1)?;
+            }
+            newline(out, indent)?;
+            out.write_char(']')
+        }
         Node::Map(kvs) => {
-            let mut m = Map::new();
+            // Keys as JSON object keys, sorted; a repeated key keeps its last value.
+            let mut entries: std::collections::BTreeMap<String, &Node> = std::collections::BTreeMap::new();
             for (k, v) in kvs {
                 let key = match k {
                     Node::Keyword(s) | Node::Str(s) | Node::Symbol(s) => s.clone(),
-                    other => super::edn::to_string(other),
+                    other => super::edn::to_string(h, other),
                 };
-                m.insert(key, to_json(v));
+                entries.insert(key, v);
             }
-            Value::Object(m)
+            if entries.is_empty() {
+                return out.write_str("{}");
+            }
+            out.write_char('{')?;
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                newline(out, indent + 1)?;
+                string(out, k)?;
+                out.write_str(": ")?;
+                value(out, h, v, indent + 1)?;
+            }
+            newline(out, indent)?;
+            out.write_char('}')
         }
+        Node::Op(id) => value(out, h, &op(h, *id), indent),
     }
 }
 
-/// Renders a node as pretty JSON text.
-pub fn to_string(n: &Node) -> String {
-    serde_json::to_string_pretty(&to_json(n)).unwrap_or_else(|_| "null".to_string())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout and key order `serde_json::to_string_pretty` gives.
+    #[test]
+    fn prints_like_serde_json_pretty() {
+        let h =
+            crate::ingest::read_bytes("t.edn", b"{:type :ok, :process 0, :value [[:r :x [1 2]]]}", Default::default())
+                .expect("parses");
+        let n = Node::Map(vec![
+            (Node::Keyword("valid?".into()), Node::Bool(false)),
+            (Node::Keyword("anomaly-types".into()), Node::Vector(vec![Node::Keyword("G1c".into())])),
+            (Node::Keyword("empty".into()), Node::Vector(vec![])),
+            (Node::Keyword("m".into()), Node::Map(vec![])),
+            (Node::Int(3), Node::Float(1.5)),
+            (Node::Keyword("op".into()), Node::Op(0)),
+        ]);
+        let expected = serde_json::json!({
+            "valid?": false,
+            "anomaly-types": ["G1c"],
+            "empty": [],
+            "m": {},
+            "3": 1.5,
+            "op": {"index": 0, "time": -1, "type": "ok", "process": 0, "f": null, "value": [["r", "x", [1, 2]]]}
+        });
+        assert_eq!(to_string(&h, &n), serde_json::to_string_pretty(&expected).expect("serialises"));
+    }
 }

@@ -30,14 +30,20 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             "{} read {}{} written by {} ({})",
             txn(h, mop.op),
             element.map(|e| format!("element {e} of ")).unwrap_or_default(),
-            crate::reports::edn::to_string(&crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])),
+            crate::reports::edn::to_string(
+                h,
+                &crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])
+            ),
             txn(h, *writer),
             h.op(*writer).op_type.name()
         ),
         Case::Internal { mop, .. } => format!(
             "{} read {} inconsistently with its own writes",
             txn(h, mop.op),
-            crate::reports::edn::to_string(&crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize]))
+            crate::reports::edn::to_string(
+                h,
+                &crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])
+            )
         ),
         Case::FutureRead { mop, element } => format!("{} read element {element} before appending it", txn(h, mop.op)),
         Case::DirtyUpdate { key: k, values, txns } => format!(
@@ -212,7 +218,7 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
                 match c {
                     Case::Cycle(cy) => out.push_str(&super::text::explain_cycle(h, o.workload, cy)),
                     Case::Refuted(r) => out.push_str(&super::text::explain_refutation(h, r)),
-                    other => out.push_str(&super::edn::to_string(&super::tree::case(h, o.workload, other))),
+                    other => out.push_str(&super::edn::to_string(h, &super::tree::case(h, o.workload, other))),
                 }
                 out.push('\n');
             }

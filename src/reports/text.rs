@@ -67,7 +67,7 @@ pub fn step_sentence(h: &History, w: Workload, s: &Step, a: &str, b: &str) -> St
 
 /// An op as Clojure prints it.
 pub fn op_text(h: &History, id: OpId) -> String {
-    edn::to_string(&tree::op(h, id))
+    edn::to_string(h, &tree::op(h, id))
 }
 
 /// The full explanation of a cycle.

@@ -29,6 +29,10 @@ pub enum Node {
     Set(Vec<Node>),
     /// Map, entries in print order.
     Map(Vec<(Node, Node)>),
+    /// An operation of the history, printed as [`op`] prints it. Reports
+    /// cite operations by id and the printers expand them as they write, so
+    /// the tree stays small however large the operations are.
+    Op(OpId),
 }
 
 fn kw(s: &str) -> Node {
@@ -130,8 +134,8 @@ pub fn step(h: &History, w: Workload, s: &Step) -> Node {
         }
         Step::Process { process } => m.push((kw("process"), Node::Int(*process))),
         Step::Realtime { a_completion, b_invocation } => {
-            m.push((kw("a'"), op(h, *a_completion)));
-            m.push((kw("b"), op(h, *b_invocation)));
+            m.push((kw("a'"), Node::Op(*a_completion)));
+            m.push((kw("b"), Node::Op(*b_invocation)));
         }
     }
     Node::Map(m)
@@ -139,9 +143,9 @@ pub fn step(h: &History, w: Workload, s: &Step) -> Node {
 
 /// A cycle as Elle's `{:cycle [...] :steps [...] :type ...}`.
 pub fn cycle(h: &History, w: Workload, c: &Cycle) -> Node {
-    let mut ops: Vec<Node> = c.ops.iter().map(|&o| op(h, o)).collect();
+    let mut ops: Vec<Node> = c.ops.iter().map(|&o| Node::Op(o)).collect();
     if let Some(&first) = c.ops.first() {
-        ops.push(op(h, first));
+        ops.push(Node::Op(first));
     }
     Node::Map(vec![
         (kw("cycle"), Node::Vector(ops)),
@@ -163,7 +167,8 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
     match c {
         Case::Cycle(cy) => cycle(h, w, cy),
         Case::BadRead { mop, writer, element } => {
-            let mut m = vec![(kw("op"), op(h, mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("writer"), op(h, *writer))];
+            let mut m =
+                vec![(kw("op"), Node::Op(mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("writer"), Node::Op(*writer))];
             if let Some(e) = element {
                 m.push((kw("element"), Node::Int(*e)));
             }
@@ -181,20 +186,20 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
                 }
                 Expected::Register(v) => opt_int(*v),
             };
-            Node::Map(vec![(kw("op"), op(h, mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("expected"), e)])
+            Node::Map(vec![(kw("op"), Node::Op(mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("expected"), e)])
         }
         Case::FutureRead { mop, element } => Node::Map(vec![
-            (kw("op"), op(h, mop.op)),
+            (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),
             (kw("element"), Node::Int(*element)),
         ]),
         Case::DirtyUpdate { key, values, txns } => Node::Map(vec![
             (kw("key"), atom(h.key(*key))),
             (kw("values"), ints(values)),
-            (kw("txns"), Node::Vector(vec![op(h, txns[0]), Node::Symbol("...".into()), op(h, txns[1])])),
+            (kw("txns"), Node::Vector(vec![Node::Op(txns[0]), Node::Symbol("...".into()), Node::Op(txns[1])])),
         ]),
         Case::DuplicateElements { mop, duplicates } => Node::Map(vec![
-            (kw("op"), op(h, mop.op)),
+            (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),
             (
                 kw("duplicates"),
@@ -208,10 +213,10 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
         Case::LostUpdate { key, value, txns } => Node::Map(vec![
             (kw("key"), atom(h.key(*key))),
             (kw("value"), read_value(value)),
-            (kw("txns"), Node::Vector(txns.iter().map(|&t| op(h, t)).collect())),
+            (kw("txns"), Node::Vector(txns.iter().map(|&t| Node::Op(t)).collect())),
         ]),
         Case::GarbageRead { mop, key, value } => Node::Map(vec![
-            (kw("op"), op(h, mop.op)),
+            (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),
             (kw("key"), atom(h.key(*key))),
             (kw("value"), Node::Int(*value)),
