@@ -175,28 +175,40 @@ pub struct KnownReach {
 /// Reachability over the begin/commit graph of `g`'s known edges, or `None`
 /// when they already form a cycle.
 pub fn known_reach(g: &Polygraph, priority: &[u32], reach_bytes: usize) -> Option<KnownReach> {
-    let (offsets, targets) = bc_csr(g, g.known.iter().copied());
-    let order = topo(&offsets, &targets, priority)?;
-    let pos = positions(&order);
-    let reach = WindowReach::new(
-        &Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos },
-        window(g, reach_bytes),
-    );
-    Some(KnownReach { pos, reach })
+    let bc = ordered(g, g.known.iter().copied(), priority)?;
+    let reach = bc.reach(g, reach_bytes);
+    Some(KnownReach { pos: bc.pos, reach })
 }
 
-fn positions(order: &[u32]) -> Vec<u32> {
+/// A begin/commit graph with a topological order.
+struct Ordered {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    order: Vec<u32>,
+    pos: Vec<u32>,
+}
+
+impl Ordered {
+    /// Windowed reachability, rows within `reach_bytes`.
+    fn reach(&self, g: &Polygraph, reach_bytes: usize) -> WindowReach {
+        let nodes = 2 * g.n;
+        let window = (reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64));
+        WindowReach::new(
+            &Dag { offsets: &self.offsets, targets: &self.targets, order: &self.order, pos: &self.pos },
+            window,
+        )
+    }
+}
+
+/// The begin/commit graph of `edges`, ordered, or `None` if it is cyclic.
+fn ordered(g: &Polygraph, edges: impl Iterator<Item = DepEdge> + Clone, priority: &[u32]) -> Option<Ordered> {
+    let (offsets, targets) = bc_csr(g, edges);
+    let order = topo(&offsets, &targets, priority)?;
     let mut pos = vec![0u32; order.len()];
     for (i, &v) in order.iter().enumerate() {
         pos[v as usize] = i as u32;
     }
-    pos
-}
-
-/// Bits per reachability row within a memory budget.
-fn window(g: &Polygraph, reach_bytes: usize) -> usize {
-    let nodes = 2 * g.n;
-    (reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64))
+    Some(Ordered { offsets, targets, order, pos })
 }
 
 /// Runs pruning rounds. `first`, when given, is the reachability of `g`'s
@@ -212,8 +224,7 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<
         let (pos, reach): (Vec<u32>, Box<dyn Reach>) = match first.take() {
             Some(k) if round == 0 => (k.pos, Box::new(k.reach)),
             _ => {
-                let (offsets, targets) = bc_csr(g, edges.iter().map(|r| r.e));
-                let Some(order) = topo(&offsets, &targets, priority) else {
+                let Some(bc) = ordered(g, edges.iter().map(|r| r.e), priority) else {
                     return Pruned {
                         edges,
                         derivations,
@@ -223,18 +234,14 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<
                         rounds: round,
                     };
                 };
-                let pos = positions(&order);
                 let threshold = (open.len() / 100).max(1);
                 if !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) {
-                    return Pruned { edges, derivations, open, pos, ending: Ending::Open, rounds: round };
+                    return Pruned { edges, derivations, open, pos: bc.pos, ending: Ending::Open, rounds: round };
                 }
                 // The loop below depends only on the `Reach` trait, so another
                 // implementation (e.g. an accelerator kernel) can take this place.
-                let reach = WindowReach::new(
-                    &Dag { offsets: &offsets, targets: &targets, order: &order, pos: &pos },
-                    window(g, opts.reach_bytes),
-                );
-                (pos, Box::new(reach))
+                let reach = bc.reach(g, opts.reach_bytes);
+                (bc.pos, Box::new(reach))
             }
         };
         if !opts.enabled || open.is_empty() {
