@@ -100,8 +100,8 @@ struct AnalyzeArgs {
     #[arg(long, default_value_t = 1024)]
     reach_memory: usize,
     /// rw-register: most write-order constraints the exact check builds
-    /// (one per pair of independent writers of a key) before it answers
-    /// unknown instead.
+    /// (one per pair of independent writers of a key that known dependencies
+    /// leave unordered) before it answers unknown instead.
     #[arg(long, default_value_t = 50_000_000)]
     max_constraints: usize,
 }

@@ -135,7 +135,7 @@ pub struct ExactOptions {
     pub timeout: Option<Duration>,
     /// Give up (verdict unknown) when the polygraph needs more write-order
     /// constraints than this (they grow quadratically with the number of
-    /// independent writers of a key).
+    /// independent writers of a key that known dependencies leave unordered).
     pub max_constraints: usize,
 }
 
@@ -265,12 +265,12 @@ fn check_exactly(h: &History, txns: &txns::Txns, level: Level, opts: &ExactOptio
             Ok(b) => b,
             Err(e) => {
                 let verdict = Verdict::Unknown(format!(
-                    "the history needs {} write-order constraints, more than the limit of {} (key {} alone has {} \
-                 independent writers); raise --max-constraints to try anyway",
+                    "the history needs at least {} write-order constraints that its known dependencies leave open, \
+                 more than the limit of {} (key {} alone needs at least {}); raise --max-constraints to try anyway",
                     e.constraints,
                     opts.max_constraints,
                     h.key(e.key),
-                    e.chains
+                    e.key_constraints
                 ));
                 stats.txns = txns.len();
                 stats.constraints = e.constraints as usize;

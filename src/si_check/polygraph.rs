@@ -167,16 +167,18 @@ pub fn bc_edge(semantics: Semantics, e: &DepEdge) -> (u32, u32) {
 }
 
 /// The polygraph would hold more write-order constraints than allowed: one
-/// per pair of write chains of a key, so a key written by many unrelated
-/// transactions makes the count quadratic.
+/// per pair of write chains of a key that the known graph leaves open, so a
+/// key written by many unrelated transactions makes the count quadratic.
+/// Counting stops at the first key that crosses the limit, so both counts
+/// are lower bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TooManyConstraints {
-    /// Constraints the history needs.
+    /// Constraints the history needs, at least.
     pub constraints: u64,
-    /// The key with the most chains.
+    /// The key needing the most.
     pub key: KeyId,
-    /// Its number of chains.
-    pub chains: u64,
+    /// How many that key needs, at least.
+    pub key_constraints: u64,
 }
 
 /// The realtime span of a chain: when its head was invoked, and the latest
@@ -468,7 +470,7 @@ pub fn build(
             widest = (key, key_pairs);
         }
         if pairs > limit {
-            return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), chains: widest.1 });
+            return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), key_constraints: widest.1 });
         }
         constraints.extend(found);
     }
