@@ -517,8 +517,14 @@ impl<'a> Solver<'a> {
                 clause[1..].sort_unstable();
                 clause.dedup();
                 if clause.len() == 1 {
-                    self.backtrack(0);
-                    pending = self.assign(lit ^ 1, NONE);
+                    // The phase closes a cycle with known edges alone, so
+                    // its negation is a fact. Assert it here, with itself as
+                    // the reason, rather than undoing every decision (with
+                    // millions of variables that re-decides them all); if a
+                    // backjump undoes it, the theory refutes the phase again.
+                    let ci = self.clauses.len() as u32;
+                    self.clauses.push(vec![lit ^ 1]);
+                    pending = self.assign(lit ^ 1, ci);
                 } else {
                     let mut best = 1;
                     for i in 2..clause.len() {
