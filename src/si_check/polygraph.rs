@@ -30,7 +30,7 @@
 //! composed edges.
 
 use super::prune::KnownReach;
-use super::reach::Reach;
+use super::reach::{Reach, WindowReach};
 use super::txns::{Source, TxnId, Txns};
 use super::{Level, OrderKind, Semantics};
 use crate::history::{History, KeyId, NONE};
@@ -401,18 +401,38 @@ pub fn build(
     let mut g =
         Polygraph { n, semantics: level.semantics, known, chains, chain_txns, constraints: Vec::new(), readers };
     let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes));
-    let pair_needed = |a: u32, b: u32, buf: &mut Vec<DepEdge>| match &known_reach {
-        None => true,
-        Some(KnownReach { reach: r, .. }) => {
-            let con = Constraint { a, b };
-            !(0..2).any(|side| {
-                g.side(&con, side == 0, buf);
-                buf.iter().all(|e| {
-                    let (x, y) = g.bc(e);
-                    r.reaches(x, y)
-                })
+    // Each chain's tail's readers, as a range of `g.readers`, looked up once.
+    let tail_readers: Vec<(usize, usize)> = if known_reach.is_some() {
+        (0..g.chains.len() as u32)
+            .map(|c| {
+                let (tail, key) = (*g.chain(c).last().unwrap_or(&0), g.chains[c as usize].key.0);
+                let lo = g.readers.partition_point(|&(a, k, _)| (a, k) < (tail, key));
+                (lo, lo + g.readers[lo..].partition_point(|&(a, k, _)| (a, k) == (tail, key)))
             })
-        }
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // Whether the known graph implies every edge of the side "chain x
+    // first, then chain y" (see `Polygraph::side`): the ww edge is checked
+    // first, since it alone settles most pairs.
+    let implied = |r: &WindowReach, x: u32, y: u32| {
+        let key = g.chains[x as usize].key;
+        let (tail, head) = (*g.chain(x).last().unwrap_or(&0), g.chain(y)[0]);
+        let holds = |e: DepEdge| {
+            let (from, to) = g.bc(&e);
+            r.reaches(from, to)
+        };
+        let (lo, hi) = tail_readers[x as usize];
+        holds(DepEdge::data(tail, head, Dep::Ww, key))
+            && g.readers[lo..hi]
+                .iter()
+                .filter(|&&(_, _, rd)| rd != head)
+                .all(|&(_, _, rd)| holds(DepEdge::data(rd, head, Dep::Rw, key)))
+    };
+    let pair_needed = |a: u32, b: u32| match &known_reach {
+        None => true,
+        Some(KnownReach { reach: r, .. }) => !implied(r, a, b) && !implied(r, b, a),
     };
     let limit = max_constraints as u64;
     let mut constraints: Vec<Constraint> = Vec::new();
@@ -435,13 +455,13 @@ pub fn build(
         let over_budget = std::sync::atomic::AtomicBool::new(false);
         let budget_left = limit.saturating_sub(pairs);
         let counted = std::sync::atomic::AtomicU64::new(0);
-        let row = |buf: &mut Vec<DepEdge>, i: usize| {
+        let row = |i: usize| {
             let mut out = Vec::new();
             if over_budget.load(std::sync::atomic::Ordering::Relaxed) {
                 return out;
             }
             for &(c, _) in &order[i + 1..overlap[i]] {
-                if pair_needed(order[i].0, c, buf) {
+                if pair_needed(order[i].0, c) {
                     out.push(Constraint { a: order[i].0.min(c), b: order[i].0.max(c) });
                 }
             }
@@ -454,10 +474,9 @@ pub fn build(
         // Most keys have a handful of chains: fanning those out to threads
         // costs more than checking them.
         let found: Vec<Constraint> = if overlap.iter().enumerate().map(|(i, &o)| o - i - 1).sum::<usize>() < 4096 {
-            let mut buf = Vec::new();
-            (0..order.len()).flat_map(|i| row(&mut buf, i)).collect()
+            (0..order.len()).flat_map(row).collect()
         } else {
-            (0..order.len()).into_par_iter().map_init(Vec::new, row).flatten().collect()
+            (0..order.len()).into_par_iter().flat_map_iter(row).collect()
         };
         let key_pairs = if over_budget.into_inner() {
             // Stopped early: the exact count is at least this.
