@@ -412,17 +412,33 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     }))
 }
 
-/// A spinner on stderr for inputs big enough to take about a second, only
-/// when stderr is a terminal (never in pipelines or CI logs).
+/// A spinner on stderr for runs that take more than about a second, only
+/// when stderr is a terminal (never in pipelines or CI logs). Big inputs show
+/// it at once; otherwise it stays hidden for the first second, so quick runs
+/// print nothing.
 fn progress(input_bytes: u64) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() || input_bytes < 32 << 20 {
+    if !std::io::stderr().is_terminal() {
         return None;
     }
-    let p = indicatif::ProgressBar::new_spinner();
+    let p = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
     if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
         p.set_style(style);
     }
-    p.enable_steady_tick(Duration::from_millis(100));
+    let show = |p: &indicatif::ProgressBar| {
+        p.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        p.enable_steady_tick(Duration::from_millis(100));
+    };
+    if input_bytes >= 32 << 20 {
+        show(&p);
+    } else {
+        let later = p.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(1));
+            if !later.is_finished() {
+                show(&later);
+            }
+        });
+    }
     Some(p)
 }
 
