@@ -9,49 +9,12 @@ use std::fmt::{self, Write};
 
 /// Renders a node as EDN text.
 pub fn to_string(h: &History, n: &Node) -> String {
-    let mut s = String::new();
-    // Writing to a String cannot fail.
-    let _ = write(&mut s, h, n);
-    s
+    super::render(|s| write(s, h, n))
 }
 
 /// Streams a node's EDN text to `w`.
 pub fn write_io(w: &mut impl std::io::Write, h: &History, n: &Node) -> std::io::Result<()> {
-    let mut f = IoFmt::new(w);
-    let r = write(&mut f, h, n);
-    f.finish(r)
-}
-
-/// A `fmt::Write` over an `io::Write` that keeps the first I/O error, so the
-/// printers can be written once for strings and for streams.
-pub struct IoFmt<'a, W: std::io::Write> {
-    w: &'a mut W,
-    err: Option<std::io::Error>,
-}
-
-impl<'a, W: std::io::Write> IoFmt<'a, W> {
-    /// Wraps `w`.
-    pub fn new(w: &'a mut W) -> Self {
-        IoFmt { w, err: None }
-    }
-
-    /// The I/O error behind a failed write, if any.
-    pub fn finish(self, r: fmt::Result) -> std::io::Result<()> {
-        match (r, self.err) {
-            (_, Some(e)) => Err(e),
-            (Err(_), None) => Err(std::io::Error::other("formatting failed")),
-            (Ok(()), None) => Ok(()),
-        }
-    }
-}
-
-impl<W: std::io::Write> Write for IoFmt<'_, W> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.w.write_all(s.as_bytes()).map_err(|e| {
-            self.err.get_or_insert(e);
-            fmt::Error
-        })
-    }
+    super::stream(w, |f| write(f, h, n))
 }
 
 fn seq(out: &mut impl Write, h: &History, open: &str, close: &str, xs: &[Node]) -> fmt::Result {

@@ -7,24 +7,18 @@
 //! The printer streams: operations are expanded from the history as they are
 //! written, so a report citing huge operations needs no copy of them.
 
-use super::edn::IoFmt;
 use super::tree::{op, Node};
 use crate::history::History;
 use std::fmt::{self, Write};
 
 /// Renders a node as pretty JSON text.
 pub fn to_string(h: &History, n: &Node) -> String {
-    let mut s = String::new();
-    // Writing to a String cannot fail.
-    let _ = write(&mut s, h, n);
-    s
+    super::render(|s| write(s, h, n))
 }
 
 /// Streams a node's pretty JSON text to `w`.
 pub fn write_io(w: &mut impl std::io::Write, h: &History, n: &Node) -> std::io::Result<()> {
-    let mut f = IoFmt::new(w);
-    let r = write(&mut f, h, n);
-    f.finish(r)
+    super::stream(w, |f| write(f, h, n))
 }
 
 /// Writes a node's pretty JSON text.

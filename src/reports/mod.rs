@@ -13,3 +13,39 @@ pub mod json;
 pub mod table;
 pub mod text;
 pub mod tree;
+
+use std::fmt;
+
+/// Runs a printer into a string (which cannot fail).
+fn render(print: impl FnOnce(&mut String) -> fmt::Result) -> String {
+    let mut s = String::new();
+    let _ = print(&mut s);
+    s
+}
+
+/// Runs a printer over a byte stream, reporting the stream's own error.
+fn stream<W: std::io::Write>(w: &mut W, print: impl FnOnce(&mut IoFmt<'_, W>) -> fmt::Result) -> std::io::Result<()> {
+    let mut f = IoFmt { w, err: None };
+    let r = print(&mut f);
+    match (r, f.err) {
+        (_, Some(e)) => Err(e),
+        (Err(_), None) => Err(std::io::Error::other("formatting failed")),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+/// A `fmt::Write` over an `io::Write` that keeps the first I/O error, so each
+/// printer is written once for strings and for streams.
+struct IoFmt<'a, W: std::io::Write> {
+    w: &'a mut W,
+    err: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> fmt::Write for IoFmt<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.w.write_all(s.as_bytes()).map_err(|e| {
+            self.err.get_or_insert(e);
+            fmt::Error
+        })
+    }
+}
