@@ -7,8 +7,9 @@
 //! 1. [`exists`]: which models' forbidden subgraphs contain a cycle (linear);
 //!    the models that survive rule out whole families of cycle types;
 //! 2. [`search`]: for every remaining cycle type, in Elle's order from the most
-//!    to the least severe, a shortest witness; types implied by one already
-//!    found are skipped;
+//!    to the least severe, the witness Elle would report (a shortest loop
+//!    through the first start vertex in Elle's iteration order,
+//!    [`elle_order`]); types implied by one already found are skipped;
 //! 3. each witness is explained edge by edge and named by [`classify`]; a
 //!    witness whose name differs from the type searched is dropped.
 //!
