@@ -233,7 +233,7 @@ pub struct Built {
 /// With a `filter`, a pair of chains gets no constraint when the known graph
 /// already has a path for every edge of one of its sides: that side can
 /// always be chosen without changing reachability, so the constraint can
-/// never decide anything (the realtime-span rule of [`realtime_span`] is the
+/// never decide anything (the realtime-span rule, `realtime_span`, is the
 /// special case that needs no reachability). Only the pairs left count
 /// against `max_constraints`, so a hot key whose writers are mostly ordered
 /// by sessions and reads no longer needs its quadratic number of pairs.
