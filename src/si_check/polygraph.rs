@@ -110,6 +110,8 @@ pub struct Polygraph {
     /// `(writer, key, reader)` for every external read of a written version,
     /// sorted, for looking up the readers of a version.
     readers: Vec<(TxnId, u32, TxnId)>,
+    /// For each chain, the range of `readers` that read its tail's version.
+    tail_readers: Vec<(u32, u32)>,
 }
 
 impl Polygraph {
@@ -117,12 +119,6 @@ impl Polygraph {
     pub fn chain(&self, c: u32) -> &[TxnId] {
         let ch = &self.chains[c as usize];
         &self.chain_txns[ch.start as usize..(ch.start + ch.len) as usize]
-    }
-
-    /// Transactions that read `w`'s version of `key`.
-    pub fn readers_of(&self, w: TxnId, key: KeyId) -> impl Iterator<Item = TxnId> + '_ {
-        let lo = self.readers.partition_point(|&(a, k, _)| (a, k) < (w, key.0));
-        self.readers[lo..].iter().take_while(move |&&(a, k, _)| a == w && k == key.0).map(|&(_, _, r)| r)
     }
 
     /// The edges that hold when constraint `c` is decided `a_first`
@@ -134,7 +130,13 @@ impl Polygraph {
         let tail = *self.chain(x).last().unwrap_or(&0);
         let head = self.chain(y)[0];
         out.push(DepEdge::data(tail, head, Dep::Ww, key));
-        out.extend(self.readers_of(tail, key).filter(|&r| r != head).map(|r| DepEdge::data(r, head, Dep::Rw, key)));
+        out.extend(self.tail_readers(x).filter(|&r| r != head).map(|r| DepEdge::data(r, head, Dep::Rw, key)));
+    }
+
+    /// The transactions that read the version of chain `c`'s tail.
+    fn tail_readers(&self, c: u32) -> impl Iterator<Item = TxnId> + '_ {
+        let (lo, hi) = self.tail_readers[c as usize];
+        self.readers[lo as usize..hi as usize].iter().map(|&(_, _, r)| r)
     }
 
     /// The begin/commit-graph edge of a dependency (see the module docs).
@@ -398,21 +400,27 @@ pub fn build(
         }
         key_chains.push((key, first_chain, last_chain));
     }
-    let mut g =
-        Polygraph { n, semantics: level.semantics, known, chains, chain_txns, constraints: Vec::new(), readers };
-    let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes));
-    // Each chain's tail's readers, as a range of `g.readers`, looked up once.
-    let tail_readers: Vec<(usize, usize)> = if known_reach.is_some() {
-        (0..g.chains.len() as u32)
-            .map(|c| {
-                let (tail, key) = (*g.chain(c).last().unwrap_or(&0), g.chains[c as usize].key.0);
-                let lo = g.readers.partition_point(|&(a, k, _)| (a, k) < (tail, key));
-                (lo, lo + g.readers[lo..].partition_point(|&(a, k, _)| (a, k) == (tail, key)))
-            })
-            .collect()
-    } else {
-        Vec::new()
+    // Each chain's tail's readers, as a range of `readers`, looked up once.
+    let tail_readers: Vec<(u32, u32)> = chains
+        .iter()
+        .map(|ch| {
+            let (tail, key) = (chain_txns[(ch.start + ch.len - 1) as usize], ch.key.0);
+            let lo = readers.partition_point(|&(a, k, _)| (a, k) < (tail, key));
+            let hi = lo + readers[lo..].partition_point(|&(a, k, _)| (a, k) == (tail, key));
+            (lo as u32, hi as u32)
+        })
+        .collect();
+    let mut g = Polygraph {
+        n,
+        semantics: level.semantics,
+        known,
+        chains,
+        chain_txns,
+        constraints: Vec::new(),
+        readers,
+        tail_readers,
     };
+    let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes));
     // Whether the known graph implies every edge of the side "chain x
     // first, then chain y" (see `Polygraph::side`): the ww edge is checked
     // first, since it alone settles most pairs.
@@ -423,12 +431,8 @@ pub fn build(
             let (from, to) = g.bc(&e);
             r.reaches(from, to)
         };
-        let (lo, hi) = tail_readers[x as usize];
         holds(DepEdge::data(tail, head, Dep::Ww, key))
-            && g.readers[lo..hi]
-                .iter()
-                .filter(|&&(_, _, rd)| rd != head)
-                .all(|&(_, _, rd)| holds(DepEdge::data(rd, head, Dep::Rw, key)))
+            && g.tail_readers(x).filter(|&rd| rd != head).all(|rd| holds(DepEdge::data(rd, head, Dep::Rw, key)))
     };
     let pair_needed = |a: u32, b: u32| match &known_reach {
         None => true,
