@@ -244,3 +244,51 @@ fn duplicate_writes_make_the_analysis_unknown_not_valid() {
     assert_eq!(o.valid, Validity::Unknown);
     assert!(o.error.as_deref().unwrap_or_default().contains("more than one op"));
 }
+
+/// A transaction that reads a value it writes only later, and that nobody
+/// else wrote, read from the future: Elle's `future-read`, reported with the
+/// reading micro-op, at every model (alone or among other transactions), by
+/// the inference and by the exact check alike.
+#[test]
+fn future_read_of_a_later_own_write() {
+    let alone = "{:type :invoke, :process 0, :value [[:r :x nil] [:w :x 6]]}
+                 {:type :ok, :process 0, :value [[:r :x 6] [:w :x 6]]}";
+    let among = "{:type :ok, :process 1, :value [[:w :x 1] [:w :y 2]]}
+                 {:type :ok, :process 0, :value [[:r :y 2] [:r :x 6] [:w :x 6]]}
+                 {:type :ok, :process 2, :value [[:r :x 6]]}";
+    for h in [alone, among] {
+        for models in [None, Some(&["serializable"][..]), Some(&["read-committed"][..])] {
+            for o in [run(h, models, &[], PLAIN), exact(h, models)] {
+                assert_eq!(o.valid, Validity::Invalid, "{models:?}: {:?}", types(&o));
+                assert!(types(&o).contains(&"future-read"), "{:?}", types(&o));
+                let Case::FutureRead { mop, element } = &o.anomalies["future-read"][0] else { panic!() };
+                assert_eq!(*element, 6);
+                assert_eq!(mop.mop, if h == alone { 0 } else { 1 });
+            }
+        }
+    }
+}
+
+/// Not a future read: the transaction wrote the value before reading it, or
+/// another transaction also wrote it (then the read may come from there).
+#[test]
+fn no_future_read_when_the_value_has_another_source() {
+    let own_earlier = "{:type :ok, :process 0, :value [[:w :x 6] [:r :x 6] [:w :x 6]]}";
+    let failed_other = "{:type :fail, :process 1, :value [[:w :x 6]]}
+                        {:type :ok, :process 0, :value [[:r :x 6] [:w :x 6]]}";
+    let o = run(own_earlier, Some(&["serializable"]), &[], PLAIN);
+    assert!(!types(&o).contains(&"future-read"), "{:?}", types(&o));
+    let o = run(failed_other, Some(&["serializable"]), &[], PLAIN);
+    assert!(!types(&o).contains(&"future-read"), "{:?}", types(&o));
+    assert!(types(&o).contains(&"G1a"), "{:?}", types(&o));
+}
+
+/// C4's `tap-c` shape in PolySI/Plume text: the same future read, found
+/// whatever the input format.
+#[test]
+fn future_read_in_text_format() {
+    let h = read_bytes("tap-c.txt", b"w(1,1,0,0)\nr(1,2,1,1)\nw(1,2,1,1)\n", Format::PolysiText).expect("parses");
+    let o = check(&h, &CheckOptions::default()).expect("runs");
+    assert_eq!(o.valid, Validity::Invalid);
+    assert!(types(&o).contains(&"future-read"), "{:?}", types(&o));
+}

@@ -28,9 +28,9 @@ use super::{Explain, InferError, Inference};
 use crate::anomaly::{add, rel, Anomalies, Case, Expected, MopRef, Rels, Step, Workload};
 use crate::cycles::scc::{tarjan, Adjacency};
 use crate::graph::{Edge, Graph};
-use crate::history::{History, KeyId, MopFn, MopValue, Op, OpId, OpType};
+use crate::history::{History, KeyId, Mop, MopFn, MopValue, Op, OpId, OpType, NONE};
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// The register value `nil` (the initial state).
 const NIL: i64 = i64::MIN;
@@ -674,8 +674,10 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
     let mut failed: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
     let mut intermediate: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
     // Writes not visible in `ok_writers` (non-final, or by ops not known to
-    // have committed): together they are every value anyone wrote.
-    let mut other_writes: FxHashSet<(u32, i64)> = FxHashSet::default();
+    // have committed): together they are every value anyone wrote. Each maps
+    // to its writer, or to NONE when several ops wrote it (a future read
+    // needs to know that nobody else could have written the value).
+    let mut other_writes: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
     for (i, op) in h.ops.iter().enumerate() {
         let mops = h.mops_of(op);
         for (j, m) in mops.iter().enumerate() {
@@ -688,7 +690,14 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
                 || op.op_type == OpType::Fail
                 || (op.op_type == OpType::Ok && mops[j + 1..].iter().any(|x| x.f == MopFn::Write && x.key == m.key))
             {
-                other_writes.insert((m.key.0, v));
+                other_writes
+                    .entry((m.key.0, v))
+                    .and_modify(|w| {
+                        if *w != i as u32 {
+                            *w = NONE;
+                        }
+                    })
+                    .or_insert(i as u32);
             }
             if op.op_type == OpType::Fail {
                 failed.insert((m.key.0, v), i as u32);
@@ -738,22 +747,51 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
     out.append(&mut lost);
 }
 
-/// G1a, G1b, garbage reads and internal inconsistency in one ok op.
+/// True when the read at `mops[j]` (of an ok op `me`) observes a value that
+/// `me` writes to that key only after the read, and that no other op
+/// (committed, failed, indeterminate or unpaired) ever wrote.
+fn is_future_read(
+    mops: &[Mop],
+    j: usize,
+    ok_writers: &ValueIndex,
+    other_writes: &FxHashMap<(u32, i64), OpId>,
+    me: OpId,
+) -> bool {
+    let m = mops[j];
+    let writes_it = |x: &Mop| x.f == MopFn::Write && x.key == m.key && x.value == m.value;
+    if !mops[j + 1..].iter().any(writes_it) || mops[..j].iter().any(writes_it) {
+        return false;
+    }
+    let v = value_of(m.value);
+    ok_writers.get(m.key.0, v).iter().all(|&w| w == me) && other_writes.get(&(m.key.0, v)).is_none_or(|&w| w == me)
+}
+
+/// G1a, G1b, garbage reads, future reads and internal inconsistency in one
+/// ok op.
+///
+/// A *future read* is a read of a value that only this transaction writes,
+/// and only later (`[[:r :x 6] [:w :x 6]]`): the value cannot have come
+/// from anywhere, since the transaction had not written it yet and nobody
+/// else ever did. Elle reports this pattern for list-append (an element read
+/// before the transaction appends it) and calls it `future-read`; with
+/// registers it is the same impossibility, so it gets the same name (Elle's
+/// rw-register analysis misses it and calls such histories valid).
 #[allow(clippy::too_many_arguments)]
 fn check_reads(
     h: &History,
     ok_writers: &ValueIndex,
     failed: &FxHashMap<(u32, i64), OpId>,
     intermediate: &FxHashMap<(u32, i64), OpId>,
-    other_writes: &FxHashSet<(u32, i64)>,
+    other_writes: &FxHashMap<(u32, i64), OpId>,
     me: OpId,
     op: &Op,
     found: &mut Vec<(&'static str, Case)>,
 ) {
     // Internal: a read must match the txn's last read or write of the key.
     let mut state: Vec<(KeyId, i64)> = Vec::new();
-    let mut internal_done = false;
-    for (j, m) in h.mops_of(op).iter().enumerate() {
+    let (mut internal_done, mut future_done) = (false, false);
+    let mops = h.mops_of(op);
+    for (j, m) in mops.iter().enumerate() {
         let v = value_of(m.value);
         let mref = MopRef { op: me, mop: j as u32 };
         let slot = state.iter().position(|s| s.0 == m.key);
@@ -771,8 +809,12 @@ fn check_reads(
                         found.push(("G1b", Case::BadRead { mop: mref, writer: w, element: None }));
                     }
                 }
-                if v != NIL && ok_writers.get(m.key.0, v).is_empty() && !other_writes.contains(&(m.key.0, v)) {
+                if v != NIL && ok_writers.get(m.key.0, v).is_empty() && !other_writes.contains_key(&(m.key.0, v)) {
                     found.push(("garbage-read", Case::GarbageRead { mop: mref, key: m.key, value: v }));
+                }
+                if !future_done && v != NIL && is_future_read(mops, j, ok_writers, other_writes, me) {
+                    found.push(("future-read", Case::FutureRead { mop: mref, element: v }));
+                    future_done = true;
                 }
                 match slot {
                     Some(s) => {

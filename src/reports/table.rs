@@ -45,7 +45,11 @@ pub fn short_witness(h: &History, c: &Case) -> String {
                 &crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])
             )
         ),
-        Case::FutureRead { mop, element } => format!("{} read element {element} before appending it", txn(h, mop.op)),
+        Case::FutureRead { mop, element } => {
+            let appends = h.mops_of(h.op(mop.op)).iter().any(|m| m.f == crate::history::MopFn::Append);
+            let (what, verb) = if appends { ("element", "appending") } else { ("value", "writing") };
+            format!("{} read {what} {element} before {verb} it", txn(h, mop.op))
+        }
         Case::DirtyUpdate { key: k, values, txns } => format!(
             "key {}: failed {} then committed {} (versions {:?})",
             key(*k),
