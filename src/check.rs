@@ -10,7 +10,7 @@
 use crate::anomaly::{Anomalies, Case, Workload};
 use crate::cycles::{self, lattice, CycleOptions};
 use crate::graph::Graph;
-use crate::history::{History, MopFn, OpId};
+use crate::history::{History, MopFn, MopValue, OpId};
 use crate::infer::{self, order, InferError};
 use crate::si_check;
 use std::collections::BTreeSet;
@@ -159,22 +159,36 @@ pub const PROHIBITED_BY_EVERY_MODEL: &[&str] = &["garbage-read"];
 /// Anomalies that make a verdict `unknown` rather than `false`.
 pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph", "exact-check-unknown"];
 
-/// Resolves the workload for a history: `Auto` picks rw-register when the
-/// history has `:w` micro-ops and no `:append`, or comes from a register-only
-/// format ([`History::registers_only`]), and list-append otherwise.
+/// Resolves the workload for a history. `Auto` decides from what the
+/// micro-ops say, strongest evidence first: an `:append` means list-append;
+/// otherwise a `:w` means registers; otherwise reads decide, a list read
+/// (`[:r :x [1 2]]`) meaning list-append and a scalar read (`[:r :x 2]`)
+/// meaning registers; a history from a register-only format
+/// ([`History::registers_only`]) is registers. Only a history whose reads
+/// all saw `nil` says nothing, and is read as list-append (both workloads
+/// give it the same verdict). So a read-only history gets the same
+/// workload, and the same verdict, whatever format it came in.
 pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
     match choice {
         WorkloadChoice::Fixed(w) => w,
         WorkloadChoice::Auto => {
-            let (mut w, mut a) = (false, false);
+            let (mut write, mut append, mut list_read, mut scalar_read) = (false, false, false, false);
             for m in &h.mops {
-                match m.f {
-                    MopFn::Write => w = true,
-                    MopFn::Append => a = true,
-                    MopFn::Read => {}
+                match (m.f, m.value) {
+                    (MopFn::Write, _) => write = true,
+                    (MopFn::Append, _) => append = true,
+                    (MopFn::Read, MopValue::List { .. }) => list_read = true,
+                    (MopFn::Read, MopValue::Int(_)) => scalar_read = true,
+                    (MopFn::Read, MopValue::Nil) => {}
                 }
             }
-            if (w || h.registers_only) && !a {
+            if append {
+                Workload::ListAppend
+            } else if write || h.registers_only {
+                Workload::RwRegister
+            } else if list_read {
+                Workload::ListAppend
+            } else if scalar_read {
                 Workload::RwRegister
             } else {
                 Workload::ListAppend

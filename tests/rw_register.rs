@@ -292,3 +292,24 @@ fn future_read_in_text_format() {
     assert_eq!(o.valid, Validity::Invalid);
     assert!(types(&o).contains(&"future-read"), "{:?}", types(&o));
 }
+
+/// A read-only history of scalar reads is a register history in every
+/// format, and gets one verdict (a garbage read), not `unknown` in EDN and
+/// `garbage-read` elsewhere; list reads still mean list-append.
+#[test]
+fn auto_workload_decides_read_only_histories_from_read_values() {
+    let inputs: [(&str, &[u8], Format); 3] = [
+        ("ro.edn", b"{:type :ok, :process 0, :value [[:r 1 2]]}", Format::Edn),
+        ("ro.json", br#"[{"type": "ok", "process": 0, "value": [["r", 1, 2]]}]"#, Format::Json),
+        ("ro.txt", b"r(1,2,0,0)\n", Format::PolysiText),
+    ];
+    for (name, bytes, format) in inputs {
+        let h = read_bytes(name, bytes, format).expect("parses");
+        let o = check(&h, &CheckOptions::default()).expect("runs");
+        assert_eq!(o.workload, Workload::RwRegister, "{name}");
+        assert_eq!(o.valid, Validity::Invalid, "{name}: {:?}", types(&o));
+        assert!(types(&o).contains(&"garbage-read"), "{name}: {:?}", types(&o));
+    }
+    let h = read_bytes("l.edn", b"{:type :ok, :process 0, :value [[:r :x [1]]]}", Format::Edn).expect("parses");
+    assert_eq!(check(&h, &CheckOptions::default()).expect("runs").workload, Workload::ListAppend);
+}
