@@ -149,6 +149,17 @@ pub enum CheckError {
     /// A model name Elle does not know.
     #[error("unknown consistency model {0:?}; known models are: {1}")]
     UnknownModel(String, String),
+    /// An anomaly name Elle (and isolde) does not know.
+    #[error("unknown anomaly {0:?}; known anomalies are: {1}")]
+    UnknownAnomaly(String, String),
+    /// An empty name in a list of models or anomalies (`-m ''`, `-a G0,`).
+    #[error("empty {what} name in the list; give {what} names separated by commas{hint}")]
+    EmptyName {
+        /// `model` or `anomaly`.
+        what: &'static str,
+        /// What else may be given.
+        hint: &'static str,
+    },
 }
 
 /// Anomalies isolde reports beyond Elle's vocabulary. A read of a value no one
@@ -197,22 +208,71 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
     }
 }
 
-/// Validates model names and returns the list to check (default applied).
+/// Validates model names and returns the list to check (default applied),
+/// each in Elle's spelling. Names match case-insensitively (`Serializable`,
+/// `PL-SI`); an empty name or one Elle does not know is an error, never
+/// ignored, so a typo cannot turn a check into a vacuous `valid`.
 pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
     let ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
-    for m in &ms {
-        if lattice::canonical_model_name(m).is_none() {
-            return Err(CheckError::UnknownModel(m.clone(), lattice::all_model_names().join(", ")));
-        }
-    }
-    Ok(ms)
+    let known = lattice::all_model_names();
+    ms.iter()
+        .map(|m| {
+            let name = m.trim().trim_start_matches(':');
+            if name.is_empty() {
+                return Err(CheckError::EmptyName { what: "model", hint: ", or `none` alone for no model" });
+            }
+            if lattice::canonical_model_name(name).is_some() {
+                return Ok(name.to_string());
+            }
+            known
+                .iter()
+                .find(|k| k.eq_ignore_ascii_case(name))
+                .map(|k| k.to_string())
+                .ok_or_else(|| CheckError::UnknownModel(m.clone(), known.join(", ")))
+        })
+        .collect()
+}
+
+/// Every anomaly name `--anomalies` accepts: Elle's anomalies and isolde's
+/// own (see [`PROHIBITED_BY_EVERY_MODEL`] and [`UNKNOWN_ANOMALY_TYPES`]).
+pub fn known_anomaly_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = lattice::all_anomalies().to_vec();
+    names.extend(PROHIBITED_BY_EVERY_MODEL);
+    names.extend(UNKNOWN_ANOMALY_TYPES);
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Validates anomaly names and returns them in Elle's spelling. Elle's
+/// keywords are case-sensitive (`:G1c`); isolde matches them
+/// case-insensitively (`G1C` is `G1c`) and rejects any name it does not
+/// know, listing the valid ones, rather than ignoring it.
+pub fn resolve_anomalies(anomalies: &[String]) -> Result<Vec<String>, CheckError> {
+    let known = known_anomaly_names();
+    anomalies
+        .iter()
+        .map(|a| {
+            let name = a.trim().trim_start_matches(':');
+            if name.is_empty() {
+                return Err(CheckError::EmptyName { what: "anomaly", hint: "" });
+            }
+            known
+                .iter()
+                .find(|k| **k == name)
+                .or_else(|| known.iter().find(|k| k.eq_ignore_ascii_case(name)))
+                .map(|k| k.to_string())
+                .ok_or_else(|| CheckError::UnknownAnomaly(a.clone(), known.join(", ")))
+        })
+        .collect()
 }
 
 /// Anomalies that fail the check under these options.
 pub fn prohibited_anomalies(opts: &CheckOptions) -> Result<BTreeSet<String>, CheckError> {
     let models = resolve_models(&opts.models)?;
+    let anomalies = resolve_anomalies(&opts.anomalies)?;
     let ms: Vec<&str> = models.iter().map(String::as_str).collect();
-    let an: Vec<&str> = opts.anomalies.iter().map(String::as_str).collect();
+    let an: Vec<&str> = anomalies.iter().map(String::as_str).collect();
     let mut p = lattice::all_anomalies_implying(&an);
     p.extend(lattice::anomalies_prohibited_by(&ms));
     if !models.is_empty() {

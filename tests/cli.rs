@@ -112,3 +112,41 @@ fn directory_plots_cycles_and_sccs_as_dot_and_svg() {
         assert!(err.contains("not installed"), "{err}");
     }
 }
+
+/// Empty or unknown model and anomaly names are usage errors (exit 2) that
+/// list the valid names; they are never ignored, which would turn a check
+/// of an invalid history into a vacuous `valid`.
+#[test]
+fn meaningless_models_and_anomalies_are_usage_errors() {
+    for args in [
+        &["-m", ""][..],
+        &["-m", ","],
+        &["-m", "serializable,"],
+        &["-m", "none,serializable"],
+        &["-a", "bogus"],
+        &["-a", ""],
+        &["-a", "G1c,"],
+        &["-m", "none", "-a", "bogus"],
+    ] {
+        let (code, out, err) = isolde(args, G1C);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(err.contains("empty") || err.contains("known"), "{args:?}: {err}");
+    }
+    let (_, _, err) = isolde(&["-a", "bogus"], G1C);
+    assert!(err.contains("unknown anomaly \"bogus\"") && err.contains("G1c") && err.contains("G2-item"), "{err}");
+}
+
+/// Anomaly names match case-insensitively (Elle's `:G1c` as `G1C`), and a
+/// named anomaly alone (no model) is checked.
+#[test]
+fn anomaly_names_are_case_insensitive() {
+    for a in ["G1C", "g1c", ":G1c", "G1c"] {
+        let (code, out, err) = isolde(&["-m", "none", "-a", a, "--format", "json"], G1C);
+        assert_eq!(code, 1, "{a}: {out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v["anomaly-types"], serde_json::json!(["G1c"]), "{a}");
+    }
+    let (code, _, err) = isolde(&["-m", "SERIALIZABLE", "--format", "json"], G1C);
+    assert_eq!(code, 1, "{err}");
+}

@@ -292,6 +292,16 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         InputArg::PolysiText => ingest::Format::PolysiText,
         InputArg::Cobra => ingest::Format::Cobra,
     };
+    let models = a.model.as_ref().map(|ms| {
+        if ms.len() == 1 && ms[0].trim() == "none" {
+            Vec::new()
+        } else {
+            ms.iter().map(|m| expand_model(m)).collect()
+        }
+    });
+    // Usage errors before reading a possibly large history.
+    check::resolve_models(&models).map_err(|e| e.to_string())?;
+    let anomalies = check::resolve_anomalies(&a.anomalies).map_err(|e| e.to_string())?;
     let t0 = std::time::Instant::now();
     let size = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
     let spinner = progress(size);
@@ -305,13 +315,6 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     let h = h.map_err(|e| e.to_string())?;
     let parse_time = t0.elapsed();
     let parse_peak = peak_rss_mb();
-    let models = a.model.map(|ms| {
-        if ms.len() == 1 && ms[0].trim() == "none" {
-            Vec::new()
-        } else {
-            ms.iter().filter(|m| !m.trim().is_empty()).map(|m| expand_model(m)).collect()
-        }
-    });
     let opts = CheckOptions {
         workload: match a.workload {
             WorkloadArg::Auto => WorkloadChoice::Auto,
@@ -319,7 +322,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             WorkloadArg::RwRegister => WorkloadChoice::Fixed(Workload::RwRegister),
         },
         models,
-        anomalies: a.anomalies.iter().map(|s| s.trim().trim_start_matches(':').to_string()).collect(),
+        anomalies,
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
         rw: isolde::infer::rw_register::RwOptions {
             wfr_keys: a.wfr_keys,
