@@ -150,3 +150,88 @@ fn anomaly_names_are_case_insensitive() {
     let (code, _, err) = isolde(&["-m", "SERIALIZABLE", "--format", "json"], G1C);
     assert_eq!(code, 1, "{err}");
 }
+
+/// Keys that are not file names (`a/b`, 300 characters) get escaped,
+/// shortened file names in `--directory`, and the verdict is printed.
+#[test]
+fn directory_file_names_are_safe_for_any_key() {
+    let long = "k".repeat(300);
+    let history = format!(
+        "{{:type :ok, :process 0, :value [[:append \"a/b\" 1] [:append \"{long}\" 1]]}}
+{{:type :ok, :process 1, :value [[:append \"a/b\" 2] [:append \"{long}\" 2]]}}
+{{:type :ok, :process 2, :value [[:r \"a/b\" [1 2]] [:r \"{long}\" [1 2]]]}}
+{{:type :ok, :process 3, :value [[:r \"a/b\" [2 1]] [:r \"{long}\" [2 1]]]}}
+"
+    );
+    let dir = std::env::temp_dir().join(format!("isolde-cli-keys-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_string_lossy().into_owned();
+    let (code, out, err) = isolde(&["--format", "json", "--directory", &d, "--workload", "list-append"], &history);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("verdict printed");
+    assert!(v["anomaly-types"].as_array().is_some_and(|a| a.iter().any(|t| t == "incompatible-order")), "{out}");
+    let names: Vec<String> = std::fs::read_dir(dir.join("incompatible-order"))
+        .expect("written")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    assert!(names.contains(&"%22a%2Fb%22.html".to_string()), "{names:?}");
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().all(|n| n.len() < 255), "{names:?}");
+    assert!(!err.contains("could not write"), "{err}");
+}
+
+/// A directory that cannot be written is a warning after the verdict, with
+/// the verdict's exit status, never instead of it.
+#[test]
+fn unwritable_directory_is_a_warning_after_the_verdict() {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let blocker = std::env::temp_dir().join(format!("isolde-cli-blocker-{}-{n}", std::process::id()));
+    std::fs::write(&blocker, "a file where the directory should go").expect("write");
+    let d = blocker.join("out").to_string_lossy().into_owned();
+    let (code, out, err) = isolde(&["--format", "json", "--directory", &d], G1C);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("\"G1c\""), "{out}");
+    assert!(err.contains("warning: could not write the output directory"), "{err}");
+}
+
+/// Graphviz's warnings are drained as `dot` writes them: a plot whose
+/// rendering prints far more than a pipe holds (64 KiB) still finishes.
+#[test]
+fn dot_warnings_do_not_block_rendering() {
+    if !isolde::reports::dot::dot_available() {
+        eprintln!("skipped: graphviz `dot` is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("isolde-cli-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut text = String::from("digraph {\n");
+    for i in 0..3000 {
+        text.push_str(&format!("n{i} [color=notacolor{i}];\n"));
+    }
+    text.push_str("}\n");
+    let src = dir.join("warn.dot");
+    std::fs::write(&src, text).expect("write");
+    let r = isolde::reports::dot::render(&src, &dir.join("warn.svg"), "svg", std::time::Duration::from_secs(60));
+    assert_eq!(r, Ok(()));
+    assert!(dir.join("warn.svg").exists());
+}
+
+/// Flag values at the edge of their types give an answer, never a panic:
+/// timeouts too long for the clock saturate.
+#[test]
+fn huge_timeouts_and_budgets_do_not_panic() {
+    let registers = "{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:r :x 1]]}\n";
+    let max = u64::MAX.to_string();
+    let usize_max = usize::MAX.to_string();
+    for args in [
+        &["--exact-timeout", &max][..],
+        &["--cycle-search-timeout", &max],
+        &["--reach-memory", &usize_max],
+        &["--max-constraints", &usize_max],
+        &["--plot-timeout", &max],
+    ] {
+        let (code, out, err) = isolde(&[args, &["--format", "json", "-m", "serializable"]].concat(), registers);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

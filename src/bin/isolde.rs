@@ -332,7 +332,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         keep_sccs: a.directory.is_some(),
         exact: (!a.no_exact).then_some(isolde::si_check::ExactOptions {
             prune: !a.no_pruning,
-            reach_bytes: a.reach_memory << 20,
+            reach_bytes: a.reach_memory.saturating_mul(1 << 20),
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
         }),
@@ -383,21 +383,6 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             );
         }
     }
-    if let Some(dir) = &a.directory {
-        let plots = reports::directory::PlotOptions {
-            format: match a.plot_format {
-                PlotFormatArg::Svg => "svg".into(),
-                PlotFormatArg::Png => "png".into(),
-            },
-            max_bytes: a.max_plot_bytes,
-            timeout: Duration::from_millis(a.plot_timeout),
-        };
-        let notes =
-            reports::directory::write(&h, &outcome, dir, &plots).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for n in notes {
-            eprintln!("isolde: {n}");
-        }
-    }
     let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match format {
@@ -408,6 +393,27 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     .and_then(|()| if format == FormatArg::Table { Ok(()) } else { out.write_all(b"\n") })
     .and_then(|()| out.flush())
     .map_err(|e| e.to_string())?;
+    drop(out);
+    if let Some(dir) = &a.directory {
+        let plots = reports::directory::PlotOptions {
+            format: match a.plot_format {
+                PlotFormatArg::Svg => "svg".into(),
+                PlotFormatArg::Png => "png".into(),
+            },
+            max_bytes: a.max_plot_bytes,
+            timeout: Duration::from_millis(a.plot_timeout),
+        };
+        // The verdict is already out: a problem with the directory is a
+        // warning, never instead of the verdict or its exit status.
+        match reports::directory::write(&h, &outcome, dir, &plots) {
+            Ok(notes) => {
+                for n in notes {
+                    eprintln!("isolde: {n}");
+                }
+            }
+            Err(e) => eprintln!("isolde: warning: could not write the output directory {}: {e}", dir.display()),
+        }
+    }
     Ok(ExitCode::from(match outcome.valid {
         Validity::Valid => 0,
         Validity::Invalid => 1,

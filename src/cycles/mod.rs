@@ -195,7 +195,12 @@ where
         exists::EXISTS_SPECS.iter().map(|s| s.model).filter(|m| !impossible_models.contains(m)).collect();
     let mut redundant = lattice::anomalies_prohibited_by(&possible);
 
-    let deadline = Instant::now() + opts.timeout;
+    // A timeout too long for the clock to represent saturates (~136 years).
+    let now = Instant::now();
+    let deadline = now
+        .checked_add(opts.timeout)
+        .or_else(|| now.checked_add(std::time::Duration::from_secs(u64::from(u32::MAX))))
+        .unwrap_or(now);
     let mut scratch = Scratch::new(g.len());
     let mut searched: Vec<String> = Vec::new();
     let mut found: Vec<Cycle> = Vec::new();

@@ -61,7 +61,10 @@ fn plot(
 
 /// Writes every file Elle would write for this outcome under `dir`: the text
 /// files, and plots of every SCC (`sccs/<i>`) and every reported cycle
-/// (`<type>/<i>`). Returns notes for the user (plots skipped, `dot` missing).
+/// (`<type>/<i>`). Returns notes for the user (plots skipped, `dot` missing,
+/// files that could not be written): a file that cannot be written is noted
+/// and the rest are still written. Fails only when `dir` itself cannot be
+/// created.
 pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::Result<Vec<String>> {
     fs::create_dir_all(dir)?;
     let mut notes = Vec::new();
@@ -70,32 +73,35 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
         notes
             .push("graphviz `dot` is not installed: wrote .dot files only (install graphviz for SVG/PNG plots)".into());
     }
+    let failed = |notes: &mut Vec<String>, what: &Path, r: io::Result<()>| {
+        if let Err(e) = r {
+            notes.push(format!("could not write {}: {e}", what.display()));
+        }
+    };
     for (i, scc) in o.sccs.iter().enumerate() {
         let edges: Vec<super::dot::PlotEdge> =
             scc.edges.iter().map(|&(from, to, rels)| super::dot::PlotEdge { from, to, rels, step: None }).collect();
-        plot(
-            &dir.join("sccs"),
-            &i.to_string(),
-            &super::dot::dot(h, &scc.vertices, &edges),
-            plots,
-            can_render,
-            &mut notes,
-        )?;
+        let sub = dir.join("sccs");
+        let r = plot(&sub, &i.to_string(), &super::dot::dot(h, &scc.vertices, &edges), plots, can_render, &mut notes);
+        failed(&mut notes, &sub, r);
     }
     for (name, cases) in &o.anomalies {
         let refutations: Vec<String> = cases
             .iter()
             .filter_map(|c| if let Case::Refuted(r) = c { Some(text::explain_refutation(h, r)) } else { None })
             .collect();
+        let file = dir.join(format!("{}.txt", safe_file_name(name)));
+        let sub = dir.join(safe_file_name(name));
         if !refutations.is_empty() {
             let body: Vec<String> = refutations.iter().enumerate().map(|(i, t)| format!("{name} #{i}\n{t}")).collect();
-            fs::write(dir.join(format!("{name}.txt")), body.join("\n\n\n"))?;
+            failed(&mut notes, &file, fs::write(&file, body.join("\n\n\n")));
             // One plot per case of each refutation: `<type>/<i>-<case>`.
             for (i, r) in cases.iter().filter_map(|c| if let Case::Refuted(r) = c { Some(r) } else { None }).enumerate()
             {
                 for (j, b) in r.branches.iter().enumerate() {
                     let text = cycle_dot(h, &b.cycle);
-                    plot(&dir.join(name), &format!("{i}-{j}"), &text, plots, can_render, &mut notes)?;
+                    let r = plot(&sub, &format!("{i}-{j}"), &text, plots, can_render, &mut notes);
+                    failed(&mut notes, &sub, r);
                 }
             }
             continue;
@@ -103,25 +109,63 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
         let cycles: Vec<&Cycle> =
             cases.iter().filter_map(|c| if let Case::Cycle(c) = c { Some(c) } else { None }).collect();
         if crate::cycles::search::CycleType::parse(name).is_some() && !cycles.is_empty() {
-            fs::write(dir.join(format!("{name}.txt")), text::cycles_file(h, o.workload, name, &cycles))?;
+            failed(&mut notes, &file, fs::write(&file, text::cycles_file(h, o.workload, name, &cycles)));
             for (i, c) in cycles.iter().enumerate() {
-                plot(&dir.join(name), &i.to_string(), &cycle_dot(h, c), plots, can_render, &mut notes)?;
+                let r = plot(&sub, &i.to_string(), &cycle_dot(h, c), plots, can_render, &mut notes);
+                failed(&mut notes, &sub, r);
             }
         }
     }
     if o.workload == Workload::ListAppend {
         if let Some(cases) = o.anomalies.get("incompatible-order") {
             let sub = dir.join("incompatible-order");
-            fs::create_dir_all(&sub)?;
+            failed(&mut notes, &sub, fs::create_dir_all(&sub));
             for c in cases {
                 if let Case::IncompatibleOrder { key, .. } = c {
-                    let name = format!("{}.html", h.key(*key));
-                    fs::write(sub.join(name), incompatible_order_html(h, *key))?;
+                    let file = sub.join(format!("{}.html", safe_file_name(&h.key(*key).to_string())));
+                    failed(&mut notes, &file, fs::write(&file, incompatible_order_html(h, *key)));
                 }
             }
         }
     }
     Ok(notes)
+}
+
+/// The longest file name stem [`safe_file_name`] produces, in bytes: room
+/// for an extension within the 255 bytes most file systems allow.
+const MAX_STEM: usize = 200;
+
+/// A file name stem for `s` (a key as printed) that every file system
+/// accepts and that names nothing but a file in its directory: kept as it is
+/// when it is short and made of letters, digits and `-_.:+=@,` (Elle's names
+/// for ordinary keys: `x.html`, `12.html`); otherwise every other byte is
+/// percent-escaped (`a/b` is `a%2Fb`, and `.`/`..` become `%2E`/`%2E.`), and
+/// a stem that is still too long is cut and ends with a hash of the whole
+/// key, so different keys keep different files.
+pub fn safe_file_name(s: &str) -> String {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"-_.:+=@,".contains(&b);
+    let mut out = String::with_capacity(s.len());
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if plain(b) && !(i == 0 && b == b'.') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    if out.is_empty() {
+        // Every escape is `%XX`, so a lone `%` names nothing else.
+        out.push('%');
+    }
+    if out.len() > MAX_STEM {
+        let hash = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let mut cut = MAX_STEM - 17;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str(&format!("~{hash:016x}"));
+    }
+    out
 }
 
 /// The Graphviz text of one cycle, each edge labelled by its step.
@@ -207,6 +251,21 @@ pub fn incompatible_order_html(h: &History, key: crate::history::KeyId) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_names_are_safe_and_distinct() {
+        assert_eq!(safe_file_name("x"), "x");
+        assert_eq!(safe_file_name(":x"), ":x");
+        assert_eq!(safe_file_name("12"), "12");
+        assert_eq!(safe_file_name("a/b"), "a%2Fb");
+        assert_eq!(safe_file_name(".."), "%2E.");
+        assert_eq!(safe_file_name("\"k\""), "%22k%22");
+        assert_eq!(safe_file_name(""), "%");
+        assert_eq!(safe_file_name(" "), "%20");
+        let (a, b) = ("k".repeat(300) + "a", "k".repeat(300) + "b");
+        assert!(safe_file_name(&a).len() <= MAX_STEM);
+        assert_ne!(safe_file_name(&a), safe_file_name(&b));
+    }
 
     #[test]
     fn colours_match_elle() {

@@ -121,7 +121,10 @@ pub fn dot_available() -> bool {
 }
 
 /// Renders `dot_file` to `out` in `format` (`svg` or `png`), killing `dot`
-/// after `timeout`. Returns why it failed, if it did.
+/// after `timeout`. Returns why it failed, if it did, with the start of what
+/// `dot` printed. Its stderr is drained by a thread as it is written (a pipe
+/// that nobody reads blocks `dot` once it holds 64 KiB of warnings); the
+/// first 4 KiB are kept for the message, the rest discarded.
 pub fn render(dot_file: &Path, out: &Path, format: &str, timeout: Duration) -> Result<(), String> {
     let mut child = Command::new("dot")
         .arg(format!("-T{format}"))
@@ -132,18 +135,49 @@ pub fn render(dot_file: &Path, out: &Path, format: &str, timeout: Duration) -> R
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run dot: {e}"))?;
+    let drain = child.stderr.take().map(|mut pipe| {
+        std::thread::spawn(move || {
+            use std::io::Read;
+            let mut kept = Vec::new();
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let room = STDERR_KEPT.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+            kept
+        })
+    });
+    let said = |drain: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        let text = drain.and_then(|d| d.join().ok()).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        let text = text.trim();
+        if text.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", text.lines().take(3).collect::<Vec<_>>().join(" / "))
+        }
+    };
     let start = Instant::now();
     loop {
         match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(format!("dot exited with {status}")),
+            Ok(Some(status)) if status.success() => {
+                let _ = said(drain);
+                return Ok(());
+            }
+            Ok(Some(status)) => return Err(format!("dot exited with {status}{}", said(drain))),
             Ok(None) if start.elapsed() > timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("dot took longer than {} ms", timeout.as_millis()));
+                return Err(format!("dot took longer than {} ms{}", timeout.as_millis(), said(drain)));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => return Err(e.to_string()),
         }
     }
 }
+
+/// How much of `dot`'s stderr [`render`] keeps for its message.
+const STDERR_KEPT: usize = 4096;

@@ -256,7 +256,8 @@ pub fn check_level_knowing(
 /// Checks `h`, whose transactions are `txns`, at exactly `level`.
 fn check_exactly(h: &History, txns: &txns::Txns, level: Level, opts: &ExactOptions) -> ExactOutcome {
     let start = Instant::now();
-    let deadline = opts.timeout.map(|t| start + t);
+    // A timeout too long for the clock to represent is no deadline at all.
+    let deadline = opts.timeout.and_then(|t| start.checked_add(t));
     let mut stats = ExactStats::default();
     let priority = prune::time_estimate(h, txns);
     let filter = opts.prune.then_some(polygraph::PairFilter { priority: &priority, reach_bytes: opts.reach_bytes });
