@@ -285,29 +285,55 @@ pub fn infer(h: &History) -> Result<Inference, InferError> {
 /// the same key: uniqueness is what makes reads traceable. Completions with no
 /// invocation are checked only when the history has no invocations at all
 /// (completion-only histories), where they are the only record of intent.
+///
+/// Completions are also checked among themselves: each completion is one
+/// transaction's own record of what it did, and a completion that disagrees
+/// with its invocation (a `:fail` whose value lists an append that was never
+/// invoked, as some harnesses write) may list an element another
+/// transaction appends. Such an element has two writers, so a read of it
+/// could name either: it is reported as a duplicate append rather than
+/// blamed on whichever record came first. The pair reported is the first in
+/// history order, so how independent processes' lines interleave does not
+/// change the answer.
 fn verify_unique_appends(h: &History) -> Result<(), InferError> {
-    let mut seen: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
+    // Per (key, element): the two smallest distinct invocations, and the
+    // two smallest distinct completions, appending it (NONE when fewer).
+    let mut seen: FxHashMap<(u32, i64), [OpId; 4]> = FxHashMap::default();
     let has_invokes = h.ops.iter().any(Op::is_invoke);
     for (i, op) in h.ops.iter().enumerate() {
-        if op.is_invoke() != has_invokes {
-            continue;
-        }
+        let slot = if op.is_invoke() {
+            0
+        } else if has_invokes {
+            2
+        } else {
+            0
+        };
         for m in h.mops_of(op) {
             if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
-                if let Some(&prev) = seen.get(&(m.key.0, v)) {
-                    if prev != i as u32 {
-                        return Err(InferError::DuplicateAppend {
-                            key: h.key(m.key).to_string(),
-                            value: v,
-                            first_line: h.op(prev).line,
-                            second_line: op.line,
-                        });
-                    }
-                } else {
-                    seen.insert((m.key.0, v), i as u32);
+                let e = seen.entry((m.key.0, v)).or_insert([NONE; 4]);
+                let (a, b) = (e[slot], e[slot + 1]);
+                let i = i as u32;
+                if i < a {
+                    e[slot] = i;
+                    e[slot + 1] = a;
+                } else if i > a && i < b {
+                    e[slot + 1] = i;
                 }
             }
         }
+    }
+    let dup = seen
+        .into_iter()
+        .flat_map(|((k, v), e)| [(e[0], e[1], k, v), (e[2], e[3], k, v)])
+        .filter(|d| d.1 != NONE)
+        .min();
+    if let Some((a, b, k, v)) = dup {
+        return Err(InferError::DuplicateAppend {
+            key: h.key(KeyId(k)).to_string(),
+            value: v,
+            first_line: h.op(a).line,
+            second_line: h.op(b).line,
+        });
     }
     // Micro-op types: only appends and reads belong in this workload.
     for op in &h.ops {
