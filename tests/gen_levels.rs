@@ -4,24 +4,15 @@
 //! is detected with its expected type (and nothing unrelated).
 
 use isolde::anomaly::Workload;
-use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
+use isolde::check::Validity;
 use isolde::gen::list_append::{list_append_string_with, KeyDist, ListAppendConfig};
 use isolde::gen::rw_register::{rw_register_string_with, RwRegisterConfig};
 use isolde::gen::{GenOptions, Inject, InjectWorkload, Level};
-use isolde::ingest::{read_bytes, Format};
 use proptest::prelude::*;
 
 mod support;
 
-fn analyze(text: &str, workload: Workload, model: &str) -> Outcome {
-    let h = read_bytes("generated.edn", text.as_bytes(), Format::Edn).expect("generated history parses");
-    let opts = CheckOptions {
-        workload: WorkloadChoice::Fixed(workload),
-        models: Some(vec![model.to_string()]),
-        ..CheckOptions::default()
-    };
-    check(&h, &opts).expect("check runs")
-}
+use support::gen::analyze;
 
 fn level() -> impl Strategy<Value = Level> {
     prop::sample::select(Level::ALL.to_vec())

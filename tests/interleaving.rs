@@ -6,25 +6,16 @@
 //! record comes first.
 
 use isolde::anomaly::Workload;
-use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
+use isolde::check::{Outcome, Validity};
 use isolde::gen::inject::parse_list;
 use isolde::gen::list_append::list_append_string_with;
 use isolde::gen::rw_register::rw_register_string_with;
 use isolde::gen::{GenOptions, Level};
-use isolde::ingest::{read_bytes, Format};
 use proptest::prelude::*;
 
 mod support;
 
-fn analyze(text: &str, workload: Workload, model: &str) -> Outcome {
-    let h = read_bytes("interleaved.edn", text.as_bytes(), Format::Edn).expect("history parses");
-    let opts = CheckOptions {
-        workload: WorkloadChoice::Fixed(workload),
-        models: Some(vec![model.to_string()]),
-        ..CheckOptions::default()
-    };
-    check(&h, &opts).expect("check runs")
-}
+use support::gen::analyze;
 
 /// The anomaly types found, the verdict, and the analysis error if any.
 fn summary(o: &Outcome) -> (Vec<String>, Validity, Option<String>) {

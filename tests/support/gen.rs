@@ -59,3 +59,16 @@ pub fn rw_register_configs(
         },
     )
 }
+
+/// Checks a generated EDN history as `workload` under one model, with the
+/// default options (exact check included).
+pub fn analyze(text: &str, workload: isolde::anomaly::Workload, model: &str) -> isolde::check::Outcome {
+    let h = isolde::ingest::read_bytes("generated.edn", text.as_bytes(), isolde::ingest::Format::Edn)
+        .expect("generated history parses");
+    let opts = isolde::check::CheckOptions {
+        workload: isolde::check::WorkloadChoice::Fixed(workload),
+        models: Some(vec![model.to_string()]),
+        ..isolde::check::CheckOptions::default()
+    };
+    isolde::check::check(&h, &opts).expect("check runs")
+}
