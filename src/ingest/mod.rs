@@ -39,7 +39,7 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
     /// A directory of `*.log` files is Cobra; otherwise decide from the file
-    /// extension (`.edn`, `.json`, `.bincode`), else from the content.
+    /// extension (`.edn`, `.json`, `.bincode`, `.log`), else from the content.
     #[default]
     Auto,
     /// Jepsen EDN: op maps one after another, or one vector/list of them.
@@ -57,85 +57,253 @@ pub enum Format {
     Cobra,
 }
 
-/// Reads the history in the file (or, for Cobra, the directory) at `path`.
+/// The largest input read, in bytes: the columnar model addresses its arenas
+/// with `u32` offsets. A larger file, stream or Cobra directory (all its logs
+/// together) is an [`IngestError::TooLarge`], found before anything is read
+/// where the size is known, and after at most this many bytes otherwise.
+pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
+
+/// Reads the history in the file (or, for Cobra, the directory) at `path`;
+/// `-` is standard input.
 ///
 /// A directory is read as Cobra client logs when `format` is
-/// [`Format::Auto`] or [`Format::Cobra`], and is an error otherwise. A
-/// file is memory-mapped (falling back to an ordinary read for things
-/// that cannot be mapped, such as pipes) so that parsing starts without a
-/// copy and parallel chunk readers fault pages in concurrently. Errors name
-/// the path as given.
+/// [`Format::Auto`] or [`Format::Cobra`], and is an error otherwise. Only
+/// regular files (or symbolic links to them) are read: a FIFO, a device or a
+/// socket could block forever or never end, so it is refused from its
+/// metadata, before it is opened; such input can be piped to standard input,
+/// which is read up to [`MAX_INPUT_BYTES`]. A file is memory-mapped (falling
+/// back to an ordinary, size-capped read where mapping fails) so that parsing
+/// starts without a copy and parallel chunk readers fault pages in
+/// concurrently. A UTF-8 byte order mark at the start of a text history is
+/// skipped. An input with no completed client operation is an
+/// [`IngestError::Empty`]. Errors name the path as given.
 pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
+    if path.as_os_str() == "-" {
+        return read_reader("<stdin>", std::io::stdin().lock(), format, MAX_INPUT_BYTES);
+    }
     let name = path.display().to_string();
     let io = |source| IngestError::Io { path: name.clone(), source };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
+    // `metadata` follows symbolic links and does not open the file: opening
+    // a FIFO blocks until a writer appears.
+    let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
         if matches!(format, Format::Auto | Format::Cobra) {
-            return cobra::read_dir(path);
+            return cobra::read_dir(path).and_then(|h| require_completions(&name, h));
         }
         return Err(IngestError::Unreadable {
             path: name,
             reason: "is a directory; only Cobra histories (a directory of *.log files) are read from one".into(),
         });
     }
-    if meta.len() > u64::from(u32::MAX) {
-        return Err(IngestError::TooLarge { source_name: name, len: meta.len() });
+    regular_file(&name, &meta)?;
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(IngestError::TooLarge { source_name: name, len: meta.len(), limit: MAX_INPUT_BYTES });
     }
-    if meta.is_file() && meta.len() > 0 {
+    let file = std::fs::File::open(path).map_err(io)?;
+    // The path may have been replaced between the two looks.
+    let meta = file.metadata().map_err(io)?;
+    regular_file(&name, &meta)?;
+    if meta.len() > 0 {
         // SAFETY: the map is only read, and only during this call. As with
         // any memory map, another process truncating or rewriting the file
         // while it is being read is outside our control; history files are
         // written once by Jepsen before they are checked.
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(map) => {
-                #[cfg(unix)]
-                {
-                    let _ = map.advise(memmap2::Advice::WillNeed);
-                }
-                let format = resolve(&name, &map, format);
-                if format != Format::Edn {
-                    return read_bytes(&name, &map, format);
-                }
-                check_size(&name, map.len())?;
-                let chunks = edn::parse_chunks(&name, &map)?;
-                // Unmap before merging: the merge copies chunks, and the
-                // input need not be resident while it does.
-                drop(map);
-                return Ok(edn::merge(&name, chunks));
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            #[cfg(unix)]
+            {
+                let _ = map.advise(memmap2::Advice::WillNeed);
             }
-            Err(_) => {
-                // Fall through to an ordinary read.
+            check_size(&name, map.len())?;
+            let (bytes, format) = prepare(&name, &map, format);
+            if format != Format::Edn {
+                return read_resolved(&name, bytes, format);
             }
+            let chunks = match edn::parse_chunks(&name, bytes) {
+                Ok(chunks) => chunks,
+                Err(e) => return Err(hint_other_format(e, bytes, Format::Edn)),
+            };
+            // Unmap before merging: the merge copies chunks, and the input
+            // need not be resident while it does.
+            drop(map);
+            let h = edn::merge(&name, chunks);
+            return require_completions(&name, h);
         }
     }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = read_capped(&name, file, MAX_INPUT_BYTES)?;
     read_bytes(&name, &bytes, format)
+}
+
+/// Reads a history from a stream (standard input, a pipe) of at most
+/// `max_bytes` bytes: a longer stream is an [`IngestError::TooLarge`] once
+/// `max_bytes + 1` bytes have been read, so an endless stream cannot exhaust
+/// memory. `source_name` is used as in [`read_bytes`]; the format is decided
+/// from the content when `format` is [`Format::Auto`].
+pub fn read_reader(
+    source_name: &str,
+    reader: impl std::io::Read,
+    format: Format,
+    max_bytes: u64,
+) -> Result<History, IngestError> {
+    let bytes = read_capped(source_name, reader, max_bytes)?;
+    read_bytes(source_name, &bytes, format)
+}
+
+/// Reads all of `reader`, failing once more than `max_bytes` have been read.
+pub(crate) fn read_capped(
+    source_name: &str,
+    reader: impl std::io::Read,
+    max_bytes: u64,
+) -> Result<Vec<u8>, IngestError> {
+    use std::io::Read;
+    let max_bytes = max_bytes.min(MAX_INPUT_BYTES);
+    let mut bytes = Vec::new();
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| IngestError::Io { path: source_name.to_string(), source })?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(IngestError::TooLarge {
+            source_name: source_name.to_string(),
+            len: bytes.len() as u64,
+            limit: max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Refuses anything but a regular file, naming what it is.
+pub(crate) fn regular_file(name: &str, meta: &std::fs::Metadata) -> Result<(), IngestError> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    let ft = meta.file_type();
+    #[allow(unused_mut)]
+    let mut what = if ft.is_dir() { "a directory" } else { "not a regular file" };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            what = "a FIFO (named pipe)";
+        } else if ft.is_char_device() {
+            what = "a character device";
+        } else if ft.is_block_device() {
+            what = "a block device";
+        } else if ft.is_socket() {
+            what = "a socket";
+        }
+    }
+    Err(IngestError::Unreadable {
+        path: name.to_string(),
+        reason: format!(
+            "is {what}, not a regular file; only regular files are read (it could block or never end): \
+             pipe it to standard input as `-` instead, which is read up to {MAX_INPUT_BYTES} bytes"
+        ),
+    })
 }
 
 /// Reads a history from `bytes`; `source_name` is used in messages and
 /// stored in [`History::source`], and its extension guides [`Format::Auto`].
+/// A UTF-8 byte order mark before a text history is skipped, and an input
+/// with no completed client operation is an [`IngestError::Empty`].
 pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
     check_size(source_name, bytes.len())?;
-    match resolve(source_name, bytes, format) {
+    let (bytes, format) = prepare(source_name, bytes, format);
+    read_resolved(source_name, bytes, format)
+}
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Resolves the format, and skips a byte order mark before a text format.
+/// A binary format's bytes are kept whole: there the mark would be data.
+fn prepare<'a>(source_name: &str, bytes: &'a [u8], format: Format) -> (&'a [u8], Format) {
+    let text = bytes.strip_prefix(BOM);
+    let format = match (format, text) {
+        (Format::Auto, Some(text)) => match resolve(source_name, text, format) {
+            Format::Dbcop => resolve(source_name, bytes, format),
+            f => f,
+        },
+        _ => resolve(source_name, bytes, format),
+    };
+    match (format, text) {
+        (Format::Edn | Format::Json | Format::PolysiText | Format::Auto, Some(text)) => (text, format),
+        _ => (bytes, format),
+    }
+}
+
+/// Parses `bytes` in the resolved `format`.
+fn read_resolved(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
+    let h = match format {
         Format::Json => json::parse(source_name, bytes),
         Format::Dbcop => dbcop::parse(source_name, bytes),
         Format::PolysiText => polysi_text::parse(source_name, bytes),
         Format::Cobra => cobra::parse(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse(source_name, bytes),
     }
+    .map_err(|e| hint_other_format(e, bytes, format))?;
+    require_completions(source_name, h)
+}
+
+/// Adds a hint to a syntax error of the EDN or JSON reader when the content
+/// looks like the other of the two (a JSON history named `.edn`, say).
+fn hint_other_format(e: IngestError, bytes: &[u8], format: Format) -> IngestError {
+    if !matches!(e, IngestError::Syntax { .. }) {
+        return e;
+    }
+    match (format, sniff(bytes)) {
+        (Format::Edn | Format::Auto, Format::Json) => {
+            IngestError::OtherFormat { inner: Box::new(e), looks_like: "elle-cli JSON", flag: "json" }
+        }
+        (Format::Json, Format::Edn) if looks_like_edn(bytes) => {
+            IngestError::OtherFormat { inner: Box::new(e), looks_like: "Jepsen EDN", flag: "edn" }
+        }
+        _ => e,
+    }
+}
+
+/// True when the first non-blank characters are `{:`, `[{:`, `({:` or `;`.
+fn looks_like_edn(bytes: &[u8]) -> bool {
+    let mut it = bytes.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b','));
+    match it.next() {
+        Some(b';') => true,
+        Some(b'{') => it.next() == Some(b':'),
+        Some(b'[' | b'(') => it.next() == Some(b'{') && it.next() == Some(b':'),
+        _ => false,
+    }
+}
+
+/// An input with no completed client operation holds nothing to check (and
+/// is most likely truncated or the wrong file): it is refused rather than
+/// judged.
+fn require_completions(source_name: &str, h: History) -> Result<History, IngestError> {
+    if h.ops.iter().any(|op| !op.is_invoke()) {
+        return Ok(h);
+    }
+    let reason = match (h.ops.len(), h.nonclient_ops) {
+        (0, 0) => "no operations: the history is empty".to_string(),
+        (0, n) => format!("no client operations, only {n} non-client (e.g. nemesis) ops: nothing to check"),
+        (n, _) => format!(
+            "{n} invocations but no completion (:ok, :fail or :info) of any: nothing to check (is the history truncated?)"
+        ),
+    };
+    Err(IngestError::Empty { source_name: source_name.to_string(), reason })
 }
 
 /// Inputs are addressed with 32-bit offsets.
 fn check_size(source_name: &str, len: usize) -> Result<(), IngestError> {
-    if u32::try_from(len).is_err() {
-        return Err(IngestError::TooLarge { source_name: source_name.to_string(), len: len as u64 });
+    if len as u64 > MAX_INPUT_BYTES {
+        return Err(IngestError::TooLarge {
+            source_name: source_name.to_string(),
+            len: len as u64,
+            limit: MAX_INPUT_BYTES,
+        });
     }
     Ok(())
 }
 
 /// Decides the format of an input: an explicit choice wins; otherwise the
-/// extension (`.json`, `.edn`, `.bincode`, any case), otherwise a sniff of
+/// extension (`.json`, `.edn`, `.bincode`, `.log` for one Cobra log, any
+/// case), otherwise a sniff of
 /// the first bytes. Anything unrecognised is read as EDN, whose reader then
 /// reports exactly where the input goes wrong.
 fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
@@ -147,6 +315,7 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
         Some("json") => Format::Json,
         Some("edn") => Format::Edn,
         Some("bincode") => Format::Dbcop,
+        Some("log") => Format::Cobra,
         _ => sniff(bytes),
     }
 }
@@ -220,17 +389,21 @@ mod tests {
         let good = dir.join("h.edn");
         let bad = dir.join("bad.edn");
         let empty = dir.join("empty.edn");
-        let written = std::fs::write(&good, "{:type :invoke :process 0 :value [[:append :x 1]]}\n")
+        let written = std::fs::write(
+            &good,
+            "\u{feff}{:type :invoke :process 0 :value [[:append :x 1]]}\n{:type :ok :process 0 :value [[:append :x 1]]}\n",
+        )
             .and_then(|()| {
                 std::fs::write(&bad, "{:type :ok :process 0}\n{:type :ok, :process 0, :value [[:append :x :y]]}\n")
             })
             .and_then(|()| std::fs::write(&empty, ""));
         assert!(written.is_ok());
         let h = read_path(&good, Format::Auto);
-        assert!(h.as_ref().is_ok_and(|h| h.ops.len() == 1 && h.source.ends_with("h.edn")));
+        assert!(h.as_ref().is_ok_and(|h| h.ops.len() == 2 && h.source.ends_with("h.edn")));
         let e = read_path(&bad, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with("bad.edn:2:45: expected an integer value for :append, found :y"), "{e}");
-        assert!(read_path(&empty, Format::Auto).is_ok_and(|h| h.ops.is_empty()));
+        let e = read_path(&empty, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.ends_with("empty.edn: no operations: the history is empty"), "{e}");
         let e = read_path(&dir, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with(": a directory without any `*.log` file (Cobra client logs)"), "{e}");
         let e = read_path(&dir, Format::Json).err().map(|e| e.to_string()).unwrap_or_default();
