@@ -283,7 +283,8 @@ fn require_completions(source_name: &str, h: History) -> Result<History, IngestE
         (0, 0) => "no operations: the history is empty".to_string(),
         (0, n) => format!("no client operations, only {n} non-client (e.g. nemesis) ops: nothing to check"),
         (n, _) => format!(
-            "{n} invocations but no completion (:ok, :fail or :info) of any: nothing to check (is the history truncated?)"
+            "{n} invocation{} but no completion (:ok, :fail or :info): nothing to check (is the history truncated?)",
+            if n == 1 { "" } else { "s" }
         ),
     };
     Err(IngestError::Empty { source_name: source_name.to_string(), reason })
@@ -415,6 +416,122 @@ mod tests {
         let e = read_path(&missing, Format::Auto).err();
         assert!(matches!(&e, Some(IngestError::Io { path, .. }) if path.ends_with("missing.edn")));
         assert!(e.map(|e| e.to_string()).unwrap_or_default().contains("missing.edn: "));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn err_of(r: Result<History, IngestError>) -> String {
+        match r {
+            Ok(h) => panic!("read {} ops", h.ops.len()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped_before_text_formats() {
+        let edn = "\u{feff}{:type :ok, :process 0, :value [[:r :x nil]]}";
+        let json = "\u{feff}[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"r\", \"x\", null]]}]";
+        let text = "\u{feff}w(1,1,0,0)\n";
+        for (name, input) in [("h", edn), ("h.edn", edn), ("h", json), ("h.json", json), ("h", text)] {
+            let h = read_bytes(name, input.as_bytes(), Format::Auto);
+            assert!(h.is_ok_and(|h| h.ops.len() == 1), "{name}: {input}");
+        }
+        // Columns on the first line are counted after the mark.
+        let e = err_of(read_bytes(
+            "h.edn",
+            "\u{feff}{:type :ok, :process 0, :value [[:append :x :y]]}".as_bytes(),
+            Format::Auto,
+        ));
+        assert!(e.starts_with("h.edn:1:45: "), "{e}");
+    }
+
+    #[test]
+    fn json_in_edn_file_and_edn_in_json_file_hint_the_format() {
+        let json = br#"[{"type": "ok", "process": 0, "value": [["append", "x", 1]]}]"#;
+        let edn = b"{:type :ok, :process 0, :value [[:append :x 1]]}\n";
+        let e = err_of(read_bytes("h.edn", json, Format::Auto));
+        assert!(e.ends_with("; the content looks like elle-cli JSON: try `--input-format json`"), "{e}");
+        let e = err_of(read_bytes("h.json", edn, Format::Auto));
+        assert!(e.ends_with("; the content looks like Jepsen EDN: try `--input-format edn`"), "{e}");
+        // A plain syntax error gets no hint.
+        let e = err_of(read_bytes("h.edn", b"{:type :ok, :process 0, :value [[:append :x :y]]}", Format::Auto));
+        assert!(!e.contains("--input-format"), "{e}");
+    }
+
+    #[test]
+    fn inputs_without_completions_are_refused() {
+        let e = err_of(read_bytes("h.edn", b"", Format::Auto));
+        assert_eq!(e, "h.edn: no operations: the history is empty");
+        let e = err_of(read_bytes("h.edn", b" \n; only a comment\n", Format::Auto));
+        assert_eq!(e, "h.edn: no operations: the history is empty");
+        let e = err_of(read_bytes("h.json", b"[]", Format::Auto));
+        assert_eq!(e, "h.json: no operations: the history is empty");
+        let e = err_of(read_bytes("h.txt", b"\n", Format::PolysiText));
+        assert_eq!(e, "h.txt: no operations: the history is empty");
+        let invokes =
+            b"{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :invoke, :process 1, :value [[:r :x nil]]}";
+        let e = err_of(read_bytes("h.edn", invokes, Format::Auto));
+        assert!(e.starts_with("h.edn: 2 invocations but no completion"), "{e}");
+        let e = err_of(read_bytes("h.edn", b"{:type :info, :process :nemesis, :f :kill}", Format::Auto));
+        assert!(e.starts_with("h.edn: no client operations, only 1 non-client"), "{e}");
+        // One completion is enough.
+        let one = b"{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :fail, :process 0, :value [[:r :x nil]]}";
+        assert!(read_bytes("h.edn", one, Format::Auto).is_ok());
+    }
+
+    #[test]
+    fn streams_are_read_up_to_the_cap() {
+        let edn = b"{:type :ok, :process 0, :value [[:r :x nil]]}";
+        assert!(read_reader("<stdin>", &edn[..], Format::Auto, 1000).is_ok_and(|h| h.ops.len() == 1));
+        let e = err_of(read_reader("<stdin>", &edn[..], Format::Auto, 10));
+        assert_eq!(e, "<stdin>: input of 11 bytes or more is larger than the limit of 10 bytes");
+        // An endless stream stops at the cap.
+        let e = err_of(read_reader("<stdin>", std::io::repeat(b' '), Format::Auto, 1 << 20));
+        assert!(e.contains("larger than the limit of 1048576 bytes"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn non_regular_files_are_refused_without_blocking() {
+        let dir = std::env::temp_dir().join(format!("isolde-ingest-special-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(std::fs::create_dir_all(dir.join("cobra")).is_ok());
+        let fifo = dir.join("fifo.edn");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let e = err_of(read_path(&fifo, Format::Auto));
+        assert!(e.contains("fifo.edn: is a FIFO (named pipe), not a regular file"), "{e}");
+        let e = err_of(read_path(Path::new("/dev/zero"), Format::Auto));
+        assert!(e.starts_with("/dev/zero: is a character device, not a regular file"), "{e}");
+        let link = dir.join("zero.edn");
+        assert!(std::os::unix::fs::symlink("/dev/zero", &link).is_ok());
+        let e = err_of(read_path(&link, Format::Auto));
+        assert!(e.contains("zero.edn: is a character device"), "{e}");
+        // Inside a Cobra directory, too.
+        let log = [cobra::encode::sc(b'S', 1), cobra::encode::w(1, 1, 1), cobra::encode::sc(b'C', 1)].concat();
+        assert!(std::fs::write(dir.join("cobra/T1.log"), log).is_ok());
+        assert!(read_path(&dir.join("cobra"), Format::Auto).is_ok());
+        assert!(std::os::unix::fs::symlink("/dev/zero", dir.join("cobra/T2.log")).is_ok());
+        let e = err_of(read_path(&dir.join("cobra"), Format::Auto));
+        assert!(e.contains("T2.log: is a character device"), "{e}");
+        assert!(std::fs::remove_file(dir.join("cobra/T2.log")).is_ok());
+        let made = std::process::Command::new("mkfifo").arg(dir.join("cobra/T3.log")).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let e = err_of(read_path(&dir.join("cobra"), Format::Auto));
+        assert!(e.contains("T3.log: is a FIFO (named pipe)"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn viper_json_logs_are_refused_by_name() {
+        let viper = b"{\"value\": [[\"r\", 1, 0, false], [\"w\", 1, 5, true]], \"isInitial\": false}\n";
+        let e = err_of(read_bytes("J1.log", viper, Format::Auto));
+        assert!(e.starts_with("J1.log: is a Viper JSON log (one JSON transaction per line)"), "{e}");
+        assert!(e.contains("not supported"), "{e}");
+        let dir = std::env::temp_dir().join(format!("isolde-ingest-viper-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        assert!(std::fs::write(dir.join("J0.log"), viper).is_ok());
+        let e = err_of(read_path(&dir, Format::Auto));
+        assert!(e.contains("J0.log: is a Viper JSON log"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod gen;
 
 use isolde::anomaly::{Case, Cycle, Step};
