@@ -357,7 +357,7 @@ mod tests {
     use super::*;
 
     fn summary(h: &History) -> Vec<(i64, OpType, String)> {
-        h.ops.iter().map(|op| (op.process, op.op_type, crate::ingest::testgen::mops_text(h, op))).collect()
+        h.ops.iter().map(|op| (op.process, op.op_type, crate::gen::testkit::mops_text(h, op))).collect()
     }
 
     fn err(bytes: &[u8]) -> String {

@@ -27,8 +27,6 @@ mod error;
 mod json;
 mod num;
 mod polysi_text;
-#[cfg(test)]
-mod testgen;
 
 pub use error::IngestError;
 
@@ -535,8 +533,9 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// Generates a ~90 MB one-op-per-line EDN history (~180k ops of ~490
-    /// bytes, list reads of up to ~100 integers), parses it with `read_path`
+    /// Generates a ~90 MB one-op-per-line EDN list-append history (gen's
+    /// generator, see `gen::testkit::sized_list_append`: list reads of up to
+    /// ~100 integers), parses it with `read_path`
     /// and prints the throughput (first and best of 7), then the sequential
     /// EDN and the JSON readers' throughput on the same history. Run with
     /// `cargo test --release -- --ignored --nocapture parse_throughput`.
@@ -545,7 +544,7 @@ mod tests {
     fn parse_throughput() {
         let path = std::env::temp_dir().join("isolde-ingest-bench-90mb.edn");
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) < 90_000_000 {
-            let text = testgen::edn_history(90_000_000, 42);
+            let text = crate::gen::testkit::sized_list_append(90_000_000, 42);
             assert!(std::fs::write(&path, text).is_ok());
         }
         let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64;
@@ -574,7 +573,12 @@ mod tests {
             mb / seq,
         );
         drop(bytes);
-        let json = testgen::to_json(&testgen::ops(90_000_000, 42));
+        let edn = crate::gen::testkit::sized_list_append(90_000_000, 42);
+        let json = match crate::gen::json::edn_to_json(&edn) {
+            Ok(json) => json,
+            Err(e) => panic!("{e}"),
+        };
+        drop(edn);
         let jmb = json.len() as f64 / 1e6;
         let jt = (0..3)
             .map(|_| time(&|| read_bytes("bench.json", json.as_bytes(), Format::Auto)).0)

@@ -208,7 +208,7 @@ mod tests {
             .iter()
             .map(|op| {
                 assert_eq!(op.op_type, OpType::Ok);
-                (op.process, op.line, crate::ingest::testgen::mops_text(&h, op))
+                (op.process, op.line, crate::gen::testkit::mops_text(&h, op))
             })
             .collect()
     }
@@ -266,11 +266,8 @@ mod tests {
             Ok(h) => h,
             Err(e) => panic!("{e}"),
         };
-        let got: Vec<_> = h
-            .ops
-            .iter()
-            .map(|op| (op.process, op.op_type, op.line, crate::ingest::testgen::mops_text(&h, op)))
-            .collect();
+        let got: Vec<_> =
+            h.ops.iter().map(|op| (op.process, op.op_type, op.line, crate::gen::testkit::mops_text(&h, op))).collect();
         assert_eq!(
             got,
             vec![
