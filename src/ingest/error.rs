@@ -137,7 +137,7 @@ impl PErr {
             source_name: source.to_string(),
             line,
             column,
-            expected: self.expected.into_owned(),
+            expected: escape_controls(&self.expected),
             found,
         }
     }
@@ -174,7 +174,7 @@ impl BErr {
             source_name: source.to_string(),
             record: self.record,
             offset: self.pos as u64,
-            expected: self.expected.into_owned(),
+            expected: escape_controls(&self.expected),
             found: escape_controls(&self.found),
         }
     }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod fuzz;
 pub mod gen;
 
 use isolde::anomaly::{Case, Cycle, Step};
