@@ -73,8 +73,8 @@ pub enum IngestError {
         /// The limit.
         limit: u64,
     },
-    /// The input holds nothing to check: it is empty, or has no completed
-    /// client operation (only invocations, or only non-client ops).
+    /// The input holds nothing to check: it is empty, or its client
+    /// operations are all invocations (none completed).
     #[error("{source_name}: {reason}")]
     Empty {
         /// The file (or source name) being read.
