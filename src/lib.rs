@@ -4,15 +4,25 @@
 //! flowing forward:
 //!
 //! 1. [`ingest`] reads a history (Jepsen EDN, elle-cli JSON, dbcop, PolySI
-//!    text, Cobra logs) into a compact [`history::History`];
+//!    or C4 text, Cobra logs) into the compact, columnar [`history::History`]
+//!    (operations, micro-ops and list elements in flat arrays, keys
+//!    interned);
 //! 2. [`infer`] derives the dependency graph (ww, wr, rw, process, realtime
-//!    edges) and the non-cycle anomalies of a workload;
+//!    edges) and the non-cycle anomalies of a workload; the graph is a
+//!    [`graph::Graph`] in compressed sparse row form;
 //! 3. [`cycles`] finds strongly connected components, proves cycle existence,
 //!    searches shortest witnesses per anomaly type, and maps anomalies onto
 //!    Elle's lattice of consistency models;
-//! 4. [`reports`] renders the result map as a table, EDN or JSON.
+//! 4. [`si_check`] decides serializability and snapshot isolation of a
+//!    register history exactly (a polygraph of the unknown write orders,
+//!    pruned, then solved), where inference alone cannot;
+//! 5. [`reports`] renders the result map as a table, EDN or JSON.
 //!
-//! [`check`] wires the stages together for the CLI and for tests.
+//! [`anomaly`] holds the plain data every stage reports (anomaly cases,
+//! cycles and their steps); [`check`] wires the stages together for the CLI
+//! and for tests. Beside the pipeline, [`gen`] generates histories with known
+//! properties (tests, benchmarks, demos), and [`clojure_hash`] reproduces
+//! Clojure's hash of a long, on which Elle's output order and colours depend.
 
 pub mod anomaly;
 pub mod check;

@@ -18,6 +18,20 @@ fn corpus(name: &str) -> Option<PathBuf> {
     }
 }
 
+/// A history of invocations only (none completed) is bad input for isolde;
+/// Elle reports an empty transaction graph (`:valid? :unknown`).
+#[test]
+fn invocations_only_history_is_refused() {
+    let Some(path) = corpus("rw-g0-invokes-only.edn") else { return };
+    let e = read_path(&path, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        e.ends_with(
+            ": 2 invocations but no completion (:ok, :fail or :info): nothing to check (is the history truncated?)"
+        ),
+        "{e}"
+    );
+}
+
 /// Elle times out on this real Jepsen history and reports a fallback G2-item
 /// cycle; isolde finds the G-single-item-realtime cycle Elle was searching
 /// for. Every step of every reported cycle must be justified by the history.

@@ -35,7 +35,7 @@ enum Cmd {
 #[derive(clap::Args)]
 struct AnalyzeArgs {
     /// History file: Jepsen EDN (one op per line or one vector), elle-cli JSON,
-    /// dbcop history.bincode, PolySI text, or a directory of Cobra *.log files.
+    /// dbcop history.bincode, PolySI text, or a directory of Cobra *.log files; `-` reads standard input.
     file: PathBuf,
     /// Workload whose inference rules apply.
     #[arg(long, value_enum, default_value = "auto")]

@@ -13,17 +13,19 @@
 //! serializable, serializable, snapshot isolation, read committed), plants
 //! named anomalies ([`Inject`]) on reserved keys among normal traffic, fixes
 //! sessions of equal length, and picks the output format (Jepsen EDN, or
-//! dbcop's bincode via [`dbcop`] for registers).
+//! dbcop's bincode via [`dbcop`] for registers); [`json`] rewrites a
+//! generated EDN history as elle-cli JSON.
 
 pub mod dbcop;
 pub mod inject;
+pub mod json;
 pub mod list_append;
 mod out;
 pub mod rng;
 pub mod rw_register;
 mod sim;
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 mod zipf;
 
 pub use inject::{Inject, InjectCounts, InjectWorkload};

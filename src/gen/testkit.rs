@@ -190,3 +190,81 @@ pub(crate) fn check_info_process_ids<M>(ops: &[POp<M>], processes: usize) -> usi
     }
     infos.len()
 }
+
+/// A list-append history of at least `min_bytes` bytes for the readers'
+/// tests and throughput benchmark, from [`super::list_append`]: 30 clients,
+/// 2 to 6 micro-ops per transaction (60% reads) over 8 live keys retired after
+/// 100 appends (so reads return lists of up to ~100 elements), 2% `:fail` and
+/// 2% `:info`. Like a real Jepsen history, it is then given an `:error` on
+/// every `:fail`/`:info` completion (an extra field) and a nemesis op every
+/// 100 lines (a non-client op), with `:index` renumbered densely.
+pub(crate) fn sized_list_append(min_bytes: usize, seed: u64) -> String {
+    use super::list_append::{list_append_string, KeyDist, ListAppendConfig};
+    let cfg = |txns| ListAppendConfig {
+        seed,
+        txns,
+        processes: 30,
+        min_txn_len: 2,
+        max_txn_len: 6,
+        active_keys: 8,
+        max_writes_per_key: 100,
+        read_fraction: 0.6,
+        key_dist: KeyDist::Uniform,
+        fail_fraction: 0.02,
+        info_fraction: 0.02,
+    };
+    let sample = list_append_string(&cfg(2000)).len().max(1);
+    let mut txns = (min_bytes as f64 / sample as f64 * 2000.0 * 0.98) as usize + 10;
+    loop {
+        let text = decorate(&list_append_string(&cfg(txns)));
+        if text.len() >= min_bytes {
+            return text;
+        }
+        txns += txns / 10 + 10;
+    }
+}
+
+/// Adds `:error` fields and nemesis ops to generated EDN (see
+/// [`sized_list_append`]).
+fn decorate(edn: &str) -> String {
+    let mut out = String::with_capacity(edn.len() + edn.len() / 20);
+    let mut index = 0u64;
+    for (n, line) in edn.lines().enumerate() {
+        let Some(at) = line.rfind(", :index ") else { continue };
+        let body = &line[..at];
+        if n % 100 == 99 {
+            let time = body.rfind(":time ").map_or("0", |t| &body[t + 6..]);
+            out.push_str(&format!(
+                "{{:type :info, :f :start-partition, :value [:isolated {{\"n1\" #{{\"n2\" \"n3\"}}}}], \
+                 :process :nemesis, :time {time}, :index {index}}}\n"
+            ));
+            index += 1;
+        }
+        out.push_str(body);
+        if line.starts_with("{:type :fail") {
+            out.push_str(", :error \"conflict\"");
+        } else if line.starts_with("{:type :info") {
+            out.push_str(", :error \"timeout\"");
+        }
+        out.push_str(&format!(", :index {index}}}\n"));
+        index += 1;
+    }
+    out
+}
+
+/// An op's micro-ops as `"w 1 5, r 2 nil"` (f, key, value), for compact
+/// assertions in the format readers' tests.
+pub(crate) fn mops_text(h: &crate::history::History, op: &crate::history::Op) -> String {
+    let mops: Vec<String> = h
+        .mops_of(op)
+        .iter()
+        .map(|m| {
+            let v = match m.value {
+                crate::history::MopValue::Int(v) => v.to_string(),
+                _ => "nil".into(),
+            };
+            format!("{} {} {v}", m.f.name(), h.key(m.key))
+        })
+        .collect();
+    mops.join(", ")
+}

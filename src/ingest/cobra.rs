@@ -34,10 +34,17 @@
 //!
 //! Malformed input (an unknown tag, a truncated record, a nested `S`, a `C`
 //! without `S` or for another transaction, a read or write outside a
-//! transaction) is an [`IngestError::Binary`] naming the file and the byte
-//! offset.
+//! transaction) is an [`IngestError::Binary`] naming the file, the record's
+//! number in it (0-based) and its byte offset.
+//!
+//! Viper's JSON logs are also named `J<tid>.log`, but hold one JSON object
+//! per line; a log that starts with `{` (never a Cobra tag) is refused as
+//! that unsupported format rather than reported as a bad Cobra record. Every
+//! log must be a regular file (or a symbolic link to one), and all logs of a
+//! directory together at most [`super::MAX_INPUT_BYTES`] bytes, both checked
+//! before a byte is read.
 
-use super::error::{berr, BResult, IngestError};
+use super::error::{berr, BErr, BResult, IngestError};
 use crate::history::{Atom, History, HistoryBuilder, Mop, MopFn, MopValue, OpType, RawOp};
 use std::cmp::Ordering;
 use std::path::Path;
@@ -87,10 +94,44 @@ fn tag_name(t: u8) -> String {
     }
 }
 
+/// Names the record an error at byte `pos` of a log is in: its 0-based
+/// number, counting records from the start (their sizes follow from tags).
+fn locate(bytes: &[u8], ts: bool, mut e: Box<BErr>) -> Box<BErr> {
+    let (mut i, mut n) = (0usize, 0usize);
+    while i < e.pos {
+        match bytes.get(i).and_then(|&t| payload(t, ts)) {
+            Some(len) => i += 1 + len,
+            None => break,
+        }
+        n += 1;
+    }
+    e.record = format!("record {n}");
+    e
+}
+
+/// True when a log looks like Viper's JSON (a `{` where a tag belongs).
+fn is_viper_json(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// The refusal of a Viper JSON log.
+fn viper_refusal(name: &str) -> IngestError {
+    IngestError::Unreadable {
+        path: name.to_string(),
+        reason: "is a Viper JSON log (one JSON transaction per line), not a binary Cobra log; \
+                 Viper's format is not supported: convert it to Jepsen EDN or elle-cli JSON"
+            .into(),
+    }
+}
+
 /// Reads one session's log into `b` as `process`; returns the number of
 /// garbage-collection reads left out.
 fn session(b: &mut HistoryBuilder, bytes: &[u8], process: i64) -> BResult<usize> {
     let ts = !fits(bytes, false) && fits(bytes, true);
+    session_in(b, bytes, process, ts).map_err(|e| locate(bytes, ts, e))
+}
+
+fn session_in(b: &mut HistoryBuilder, bytes: &[u8], process: i64, ts: bool) -> BResult<usize> {
     let txn = Atom::Keyword("txn".into());
     let raw = |op_type| RawOp {
         index: None,
@@ -180,6 +221,9 @@ fn session(b: &mut HistoryBuilder, bytes: &[u8], process: i64) -> BResult<usize>
 
 /// Parses one Cobra log as a single session (`:process 0`).
 pub(crate) fn parse(source: &str, bytes: &[u8]) -> Result<History, IngestError> {
+    if is_viper_json(bytes) {
+        return Err(viper_refusal(source));
+    }
     let mut b = HistoryBuilder::new(source);
     b.set_registers_only();
     let dropped = session(&mut b, bytes, 0).map_err(|e| e.into_ingest(source))?;
@@ -244,11 +288,36 @@ pub(crate) fn read_dir(dir: &Path) -> Result<History, IngestError> {
             reason: "a directory without any `*.log` file (Cobra client logs)".into(),
         });
     }
+    // Every log must be a regular file, and all of them together fit the
+    // limit: checked from metadata, before any is opened (opening a FIFO
+    // blocks).
+    let mut total = 0u64;
+    for path in &files {
+        let name = path.display().to_string();
+        let meta = std::fs::metadata(path).map_err(|source| IngestError::Io { path: name.clone(), source })?;
+        super::regular_file(&name, &meta)?;
+        total = total.saturating_add(meta.len());
+    }
+    if total > super::MAX_INPUT_BYTES {
+        return Err(IngestError::TooLarge {
+            source_name: dir.display().to_string(),
+            len: total,
+            limit: super::MAX_INPUT_BYTES,
+        });
+    }
     let mut b = HistoryBuilder::new(dir.display().to_string());
     b.set_registers_only();
+    let mut budget = super::MAX_INPUT_BYTES;
     for (process, path) in files.iter().enumerate() {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| IngestError::Io { path: name.clone(), source })?;
+        let file = std::fs::File::open(path).map_err(|source| IngestError::Io { path: name.clone(), source })?;
+        let meta = file.metadata().map_err(|source| IngestError::Io { path: name.clone(), source })?;
+        super::regular_file(&name, &meta)?;
+        let bytes = super::read_capped(&name, file, budget)?;
+        budget -= bytes.len() as u64;
+        if is_viper_json(&bytes) {
+            return Err(viper_refusal(&name));
+        }
         let dropped = session(&mut b, &bytes, process as i64).map_err(|e| e.into_ingest(&name))?;
         b.count_dropped(dropped);
     }
@@ -288,7 +357,7 @@ mod tests {
     use super::*;
 
     fn summary(h: &History) -> Vec<(i64, OpType, String)> {
-        h.ops.iter().map(|op| (op.process, op.op_type, crate::ingest::testgen::mops_text(h, op))).collect()
+        h.ops.iter().map(|op| (op.process, op.op_type, crate::gen::testkit::mops_text(h, op))).collect()
     }
 
     fn err(bytes: &[u8]) -> String {
@@ -346,27 +415,27 @@ mod tests {
     fn malformed_logs_name_the_offset() {
         assert_eq!(
             err(&[sc(b'S', 1), vec![b'X']].concat()),
-            "T1.log: at byte 9: expected a record tag 'S', 'C', 'W' or 'R', found 'X'"
+            "T1.log: record 1, at byte 9: expected a record tag 'S', 'C', 'W' or 'R', found 'X'"
         );
         assert_eq!(
             err(&[sc(b'S', 1), w(1, 2, 3)[..10].to_vec()].concat()),
-            "T1.log: at byte 9: expected a complete 'W' record of 25 bytes, found end of input after 10 bytes"
+            "T1.log: record 1, at byte 9: expected a complete 'W' record of 25 bytes, found end of input after 10 bytes"
         );
         assert_eq!(
             err(&[sc(b'S', 1), sc(b'S', 2)].concat()),
-            "T1.log: at byte 9: expected a commit 'C' of transaction 1 (started at byte 0), found a nested start 'S' of transaction 2"
+            "T1.log: record 1, at byte 9: expected a commit 'C' of transaction 1 (started at byte 0), found a nested start 'S' of transaction 2"
         );
         assert_eq!(
             err(&sc(b'C', 4)),
-            "T1.log: at byte 0: expected a start 'S' before a commit, found a commit 'C' of transaction 4 with no transaction open"
+            "T1.log: record 0, at byte 0: expected a start 'S' before a commit, found a commit 'C' of transaction 4 with no transaction open"
         );
         assert_eq!(
             err(&[sc(b'S', 1), sc(b'C', 2)].concat()),
-            "T1.log: at byte 9: expected a commit 'C' of transaction 1 (started at byte 0), found a commit of transaction 2"
+            "T1.log: record 1, at byte 9: expected a commit 'C' of transaction 1 (started at byte 0), found a commit of transaction 2"
         );
         assert_eq!(
             err(&w(1, 2, 3)),
-            "T1.log: at byte 0: expected a start 'S' before a read or write, found 'W' record"
+            "T1.log: record 0, at byte 0: expected a start 'S' before a read or write, found 'W' record"
         );
     }
 
@@ -393,7 +462,10 @@ mod tests {
         assert_eq!(h, Ok(vec![(0, OpType::Ok, "w 1 7".to_string()), (1, OpType::Ok, "r 1 7".to_string())]));
         assert!(std::fs::write(dir.join("T3.log"), b"Z").is_ok());
         let e = read_dir(&dir).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.ends_with("T3.log: at byte 0: expected a record tag 'S', 'C', 'W' or 'R', found 'Z'"), "{e}");
+        assert!(
+            e.ends_with("T3.log: record 0, at byte 0: expected a record tag 'S', 'C', 'W' or 'R', found 'Z'"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

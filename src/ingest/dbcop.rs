@@ -21,7 +21,9 @@
 //! (keys are interned through a dense cache). Every length is checked against
 //! the bytes that remain before anything is reserved, so an absurd length is
 //! an error, never a huge allocation; malformed input is reported as an
-//! [`IngestError::Binary`] with the byte offset and what was expected.
+//! [`IngestError::Binary`] with the record being read (session, transaction
+//! and event index, 0-based, as in dbcop's nested vectors), the byte offset
+//! and what was expected.
 
 use super::edn::int_key;
 use super::error::{berr, BErr, BResult, IngestError};
@@ -165,10 +167,34 @@ pub(crate) fn read_header(bytes: &[u8]) -> Option<Header> {
 
 /// Parses a dbcop history.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    parse_inner(source, input).map_err(|e| e.into_ingest(source))
+    let mut at = Loc::default();
+    parse_inner(source, input, &mut at).map_err(|mut e| {
+        e.record = at.describe();
+        e.into_ingest(source)
+    })
 }
 
-fn parse_inner(source: &str, input: &[u8]) -> BResult<History> {
+/// Where the reader is: for error messages.
+#[derive(Default)]
+struct Loc {
+    /// Current session, transaction in it and event in that, when open.
+    session: Option<usize>,
+    txn: Option<usize>,
+    event: Option<usize>,
+}
+
+impl Loc {
+    fn describe(&self) -> String {
+        match (self.session, self.txn, self.event) {
+            (Some(s), Some(t), Some(e)) => format!("session {s}, transaction {t}, event {e}"),
+            (Some(s), Some(t), None) => format!("session {s}, transaction {t}"),
+            (Some(s), None, _) => format!("session {s}"),
+            (None, _, _) => String::new(),
+        }
+    }
+}
+
+fn parse_inner(source: &str, input: &[u8], at: &mut Loc) -> BResult<History> {
     let mut c = Cur { b: input, pos: 0 };
     let h = header(&mut c)?;
     c.string("the length of `info`")?;
@@ -185,11 +211,14 @@ fn parse_inner(source: &str, input: &[u8]) -> BResult<History> {
     let mut dropped = 0usize;
     let sessions = c.len("the number of sessions", MIN_SESSION)?;
     for s in 0..sessions {
+        *at = Loc { session: Some(s), txn: None, event: None };
         let txns = c.len("the number of transactions of a session", MIN_TXN)?;
-        for _ in 0..txns {
+        for t in 0..txns {
+            (at.txn, at.event) = (Some(t), None);
             let start = b.mop_count();
             let events = c.len("the number of events of a transaction", EVENT)?;
-            for _ in 0..events {
+            for e in 0..events {
+                at.event = Some(e);
                 let write = c.bool("an event's `write` flag (byte 0 or 1)")?;
                 let var = c.int("an event's `variable` (a u64 at most i64::MAX)")?;
                 let value = c.int("an event's `value` (a u64 at most i64::MAX)")?;
@@ -205,6 +234,7 @@ fn parse_inner(source: &str, input: &[u8]) -> BResult<History> {
                 };
                 b.push_mop(Mop { f, key, value });
             }
+            at.event = None;
             let ok = c.bool("a transaction's `success` flag (byte 0 or 1)")?;
             let raw = RawOp {
                 index: None,
@@ -218,6 +248,7 @@ fn parse_inner(source: &str, input: &[u8]) -> BResult<History> {
             b.push_op(raw, start);
         }
     }
+    *at = Loc::default();
     if c.left() > 0 {
         return Err(berr(c.pos, "end of input after the last session", format!("{} more bytes", c.left())));
     }
@@ -333,7 +364,7 @@ mod tests {
         bad[data + 24] = 2; // the first event's write flag
         assert_eq!(
             err(&bad),
-            "h.bincode: at byte 148: expected an event's `write` flag (byte 0 or 1), found byte 0x02"
+            "h.bincode: session 0, transaction 0, event 0, at byte 148: expected an event's `write` flag (byte 0 or 1), found byte 0x02"
         );
         let mut bad = good.clone();
         bad[data..data + 8].copy_from_slice(&u64::MAX.to_le_bytes());
@@ -348,7 +379,7 @@ mod tests {
         bad[data + 25..data + 33].copy_from_slice(&(1u64 << 63).to_le_bytes()); // first event's variable
         assert_eq!(
             err(&bad),
-            "h.bincode: at byte 149: expected an event's `variable` (a u64 at most i64::MAX), found 9223372036854775808, above the largest supported 9223372036854775807"
+            "h.bincode: session 0, transaction 0, event 0, at byte 149: expected an event's `variable` (a u64 at most i64::MAX), found 9223372036854775808, above the largest supported 9223372036854775807"
         );
         let mut bad = good.clone();
         bad[48] = 0xff; // inside `info`
@@ -356,7 +387,7 @@ mod tests {
         assert_eq!(
             err(&good[..good.len() - 1]),
             format!(
-                "h.bincode: at byte {}: expected a transaction's `success` flag (byte 0 or 1), found end of input (0 bytes left)",
+                "h.bincode: session 1, transaction 1, at byte {}: expected a transaction's `success` flag (byte 0 or 1), found end of input (0 bytes left)",
                 good.len() - 1
             )
         );

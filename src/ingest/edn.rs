@@ -1255,7 +1255,7 @@ fn plan_chunks(input: &[u8], min_chunk: usize, max_chunks: usize) -> Option<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::testgen;
+    use crate::gen::testkit;
 
     fn parse_str(s: &str) -> Result<History, IngestError> {
         parse_sequential("h.edn", s.as_bytes())
@@ -1495,7 +1495,7 @@ mod tests {
 
     #[test]
     fn parallel_equals_sequential_on_generated_history() {
-        let text = testgen::edn_history(5 << 20, 7);
+        let text = testkit::sized_list_append(5 << 20, 7);
         assert!(text.len() >= 5 << 20);
         let seq = parse_sequential("g.edn", text.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(seq.is_ok(), "{:?}", seq.err());

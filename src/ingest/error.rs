@@ -35,11 +35,16 @@ pub enum IngestError {
         found: String,
     },
     /// A binary input (dbcop `history.bincode`, a Cobra log) is malformed.
-    /// Binary files have no lines, so the error is located by byte offset.
-    #[error("{source_name}: at byte {offset}: expected {expected}, found {found}")]
+    /// Binary files have no lines, so the error is located by the record
+    /// being read (dbcop: session, transaction and event index; Cobra: the
+    /// record's number in its log) and the byte offset.
+    #[error("{source_name}: {}at byte {offset}: expected {expected}, found {found}", with_comma(record))]
     Binary {
         /// The file (or source name) being read.
         source_name: String,
+        /// The record being read, e.g. `session 0, transaction 3, event 1`
+        /// or `record 12`, 0-based; empty where no record is open (a header).
+        record: String,
         /// Byte offset of the offending data from the start of the file.
         offset: u64,
         /// What the reader expected at that point.
@@ -56,15 +61,47 @@ pub enum IngestError {
         /// Why it cannot be read.
         reason: String,
     },
-    /// The input is larger than the columnar model can index (4 GiB): its
-    /// arenas use `u32` offsets.
-    #[error("{source_name}: input of {len} bytes is larger than the supported 4 GiB")]
+    /// The input is larger than the limit (at most 4 GiB - 1, as the columnar
+    /// model's arenas use `u32` offsets; see [`super::MAX_INPUT_BYTES`]).
+    #[error("{source_name}: input of {len} bytes or more is larger than the limit of {limit} bytes")]
     TooLarge {
         /// The file (or source name) being read.
         source_name: String,
-        /// Its length in bytes.
+        /// Its length in bytes, or for a stream the bytes read before the
+        /// limit was passed.
         len: u64,
+        /// The limit.
+        limit: u64,
     },
+    /// The input holds nothing to check: it is empty, or its client
+    /// operations are all invocations (none completed).
+    #[error("{source_name}: {reason}")]
+    Empty {
+        /// The file (or source name) being read.
+        source_name: String,
+        /// What the input holds instead.
+        reason: String,
+    },
+    /// The input could not be read in the format it was taken to be, and its
+    /// content looks like another format: the reader's error plus a hint.
+    #[error("{inner}; the content looks like {looks_like}: try `--input-format {flag}`")]
+    OtherFormat {
+        /// The reader's error.
+        inner: Box<IngestError>,
+        /// The format the content looks like, in words.
+        looks_like: &'static str,
+        /// The `--input-format` value that reads it.
+        flag: &'static str,
+    },
+}
+
+/// `record` followed by `, `, or nothing when it is empty.
+fn with_comma(record: &str) -> String {
+    if record.is_empty() {
+        String::new()
+    } else {
+        format!("{record}, ")
+    }
 }
 
 /// A parse error inside a reader, located by byte offset only; it is turned
@@ -95,12 +132,12 @@ impl PErr {
     #[cold]
     pub(crate) fn into_ingest(self, source: &str, input: &[u8]) -> IngestError {
         let (line, column) = line_col(input, self.pos);
-        let found = self.found.unwrap_or_else(|| describe(input, self.pos));
+        let found = escape_controls(&self.found.unwrap_or_else(|| describe(input, self.pos)));
         IngestError::Syntax {
             source_name: source.to_string(),
             line,
             column,
-            expected: self.expected.into_owned(),
+            expected: escape_controls(&self.expected),
             found,
         }
     }
@@ -116,6 +153,8 @@ pub(crate) struct BErr {
     pub expected: Cow<'static, str>,
     /// What was found.
     pub found: String,
+    /// The record being read (see [`IngestError::Binary`]), if known.
+    pub record: String,
 }
 
 /// Result type of the binary readers' internals.
@@ -124,7 +163,7 @@ pub(crate) type BResult<T> = Result<T, Box<BErr>>;
 /// Builds a boxed binary parse error at `pos`.
 #[cold]
 pub(crate) fn berr(pos: usize, expected: impl Into<Cow<'static, str>>, found: impl Into<String>) -> Box<BErr> {
-    Box::new(BErr { pos, expected: expected.into(), found: found.into() })
+    Box::new(BErr { pos, expected: expected.into(), found: found.into(), record: String::new() })
 }
 
 impl BErr {
@@ -133,9 +172,10 @@ impl BErr {
     pub(crate) fn into_ingest(self, source: &str) -> IngestError {
         IngestError::Binary {
             source_name: source.to_string(),
+            record: self.record,
             offset: self.pos as u64,
-            expected: self.expected.into_owned(),
-            found: self.found,
+            expected: escape_controls(&self.expected),
+            found: escape_controls(&self.found),
         }
     }
 }
@@ -180,6 +220,27 @@ pub(crate) fn line_col(input: &[u8], pos: usize) -> (u32, u32) {
 
 fn saturate(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// `s` with control characters (C0, DEL, C1) and Unicode bidirectional
+/// formatting characters escaped as `\u{..}`, so that an excerpt of the input
+/// quoted in a message cannot move the cursor, recolour or reorder a terminal.
+pub(crate) fn escape_controls(s: &str) -> String {
+    let bad = |c: char| {
+        c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.chars().any(bad) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Bytes that end an EDN/JSON token.
@@ -270,6 +331,17 @@ mod tests {
         assert_eq!(describe(b"\"a\\\"b\" 1", 0), "\"a\\\"b\"");
         assert_eq!(describe(b"\x01", 0), "byte 0x01");
         assert_eq!(describe(b"\xff", 0), "byte 0xff");
+    }
+
+    #[test]
+    fn control_characters_in_excerpts_are_escaped() {
+        assert_eq!(escape_controls("ab"), "ab");
+        assert_eq!(escape_controls("a\u{1b}[31mb\u{7f}\u{9b}\u{202e}"), "a\\u{1b}[31mb\\u{7f}\\u{9b}\\u{202e}");
+        // A string token holding an escape sequence and a tab.
+        let e = perr(0, "a keyword").into_ingest("h.edn", b"\"\x1b[2J\tx\" 1");
+        assert_eq!(e.to_string(), "h.edn:1:1: expected a keyword, found \"\\u{1b}[2J\\u{9}x\"");
+        let e = berr(3, "a tag", "x\u{7}").into_ingest("T1.log");
+        assert_eq!(e.to_string(), "T1.log: at byte 3: expected a tag, found x\\u{7}");
     }
 
     #[test]

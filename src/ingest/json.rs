@@ -649,7 +649,8 @@ pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{edn, testgen};
+    use crate::gen::{json::edn_to_json, testkit};
+    use crate::ingest::edn;
 
     fn ok(s: &str) -> History {
         match parse("h.json", s.as_bytes()) {
@@ -762,9 +763,10 @@ mod tests {
 
     #[test]
     fn json_and_edn_of_the_same_history_are_equal() {
-        let ops = testgen::ops(300_000, 3);
-        let e = edn::parse_sequential("h", testgen::to_edn(&ops).as_bytes());
-        let j = parse("h", testgen::to_json(&ops).as_bytes());
+        let edn = testkit::sized_list_append(300_000, 3);
+        let json = edn_to_json(&edn).unwrap_or_else(|e| panic!("{e}"));
+        let e = edn::parse_sequential("h", edn.as_bytes());
+        let j = parse("h", json.as_bytes());
         match (e, j) {
             (Ok(mut e), Ok(mut j)) => {
                 assert!(e.ops.len() > 100);

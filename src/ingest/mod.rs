@@ -27,8 +27,6 @@ mod error;
 mod json;
 mod num;
 mod polysi_text;
-#[cfg(test)]
-mod testgen;
 
 pub use error::IngestError;
 
@@ -39,7 +37,7 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
     /// A directory of `*.log` files is Cobra; otherwise decide from the file
-    /// extension (`.edn`, `.json`, `.bincode`), else from the content.
+    /// extension (`.edn`, `.json`, `.bincode`, `.log`), else from the content.
     #[default]
     Auto,
     /// Jepsen EDN: op maps one after another, or one vector/list of them.
@@ -57,85 +55,255 @@ pub enum Format {
     Cobra,
 }
 
-/// Reads the history in the file (or, for Cobra, the directory) at `path`.
+/// The largest input read, in bytes: the columnar model addresses its arenas
+/// with `u32` offsets. A larger file, stream or Cobra directory (all its logs
+/// together) is an [`IngestError::TooLarge`], found before anything is read
+/// where the size is known, and after at most this many bytes otherwise.
+pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
+
+/// Reads the history in the file (or, for Cobra, the directory) at `path`;
+/// `-` is standard input.
 ///
 /// A directory is read as Cobra client logs when `format` is
-/// [`Format::Auto`] or [`Format::Cobra`], and is an error otherwise. A
-/// file is memory-mapped (falling back to an ordinary read for things
-/// that cannot be mapped, such as pipes) so that parsing starts without a
-/// copy and parallel chunk readers fault pages in concurrently. Errors name
-/// the path as given.
+/// [`Format::Auto`] or [`Format::Cobra`], and is an error otherwise. Only
+/// regular files (or symbolic links to them) are read: a FIFO, a device or a
+/// socket could block forever or never end, so it is refused from its
+/// metadata, before it is opened; such input can be piped to standard input,
+/// which is read up to [`MAX_INPUT_BYTES`]. A file is memory-mapped (falling
+/// back to an ordinary, size-capped read where mapping fails) so that parsing
+/// starts without a copy and parallel chunk readers fault pages in
+/// concurrently. A UTF-8 byte order mark at the start of a text history is
+/// skipped. An input with no operation, or only invocations, is an
+/// [`IngestError::Empty`]. Errors name the path as given.
 pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
+    if path.as_os_str() == "-" {
+        return read_reader("<stdin>", std::io::stdin().lock(), format, MAX_INPUT_BYTES);
+    }
     let name = path.display().to_string();
     let io = |source| IngestError::Io { path: name.clone(), source };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
+    // `metadata` follows symbolic links and does not open the file: opening
+    // a FIFO blocks until a writer appears.
+    let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
         if matches!(format, Format::Auto | Format::Cobra) {
-            return cobra::read_dir(path);
+            return cobra::read_dir(path).and_then(|h| require_completions(&name, h));
         }
         return Err(IngestError::Unreadable {
             path: name,
             reason: "is a directory; only Cobra histories (a directory of *.log files) are read from one".into(),
         });
     }
-    if meta.len() > u64::from(u32::MAX) {
-        return Err(IngestError::TooLarge { source_name: name, len: meta.len() });
+    regular_file(&name, &meta)?;
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(IngestError::TooLarge { source_name: name, len: meta.len(), limit: MAX_INPUT_BYTES });
     }
-    if meta.is_file() && meta.len() > 0 {
+    let file = std::fs::File::open(path).map_err(io)?;
+    // The path may have been replaced between the two looks.
+    let meta = file.metadata().map_err(io)?;
+    regular_file(&name, &meta)?;
+    if meta.len() > 0 {
         // SAFETY: the map is only read, and only during this call. As with
         // any memory map, another process truncating or rewriting the file
         // while it is being read is outside our control; history files are
         // written once by Jepsen before they are checked.
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(map) => {
-                #[cfg(unix)]
-                {
-                    let _ = map.advise(memmap2::Advice::WillNeed);
-                }
-                let format = resolve(&name, &map, format);
-                if format != Format::Edn {
-                    return read_bytes(&name, &map, format);
-                }
-                check_size(&name, map.len())?;
-                let chunks = edn::parse_chunks(&name, &map)?;
-                // Unmap before merging: the merge copies chunks, and the
-                // input need not be resident while it does.
-                drop(map);
-                return Ok(edn::merge(&name, chunks));
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            #[cfg(unix)]
+            {
+                let _ = map.advise(memmap2::Advice::WillNeed);
             }
-            Err(_) => {
-                // Fall through to an ordinary read.
+            check_size(&name, map.len())?;
+            let (bytes, format) = prepare(&name, &map, format);
+            if format != Format::Edn {
+                return read_resolved(&name, bytes, format);
             }
+            let chunks = match edn::parse_chunks(&name, bytes) {
+                Ok(chunks) => chunks,
+                Err(e) => return Err(hint_other_format(e, bytes, Format::Edn)),
+            };
+            // Unmap before merging: the merge copies chunks, and the input
+            // need not be resident while it does.
+            drop(map);
+            let h = edn::merge(&name, chunks);
+            return require_completions(&name, h);
         }
     }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = read_capped(&name, file, MAX_INPUT_BYTES)?;
     read_bytes(&name, &bytes, format)
+}
+
+/// Reads a history from a stream (standard input, a pipe) of at most
+/// `max_bytes` bytes: a longer stream is an [`IngestError::TooLarge`] once
+/// `max_bytes + 1` bytes have been read, so an endless stream cannot exhaust
+/// memory. `source_name` is used as in [`read_bytes`]; the format is decided
+/// from the content when `format` is [`Format::Auto`].
+pub fn read_reader(
+    source_name: &str,
+    reader: impl std::io::Read,
+    format: Format,
+    max_bytes: u64,
+) -> Result<History, IngestError> {
+    let bytes = read_capped(source_name, reader, max_bytes)?;
+    read_bytes(source_name, &bytes, format)
+}
+
+/// Reads all of `reader`, failing once more than `max_bytes` have been read.
+pub(crate) fn read_capped(
+    source_name: &str,
+    reader: impl std::io::Read,
+    max_bytes: u64,
+) -> Result<Vec<u8>, IngestError> {
+    use std::io::Read;
+    let max_bytes = max_bytes.min(MAX_INPUT_BYTES);
+    let mut bytes = Vec::new();
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| IngestError::Io { path: source_name.to_string(), source })?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(IngestError::TooLarge {
+            source_name: source_name.to_string(),
+            len: bytes.len() as u64,
+            limit: max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Refuses anything but a regular file, naming what it is.
+pub(crate) fn regular_file(name: &str, meta: &std::fs::Metadata) -> Result<(), IngestError> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    let ft = meta.file_type();
+    #[allow(unused_mut)]
+    let mut what = if ft.is_dir() { "a directory" } else { "not a regular file" };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            what = "a FIFO (named pipe)";
+        } else if ft.is_char_device() {
+            what = "a character device";
+        } else if ft.is_block_device() {
+            what = "a block device";
+        } else if ft.is_socket() {
+            what = "a socket";
+        }
+    }
+    Err(IngestError::Unreadable {
+        path: name.to_string(),
+        reason: format!(
+            "is {what}, not a regular file; only regular files are read (it could block or never end): \
+             pipe it to standard input as `-` instead, which is read up to {MAX_INPUT_BYTES} bytes"
+        ),
+    })
 }
 
 /// Reads a history from `bytes`; `source_name` is used in messages and
 /// stored in [`History::source`], and its extension guides [`Format::Auto`].
+/// A UTF-8 byte order mark before a text history is skipped, and an input
+/// with no operation, or only invocations, is an [`IngestError::Empty`].
 pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
     check_size(source_name, bytes.len())?;
-    match resolve(source_name, bytes, format) {
+    let (bytes, format) = prepare(source_name, bytes, format);
+    read_resolved(source_name, bytes, format)
+}
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Resolves the format, and skips a byte order mark before a text format.
+/// A binary format's bytes are kept whole: there the mark would be data.
+fn prepare<'a>(source_name: &str, bytes: &'a [u8], format: Format) -> (&'a [u8], Format) {
+    let text = bytes.strip_prefix(BOM);
+    let format = match (format, text) {
+        (Format::Auto, Some(text)) => match resolve(source_name, text, format) {
+            Format::Dbcop => resolve(source_name, bytes, format),
+            f => f,
+        },
+        _ => resolve(source_name, bytes, format),
+    };
+    match (format, text) {
+        (Format::Edn | Format::Json | Format::PolysiText | Format::Auto, Some(text)) => (text, format),
+        _ => (bytes, format),
+    }
+}
+
+/// Parses `bytes` in the resolved `format`.
+fn read_resolved(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
+    let h = match format {
         Format::Json => json::parse(source_name, bytes),
         Format::Dbcop => dbcop::parse(source_name, bytes),
         Format::PolysiText => polysi_text::parse(source_name, bytes),
         Format::Cobra => cobra::parse(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse(source_name, bytes),
     }
+    .map_err(|e| hint_other_format(e, bytes, format))?;
+    require_completions(source_name, h)
+}
+
+/// Adds a hint to a syntax error of the EDN or JSON reader when the content
+/// looks like the other of the two (a JSON history named `.edn`, say).
+fn hint_other_format(e: IngestError, bytes: &[u8], format: Format) -> IngestError {
+    if !matches!(e, IngestError::Syntax { .. }) {
+        return e;
+    }
+    match (format, sniff(bytes)) {
+        (Format::Edn | Format::Auto, Format::Json) => {
+            IngestError::OtherFormat { inner: Box::new(e), looks_like: "elle-cli JSON", flag: "json" }
+        }
+        (Format::Json, Format::Edn) if looks_like_edn(bytes) => {
+            IngestError::OtherFormat { inner: Box::new(e), looks_like: "Jepsen EDN", flag: "edn" }
+        }
+        _ => e,
+    }
+}
+
+/// True when the first non-blank characters are `{:`, `[{:`, `({:` or `;`.
+fn looks_like_edn(bytes: &[u8]) -> bool {
+    let mut it = bytes.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b','));
+    match it.next() {
+        Some(b';') => true,
+        Some(b'{') => it.next() == Some(b':'),
+        Some(b'[' | b'(') => it.next() == Some(b'{') && it.next() == Some(b':'),
+        _ => false,
+    }
+}
+
+/// An input with no operation at all, or whose client operations are all
+/// invocations, holds nothing to check (and is most likely truncated or the
+/// wrong file): it is refused rather than judged.
+fn require_completions(source_name: &str, h: History) -> Result<History, IngestError> {
+    // Non-client ops only (ops without an integer `:process`) are a history
+    // Elle reads, finding an empty transaction graph: not refused.
+    if h.ops.iter().any(|op| !op.is_invoke()) || (h.ops.is_empty() && h.nonclient_ops > 0) {
+        return Ok(h);
+    }
+    let reason = match h.ops.len() {
+        0 => "no operations: the history is empty".to_string(),
+        n => format!(
+            "{n} invocation{} but no completion (:ok, :fail or :info): nothing to check (is the history truncated?)",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    Err(IngestError::Empty { source_name: source_name.to_string(), reason })
 }
 
 /// Inputs are addressed with 32-bit offsets.
 fn check_size(source_name: &str, len: usize) -> Result<(), IngestError> {
-    if u32::try_from(len).is_err() {
-        return Err(IngestError::TooLarge { source_name: source_name.to_string(), len: len as u64 });
+    if len as u64 > MAX_INPUT_BYTES {
+        return Err(IngestError::TooLarge {
+            source_name: source_name.to_string(),
+            len: len as u64,
+            limit: MAX_INPUT_BYTES,
+        });
     }
     Ok(())
 }
 
 /// Decides the format of an input: an explicit choice wins; otherwise the
-/// extension (`.json`, `.edn`, `.bincode`, any case), otherwise a sniff of
+/// extension (`.json`, `.edn`, `.bincode`, `.log` for one Cobra log, any
+/// case), otherwise a sniff of
 /// the first bytes. Anything unrecognised is read as EDN, whose reader then
 /// reports exactly where the input goes wrong.
 fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
@@ -147,6 +315,7 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
         Some("json") => Format::Json,
         Some("edn") => Format::Edn,
         Some("bincode") => Format::Dbcop,
+        Some("log") => Format::Cobra,
         _ => sniff(bytes),
     }
 }
@@ -220,17 +389,21 @@ mod tests {
         let good = dir.join("h.edn");
         let bad = dir.join("bad.edn");
         let empty = dir.join("empty.edn");
-        let written = std::fs::write(&good, "{:type :invoke :process 0 :value [[:append :x 1]]}\n")
+        let written = std::fs::write(
+            &good,
+            "\u{feff}{:type :invoke :process 0 :value [[:append :x 1]]}\n{:type :ok :process 0 :value [[:append :x 1]]}\n",
+        )
             .and_then(|()| {
                 std::fs::write(&bad, "{:type :ok :process 0}\n{:type :ok, :process 0, :value [[:append :x :y]]}\n")
             })
             .and_then(|()| std::fs::write(&empty, ""));
         assert!(written.is_ok());
         let h = read_path(&good, Format::Auto);
-        assert!(h.as_ref().is_ok_and(|h| h.ops.len() == 1 && h.source.ends_with("h.edn")));
+        assert!(h.as_ref().is_ok_and(|h| h.ops.len() == 2 && h.source.ends_with("h.edn")));
         let e = read_path(&bad, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with("bad.edn:2:45: expected an integer value for :append, found :y"), "{e}");
-        assert!(read_path(&empty, Format::Auto).is_ok_and(|h| h.ops.is_empty()));
+        let e = read_path(&empty, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.ends_with("empty.edn: no operations: the history is empty"), "{e}");
         let e = read_path(&dir, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with(": a directory without any `*.log` file (Cobra client logs)"), "{e}");
         let e = read_path(&dir, Format::Json).err().map(|e| e.to_string()).unwrap_or_default();
@@ -245,8 +418,125 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// Generates a ~90 MB one-op-per-line EDN history (~180k ops of ~490
-    /// bytes, list reads of up to ~100 integers), parses it with `read_path`
+    fn err_of(r: Result<History, IngestError>) -> String {
+        match r {
+            Ok(h) => panic!("read {} ops", h.ops.len()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped_before_text_formats() {
+        let edn = "\u{feff}{:type :ok, :process 0, :value [[:r :x nil]]}";
+        let json = "\u{feff}[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"r\", \"x\", null]]}]";
+        let text = "\u{feff}w(1,1,0,0)\n";
+        for (name, input) in [("h", edn), ("h.edn", edn), ("h", json), ("h.json", json), ("h", text)] {
+            let h = read_bytes(name, input.as_bytes(), Format::Auto);
+            assert!(h.is_ok_and(|h| h.ops.len() == 1), "{name}: {input}");
+        }
+        // Columns on the first line are counted after the mark.
+        let e = err_of(read_bytes(
+            "h.edn",
+            "\u{feff}{:type :ok, :process 0, :value [[:append :x :y]]}".as_bytes(),
+            Format::Auto,
+        ));
+        assert!(e.starts_with("h.edn:1:45: "), "{e}");
+    }
+
+    #[test]
+    fn json_in_edn_file_and_edn_in_json_file_hint_the_format() {
+        let json = br#"[{"type": "ok", "process": 0, "value": [["append", "x", 1]]}]"#;
+        let edn = b"{:type :ok, :process 0, :value [[:append :x 1]]}\n";
+        let e = err_of(read_bytes("h.edn", json, Format::Auto));
+        assert!(e.ends_with("; the content looks like elle-cli JSON: try `--input-format json`"), "{e}");
+        let e = err_of(read_bytes("h.json", edn, Format::Auto));
+        assert!(e.ends_with("; the content looks like Jepsen EDN: try `--input-format edn`"), "{e}");
+        // A plain syntax error gets no hint.
+        let e = err_of(read_bytes("h.edn", b"{:type :ok, :process 0, :value [[:append :x :y]]}", Format::Auto));
+        assert!(!e.contains("--input-format"), "{e}");
+    }
+
+    #[test]
+    fn inputs_without_completions_are_refused() {
+        let e = err_of(read_bytes("h.edn", b"", Format::Auto));
+        assert_eq!(e, "h.edn: no operations: the history is empty");
+        let e = err_of(read_bytes("h.edn", b" \n; only a comment\n", Format::Auto));
+        assert_eq!(e, "h.edn: no operations: the history is empty");
+        let e = err_of(read_bytes("h.json", b"[]", Format::Auto));
+        assert_eq!(e, "h.json: no operations: the history is empty");
+        let e = err_of(read_bytes("h.txt", b"\n", Format::PolysiText));
+        assert_eq!(e, "h.txt: no operations: the history is empty");
+        let invokes =
+            b"{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :invoke, :process 1, :value [[:r :x nil]]}";
+        let e = err_of(read_bytes("h.edn", invokes, Format::Auto));
+        assert!(e.starts_with("h.edn: 2 invocations but no completion"), "{e}");
+        // Only non-client ops: Elle's empty transaction graph, not refused.
+        assert!(read_bytes("h.edn", b"{:type :info, :process :nemesis, :f :kill}", Format::Auto).is_ok());
+        // One completion is enough.
+        let one = b"{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :fail, :process 0, :value [[:r :x nil]]}";
+        assert!(read_bytes("h.edn", one, Format::Auto).is_ok());
+    }
+
+    #[test]
+    fn streams_are_read_up_to_the_cap() {
+        let edn = b"{:type :ok, :process 0, :value [[:r :x nil]]}";
+        assert!(read_reader("<stdin>", &edn[..], Format::Auto, 1000).is_ok_and(|h| h.ops.len() == 1));
+        let e = err_of(read_reader("<stdin>", &edn[..], Format::Auto, 10));
+        assert_eq!(e, "<stdin>: input of 11 bytes or more is larger than the limit of 10 bytes");
+        // An endless stream stops at the cap.
+        let e = err_of(read_reader("<stdin>", std::io::repeat(b' '), Format::Auto, 1 << 20));
+        assert!(e.contains("larger than the limit of 1048576 bytes"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn non_regular_files_are_refused_without_blocking() {
+        let dir = std::env::temp_dir().join(format!("isolde-ingest-special-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(std::fs::create_dir_all(dir.join("cobra")).is_ok());
+        let fifo = dir.join("fifo.edn");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let e = err_of(read_path(&fifo, Format::Auto));
+        assert!(e.contains("fifo.edn: is a FIFO (named pipe), not a regular file"), "{e}");
+        let e = err_of(read_path(Path::new("/dev/zero"), Format::Auto));
+        assert!(e.starts_with("/dev/zero: is a character device, not a regular file"), "{e}");
+        let link = dir.join("zero.edn");
+        assert!(std::os::unix::fs::symlink("/dev/zero", &link).is_ok());
+        let e = err_of(read_path(&link, Format::Auto));
+        assert!(e.contains("zero.edn: is a character device"), "{e}");
+        // Inside a Cobra directory, too.
+        let log = [cobra::encode::sc(b'S', 1), cobra::encode::w(1, 1, 1), cobra::encode::sc(b'C', 1)].concat();
+        assert!(std::fs::write(dir.join("cobra/T1.log"), log).is_ok());
+        assert!(read_path(&dir.join("cobra"), Format::Auto).is_ok());
+        assert!(std::os::unix::fs::symlink("/dev/zero", dir.join("cobra/T2.log")).is_ok());
+        let e = err_of(read_path(&dir.join("cobra"), Format::Auto));
+        assert!(e.contains("T2.log: is a character device"), "{e}");
+        assert!(std::fs::remove_file(dir.join("cobra/T2.log")).is_ok());
+        let made = std::process::Command::new("mkfifo").arg(dir.join("cobra/T3.log")).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let e = err_of(read_path(&dir.join("cobra"), Format::Auto));
+        assert!(e.contains("T3.log: is a FIFO (named pipe)"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn viper_json_logs_are_refused_by_name() {
+        let viper = b"{\"value\": [[\"r\", 1, 0, false], [\"w\", 1, 5, true]], \"isInitial\": false}\n";
+        let e = err_of(read_bytes("J1.log", viper, Format::Auto));
+        assert!(e.starts_with("J1.log: is a Viper JSON log (one JSON transaction per line)"), "{e}");
+        assert!(e.contains("not supported"), "{e}");
+        let dir = std::env::temp_dir().join(format!("isolde-ingest-viper-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        assert!(std::fs::write(dir.join("J0.log"), viper).is_ok());
+        let e = err_of(read_path(&dir, Format::Auto));
+        assert!(e.contains("J0.log: is a Viper JSON log"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Generates a ~90 MB one-op-per-line EDN list-append history (gen's
+    /// generator, see `gen::testkit::sized_list_append`: list reads of up to
+    /// ~100 integers), parses it with `read_path`
     /// and prints the throughput (first and best of 7), then the sequential
     /// EDN and the JSON readers' throughput on the same history. Run with
     /// `cargo test --release -- --ignored --nocapture parse_throughput`.
@@ -255,7 +545,7 @@ mod tests {
     fn parse_throughput() {
         let path = std::env::temp_dir().join("isolde-ingest-bench-90mb.edn");
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) < 90_000_000 {
-            let text = testgen::edn_history(90_000_000, 42);
+            let text = crate::gen::testkit::sized_list_append(90_000_000, 42);
             assert!(std::fs::write(&path, text).is_ok());
         }
         let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64;
@@ -284,7 +574,12 @@ mod tests {
             mb / seq,
         );
         drop(bytes);
-        let json = testgen::to_json(&testgen::ops(90_000_000, 42));
+        let edn = crate::gen::testkit::sized_list_append(90_000_000, 42);
+        let json = match crate::gen::json::edn_to_json(&edn) {
+            Ok(json) => json,
+            Err(e) => panic!("{e}"),
+        };
+        drop(edn);
         let jmb = json.len() as f64 / 1e6;
         let jt = (0..3)
             .map(|_| time(&|| read_bytes("bench.json", json.as_bytes(), Format::Auto)).0)

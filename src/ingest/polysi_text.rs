@@ -1,15 +1,29 @@
-//! Reader for PolySI's text histories (its `TEXT` input): one operation per
-//! line, `r(key,value,session,txn)` or `w(key,value,session,txn)`, every
-//! field a non-negative decimal integer.
+//! Reader for PolySI's text histories (its `TEXT` input, also read by Plume
+//! and C4): one operation per line, `r(key,value,session,txn)` or
+//! `w(key,value,session,txn)`, every field a non-negative decimal integer,
+//! except that the transaction id may be `-1`, which C4 writes for an
+//! operation of an aborted transaction.
 //!
 //! Mapping onto the rw-register model, as PolySI's loader does: operations
 //! are grouped into transactions by `(session, txn)`, transactions ordered by
 //! their first appearance and operations within one by line order; every
-//! transaction committed, so each becomes one `:ok` completion op `:f :txn`
+//! other transaction committed, so each becomes one `:ok` completion op `:f :txn`
 //! with `:process session`, whose `line` is the line of its first operation.
 //! Every key starts at 0, so a read of 0 becomes `[:r k nil]` (Elle's "read
 //! the initial state"). Keys are `Atom::Int(key)`; numbers above `i64::MAX`
 //! are errors (the model stores `i64`).
+//!
+//! Aborted transactions (C4's `-1` id): a `-1` line carries no transaction
+//! id of its own, so transactions are delimited by session order: a run of
+//! consecutive `-1` lines of one session (lines of other sessions may be
+//! interleaved) is one aborted transaction, and the next line of that session
+//! with a real transaction id ends it. Each becomes a `:fail` completion op
+//! with the micro-ops as written (a read of 0 again `[:r k nil]`), so Elle's
+//! aborted-read (G1a) check sees its writes and no dependency edge uses them.
+//! Two aborted transactions of one session with no committed operation
+//! between them are indistinguishable in this format and are read as one;
+//! this cannot change a verdict, since an aborted transaction's writes are
+//! never legitimately visible and its reads are not checked.
 //!
 //! Blank lines (and spaces or tabs around an operation, and `\r` line ends)
 //! are allowed; anything else is reported as `file:line:column: expected X,
@@ -25,6 +39,8 @@ struct Txn {
     session: i64,
     line: u32,
     mops: u32,
+    /// Written with C4's transaction id `-1`.
+    aborted: bool,
 }
 
 /// Parses a PolySI text history.
@@ -77,6 +93,8 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
     b.set_registers_only();
     let mut key_cache = Vec::new();
     let mut txn_ids: FxHashMap<(i64, i64), u32> = FxHashMap::default();
+    // Per session, the aborted transaction its latest `-1` lines belong to.
+    let mut open_aborted: FxHashMap<i64, u32> = FxHashMap::default();
     let mut txns: Vec<Txn> = Vec::new();
     // (transaction, micro-op) in line order; grouped by a counting sort below.
     let mut recs: Vec<(u32, Mop)> = Vec::new();
@@ -108,7 +126,16 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
             expect(s, &mut i, b',', "`,` after the value")?;
             let session = number(s, &mut i)?;
             expect(s, &mut i, b',', "`,` after the session")?;
-            let txn = number(s, &mut i)?;
+            // C4 writes -1 as the id of an aborted transaction's operations.
+            let aborted = s.get(i..i + 3) == Some(b"-1)");
+            let txn = if aborted {
+                i += 2;
+                -1
+            } else if s.get(i) == Some(&b'-') {
+                return Err(perr(i, "a non-negative transaction id, or -1 (an aborted transaction)"));
+            } else {
+                number(s, &mut i)?
+            };
             expect(s, &mut i, b')', "`)`")?;
             while matches!(s.get(i), Some(b' ' | b'\t')) {
                 i += 1;
@@ -117,9 +144,14 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
                 return Err(perr(i, "end of line after the operation"));
             }
             let next = txns.len() as u32;
-            let t = *txn_ids.entry((session, txn)).or_insert(next);
+            let t = if aborted {
+                *open_aborted.entry(session).or_insert(next)
+            } else {
+                open_aborted.remove(&session);
+                *txn_ids.entry((session, txn)).or_insert(next)
+            };
             if t == next {
-                txns.push(Txn { session, line: line_no, mops: 0 });
+                txns.push(Txn { session, line: line_no, mops: 0, aborted });
             }
             txns[t as usize].mops += 1;
             let value = if f == MopFn::Read && value == 0 { MopValue::Nil } else { MopValue::Int(value) };
@@ -151,7 +183,7 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
         let raw = RawOp {
             index: None,
             time: None,
-            op_type: OpType::Ok,
+            op_type: if t.aborted { OpType::Fail } else { OpType::Ok },
             process: Some(t.session),
             f: f.clone(),
             extras: Vec::new(),
@@ -176,7 +208,7 @@ mod tests {
             .iter()
             .map(|op| {
                 assert_eq!(op.op_type, OpType::Ok);
-                (op.process, op.line, crate::ingest::testgen::mops_text(&h, op))
+                (op.process, op.line, crate::gen::testkit::mops_text(&h, op))
             })
             .collect()
     }
@@ -218,5 +250,32 @@ mod tests {
             "h.txt:1:3: expected an integer at most 9223372036854775807, found 9223372036854775808"
         );
         assert_eq!(err("w(1,2,3,4"), "h.txt:1:10: expected `)`, found end of input");
+        assert_eq!(
+            err("w(1,2,3,-2)"),
+            "h.txt:1:9: expected a non-negative transaction id, or -1 (an aborted transaction), found -2"
+        );
+        assert_eq!(err("w(1,2,-1,0)"), "h.txt:1:7: expected a non-negative decimal integer, found -1");
+    }
+
+    /// C4's `-1` transaction id: a run of a session's `-1` lines is one
+    /// aborted (`:fail`) transaction; the session's next real id ends it.
+    #[test]
+    fn minus_one_lines_are_aborted_transactions() {
+        let text = "w(1,1,0,-1)\nw(9,9,1,0)\nw(2,1,0,-1)\nr(1,1,0,1)\nw(1,2,0,-1)\nr(3,0,0,-1)\n";
+        let h = match parse("h.txt", text.as_bytes()) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        let got: Vec<_> =
+            h.ops.iter().map(|op| (op.process, op.op_type, op.line, crate::gen::testkit::mops_text(&h, op))).collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, OpType::Fail, 1, "w 1 1, w 2 1".to_string()),
+                (1, OpType::Ok, 2, "w 9 9".to_string()),
+                (0, OpType::Ok, 4, "r 1 1".to_string()),
+                (0, OpType::Fail, 5, "w 1 2, r 3 nil".to_string()),
+            ]
+        );
     }
 }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod cli;
+pub mod fuzz;
 pub mod gen;
 
 use isolde::anomaly::{Case, Cycle, Step};

@@ -1,0 +1,76 @@
+//! Running the `isolde` binary from tests: temporary directories, a run with
+//! optional standard input, and a watchdog so that a run that blocks (on a
+//! FIFO, say) fails the test instead of hanging it.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh, empty temporary directory named after `tag` and this process.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("isolde-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// What a run of the binary produced.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Standard output parsed as JSON (panics with both streams if it is not).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {} / {}", self.stdout, self.stderr))
+    }
+}
+
+/// Runs `isolde` with `args`, feeding `stdin` (if any) on standard input,
+/// and kills it (failing the test) if it has not finished in `limit`.
+pub fn isolde(args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_isolde"))
+        .args(args)
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let bytes = bytes.to_vec();
+        // Write from a thread so a child that stops reading cannot block us.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        });
+    }
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("isolde {args:?} did not finish within {limit:?}");
+            }
+        }
+    }
+    let out = child.wait_with_output().expect("output");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
