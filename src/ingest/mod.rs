@@ -57,6 +57,30 @@ pub enum Format {
     Cobra,
 }
 
+/// How to read a transaction that the input marks committed although one of
+/// its events failed (dbcop's `success = 0` on an event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FailedEvents {
+    /// Read it as indeterminate (Elle's `:info`): its successful writes may
+    /// or may not have taken effect, and its reads constrain nothing. A
+    /// failed statement aborts a PostgreSQL-wire transaction (CockroachDB,
+    /// PostgreSQL), whose `COMMIT` then answers `ROLLBACK`, while dbcop
+    /// still records it as committed; under MySQL/Galera the transaction did
+    /// commit without the failed statement. `:info` covers both.
+    #[default]
+    Indeterminate,
+    /// dbcop's own reading: the transaction committed, without its failed
+    /// events.
+    AsCommitted,
+}
+
+/// Options for reading a history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    /// Transactions marked committed that hold failed events.
+    pub failed_events: FailedEvents,
+}
+
 /// Reads the history in the file (or, for Cobra, the directory) at `path`.
 ///
 /// A directory is read as Cobra client logs when `format` is
@@ -66,6 +90,11 @@ pub enum Format {
 /// copy and parallel chunk readers fault pages in concurrently. Errors name
 /// the path as given.
 pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
+    read_path_with(path, format, ReadOptions::default())
+}
+
+/// [`read_path`] with options.
+pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<History, IngestError> {
     let name = path.display().to_string();
     let io = |source| IngestError::Io { path: name.clone(), source };
     let file = std::fs::File::open(path).map_err(io)?;
@@ -95,7 +124,7 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
                 }
                 let format = resolve(&name, &map, format);
                 if format != Format::Edn {
-                    return read_bytes(&name, &map, format);
+                    return read_bytes_with(&name, &map, format, opts);
                 }
                 check_size(&name, map.len())?;
                 let chunks = edn::parse_chunks(&name, &map)?;
@@ -110,16 +139,26 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
         }
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    read_bytes(&name, &bytes, format)
+    read_bytes_with(&name, &bytes, format, opts)
 }
 
 /// Reads a history from `bytes`; `source_name` is used in messages and
 /// stored in [`History::source`], and its extension guides [`Format::Auto`].
 pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
+    read_bytes_with(source_name, bytes, format, ReadOptions::default())
+}
+
+/// [`read_bytes`] with options.
+pub fn read_bytes_with(
+    source_name: &str,
+    bytes: &[u8],
+    format: Format,
+    opts: ReadOptions,
+) -> Result<History, IngestError> {
     check_size(source_name, bytes.len())?;
     match resolve(source_name, bytes, format) {
         Format::Json => json::parse(source_name, bytes),
-        Format::Dbcop => dbcop::parse(source_name, bytes),
+        Format::Dbcop => dbcop::parse(source_name, bytes, opts.failed_events),
         Format::PolysiText => polysi_text::parse(source_name, bytes),
         Format::Cobra => cobra::parse(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse(source_name, bytes),

@@ -294,6 +294,9 @@ pub fn result_map(h: &History, o: &Outcome) -> Node {
         Validity::Unknown => kw("unknown"),
     };
     let mut m = vec![(kw("valid?"), valid)];
+    if h.indeterminate_txns > 0 {
+        m.push((kw("info-txn-count"), Node::Int(h.indeterminate_txns as i64)));
+    }
     if let Some(e) = &o.error {
         m.push((kw("error"), Node::Str(e.clone())));
         return Node::Map(m);
