@@ -296,11 +296,15 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
             if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
                 if let Some(&prev) = seen.get(&(m.key.0, v)) {
                     if prev != i as u32 {
-                        return Err(InferError::DuplicateAppend {
+                        let place = |o: &Op| match o.line {
+                            0 => format!("index {}", o.index),
+                            l => format!("line {l}"),
+                        };
+                        return Err(InferError::DuplicateValue {
+                            workload: "list-append",
                             key: h.key(m.key).to_string(),
-                            value: v,
-                            first_line: h.op(prev).line,
-                            second_line: op.line,
+                            value: v.to_string(),
+                            places: vec![place(h.op(prev)), place(op)],
                         });
                     }
                 } else {

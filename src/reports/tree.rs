@@ -269,6 +269,19 @@ pub fn refutation(h: &History, w: Workload, r: &Refutation) -> Node {
         .iter()
         .map(|b| {
             let mut c = vec![(kw("assuming"), Node::Vector(b.assume.iter().map(|o| write_order(h, o)).collect()))];
+            if !b.reads.is_empty() {
+                let idx = |o: OpId| Node::Int(h.op(o).index);
+                let reads = b.reads.iter().map(|rf| {
+                    Node::Map(vec![
+                        (kw("key"), atom(h.key(rf.key))),
+                        (kw("value"), Node::Int(rf.value)),
+                        (kw("reader"), idx(rf.reader)),
+                        (kw("writer"), idx(rf.writer)),
+                        (kw("candidates"), Node::Vector(rf.candidates.iter().map(|&o| idx(o)).collect())),
+                    ])
+                });
+                c.push((kw("reads-from"), Node::Vector(reads.collect())));
+            }
             if let Node::Map(cy) = cycle(h, w, &b.cycle) {
                 c.extend(cy);
             }

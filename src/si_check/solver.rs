@@ -2,8 +2,10 @@
 //! graph of chosen edges is acyclic".
 //!
 //! Each variable is one polygraph constraint; its two literals each switch on
-//! a set of edges (one side of the constraint). There are no input clauses:
-//! every clause is learned from a cycle. The theory keeps the graph of the
+//! a set of edges (one side of the constraint). Input clauses are few: reads
+//! with several candidate writers add "at least one candidate" and "this
+//! order and this candidate imply that edge" ([`Instance::clauses`]); every
+//! other clause is learned from a cycle. The theory keeps the graph of the
 //! edges of assigned literals (plus the known edges) with a topological order
 //! maintained by the Pearce–Kelly algorithm, as MonoSAT's cycle detector and
 //! VeriStrong do: adding `a → b` with `ord[a] < ord[b]` is free; otherwise
@@ -44,6 +46,8 @@ pub struct Instance {
     /// (a permutation of `0..nodes`), used as the first order and to guide
     /// phases.
     pub order: Vec<u32>,
+    /// Input clauses, as literals (`2v`: variable `v` true, `2v + 1`: false).
+    pub clauses: Vec<Vec<u32>>,
 }
 
 impl Instance {
@@ -450,8 +454,43 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// Adds the input clauses: units are asserted at level 0, the others
+    /// watched. Returns false when they are contradictory at once.
+    fn add_inputs(&mut self) -> bool {
+        let inst = self.inst;
+        for c in &inst.clauses {
+            let mut c = c.clone();
+            c.sort_unstable();
+            c.dedup();
+            match c.len() {
+                0 => return false,
+                1 => match self.value(c[0]) {
+                    1 => {}
+                    0 => return false,
+                    _ => {
+                        let ci = self.clauses.len() as u32;
+                        self.clauses.push(c.clone());
+                        if self.assign(c[0], ci).is_some() {
+                            return false;
+                        }
+                    }
+                },
+                _ => {
+                    let ci = self.clauses.len() as u32;
+                    self.watches[c[0] as usize].push(ci);
+                    self.watches[c[1] as usize].push(ci);
+                    self.clauses.push(c);
+                }
+            }
+        }
+        true
+    }
+
     fn run(&mut self, deadline: Option<Instant>) -> Answer {
         let vars = self.inst.vars();
+        if !self.add_inputs() {
+            return Answer::Unsat;
+        }
         let mut pending: Option<Vec<u32>> = None;
         let mut restart_count = 0u32;
         let mut conflicts_since_restart = 0u64;
@@ -658,7 +697,14 @@ mod tests {
             side_edges.extend_from_slice(f);
             side_start.push(side_edges.len() as u32);
         }
-        Instance { nodes, known: known.to_vec(), side_edges, side_start, order: (0..nodes as u32).collect() }
+        Instance {
+            nodes,
+            known: known.to_vec(),
+            side_edges,
+            side_start,
+            order: (0..nodes as u32).collect(),
+            clauses: Vec::new(),
+        }
     }
 
     fn acyclic(nodes: usize, edges: &[(u32, u32)]) -> bool {
