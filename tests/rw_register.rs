@@ -242,5 +242,12 @@ fn repeated_writes_give_no_wr_edge_and_no_error() {
         PLAIN,
     );
     assert_eq!(o.error, None);
+    assert!(o.anomaly_types.is_empty(), "{:?}", o.anomaly_types);
+    let o = exact(
+        "{:type :ok, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:w :x 1]]}
+         {:type :ok, :process 2, :value [[:r :x 1]]}",
+        None,
+    );
     assert_eq!(o.valid, Validity::Valid);
 }
