@@ -92,3 +92,69 @@ fn cockroachdb_sample_is_serializable() {
     }
     assert_eq!(run(&read(FailedEvents::AsCommitted), "serializable").valid, Validity::Invalid);
 }
+
+fn edn(text: &str) -> History {
+    isolde::ingest::read_bytes("test.edn", text.as_bytes(), Format::Edn).expect("history parses")
+}
+
+/// Two transactions wrote x = 1; the reader saw x = 1 but y still nil,
+/// while both writers also wrote y. Whichever it read x from, it missed
+/// that writer's y: a G-single cycle in every case, and the refutation has
+/// one case per candidate writer.
+#[test]
+fn a_read_of_a_repeated_value_is_refuted_case_by_candidate() {
+    let h = edn("{:type :ok, :process 0, :value [[:w :x 1] [:w :y 5]]}
+         {:type :ok, :process 1, :value [[:w :x 1] [:w :y 6]]}
+         {:type :ok, :process 2, :value [[:r :x 1] [:r :y nil]]}");
+    let o = run(&h, "snapshot-isolation");
+    assert_eq!(o.valid, Validity::Invalid, "{:?}", o.anomaly_types);
+    assert_eq!(o.anomaly_types, vec!["G-single-item".to_string()]);
+    let Some(isolde::anomaly::Case::Refuted(r)) = o.anomalies["G-single-item"].first() else { panic!("no refutation") };
+    let mut writers: Vec<u32> = r.branches.iter().flat_map(|b| b.reads.iter().map(|rf| rf.writer)).collect();
+    writers.sort_unstable();
+    assert_eq!(writers, vec![0, 1], "a case per candidate writer");
+    for b in &r.branches {
+        assert_eq!(b.reads.len(), 1);
+        assert_eq!(b.reads[0].candidates, vec![0, 1]);
+        assert_eq!(b.reads[0].reader, 2);
+        assert!(b.cycle.ops.contains(&b.reads[0].writer));
+    }
+    let text = isolde::reports::text::explain_refutation(&h, r);
+    assert!(text.contains("observed the write of index 0 (written by indexes 0, 1)"), "{text}");
+}
+
+/// The same reads, explained by the second writer: valid.
+#[test]
+fn a_read_of_a_repeated_value_is_valid_when_some_writer_explains_it() {
+    let h = edn("{:type :ok, :process 0, :value [[:w :x 1] [:w :y 5]]}
+         {:type :ok, :process 1, :value [[:w :x 1] [:w :y 6]]}
+         {:type :ok, :process 2, :value [[:r :x 1] [:r :y 6]]}");
+    for model in ["serializable", "snapshot-isolation"] {
+        assert_eq!(run(&h, model).valid, Validity::Valid, "{model}");
+    }
+}
+
+/// A repeated value's candidate that is `:info` may not have committed: a
+/// refutation would rest on a guess, so the exact check answers unknown.
+#[test]
+fn an_info_candidate_of_a_repeated_value_makes_refutations_unknown() {
+    let h = edn("{:type :info, :process 0, :value [[:w :x 1] [:w :y 5]]}
+         {:type :ok, :process 1, :value [[:w :x 1] [:w :y 6]]}
+         {:type :ok, :process 2, :value [[:r :x 1] [:r :y nil]]}");
+    let level = isolde::si_check::Level::from_model("serializable").expect("level");
+    let out = isolde::si_check::check_level(&h, level, &Default::default()).expect("runs");
+    assert!(matches!(out.verdict, isolde::si_check::Verdict::Unknown(_)), "{:?}", out.verdict);
+}
+
+/// VeriStrong's published 10k benchmark repeats 25 written values (456
+/// reads of them): decided, not unknown, at both levels.
+#[test]
+fn veristrong_repeated_value_benchmark_is_decided() {
+    let Some(path) = real("veristrong-RH-10k.bincode") else { return };
+    let h = read_path_with(&path, Format::Auto, ReadOptions::default()).expect("parses");
+    for model in ["serializable", "snapshot-isolation"] {
+        let o = run(&h, model);
+        assert_eq!(o.error, None);
+        assert_eq!(o.valid, Validity::Valid, "{model}: {:?}", o.anomaly_types);
+    }
+}
