@@ -560,7 +560,8 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
             }
         }
     }
-    let open_index: rustc_hash::FxHashMap<u32, usize> = open.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let open_index: rustc_hash::FxHashMap<u32, usize> =
+        if ce.fixed.is_empty() { Default::default() } else { open.iter().enumerate().map(|(i, &c)| (c, i)).collect() };
     let mut choice_home: Vec<u32> = vec![u32::MAX; ce.fixed.len()];
     let mut picks: Vec<usize> = vec![usize::MAX; ce.fixed.len()];
     for j in 0..ce.fixed.len() {
@@ -658,7 +659,9 @@ fn instance(
     let mut var_of: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
     for (v, &vi) in vars.iter().enumerate() {
         let ci = comp.vars[vi];
-        var_of.insert(ci, v as u32);
+        if !choices.is_empty() {
+            var_of.insert(ci, v as u32);
+        }
         let c = &g.constraints[ci as usize];
         for side in [true, false] {
             g.side(c, side, &mut buf);

@@ -160,6 +160,7 @@ pub fn extract(h: &History) -> Result<Txns, TxnsError> {
     // Every value written by a completion that may have committed: its
     // first writer, and whether another op wrote it too.
     let mut writer: FxHashMap<(KeyId, i64), (OpId, bool)> = FxHashMap::default();
+    let mut any_repeated = false;
     for (i, op) in h.ops.iter().enumerate() {
         if !matches!(op.op_type, OpType::Ok | OpType::Info) {
             continue;
@@ -169,13 +170,17 @@ pub fn extract(h: &History) -> Result<Txns, TxnsError> {
                 let e = writer.entry((m.key, v)).or_insert((i as OpId, false));
                 if e.0 != i as OpId {
                     e.1 = true;
+                    any_repeated = true;
                 }
             }
         }
     }
     // Every writer of the repeated values (only built when there are some).
-    let mut repeated: FxHashMap<(KeyId, i64), Vec<OpId>> =
-        writer.iter().filter(|(_, &(_, multi))| multi).map(|(&kv, _)| (kv, Vec::new())).collect();
+    let mut repeated: FxHashMap<(KeyId, i64), Vec<OpId>> = if any_repeated {
+        writer.iter().filter(|(_, &(_, multi))| multi).map(|(&kv, _)| (kv, Vec::new())).collect()
+    } else {
+        FxHashMap::default()
+    };
     if !repeated.is_empty() {
         for (i, op) in h.ops.iter().enumerate() {
             if !matches!(op.op_type, OpType::Ok | OpType::Info) {
