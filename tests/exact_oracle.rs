@@ -343,7 +343,8 @@ fn oracle_repeated(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
     };
     // External reads: (key, the one writer if only one op wrote the value,
     // else the value; None for nil); unexplained ones dropped.
-    let ext: Vec<Vec<(u8, Option<Result<usize, i64>>)>> = ids
+    type Seen = Option<Result<usize, i64>>;
+    let ext: Vec<Vec<(u8, Seen)>> = ids
         .iter()
         .map(|&i| {
             let mut seen = Vec::new();

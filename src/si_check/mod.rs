@@ -627,7 +627,8 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
 /// it") with the clause "at least one", then one variable per conditional
 /// edge with the clause "this side and this candidate imply the edge".
 /// Leaving a constraint out drops its conditional edges too, so a subset
-/// never has more edges than the whole.
+/// never has more edges than the whole. Also returns, per read, its first
+/// candidate variable.
 fn instance(
     ctx: &Ctx<'_>,
     comp: &Component,
@@ -635,7 +636,7 @@ fn instance(
     choices: &[usize],
     pos: &[u32],
     ce: &ChoiceEdges,
-) -> solver::Instance {
+) -> (solver::Instance, Vec<u32>) {
     let g = ctx.g;
     let mut local: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
     let mut nodes = comp.nodes.clone();
@@ -671,9 +672,11 @@ fn instance(
     }
     let mut clauses = Vec::new();
     let mut next = vars.len() as u32;
+    let mut firsts = Vec::with_capacity(choices.len());
     for &cj in choices {
         let j = comp.choices[cj] as usize;
         let first = next;
+        firsts.push(first);
         for f in &ce.fixed[j] {
             side_edges.extend(f.iter().filter_map(&map));
             side_start.push(side_edges.len() as u32);
@@ -693,28 +696,25 @@ fn instance(
             }
         }
     }
-    solver::Instance {
+    let inst = solver::Instance {
         nodes: nodes.len(),
         known,
         side_edges,
         side_start,
         order: (0..nodes.len() as u32).collect(),
         clauses,
-    }
+    };
+    (inst, firsts)
 }
 
 /// The candidate each read of a component's model chose (the first one
-/// whose variable is true), by position in `choices`.
-fn picked(comp: &Component, vars: usize, choices: &[usize], ce: &ChoiceEdges, model: &[bool]) -> Vec<(u32, usize)> {
+/// whose variable is true); `firsts` as [`instance`] returned them.
+fn picked(comp: &Component, firsts: &[u32], ce: &ChoiceEdges, model: &[bool]) -> Vec<(u32, usize)> {
     let mut out = Vec::new();
-    let mut x = vars;
-    for &cj in choices {
-        let j = comp.choices[cj];
+    for (&j, &x) in comp.choices.iter().zip(firsts) {
         let n = ce.fixed[j as usize].len();
-        let i = (0..n).find(|&i| model.get(x + i) == Some(&true)).unwrap_or(0);
+        let i = (0..n).find(|&i| model.get(x as usize + i) == Some(&true)).unwrap_or(0);
         out.push((j, i));
-        x += n;
-        x += ce.cond[j as usize].iter().flatten().count();
     }
     out
 }
@@ -731,12 +731,14 @@ fn solve_components(
     let (comps, mut picks) = components(ctx, &pr.open, &ce);
     stats.components = comps.len();
     stats.largest_component = comps.iter().map(|c| c.vars.len()).max().unwrap_or(0);
-    let results: Vec<(solver::Answer, solver::SolveStats)> = comps
+    let results: Vec<(solver::Answer, solver::SolveStats, Vec<u32>)> = comps
         .par_iter()
         .map(|c| {
             let all: Vec<usize> = (0..c.vars.len()).collect();
             let choices: Vec<usize> = (0..c.choices.len()).collect();
-            solver::solve(&instance(ctx, c, &all, &choices, &pr.pos, &ce), deadline)
+            let (inst, firsts) = instance(ctx, c, &all, &choices, &pr.pos, &ce);
+            let (answer, stats) = solver::solve(&inst, deadline);
+            (answer, stats, firsts)
         })
         .collect();
     stats.decisions = results.iter().map(|r| r.1.decisions).sum();
@@ -770,8 +772,7 @@ fn solve_components(
             for (&ci, &v) in c.vars.iter().zip(model) {
                 a_first[ci as usize] = v;
             }
-            let choices: Vec<usize> = (0..c.choices.len()).collect();
-            for (j, i) in picked(c, c.vars.len(), &choices, &ce, model) {
+            for (j, i) in picked(c, &r.2, &ce, model) {
                 picks[j as usize] = i;
             }
         }
@@ -819,7 +820,7 @@ fn refute_with_choices(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Leve
     let unsat = |items: &[usize]| -> Option<bool> {
         let vars: Vec<usize> = items.iter().copied().filter(|&x| x < nv).collect();
         let choices: Vec<usize> = items.iter().filter(|&&x| x >= nv).map(|&x| x - nv).collect();
-        match solver::solve(&instance(ctx, comp, &vars, &choices, &pr.pos, ce), Some(budget)).0 {
+        match solver::solve(&instance(ctx, comp, &vars, &choices, &pr.pos, ce).0, Some(budget)).0 {
             solver::Answer::Unsat => Some(true),
             solver::Answer::Sat(_) => Some(false),
             solver::Answer::Timeout => None,
@@ -919,7 +920,7 @@ fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level) 
     let budget = Instant::now() + Duration::from_secs(20);
     let none = ChoiceEdges::default();
     let unsat = |vars: &[usize]| -> Option<bool> {
-        match solver::solve(&instance(ctx, comp, vars, &[], &pr.pos, &none), Some(budget)).0 {
+        match solver::solve(&instance(ctx, comp, vars, &[], &pr.pos, &none).0, Some(budget)).0 {
             solver::Answer::Unsat => Some(true),
             solver::Answer::Sat(_) => Some(false),
             solver::Answer::Timeout => None,

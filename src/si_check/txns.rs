@@ -213,11 +213,8 @@ pub fn extract(h: &History) -> Result<Txns, TxnsError> {
         for m in h.mops_of(op) {
             if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
                 match writer.get(&(m.key, v)) {
-                    Some(&(w, false)) => {
-                        if h.op(w).op_type == OpType::Info {
-                            observed_info[w as usize] = true;
-                        }
-                    }
+                    Some(&(w, false)) if h.op(w).op_type == OpType::Info => observed_info[w as usize] = true,
+                    Some(&(_, false)) => {}
                     Some(&(_, true)) => {
                         let cands = finals(m.key, v, r as OpId);
                         let info: Vec<OpId> =
