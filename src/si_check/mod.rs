@@ -673,11 +673,13 @@ fn instance(
     let mut clauses = Vec::new();
     let mut next = vars.len() as u32;
     let mut firsts = Vec::with_capacity(choices.len());
+    let mut false_first = Vec::new();
     for &cj in choices {
         let j = comp.choices[cj] as usize;
         let first = next;
         firsts.push(first);
         for f in &ce.fixed[j] {
+            false_first.push(next);
             side_edges.extend(f.iter().filter_map(&map));
             side_start.push(side_edges.len() as u32);
             side_start.push(side_edges.len() as u32);
@@ -703,6 +705,7 @@ fn instance(
         side_start,
         order: (0..nodes.len() as u32).collect(),
         clauses,
+        false_first,
     };
     (inst, firsts)
 }

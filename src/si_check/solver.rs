@@ -48,6 +48,10 @@ pub struct Instance {
     pub order: Vec<u32>,
     /// Input clauses, as literals (`2v`: variable `v` true, `2v + 1`: false).
     pub clauses: Vec<Vec<u32>>,
+    /// Variables whose first phase is false when both sides agree equally
+    /// with the order (a read's candidates: the clause "at least one" sets
+    /// the last one, so reads take as few edges as they need).
+    pub false_first: Vec<u32>,
 }
 
 impl Instance {
@@ -127,6 +131,12 @@ impl<'a> Solver<'a> {
         }
         let mut heap = Heap::default();
         let activity = vec![0.0; v];
+        let mut saved = vec![true; v];
+        for &x in &inst.false_first {
+            if let Some(s) = saved.get_mut(x as usize) {
+                *s = false;
+            }
+        }
         for i in 0..v as u32 {
             heap.insert(i, &activity);
         }
@@ -144,7 +154,7 @@ impl<'a> Solver<'a> {
             activity,
             var_inc: 1.0,
             heap,
-            saved: vec![true; v],
+            saved,
             seen: vec![false; v],
             out,
             inn,
@@ -704,6 +714,7 @@ mod tests {
             side_start,
             order: (0..nodes as u32).collect(),
             clauses: Vec::new(),
+            false_first: Vec::new(),
         }
     }
 
@@ -728,9 +739,15 @@ mod tests {
         seen == nodes
     }
 
+    /// Whether assignment `m` (bit `i` set: variable `i` true) satisfies
+    /// the input clauses.
+    fn clauses_hold(inst: &Instance, m: u64) -> bool {
+        inst.clauses.iter().all(|c| c.iter().any(|&l| (m >> (l / 2) & 1 == 1) == (l % 2 == 0)))
+    }
+
     fn brute(inst: &Instance) -> bool {
         let v = inst.vars();
-        (0..1u64 << v).any(|m| {
+        (0..1u64 << v).filter(|&m| clauses_hold(inst, m)).any(|m| {
             let mut e = inst.known.clone();
             for i in 0..v {
                 e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(m >> i & 1 == 0)));
@@ -791,6 +808,63 @@ mod tests {
             }
         }
         assert!(sat > 50 && unsat > 50, "sat {sat} unsat {unsat}");
+    }
+
+    /// Input clauses (reads' "at least one candidate", conditional edges)
+    /// are honoured: verdicts match brute force and models satisfy them.
+    #[test]
+    fn input_clauses_match_brute_force() {
+        let mut x: u64 = 7;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        let (mut sat, mut unsat) = (0, 0);
+        for _ in 0..400 {
+            let nodes = 3 + rnd(5) as usize;
+            let nv = 2 + rnd(6) as usize;
+            let mut edge = |rnd: &mut dyn FnMut(u64) -> u32| {
+                let a = rnd(nodes as u64);
+                (a, (a + 1 + rnd(nodes as u64 - 1)) % nodes as u32)
+            };
+            // Like a read's candidate: edges on one side only.
+            let vars: Vec<_> = (0..nv)
+                .map(|_| {
+                    if rnd(2) == 0 {
+                        (vec![edge(&mut rnd)], vec![edge(&mut rnd)])
+                    } else {
+                        (vec![edge(&mut rnd), edge(&mut rnd)], vec![])
+                    }
+                })
+                .collect();
+            let mut inst = instance(nodes, &[], &vars);
+            for _ in 0..1 + rnd(4) {
+                let len = 1 + rnd(3);
+                inst.clauses.push((0..len).map(|_| rnd(2 * nv as u64)).collect());
+            }
+            let expected = brute(&inst);
+            match solve(&inst, None).0 {
+                Answer::Sat(m) => {
+                    assert!(expected, "model for an unsatisfiable instance");
+                    let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
+                    assert!(clauses_hold(&inst, bits), "model breaks an input clause");
+                    let mut e = inst.known.clone();
+                    for (i, &b) in m.iter().enumerate() {
+                        e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+                    }
+                    assert!(acyclic(nodes, &e), "model is cyclic");
+                    sat += 1;
+                }
+                Answer::Unsat => {
+                    assert!(!expected, "unsat for a satisfiable instance");
+                    unsat += 1;
+                }
+                Answer::Timeout => panic!("no deadline"),
+            }
+        }
+        assert!(sat > 50 && unsat > 20, "sat {sat} unsat {unsat}");
     }
 
     #[test]
