@@ -825,7 +825,7 @@ mod tests {
         for _ in 0..400 {
             let nodes = 3 + rnd(5) as usize;
             let nv = 2 + rnd(6) as usize;
-            let mut edge = |rnd: &mut dyn FnMut(u64) -> u32| {
+            let edge = |rnd: &mut dyn FnMut(u64) -> u32| {
                 let a = rnd(nodes as u64);
                 (a, (a + 1 + rnd(nodes as u64 - 1)) % nodes as u32)
             };
