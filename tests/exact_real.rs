@@ -158,3 +158,71 @@ fn veristrong_repeated_value_benchmark_is_decided() {
         assert_eq!(o.valid, Validity::Valid, "{model}: {:?}", o.anomaly_types);
     }
 }
+
+fn elle_only(h: &History) -> Outcome {
+    let opts = CheckOptions {
+        workload: WorkloadChoice::Fixed(Workload::RwRegister),
+        models: Some(vec!["serializable".to_string()]),
+        exact: None,
+        ..CheckOptions::default()
+    };
+    check(h, &opts).expect("check runs")
+}
+
+/// A read is G1a only if every other writer of its value failed, G1b only
+/// if every such write was intermediate, and two reads of a repeated value
+/// are no lost update (they may have seen different versions).
+#[test]
+fn aborted_intermediate_and_lost_update_rules_hold_for_every_writer() {
+    let types = |text: &str| elle_only(&edn(text)).found_types;
+    // Only a failed op wrote 1: G1a.
+    let t = types(
+        "{:type :fail, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:r :x 1]]}",
+    );
+    assert!(t.contains(&"G1a".to_string()), "{t:?}");
+    // A committed op wrote 1 too: the read may be of its write.
+    let t = types(
+        "{:type :fail, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 2, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:r :x 1]]}",
+    );
+    assert!(!t.contains(&"G1a".to_string()), "{t:?}");
+    // 1 is intermediate in one op but final in another: no G1b.
+    let t = types(
+        "{:type :ok, :process 0, :value [[:w :x 1] [:w :x 2]]}
+         {:type :ok, :process 2, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:r :x 1]]}",
+    );
+    assert!(!t.contains(&"G1b".to_string()), "{t:?}");
+    // Two read-modify-writes of a repeated value: no lost update.
+    let t = types(
+        "{:type :ok, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:w :x 1]]}
+         {:type :ok, :process 2, :value [[:r :x 1] [:w :x 3]]}
+         {:type :ok, :process 3, :value [[:r :x 1] [:w :x 4]]}",
+    );
+    assert!(!t.contains(&"lost-update".to_string()), "{t:?}");
+}
+
+/// `isolde analyze --failed-events` on the CockroachDB sample: the default
+/// reports the indeterminate transactions and is valid; `as-committed` is
+/// dbcop's reading, invalid.
+#[test]
+fn failed_events_flag_on_the_command_line() {
+    let Some(path) = real("cockroachdb-12_30_20_720.bincode") else { return };
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
+            .args(["analyze", path.to_str().unwrap_or_default(), "-m", "serializable"])
+            .args(extra)
+            .output()
+            .expect("isolde runs")
+    };
+    let out = run(&["-f", "edn"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "{:valid? true, :info-txn-count 11}");
+    let out = run(&["-f", "edn", "--failed-events", "as-committed"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["-f", "table"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("11 transactions marked committed held a failed event"));
+}
