@@ -301,11 +301,30 @@ pub struct WriteOrder {
     pub second: (OpId, i64),
 }
 
-/// One case of a refutation: assuming some write orders, this cycle closes.
+/// A read whose value more than one transaction wrote, assumed to have
+/// read from one of them.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ReadFrom {
+    /// The key.
+    pub key: KeyId,
+    /// The value read.
+    pub value: i64,
+    /// The reading transaction (completion op).
+    pub reader: OpId,
+    /// The writer assumed.
+    pub writer: OpId,
+    /// Every transaction the read could have come from.
+    pub candidates: Vec<OpId>,
+}
+
+/// One case of a refutation: assuming some write orders (and, for reads of
+/// repeated values, which write each read observed), this cycle closes.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Branch {
     /// The write orders assumed (empty when the cycle needs none).
     pub assume: Vec<WriteOrder>,
+    /// The writers assumed for reads with several candidates.
+    pub reads: Vec<ReadFrom>,
     /// The cycle.
     pub cycle: Cycle,
 }

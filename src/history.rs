@@ -227,6 +227,11 @@ pub struct History {
     /// and Cobra's garbage-collection reads. Counted so that nothing in the
     /// input is dropped silently (reports show the count when it is not 0).
     pub dropped_events: usize,
+    /// Number of transactions the input marks committed that were read as
+    /// indeterminate (`:info`) because one of their events failed (dbcop;
+    /// see `isolde analyze --failed-events`). Reports show the count when it
+    /// is not 0.
+    pub indeterminate_txns: usize,
     /// True when the input format can express only read-write registers
     /// (dbcop, PolySI text, Cobra), so that `--workload auto` picks
     /// rw-register even when the micro-ops alone cannot tell (a history of
@@ -364,6 +369,12 @@ impl HistoryBuilder {
         self.h.dropped_events += n;
     }
 
+    /// Counts `n` transactions read as indeterminate (see
+    /// [`History::indeterminate_txns`]).
+    pub fn count_indeterminate(&mut self, n: usize) {
+        self.h.indeterminate_txns += n;
+    }
+
     /// Marks the history as read from a register-only format (see
     /// [`History::registers_only`]).
     pub fn set_registers_only(&mut self) {
@@ -492,6 +503,7 @@ impl HistoryBuilder {
         self.seen += other.seen;
         self.h.nonclient_ops += o.nonclient_ops;
         self.h.dropped_events += o.dropped_events;
+        self.h.indeterminate_txns += o.indeterminate_txns;
         self.h.registers_only |= o.registers_only;
     }
 

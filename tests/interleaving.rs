@@ -118,7 +118,7 @@ fn completion_disagreeing_with_its_invocation() {
     assert_eq!(summary(&one), summary(&two));
     assert_eq!(one.valid, Validity::Unknown);
     let e = one.error.unwrap_or_default();
-    assert!(e.contains("value 2 appended to key :x multiple times (lines 3 and 4)"), "{e}");
+    assert!(e.contains("key :x: value 2 was appended by more than one operation (line 3, line 4)"), "{e}");
     // The same extra append with no other writer is the failed
     // transaction's own: reading it is G1a, in either order.
     let head = "{:type :invoke, :process 0, :value [[:append :x 1]]}

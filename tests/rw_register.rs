@@ -232,7 +232,7 @@ fn garbage_read_of_a_value_nobody_wrote() {
 }
 
 #[test]
-fn duplicate_writes_make_the_analysis_unknown_not_valid() {
+fn repeated_writes_give_no_wr_edge_and_no_error() {
     let o = run(
         "{:type :ok, :process 0, :value [[:w :x 1]]}
          {:type :ok, :process 1, :value [[:w :x 1]]}
@@ -241,8 +241,16 @@ fn duplicate_writes_make_the_analysis_unknown_not_valid() {
         &[],
         PLAIN,
     );
-    assert_eq!(o.valid, Validity::Unknown);
-    assert!(o.error.as_deref().unwrap_or_default().contains("more than one op"));
+    assert_eq!(o.error, None);
+    // No wr edge: the read of 1 has two candidate writers.
+    assert_eq!(o.anomaly_types, vec!["empty-transaction-graph".to_string()]);
+    let o = exact(
+        "{:type :ok, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :process 1, :value [[:w :x 1]]}
+         {:type :ok, :process 2, :value [[:r :x 1]]}",
+        None,
+    );
+    assert_eq!(o.valid, Validity::Valid);
 }
 
 /// A transaction that reads a value it writes only later, and that nobody

@@ -56,6 +56,13 @@ struct AnalyzeArgs {
     /// Input format (default: by extension, else sniffed).
     #[arg(long, value_enum, default_value = "auto")]
     input_format: InputArg,
+    /// dbcop transactions marked committed that hold a failed event:
+    /// `indeterminate` reads them as :info (their writes may or may not have
+    /// taken effect; a failed statement aborts a PostgreSQL-wire
+    /// transaction), `as-committed` as dbcop does (committed, without the
+    /// failed events).
+    #[arg(long, value_enum, default_value = "indeterminate")]
+    failed_events: FailedEventsArg,
     /// Write Elle's output directory here: <type>.txt explanations of every
     /// cycle, and incompatible-order/<key>.html tables.
     #[arg(long, short = 'd')]
@@ -260,6 +267,12 @@ enum FormatArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum FailedEventsArg {
+    Indeterminate,
+    AsCommitted,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum InputArg {
     Auto,
     Edn,
@@ -308,7 +321,11 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     if let Some(p) = &spinner {
         p.set_message(format!("parsing {} ({:.0} MB)", a.file.display(), size as f64 / 1e6));
     }
-    let h = ingest::read_path(&a.file, input);
+    let failed_events = match a.failed_events {
+        FailedEventsArg::Indeterminate => ingest::FailedEvents::Indeterminate,
+        FailedEventsArg::AsCommitted => ingest::FailedEvents::AsCommitted,
+    };
+    let h = ingest::read_path_with(&a.file, input, ingest::ReadOptions { failed_events });
     if let (Err(_), Some(p)) = (&h, &spinner) {
         p.finish_and_clear();
     }

@@ -328,11 +328,15 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
         .filter(|d| d.1 != NONE)
         .min();
     if let Some((a, b, k, v)) = dup {
-        return Err(InferError::DuplicateAppend {
+        let place = |o: &Op| match o.line {
+            0 => format!("index {}", o.index),
+            l => format!("line {l}"),
+        };
+        return Err(InferError::DuplicateValue {
+            workload: "list-append",
             key: h.key(KeyId(k)).to_string(),
-            value: v,
-            first_line: h.op(a).line,
-            second_line: h.op(b).line,
+            value: v.to_string(),
+            places: vec![place(h.op(a)), place(h.op(b))],
         });
     }
     // Micro-op types: only appends and reads belong in this workload.

@@ -39,30 +39,25 @@ pub struct Inference {
 /// possible (Elle throws in these cases too).
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum InferError {
-    /// Two transactions appended the same element to a key.
-    #[error("value {value} appended to key {key} multiple times (lines {first_line} and {second_line}); list-append needs unique appends")]
-    DuplicateAppend {
-        /// The key, as written in the history.
-        key: String,
-        /// The element.
-        value: i64,
-        /// Line of the first append.
-        first_line: u32,
-        /// Line of the second append.
-        second_line: u32,
-    },
-    /// Two committed transactions wrote the same value to a register, so a read
-    /// of it cannot name its writer.
+    /// The same value was written (appended) to a key by more than one
+    /// operation where the workload needs every value to name one writer
+    /// (list-append, as in Elle: a list read must be traceable element by
+    /// element). Register histories accept repeated values (a read of one
+    /// then has several candidate writers), so only list-append raises it.
     #[error(
-        "key {key} had value {value} written by more than one op (lines {lines:?}); rw-register needs unique writes"
+        "key {key}: value {value} was {verb} by more than one operation ({places}); {workload} needs unique values",
+        verb = if *workload == "list-append" { "appended" } else { "written" },
+        places = places.join(", ")
     )]
-    DuplicateWrite {
+    DuplicateValue {
+        /// The workload whose rules need unique values.
+        workload: &'static str,
         /// The key, as written in the history.
         key: String,
-        /// The value.
+        /// The value, as written in the history.
         value: String,
-        /// Lines of the writers.
-        lines: Vec<u32>,
+        /// Where the writers are (e.g. `line 3`, `index 7`).
+        places: Vec<String>,
     },
     /// A micro-op the workload does not understand.
     #[error("history contained operations other than the {workload} workload's (a :{mop} micro-op at line {line})")]

@@ -23,14 +23,26 @@
 //! orders; `:fail` writes feed G1a. Transactions are summarised by their
 //! *external* reads (the first access of a key, if a read) and *external*
 //! writes (the last write of a key).
+//!
+//! **Repeated values.** Some harnesses write the same value to a key more
+//! than once (VeriStrong's benchmarks, Cobra's placeholder, PolySI's initial
+//! writes). A `(key, value)` whose final write comes from more than one
+//! `:ok`/`:info` operation is *repeated*: a read of it has no known writer,
+//! so only what holds for every choice of writer is inferred. It gives no
+//! wr edge, and no version-order fact mentions it except "nil precedes it"
+//! (true of every version), so neither do ww/rw edges; the exact check
+//! (`si_check`) decides such reads by searching over their writers. A read
+//! is G1a only if every other operation that wrote its value failed, G1b
+//! only if every such write was intermediate, and garbage only if nobody
+//! wrote it. A repeated value that nobody reads changes nothing.
 
 use super::{Explain, InferError, Inference};
-use crate::anomaly::{add, rel, Anomalies, Case, Expected, MopRef, Rels, Step, Workload};
+use crate::anomaly::{add, rel, Anomalies, Case, Expected, MopRef, ReadValue, Rels, Step, Workload};
 use crate::cycles::scc::{tarjan, Adjacency};
 use crate::graph::{Edge, Graph};
 use crate::history::{History, KeyId, Mop, MopFn, MopValue, Op, OpId, OpType, NONE};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The register value `nil` (the initial state).
 const NIL: i64 = i64::MIN;
@@ -257,6 +269,8 @@ type VersionEdges = Vec<(u32, i64, i64)>;
 pub struct RwIndex {
     ext: ExtIndex,
     versions: VersionEdges,
+    /// Repeated (key, value) pairs, which justify no wr edge.
+    repeated: FxHashSet<(u32, i64)>,
 }
 
 impl Explain for RwIndex {
@@ -267,7 +281,7 @@ impl Explain for RwIndex {
         };
         if rels & rel::WR != 0 {
             for x in ea {
-                if let Some(w) = x.write() {
+                if let Some(w) = x.write().filter(|&w| !self.repeated.contains(&(x.key.0, w))) {
                     if eb.iter().any(|y| y.key == x.key && y.read() == Some(w)) {
                         return Some(Step::Wr {
                             key: x.key,
@@ -333,18 +347,13 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     let r_len = r_tuples.len();
     let (writers, readers) = rayon::join(|| ValueIndex::build(nkeys, w_tuples), || ValueIndex::build(nkeys, r_tuples));
 
-    // wr: the unique writer of each value read.
+    let repeated = repeated_values(h, &ext, &writers);
+
+    // wr: the writer of each value read, when only one operation wrote it.
     let mut edges: Vec<Edge> = Vec::with_capacity(r_len);
     for (k, v, rs) in readers.groups() {
         let ws = writers.get(k, v);
-        if !ws.is_empty() {
-            if ws.len() > 1 {
-                return Err(InferError::DuplicateWrite {
-                    key: h.key(KeyId(k)).to_string(),
-                    value: show(v).map(|x| x.to_string()).unwrap_or_else(|| "nil".into()),
-                    lines: ws.iter().map(|&w| h.op(w).line).collect(),
-                });
-            }
+        if ws.len() == 1 && !repeated.contains(&(k, v)) {
             for &r in rs {
                 edges.push(Edge { from: ws[0], to: r, rels: rel::WR });
             }
@@ -372,7 +381,13 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
                 let g = Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h));
                 candidates.push(("linearizable-keys", order_versions(h, &ext, &g)));
             }
-            for (name, source) in candidates {
+            for (name, mut source) in candidates {
+                // Only "nil precedes v" holds for every writer of a repeated value.
+                if !repeated.is_empty() {
+                    source.retain(|&(k, v1, v2)| {
+                        v1 == NIL || !(repeated.contains(&(k, v1)) || repeated.contains(&(k, v2)))
+                    });
+                }
                 let mut merged = versions.clone();
                 merged.extend(source);
                 merged.par_sort_unstable();
@@ -427,6 +442,18 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
         || {
             let mut checks = Anomalies::new();
             detect_anomalies(h, &writers, &mut checks);
+            if !repeated.is_empty() {
+                // Two reads of a repeated value need not see the same version.
+                if let Some(cases) = checks.get_mut("lost-update") {
+                    cases.retain(|c| match c {
+                        Case::LostUpdate { key, value: ReadValue::Int(v), .. } => !repeated.contains(&(key.0, *v)),
+                        _ => true,
+                    });
+                    if cases.is_empty() {
+                        checks.remove("lost-update");
+                    }
+                }
+            }
             checks
         },
     );
@@ -438,8 +465,31 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
         workload: Workload::RwRegister,
         edges: edge_lists,
         anomalies,
-        explainer: Box::new(RwIndex { ext, versions }),
+        explainer: Box::new(RwIndex { ext, versions, repeated }),
     })
+}
+
+/// The (key, value) pairs whose final write comes from more than one
+/// `:ok`/`:info` operation (see the module docs). `ok_writers` holds the
+/// `:ok` final writes; `:info` ones are few and gathered here.
+fn repeated_values(h: &History, ext: &ExtIndex, ok_writers: &ValueIndex) -> FxHashSet<(u32, i64)> {
+    let mut out: FxHashSet<(u32, i64)> = FxHashSet::default();
+    for (k, v, ws) in ok_writers.groups() {
+        if ws.len() > 1 && v != NIL {
+            out.insert((k, v));
+        }
+    }
+    let mut info: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
+    for (i, _) in h.ops.iter().enumerate().filter(|(_, o)| o.op_type == OpType::Info) {
+        for e in ext.of(i as u32) {
+            let Some(w) = e.write().filter(|&w| w != NIL) else { continue };
+            let other_info = info.insert((e.key.0, w), i as u32).is_some_and(|o| o != i as u32);
+            if other_info || !ok_writers.get(e.key.0, w).is_empty() {
+                out.insert((e.key.0, w));
+            }
+        }
+    }
+    out
 }
 
 /// nil precedes every value an ok/info op wrote and every value an ok op read.
@@ -678,6 +728,10 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
     // to its writer, or to NONE when several ops wrote it (a future read
     // needs to know that nobody else could have written the value).
     let mut other_writes: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
+    // For repeated values (see the module docs), the other writers a read
+    // could have observed: final writes by non-`:ok` ops, and writes by
+    // `:ok`/`:info` ops not among `ok_writers`, each with "more than one op".
+    let mut others = Others::default();
     for (i, op) in h.ops.iter().enumerate() {
         let mops = h.mops_of(op);
         for (j, m) in mops.iter().enumerate() {
@@ -685,10 +739,11 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
                 continue;
             }
             let v = value_of(m.value);
+            let last = !mops[j + 1..].iter().any(|x| x.f == MopFn::Write && x.key == m.key);
             if op.op_type != OpType::Ok && op.pair == crate::history::NONE
                 || op.op_type == OpType::Info
                 || op.op_type == OpType::Fail
-                || (op.op_type == OpType::Ok && mops[j + 1..].iter().any(|x| x.f == MopFn::Write && x.key == m.key))
+                || (op.op_type == OpType::Ok && !last)
             {
                 other_writes
                     .entry((m.key.0, v))
@@ -698,6 +753,12 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
                         }
                     })
                     .or_insert(i as u32);
+                if last && op.op_type != OpType::Ok {
+                    note(&mut others.final_not_ok, (m.key.0, v), i as u32);
+                }
+                if matches!(op.op_type, OpType::Ok | OpType::Info) {
+                    note(&mut others.live, (m.key.0, v), i as u32);
+                }
             }
             if op.op_type == OpType::Fail {
                 failed.insert((m.key.0, v), i as u32);
@@ -725,6 +786,7 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
                                 &failed,
                                 &intermediate,
                                 &other_writes,
+                                &others,
                                 (c * CHUNK + j) as u32,
                                 op,
                                 &mut found,
@@ -766,6 +828,27 @@ fn is_future_read(
     ok_writers.get(m.key.0, v).iter().all(|&w| w == me) && other_writes.get(&(m.key.0, v)).is_none_or(|&w| w == me)
 }
 
+/// Writers beyond the `:ok` final ones, as (first op, more than one op).
+#[derive(Default)]
+struct Others {
+    /// Final writes by `:info`/`:fail` ops.
+    final_not_ok: FxHashMap<(u32, i64), (OpId, bool)>,
+    /// Writes by `:ok`/`:info` ops that are not `:ok` final writes.
+    live: FxHashMap<(u32, i64), (OpId, bool)>,
+}
+
+fn note(m: &mut FxHashMap<(u32, i64), (OpId, bool)>, kv: (u32, i64), op: OpId) {
+    let e = m.entry(kv).or_insert((op, false));
+    if e.0 != op {
+        e.1 = true;
+    }
+}
+
+/// Whether `m` holds a write of `kv` by an op other than `me`.
+fn by_other(m: &FxHashMap<(u32, i64), (OpId, bool)>, kv: (u32, i64), me: OpId) -> bool {
+    m.get(&kv).is_some_and(|&(o, multi)| multi || o != me)
+}
+
 /// G1a, G1b, garbage reads, future reads and internal inconsistency in one
 /// ok op.
 ///
@@ -783,6 +866,7 @@ fn check_reads(
     failed: &FxHashMap<(u32, i64), OpId>,
     intermediate: &FxHashMap<(u32, i64), OpId>,
     other_writes: &FxHashMap<(u32, i64), OpId>,
+    others: &Others,
     me: OpId,
     op: &Op,
     found: &mut Vec<(&'static str, Case)>,
@@ -801,11 +885,17 @@ fn check_reads(
                 None => state.push((m.key, v)),
             },
             MopFn::Read => {
-                if let Some(&w) = failed.get(&(m.key.0, v)) {
-                    found.push(("G1a", Case::BadRead { mop: mref, writer: w, element: None }));
+                let kv = (m.key.0, v);
+                // With a repeated value, only when no other writer could
+                // have produced the version read.
+                let ok_final_other = || ok_writers.get(m.key.0, v).iter().any(|&o| o != me);
+                if let Some(&w) = failed.get(&kv) {
+                    if !ok_final_other() && !by_other(&others.live, kv, me) {
+                        found.push(("G1a", Case::BadRead { mop: mref, writer: w, element: None }));
+                    }
                 }
-                if let Some(&w) = intermediate.get(&(m.key.0, v)) {
-                    if w != me {
+                if let Some(&w) = intermediate.get(&kv) {
+                    if w != me && !ok_final_other() && !by_other(&others.final_not_ok, kv, me) {
                         found.push(("G1b", Case::BadRead { mop: mref, writer: w, element: None }));
                     }
                 }

@@ -17,6 +17,19 @@
 //! marked unsuccessful did not happen: they are left out and counted in
 //! [`History::dropped_events`]. Values and variables must fit an `i64`.
 //!
+//! A transaction marked successful that holds a failed event is *not* known
+//! to have committed as recorded: dbcop's PostgreSQL-wire clients
+//! (CockroachDB, PostgreSQL) record a failed statement as a failed event and
+//! the transaction as committed, though the server rolled it back (a failed
+//! statement aborts the transaction, and `COMMIT` then answers `ROLLBACK`);
+//! under MySQL/Galera the transaction did commit without the failed
+//! statement. By default ([`FailedEvents::Indeterminate`]) such a transaction
+//! becomes an `:info` op with its successful events: its writes may or may
+//! not be visible, and its reads constrain nothing, which is sound under both
+//! readings. It is counted in [`History::indeterminate_txns`].
+//! [`FailedEvents::AsCommitted`] keeps dbcop's reading (`:ok` without the
+//! failed events).
+//!
 //! The reader is one linear pass over the bytes with no allocation per event
 //! (keys are interned through a dense cache). Every length is checked against
 //! the bytes that remain before anything is reserved, so an absurd length is
@@ -27,6 +40,7 @@
 
 use super::edn::int_key;
 use super::error::{berr, BErr, BResult, IngestError};
+use super::FailedEvents;
 use crate::history::{Atom, History, HistoryBuilder, Mop, MopFn, MopValue, OpType, RawOp};
 
 /// Smallest encodings, used to bound lengths by the bytes left.
@@ -165,10 +179,11 @@ pub(crate) fn read_header(bytes: &[u8]) -> Option<Header> {
     header(&mut Cur { b: bytes, pos: 0 }).ok()
 }
 
-/// Parses a dbcop history.
-pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
+/// Parses a dbcop history, reading committed transactions with failed
+/// events as `failed` says.
+pub(crate) fn parse(source: &str, input: &[u8], failed: FailedEvents) -> Result<History, IngestError> {
     let mut at = Loc::default();
-    parse_inner(source, input, &mut at).map_err(|mut e| {
+    parse_inner(source, input, failed, &mut at).map_err(|mut e| {
         e.record = at.describe();
         e.into_ingest(source)
     })
@@ -194,7 +209,7 @@ impl Loc {
     }
 }
 
-fn parse_inner(source: &str, input: &[u8], at: &mut Loc) -> BResult<History> {
+fn parse_inner(source: &str, input: &[u8], failed: FailedEvents, at: &mut Loc) -> BResult<History> {
     let mut c = Cur { b: input, pos: 0 };
     let h = header(&mut c)?;
     c.string("the length of `info`")?;
@@ -209,6 +224,7 @@ fn parse_inner(source: &str, input: &[u8], at: &mut Loc) -> BResult<History> {
     let txn = Atom::Keyword("txn".into());
     let mut key_cache = Vec::new();
     let mut dropped = 0usize;
+    let mut indeterminate = 0usize;
     let sessions = c.len("the number of sessions", MIN_SESSION)?;
     for s in 0..sessions {
         *at = Loc { session: Some(s), txn: None, event: None };
@@ -217,6 +233,7 @@ fn parse_inner(source: &str, input: &[u8], at: &mut Loc) -> BResult<History> {
             (at.txn, at.event) = (Some(t), None);
             let start = b.mop_count();
             let events = c.len("the number of events of a transaction", EVENT)?;
+            let dropped_before = dropped;
             for e in 0..events {
                 at.event = Some(e);
                 let write = c.bool("an event's `write` flag (byte 0 or 1)")?;
@@ -236,10 +253,18 @@ fn parse_inner(source: &str, input: &[u8], at: &mut Loc) -> BResult<History> {
             }
             at.event = None;
             let ok = c.bool("a transaction's `success` flag (byte 0 or 1)")?;
+            let op_type = match (ok, dropped > dropped_before, failed) {
+                (false, _, _) => OpType::Fail,
+                (true, true, FailedEvents::Indeterminate) => {
+                    indeterminate += 1;
+                    OpType::Info
+                }
+                (true, _, _) => OpType::Ok,
+            };
             let raw = RawOp {
                 index: None,
                 time: None,
-                op_type: if ok { OpType::Ok } else { OpType::Fail },
+                op_type,
                 process: Some(s as i64),
                 f: txn.clone(),
                 extras: Vec::new(),
@@ -253,6 +278,7 @@ fn parse_inner(source: &str, input: &[u8], at: &mut Loc) -> BResult<History> {
         return Err(berr(c.pos, "end of input after the last session", format!("{} more bytes", c.left())));
     }
     b.count_dropped(dropped);
+    b.count_indeterminate(indeterminate);
     Ok(b.finish())
 }
 
@@ -299,7 +325,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn err(bytes: &[u8]) -> String {
-        match parse("h.bincode", bytes) {
+        match parse("h.bincode", bytes, FailedEvents::Indeterminate) {
             Ok(_) => panic!("parsed"),
             Err(e) => e.to_string(),
         }
@@ -319,7 +345,7 @@ mod tests {
             read_header(&bytes),
             Some(Header { id: 7, n_node: 2, n_variable: 10, n_transaction: 2, n_event: 2 })
         );
-        let h = match parse("h.bincode", &bytes) {
+        let h = match parse("h.bincode", &bytes, FailedEvents::AsCommitted) {
             Ok(h) => h,
             Err(e) => panic!("{e}"),
         };
@@ -353,6 +379,22 @@ mod tests {
         assert_eq!(h.f_of(&h.ops[0]), &Atom::Keyword("txn".into()));
         assert!(looks_like(&bytes));
         assert!(!looks_like(b"{:type :ok, :process 0, :value [[:w 1 1]]} {:type :ok}"));
+    }
+
+    #[test]
+    fn committed_transactions_with_failed_events_are_indeterminate_by_default() {
+        let bytes = sample();
+        let types = |failed| match parse("h.bincode", &bytes, failed) {
+            Ok(h) => (h.ops.iter().map(|o| o.op_type).collect::<Vec<_>>(), h.indeterminate_txns, h.mops.len()),
+            Err(e) => panic!("{e}"),
+        };
+        // Session 1's first transaction is marked committed but its write
+        // of 9 failed.
+        assert_eq!(
+            types(FailedEvents::Indeterminate),
+            (vec![OpType::Ok, OpType::Fail, OpType::Info, OpType::Ok], 1, 5)
+        );
+        assert_eq!(types(FailedEvents::AsCommitted), (vec![OpType::Ok, OpType::Fail, OpType::Ok, OpType::Ok], 0, 5));
     }
 
     #[test]
@@ -407,14 +449,14 @@ mod tests {
     fn every_truncation_is_an_error() {
         let good = sample();
         for n in 0..good.len() {
-            assert!(parse("t", &good[..n]).is_err(), "prefix of {n} bytes parsed");
+            assert!(parse("t", &good[..n], FailedEvents::default()).is_err(), "prefix of {n} bytes parsed");
         }
     }
 
     proptest! {
         #[test]
         fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
-            let _ = parse("fuzz", &bytes);
+            let _ = parse("fuzz", &bytes, FailedEvents::default());
             let _ = looks_like(&bytes);
         }
 
@@ -424,7 +466,7 @@ mod tests {
             let n = bytes.len();
             bytes[pos % n] = byte;
             bytes.truncate(n - cut % n);
-            let _ = parse("fuzz", &bytes);
+            let _ = parse("fuzz", &bytes, FailedEvents::default());
         }
     }
 }

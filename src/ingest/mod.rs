@@ -61,6 +61,30 @@ pub enum Format {
 /// where the size is known, and after at most this many bytes otherwise.
 pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
 
+/// How to read a transaction that the input marks committed although one of
+/// its events failed (dbcop's `success = 0` on an event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FailedEvents {
+    /// Read it as indeterminate (Elle's `:info`): its successful writes may
+    /// or may not have taken effect, and its reads constrain nothing. A
+    /// failed statement aborts a PostgreSQL-wire transaction (CockroachDB,
+    /// PostgreSQL), whose `COMMIT` then answers `ROLLBACK`, while dbcop
+    /// still records it as committed; under MySQL/Galera the transaction did
+    /// commit without the failed statement. `:info` covers both.
+    #[default]
+    Indeterminate,
+    /// dbcop's own reading: the transaction committed, without its failed
+    /// events.
+    AsCommitted,
+}
+
+/// Options for reading a history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    /// Transactions marked committed that hold failed events.
+    pub failed_events: FailedEvents,
+}
+
 /// Reads the history in the file (or, for Cobra, the directory) at `path`;
 /// `-` is standard input.
 ///
@@ -76,8 +100,14 @@ pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
 /// skipped. An input with no operation, or only invocations, is an
 /// [`IngestError::Empty`]. Errors name the path as given.
 pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
+    read_path_with(path, format, ReadOptions::default())
+}
+
+/// [`read_path`] with options.
+pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<History, IngestError> {
     if path.as_os_str() == "-" {
-        return read_reader("<stdin>", std::io::stdin().lock(), format, MAX_INPUT_BYTES);
+        let bytes = read_capped("<stdin>", std::io::stdin().lock(), MAX_INPUT_BYTES)?;
+        return read_bytes_with("<stdin>", &bytes, format, opts);
     }
     let name = path.display().to_string();
     let io = |source| IngestError::Io { path: name.clone(), source };
@@ -114,7 +144,7 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
             check_size(&name, map.len())?;
             let (bytes, format) = prepare(&name, &map, format);
             if format != Format::Edn {
-                return read_resolved(&name, bytes, format);
+                return read_resolved(&name, bytes, format, opts);
             }
             let chunks = match edn::parse_chunks(&name, bytes) {
                 Ok(chunks) => chunks,
@@ -128,7 +158,7 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
         }
     }
     let bytes = read_capped(&name, file, MAX_INPUT_BYTES)?;
-    read_bytes(&name, &bytes, format)
+    read_bytes_with(&name, &bytes, format, opts)
 }
 
 /// Reads a history from a stream (standard input, a pipe) of at most
@@ -204,9 +234,19 @@ pub(crate) fn regular_file(name: &str, meta: &std::fs::Metadata) -> Result<(), I
 /// A UTF-8 byte order mark before a text history is skipped, and an input
 /// with no operation, or only invocations, is an [`IngestError::Empty`].
 pub fn read_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
+    read_bytes_with(source_name, bytes, format, ReadOptions::default())
+}
+
+/// [`read_bytes`] with options.
+pub fn read_bytes_with(
+    source_name: &str,
+    bytes: &[u8],
+    format: Format,
+    opts: ReadOptions,
+) -> Result<History, IngestError> {
     check_size(source_name, bytes.len())?;
     let (bytes, format) = prepare(source_name, bytes, format);
-    read_resolved(source_name, bytes, format)
+    read_resolved(source_name, bytes, format, opts)
 }
 
 /// The UTF-8 byte order mark.
@@ -230,10 +270,10 @@ fn prepare<'a>(source_name: &str, bytes: &'a [u8], format: Format) -> (&'a [u8],
 }
 
 /// Parses `bytes` in the resolved `format`.
-fn read_resolved(source_name: &str, bytes: &[u8], format: Format) -> Result<History, IngestError> {
+fn read_resolved(source_name: &str, bytes: &[u8], format: Format, opts: ReadOptions) -> Result<History, IngestError> {
     let h = match format {
         Format::Json => json::parse(source_name, bytes),
-        Format::Dbcop => dbcop::parse(source_name, bytes),
+        Format::Dbcop => dbcop::parse(source_name, bytes, opts.failed_events),
         Format::PolysiText => polysi_text::parse(source_name, bytes),
         Format::Cobra => cobra::parse(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse(source_name, bytes),

@@ -183,6 +183,13 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
     if h.dropped_events > 0 {
         out.push_str(&format!("({} input events that did not happen were left out)\n", h.dropped_events));
     }
+    if h.indeterminate_txns > 0 {
+        out.push_str(&format!(
+            "({} transactions marked committed held a failed event and were read as indeterminate (:info): \
+             their writes may or may not have taken effect; --failed-events as-committed reads them as committed)\n",
+            h.indeterminate_txns
+        ));
+    }
     if let Some(e) = &o.error {
         out.push_str(&format!("analysis could not run: {e}\n"));
         return out;

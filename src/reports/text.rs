@@ -13,7 +13,7 @@
 
 use super::edn;
 use super::tree;
-use crate::anomaly::{Cycle, Refutation, Step, Workload, WriteOrder};
+use crate::anomaly::{Cycle, ReadFrom, Refutation, Step, Workload, WriteOrder};
 use crate::history::{History, OpId};
 
 fn v(x: Option<i64>) -> String {
@@ -114,13 +114,25 @@ fn order_text(h: &History, o: &WriteOrder) -> String {
     )
 }
 
+fn read_from_text(h: &History, rf: &ReadFrom) -> String {
+    let idx = |o: OpId| h.op(o).index.to_string();
+    format!(
+        "the read of {} = {} (index {}) observed the write of index {} (written by indexes {})",
+        h.key(rf.key),
+        rf.value,
+        h.op(rf.reader).index,
+        h.op(rf.writer).index,
+        rf.candidates.iter().map(|&o| idx(o)).collect::<Vec<_>>().join(", ")
+    )
+}
+
 /// The explanation of an exact-check refutation: one proof by contradiction
 /// per case of the open write orders, then the reasons for the write orders
 /// the cases rely on.
 pub fn explain_refutation(h: &History, r: &Refutation) -> String {
     let w = Workload::RwRegister;
     let n = r.branches.len();
-    let mut s = if n == 1 && r.branches[0].assume.is_empty() {
+    let mut s = if n == 1 && r.branches[0].assume.is_empty() && r.branches[0].reads.is_empty() {
         format!("No order of the writes explains this history under {}:\n\n", r.model)
     } else {
         format!(
@@ -132,8 +144,13 @@ pub fn explain_refutation(h: &History, r: &Refutation) -> String {
         )
     };
     for (i, b) in r.branches.iter().enumerate() {
-        if !b.assume.is_empty() {
-            let assumed: Vec<String> = b.assume.iter().map(|o| order_text(h, o)).collect();
+        if !b.assume.is_empty() || !b.reads.is_empty() {
+            let assumed: Vec<String> = b
+                .assume
+                .iter()
+                .map(|o| order_text(h, o))
+                .chain(b.reads.iter().map(|rf| read_from_text(h, rf)))
+                .collect();
             s.push_str(&format!("Case {} of {n}: suppose {}.\n", i + 1, assumed.join(", and ")));
         }
         s.push_str(&explain_cycle(h, w, &b.cycle));

@@ -269,6 +269,19 @@ pub fn refutation(h: &History, w: Workload, r: &Refutation) -> Node {
         .iter()
         .map(|b| {
             let mut c = vec![(kw("assuming"), Node::Vector(b.assume.iter().map(|o| write_order(h, o)).collect()))];
+            if !b.reads.is_empty() {
+                let idx = |o: OpId| Node::Int(h.op(o).index);
+                let reads = b.reads.iter().map(|rf| {
+                    Node::Map(vec![
+                        (kw("key"), atom(h.key(rf.key))),
+                        (kw("value"), Node::Int(rf.value)),
+                        (kw("reader"), idx(rf.reader)),
+                        (kw("writer"), idx(rf.writer)),
+                        (kw("candidates"), Node::Vector(rf.candidates.iter().map(|&o| idx(o)).collect())),
+                    ])
+                });
+                c.push((kw("reads-from"), Node::Vector(reads.collect())));
+            }
             if let Node::Map(cy) = cycle(h, w, &b.cycle) {
                 c.extend(cy);
             }
@@ -294,6 +307,9 @@ pub fn result_map(h: &History, o: &Outcome) -> Node {
         Validity::Unknown => kw("unknown"),
     };
     let mut m = vec![(kw("valid?"), valid)];
+    if h.indeterminate_txns > 0 {
+        m.push((kw("info-txn-count"), Node::Int(h.indeterminate_txns as i64)));
+    }
     if let Some(e) = &o.error {
         m.push((kw("error"), Node::Str(e.clone())));
         return Node::Map(m);

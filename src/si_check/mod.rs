@@ -309,6 +309,14 @@ fn check_exactly(h: &History, txns: &txns::Txns, level: Level, opts: &ExactOptio
         }
         Ending::Open => solve_components(&ctx, &pr, level, deadline, &mut stats),
     };
+    let verdict = match verdict {
+        Verdict::Invalid(_) if txns.uncertain_info > 0 => Verdict::Unknown(format!(
+            "no explanation was found, but {} reads of repeated values could have come from :info \
+             transactions not known to have committed, so the refutation is not certain",
+            txns.uncertain_info
+        )),
+        v => v,
+    };
     ExactOutcome { level, verdict, stats }
 }
 
@@ -389,7 +397,7 @@ fn refute_known_cycle(ctx: &Ctx<'_>, round: u32, level: Level) -> Verdict {
             if r.why != u32::MAX {
                 derived.push(i);
             }
-            let branch = Branch { assume: Vec::new(), cycle: ctx.cycle(&cyc) };
+            let branch = Branch { assume: Vec::new(), reads: Vec::new(), cycle: ctx.cycle(&cyc) };
             return refutation(ctx, level, vec![branch], derived, false);
         }
     }
@@ -404,7 +412,11 @@ fn refute_both_sides(ctx: &Ctx<'_>, constraint: u32, blocked: [DepEdge; 2], roun
         match ctx.close(e, &[], round) {
             Some((cyc, d)) => {
                 derived.extend(d);
-                branches.push(Branch { assume: vec![ctx.write_order(constraint, side)], cycle: ctx.cycle(&cyc) });
+                branches.push(Branch {
+                    assume: vec![ctx.write_order(constraint, side)],
+                    reads: Vec::new(),
+                    cycle: ctx.cycle(&cyc),
+                });
             }
             None => return Verdict::Unknown("a pruning conflict could not be explained".into()),
         }
@@ -412,10 +424,13 @@ fn refute_both_sides(ctx: &Ctx<'_>, constraint: u32, blocked: [DepEdge; 2], roun
     refutation(ctx, level, branches, derived, false)
 }
 
-/// A group of begin/commit nodes and the constraints among them.
+/// A group of begin/commit nodes and the constraints and ambiguous reads
+/// among them.
 struct Component {
     nodes: Vec<u32>,
     vars: Vec<u32>,
+    /// Indices into [`Polygraph::choices`].
+    choices: Vec<u32>,
 }
 
 struct Csr {
@@ -435,10 +450,60 @@ impl Adjacency for Csr {
     }
 }
 
-/// Splits the open constraints by strongly connected component of the graph
-/// holding every known edge and both sides of every open constraint: a
-/// cycle lies within one component, so components are independent.
-fn components(ctx: &Ctx<'_>, open: &[u32]) -> Vec<Component> {
+/// The edges of reads with several candidate writers, per choice and
+/// candidate: `fixed` hold whenever the candidate is chosen (its wr edge,
+/// its rw edge inside a chain, and the rw edges of constraints pruning
+/// decided), `cond` only when an open constraint also takes a side
+/// (constraint, side, edge).
+#[derive(Default)]
+struct ChoiceEdges {
+    fixed: Vec<Vec<Vec<DepEdge>>>,
+    cond: Vec<Vec<Vec<(u32, bool, DepEdge)>>>,
+}
+
+fn choice_edges(g: &Polygraph, pr: &Pruned) -> ChoiceEdges {
+    let mut ce = ChoiceEdges::default();
+    if g.choices.is_empty() {
+        return ce;
+    }
+    let mut decided: Vec<Option<bool>> = vec![None; g.constraints.len()];
+    for d in &pr.derivations {
+        decided[d.constraint as usize] = Some(d.a_first);
+    }
+    for (j, ch) in g.choices.iter().enumerate() {
+        let (mut fixed, mut cond) = (Vec::new(), Vec::new());
+        for (i, cand) in ch.cands.iter().enumerate() {
+            let mut f = Vec::new();
+            let mut c = Vec::new();
+            g.cand_edges(j as u32, i, &mut f);
+            for &k in g.tail_constraints.get(&cand.tail_of).into_iter().flatten() {
+                match decided[k as usize] {
+                    Some(a) => f.extend(g.cond_edge(j as u32, i, k, a)),
+                    None => {
+                        for a in [true, false] {
+                            c.extend(g.cond_edge(j as u32, i, k, a).map(|e| (k, a, e)));
+                        }
+                    }
+                }
+            }
+            fixed.push(f);
+            cond.push(c);
+        }
+        ce.fixed.push(fixed);
+        ce.cond.push(cond);
+    }
+    ce
+}
+
+/// Splits the open constraints and the ambiguous reads by strongly
+/// connected component of the graph holding every known edge, both sides
+/// of every open constraint and every edge any candidate writer could
+/// bring: a cycle lies within one component, so components are
+/// independent. A read of which some candidate brings no edge inside a
+/// component is settled by that candidate (returned per choice, `usize::MAX`
+/// for the others); a constraint one of whose conditional edges lies inside
+/// a component joins the read's component.
+fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>, Vec<usize>) {
     let g = ctx.g;
     let mut all: Vec<DepEdge> = ctx.recs.iter().map(|r| r.e).collect();
     let mut buf = Vec::new();
@@ -448,12 +513,18 @@ fn components(ctx: &Ctx<'_>, open: &[u32]) -> Vec<Component> {
             all.extend_from_slice(&buf);
         }
     }
+    for j in 0..ce.fixed.len() {
+        for i in 0..ce.fixed[j].len() {
+            all.extend_from_slice(&ce.fixed[j][i]);
+            all.extend(ce.cond[j][i].iter().map(|x| x.2));
+        }
+    }
     let (offsets, targets) = prune::bc_csr(g, all.iter().copied());
     drop(all);
     let csr = Csr { offsets, targets };
     let comps = tarjan(&csr, |_| true);
-    // Union components a single constraint touches (never expected, but a
-    // variable must live in exactly one sub-problem).
+    // Union components a single constraint (or read) touches, so that a
+    // variable lives in exactly one sub-problem.
     let mut parent: Vec<u32> = (0..comps.comps.len() as u32).collect();
     fn find(p: &mut [u32], mut x: u32) -> u32 {
         while p[x as usize] != x {
@@ -462,23 +533,57 @@ fn components(ctx: &Ctx<'_>, open: &[u32]) -> Vec<Component> {
         }
         x
     }
+    fn join(parent: &mut [u32], home: &mut u32, comp: u32) {
+        let r = find(parent, comp);
+        if *home == u32::MAX {
+            *home = r;
+        } else {
+            let h = find(parent, *home);
+            if h != r {
+                parent[h as usize] = r;
+            }
+            *home = r;
+        }
+    }
+    let inside = |e: &DepEdge| {
+        let (a, b) = g.bc(e);
+        let (ca, cb) = (comps.comp_of[a as usize], comps.comp_of[b as usize]);
+        (ca != u32::MAX && ca == cb).then_some(ca)
+    };
     let mut home: Vec<u32> = vec![u32::MAX; open.len()];
     for (i, &c) in open.iter().enumerate() {
         for side in [true, false] {
             g.side(&g.constraints[c as usize], side, &mut buf);
             for e in &buf {
-                let (a, b) = g.bc(e);
-                let (ca, cb) = (comps.comp_of[a as usize], comps.comp_of[b as usize]);
-                if ca != u32::MAX && ca == cb {
-                    let r = find(&mut parent, ca);
-                    if home[i] == u32::MAX {
-                        home[i] = r;
-                    } else {
-                        let h = find(&mut parent, home[i]);
-                        if h != r {
-                            parent[h as usize] = r;
-                        }
-                        home[i] = r;
+                if let Some(k) = inside(e) {
+                    join(&mut parent, &mut home[i], k);
+                }
+            }
+        }
+    }
+    let open_index: rustc_hash::FxHashMap<u32, usize> =
+        if ce.fixed.is_empty() { Default::default() } else { open.iter().enumerate().map(|(i, &c)| (c, i)).collect() };
+    let mut choice_home: Vec<u32> = vec![u32::MAX; ce.fixed.len()];
+    let mut picks: Vec<usize> = vec![usize::MAX; ce.fixed.len()];
+    for j in 0..ce.fixed.len() {
+        let free = (0..ce.fixed[j].len()).find(|&i| {
+            !ce.fixed[j][i].iter().any(|e| inside(e).is_some()) && !ce.cond[j][i].iter().any(|x| inside(&x.2).is_some())
+        });
+        if let Some(i) = free {
+            picks[j] = i;
+            continue;
+        }
+        for i in 0..ce.fixed[j].len() {
+            for e in &ce.fixed[j][i] {
+                if let Some(k) = inside(e) {
+                    join(&mut parent, &mut choice_home[j], k);
+                }
+            }
+            for &(c, _, e) in &ce.cond[j][i] {
+                if let Some(k) = inside(&e) {
+                    join(&mut parent, &mut choice_home[j], k);
+                    if let Some(&oi) = open_index.get(&c) {
+                        join(&mut parent, &mut home[oi], k);
                     }
                 }
             }
@@ -491,7 +596,7 @@ fn components(ctx: &Ctx<'_>, open: &[u32]) -> Vec<Component> {
         let r = find(parent, x) as usize;
         if index[r] == u32::MAX {
             index[r] = out.len() as u32;
-            out.push(Component { nodes: Vec::new(), vars: Vec::new() });
+            out.push(Component { nodes: Vec::new(), vars: Vec::new(), choices: Vec::new() });
         }
         index[r] as usize
     };
@@ -501,19 +606,38 @@ fn components(ctx: &Ctx<'_>, open: &[u32]) -> Vec<Component> {
             out[j].vars.push(c);
         }
     }
+    for (j, &h) in choice_home.iter().enumerate() {
+        if h != u32::MAX {
+            let ci = root_of(h, &mut parent, &mut out);
+            out[ci].choices.push(j as u32);
+        }
+    }
     for (ci, nodes) in comps.comps.iter().enumerate() {
         let r = find(&mut parent, ci as u32) as usize;
         if index[r] != u32::MAX {
             out[index[r] as usize].nodes.extend_from_slice(nodes);
         }
     }
-    out.retain(|c| !c.vars.is_empty());
-    out
+    out.retain(|c| !c.vars.is_empty() || !c.choices.is_empty());
+    (out, picks)
 }
 
-/// The solver instance of a component restricted to `vars` (a subset of its
-/// variables, by position).
-fn instance(ctx: &Ctx<'_>, comp: &Component, vars: &[usize], pos: &[u32]) -> solver::Instance {
+/// The solver instance of a component restricted to `vars` and `choices`
+/// (subsets of its constraints and reads, by position). Variables: the
+/// constraints first, then per read one variable per candidate ("read from
+/// it") with the clause "at least one", then one variable per conditional
+/// edge with the clause "this side and this candidate imply the edge".
+/// Leaving a constraint out drops its conditional edges too, so a subset
+/// never has more edges than the whole. Also returns, per read, its first
+/// candidate variable.
+fn instance(
+    ctx: &Ctx<'_>,
+    comp: &Component,
+    vars: &[usize],
+    choices: &[usize],
+    pos: &[u32],
+    ce: &ChoiceEdges,
+) -> (solver::Instance, Vec<u32>) {
     let g = ctx.g;
     let mut local: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
     let mut nodes = comp.nodes.clone();
@@ -534,15 +658,69 @@ fn instance(ctx: &Ctx<'_>, comp: &Component, vars: &[usize], pos: &[u32]) -> sol
     let mut side_edges = Vec::new();
     let mut side_start = vec![0u32];
     let mut buf = Vec::new();
-    for &vi in vars {
-        let c = &g.constraints[comp.vars[vi] as usize];
+    let mut var_of: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
+    for (v, &vi) in vars.iter().enumerate() {
+        let ci = comp.vars[vi];
+        if !choices.is_empty() {
+            var_of.insert(ci, v as u32);
+        }
+        let c = &g.constraints[ci as usize];
         for side in [true, false] {
             g.side(c, side, &mut buf);
             side_edges.extend(buf.iter().filter_map(&map));
             side_start.push(side_edges.len() as u32);
         }
     }
-    solver::Instance { nodes: nodes.len(), known, side_edges, side_start, order: (0..nodes.len() as u32).collect() }
+    let mut clauses = Vec::new();
+    let mut next = vars.len() as u32;
+    let mut firsts = Vec::with_capacity(choices.len());
+    let mut false_first = Vec::new();
+    for &cj in choices {
+        let j = comp.choices[cj] as usize;
+        let first = next;
+        firsts.push(first);
+        for f in &ce.fixed[j] {
+            false_first.push(next);
+            side_edges.extend(f.iter().filter_map(&map));
+            side_start.push(side_edges.len() as u32);
+            side_start.push(side_edges.len() as u32);
+            next += 1;
+        }
+        clauses.push((first..next).map(|x| 2 * x).collect::<Vec<u32>>());
+        for (i, cond) in ce.cond[j].iter().enumerate() {
+            for (c, a_first, e) in cond {
+                let (Some(&v), Some(me)) = (var_of.get(c), map(e)) else { continue };
+                side_edges.push(me);
+                side_start.push(side_edges.len() as u32);
+                side_start.push(side_edges.len() as u32);
+                let side_lit = 2 * v + u32::from(!a_first);
+                clauses.push(vec![side_lit ^ 1, (2 * (first + i as u32)) ^ 1, 2 * next]);
+                next += 1;
+            }
+        }
+    }
+    let inst = solver::Instance {
+        nodes: nodes.len(),
+        known,
+        side_edges,
+        side_start,
+        order: (0..nodes.len() as u32).collect(),
+        clauses,
+        false_first,
+    };
+    (inst, firsts)
+}
+
+/// The candidate each read of a component's model chose (the first one
+/// whose variable is true); `firsts` as [`instance`] returned them.
+fn picked(comp: &Component, firsts: &[u32], ce: &ChoiceEdges, model: &[bool]) -> Vec<(u32, usize)> {
+    let mut out = Vec::new();
+    for (&j, &x) in comp.choices.iter().zip(firsts) {
+        let n = ce.fixed[j as usize].len();
+        let i = (0..n).find(|&i| model.get(x as usize + i) == Some(&true)).unwrap_or(0);
+        out.push((j, i));
+    }
+    out
 }
 
 fn solve_components(
@@ -553,14 +731,18 @@ fn solve_components(
     stats: &mut ExactStats,
 ) -> Verdict {
     let t = Instant::now();
-    let comps = components(ctx, &pr.open);
+    let ce = choice_edges(ctx.g, pr);
+    let (comps, mut picks) = components(ctx, &pr.open, &ce);
     stats.components = comps.len();
     stats.largest_component = comps.iter().map(|c| c.vars.len()).max().unwrap_or(0);
-    let results: Vec<(solver::Answer, solver::SolveStats)> = comps
+    let results: Vec<(solver::Answer, solver::SolveStats, Vec<u32>)> = comps
         .par_iter()
         .map(|c| {
             let all: Vec<usize> = (0..c.vars.len()).collect();
-            solver::solve(&instance(ctx, c, &all, &pr.pos), deadline)
+            let choices: Vec<usize> = (0..c.choices.len()).collect();
+            let (inst, firsts) = instance(ctx, c, &all, &choices, &pr.pos, &ce);
+            let (answer, stats) = solver::solve(&inst, deadline);
+            (answer, stats, firsts)
         })
         .collect();
     stats.decisions = results.iter().map(|r| r.1.decisions).sum();
@@ -568,28 +750,44 @@ fn solve_components(
     stats.solve = t.elapsed();
     if let Some(i) = results.iter().position(|r| r.0 == solver::Answer::Unsat) {
         let t = Instant::now();
-        let v = refute_component(ctx, &comps[i], pr, level);
+        let v = if comps[i].choices.is_empty() {
+            refute_component(ctx, &comps[i], pr, level)
+        } else {
+            refute_with_choices(ctx, &comps[i], pr, level, &ce)
+        };
         stats.witness = t.elapsed();
         return v;
     }
     if results.iter().any(|r| r.0 == solver::Answer::Timeout) {
         return Verdict::Unknown(format!(
-            "the solver did not finish within the time limit ({} constraints in {} components)",
+            "the solver did not finish within the time limit ({} constraints and {} reads with several \
+             candidate writers in {} components)",
             pr.open.len(),
+            ctx.g.choices.len(),
             comps.len()
         ));
     }
-    // Never answer valid on the solver's word alone: the write order it
-    // found, with every known and derived edge, must be acyclic.
+    // Never answer valid on the solver's word alone: the write order and
+    // the writers of ambiguous reads it found, with every known and
+    // derived edge, must be acyclic.
     let mut a_first = vec![true; ctx.g.constraints.len()];
     for (c, r) in comps.iter().zip(&results) {
         if let solver::Answer::Sat(model) = &r.0 {
             for (&ci, &v) in c.vars.iter().zip(model) {
                 a_first[ci as usize] = v;
             }
+            for (j, i) in picked(c, &r.2, &ce, model) {
+                picks[j as usize] = i;
+            }
         }
     }
-    let holds = model_is_acyclic(ctx.g, pr, &a_first);
+    let mut extra = Vec::new();
+    for (j, &i) in picks.iter().enumerate() {
+        let i = if i == usize::MAX { 0 } else { i };
+        extra.extend_from_slice(&ce.fixed[j][i]);
+        extra.extend(ce.cond[j][i].iter().filter(|x| a_first[x.0 as usize] == x.1).map(|x| x.2));
+    }
+    let holds = model_is_acyclic(ctx.g, pr, &a_first, &extra);
     stats.solve = t.elapsed();
     if !holds {
         return Verdict::Unknown(
@@ -599,16 +797,119 @@ fn solve_components(
     Verdict::Valid
 }
 
-/// Whether the known and derived edges plus, for every open constraint, the
-/// side `a_first` picks form an acyclic begin/commit graph.
-fn model_is_acyclic(g: &Polygraph, pr: &Pruned, a_first: &[bool]) -> bool {
+/// Whether the known and derived edges, `extra`, and, for every open
+/// constraint, the side `a_first` picks form an acyclic begin/commit graph.
+fn model_is_acyclic(g: &Polygraph, pr: &Pruned, a_first: &[bool], extra: &[DepEdge]) -> bool {
     let chosen = pr.open.iter().flat_map(|&c| {
         let mut side = Vec::new();
         g.side(&g.constraints[c as usize], a_first[c as usize], &mut side);
         side.into_iter()
     });
-    let (offsets, targets) = prune::bc_csr(g, pr.edges.iter().map(|r| r.e).chain(chosen));
+    let (offsets, targets) = prune::bc_csr(g, pr.edges.iter().map(|r| r.e).chain(chosen).chain(extra.iter().copied()));
     prune::topo(&offsets, &targets, &vec![0; g.n]).is_some()
+}
+
+/// Most cases listed for a refutation that splits over reads' writers.
+const MAX_SPLIT_CASES: usize = 16;
+
+/// Explains an unsatisfiable component holding reads with several
+/// candidate writers: shrinks its constraints and reads to a minimal
+/// unsatisfiable core (dropping either only removes edges), then splits
+/// cases over the core's items, a write order's two sides or a read's
+/// candidates, only as far as needed to close a cycle in every case.
+fn refute_with_choices(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level, ce: &ChoiceEdges) -> Verdict {
+    let budget = Instant::now() + Duration::from_secs(20);
+    let nv = comp.vars.len();
+    // Items: constraints 0..nv, then reads.
+    let unsat = |items: &[usize]| -> Option<bool> {
+        let vars: Vec<usize> = items.iter().copied().filter(|&x| x < nv).collect();
+        let choices: Vec<usize> = items.iter().filter(|&&x| x >= nv).map(|&x| x - nv).collect();
+        match solver::solve(&instance(ctx, comp, &vars, &choices, &pr.pos, ce).0, Some(budget)).0 {
+            solver::Answer::Unsat => Some(true),
+            solver::Answer::Sat(_) => Some(false),
+            solver::Answer::Timeout => None,
+        }
+    };
+    let mut core: Vec<usize> = (0..nv + comp.choices.len()).collect();
+    let mut minimal = true;
+    let mut chunk = core.len() / 2;
+    while chunk >= 1 {
+        let mut i = 0;
+        while i < core.len() {
+            let trial: Vec<usize> =
+                core[..i].iter().chain(core[(i + chunk).min(core.len())..].iter()).copied().collect();
+            match unsat(&trial) {
+                Some(true) => core = trial,
+                Some(false) => i += chunk,
+                None => {
+                    minimal = false;
+                    break;
+                }
+            }
+        }
+        if !minimal {
+            break;
+        }
+        chunk /= 2;
+    }
+    // Depth-first case split: each case assigns a prefix of the core's
+    // items; a case closing a cycle is a branch, else it splits on the next.
+    let g = ctx.g;
+    let mut branches = Vec::new();
+    let mut derived = Vec::new();
+    let mut partial = !minimal;
+    let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut buf = Vec::new();
+    while let Some(case) = stack.pop() {
+        if branches.len() >= MAX_SPLIT_CASES {
+            partial = true;
+            break;
+        }
+        // The edges the case assumes.
+        let mut extra: Vec<DepEdge> = Vec::new();
+        let mut assume = Vec::new();
+        let mut reads = Vec::new();
+        let side_of = |c: u32| core.iter().zip(&case).find(|(&x, _)| x < nv && comp.vars[x] == c).map(|(_, &s)| s == 0);
+        for (&x, &s) in core.iter().zip(&case) {
+            if x < nv {
+                let c = comp.vars[x];
+                g.side(&g.constraints[c as usize], s == 0, &mut buf);
+                extra.extend_from_slice(&buf);
+                assume.push(ctx.write_order(c, s == 0));
+            } else {
+                let j = comp.choices[x - nv];
+                extra.extend_from_slice(&ce.fixed[j as usize][s]);
+                for &(c, a, e) in &ce.cond[j as usize][s] {
+                    if side_of(c) == Some(a) {
+                        extra.push(e);
+                    }
+                }
+                reads.push(ctx.read_from(j, s));
+            }
+        }
+        let best = extra
+            .iter()
+            .filter_map(|&e| {
+                let others: Vec<DepEdge> = extra.iter().copied().filter(|x| *x != e).collect();
+                ctx.close(e, &others, u32::MAX)
+            })
+            .min_by_key(|(c, _)| c.len());
+        if let Some((cyc, d)) = best {
+            derived.extend(d);
+            branches.push(Branch { assume, reads, cycle: ctx.cycle(&cyc) });
+            continue;
+        }
+        let Some(&x) = core.get(case.len()) else {
+            return Verdict::Unknown("an unsatisfiable core could not be explained".into());
+        };
+        let n = if x < nv { 2 } else { ce.fixed[comp.choices[x - nv] as usize].len() };
+        for s in (0..n).rev() {
+            let mut next = case.clone();
+            next.push(s);
+            stack.push(next);
+        }
+    }
+    refutation(ctx, level, branches, derived, partial)
 }
 
 /// Most cases listed for one refutation (all combinations of up to three
@@ -621,8 +922,9 @@ const MAX_CORE_CASES: usize = 3;
 /// the core's write orders.
 fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level) -> Verdict {
     let budget = Instant::now() + Duration::from_secs(20);
+    let none = ChoiceEdges::default();
     let unsat = |vars: &[usize]| -> Option<bool> {
-        match solver::solve(&instance(ctx, comp, vars, &pr.pos), Some(budget)).0 {
+        match solver::solve(&instance(ctx, comp, vars, &[], &pr.pos, &none).0, Some(budget)).0 {
             solver::Answer::Unsat => Some(true),
             solver::Answer::Sat(_) => Some(false),
             solver::Answer::Timeout => None,
@@ -678,7 +980,7 @@ fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level) 
         match best {
             Some((cyc, d)) => {
                 derived.extend(d);
-                branches.push(Branch { assume, cycle: ctx.cycle(&cyc) });
+                branches.push(Branch { assume, reads: Vec::new(), cycle: ctx.cycle(&cyc) });
             }
             None => return Verdict::Unknown("an unsatisfiable core could not be explained".into()),
         }
@@ -712,7 +1014,7 @@ mod tests {
         let pr = prune::prune(&g, &vec![0; g.n], PruneOptions { reach_bytes: 1 << 20, enabled: false }, None);
         let c = &g.constraints[0];
         let x1_first = g.chain(c.a)[0] == 0;
-        assert!(model_is_acyclic(&g, &pr, &[x1_first]));
-        assert!(!model_is_acyclic(&g, &pr, &[!x1_first]));
+        assert!(model_is_acyclic(&g, &pr, &[x1_first], &[]));
+        assert!(!model_is_acyclic(&g, &pr, &[!x1_first], &[]));
     }
 }

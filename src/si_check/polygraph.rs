@@ -20,6 +20,16 @@
 //! coalesced constraint); side `b<a` mirrors it. Because acyclicity is
 //! monotone, only the chosen side's edges need to be present.
 //!
+//! **Reads with several candidate writers** (repeated values, see
+//! [`super::txns`]) give no known edge. Each is a [`ChoiceInfo`]: if it read
+//! from candidate `w`, then `w →wr r`, `r →rw next(w)` when `w` is inside a
+//! chain, and, when `w` is the tail of chain `x`, `r →rw head(y)` for every
+//! chain `y` ordered after `x`, which is conditional on the constraint
+//! between `x` and `y` (see `super::solve_components`). Such reads never
+//! link chains. The pair filter treats every candidate reader of a tail as
+//! a reader of it, so it only leaves out pairs whose every possible edge is
+//! implied.
+//!
 //! Acyclicity is checked on the *begin/commit graph* (Viper): transaction `t`
 //! is two nodes `s(t) → c(t)`. Under serializability every dependency `u → v`
 //! is `c(u) → s(v)`, so cycles are exactly the dependency cycles. Under
@@ -92,6 +102,28 @@ pub struct Constraint {
     pub b: u32,
 }
 
+/// A candidate writer of a [`ChoiceInfo`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Cand {
+    /// The writer.
+    pub writer: TxnId,
+    /// The next writer in its chain, if it is not the tail.
+    pub next: Option<TxnId>,
+    /// Its chain when it is the tail, else `u32::MAX`.
+    pub tail_of: u32,
+}
+
+/// A read with several candidate writers.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ChoiceInfo {
+    /// The reader.
+    pub reader: TxnId,
+    /// The key.
+    pub key: KeyId,
+    /// The candidates (at least two).
+    pub cands: Vec<Cand>,
+}
+
 /// The known graph plus the constraints.
 #[derive(Clone, Debug)]
 pub struct Polygraph {
@@ -112,6 +144,10 @@ pub struct Polygraph {
     readers: Vec<(TxnId, u32, TxnId)>,
     /// For each chain, the range of `readers` that read its tail's version.
     tail_readers: Vec<(u32, u32)>,
+    /// Reads with several candidate writers, as in [`Txns::choices`].
+    pub choices: Vec<ChoiceInfo>,
+    /// Constraints by chain, for chains that are some candidate's tail.
+    pub tail_constraints: rustc_hash::FxHashMap<u32, Vec<u32>>,
 }
 
 impl Polygraph {
@@ -131,6 +167,29 @@ impl Polygraph {
         let head = self.chain(y)[0];
         out.push(DepEdge::data(tail, head, Dep::Ww, key));
         out.extend(self.tail_readers(x).filter(|&r| r != head).map(|r| DepEdge::data(r, head, Dep::Rw, key)));
+    }
+
+    /// The edges that hold when choice `j` read from its candidate `i`,
+    /// whatever the write orders: `w →wr r`, and `r →rw next(w)` inside a
+    /// chain.
+    pub fn cand_edges(&self, j: u32, i: usize, out: &mut Vec<DepEdge>) {
+        let ch = &self.choices[j as usize];
+        let c = ch.cands[i];
+        out.push(DepEdge::data(c.writer, ch.reader, Dep::Wr, ch.key));
+        if let Some(n) = c.next.filter(|&n| n != ch.reader) {
+            out.push(DepEdge::data(ch.reader, n, Dep::Rw, ch.key));
+        }
+    }
+
+    /// The edge that holds when choice `j` read from candidate `i` and
+    /// constraint `c` is decided `a_first`: `r →rw head(y)` when the
+    /// candidate is the tail of the chain ordered first, `y` the other.
+    pub fn cond_edge(&self, j: u32, i: usize, c: u32, a_first: bool) -> Option<DepEdge> {
+        let ch = &self.choices[j as usize];
+        let con = &self.constraints[c as usize];
+        let (x, y) = if a_first { (con.a, con.b) } else { (con.b, con.a) };
+        let head = self.chain(y)[0];
+        (ch.cands[i].tail_of == x && head != ch.reader).then(|| DepEdge::data(ch.reader, head, Dep::Rw, ch.key))
     }
 
     /// The transactions that read the version of chain `c`'s tail.
@@ -275,6 +334,7 @@ pub fn build(
                     known.push(DepEdge::data(w, t, Dep::Wr, r.key));
                 }
                 Source::Init => init_readers.push((r.key.0, t)),
+                Source::Choice(_) => {}
             }
         }
     }
@@ -410,6 +470,45 @@ pub fn build(
             (lo as u32, hi as u32)
         })
         .collect();
+    // Candidate writers' places in their chains.
+    let mut place: rustc_hash::FxHashMap<(u32, TxnId), (u32, u32)> = rustc_hash::FxHashMap::default();
+    if !txns.choices.is_empty() {
+        let wanted: rustc_hash::FxHashSet<(u32, TxnId)> =
+            txns.choices.iter().flat_map(|c| c.cands.iter().map(move |&w| (c.key.0, w))).collect();
+        for (ci, ch) in chains.iter().enumerate() {
+            for (i, &w) in chain_txns[ch.start as usize..(ch.start + ch.len) as usize].iter().enumerate() {
+                if wanted.contains(&(ch.key.0, w)) {
+                    place.insert((ch.key.0, w), (ci as u32, i as u32));
+                }
+            }
+        }
+    }
+    let mut choices = Vec::with_capacity(txns.choices.len());
+    // (tail chain, reader) for every candidate that is a tail.
+    let mut cand_tail_readers: Vec<(u32, TxnId)> = Vec::new();
+    for c in &txns.choices {
+        let cands = c
+            .cands
+            .iter()
+            .map(|&w| {
+                let (chain, i) = place.get(&(c.key.0, w)).copied().unwrap_or((u32::MAX, 0));
+                let ch = chains.get(chain as usize);
+                let next = ch.filter(|ch| i + 1 < ch.len).map(|ch| chain_txns[(ch.start + i + 1) as usize]);
+                let tail_of = if ch.is_some() && next.is_none() { chain } else { u32::MAX };
+                if tail_of != u32::MAX {
+                    cand_tail_readers.push((tail_of, c.reader));
+                }
+                Cand { writer: w, next, tail_of }
+            })
+            .collect();
+        choices.push(ChoiceInfo { reader: c.reader, key: c.key, cands });
+    }
+    cand_tail_readers.sort_unstable();
+    cand_tail_readers.dedup();
+    let cand_readers_of = |x: u32| {
+        let lo = cand_tail_readers.partition_point(|&(c, _)| c < x);
+        cand_tail_readers[lo..].iter().take_while(move |&&(c, _)| c == x).map(|&(_, r)| r)
+    };
     let mut g = Polygraph {
         n,
         semantics: level.semantics,
@@ -419,6 +518,8 @@ pub fn build(
         constraints: Vec::new(),
         readers,
         tail_readers,
+        choices,
+        tail_constraints: Default::default(),
     };
     let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes));
     // Whether the known graph implies every edge of the side "chain x
@@ -433,6 +534,7 @@ pub fn build(
         };
         holds(DepEdge::data(tail, head, Dep::Ww, key))
             && g.tail_readers(x).filter(|&rd| rd != head).all(|rd| holds(DepEdge::data(rd, head, Dep::Rw, key)))
+            && cand_readers_of(x).filter(|&rd| rd != head).all(|rd| holds(DepEdge::data(rd, head, Dep::Rw, key)))
     };
     let pair_needed = |a: u32, b: u32| match &known_reach {
         None => true,
@@ -444,7 +546,10 @@ pub fn build(
         // Pairs of chains whose order realtime already decides, with every
         // edge of that side implied, need no constraint (see `realtime_span`).
         let span = |c: u32| match &spans {
-            Some(sp) => realtime_span(sp, &g.chains[c as usize], &g.chain_txns, &g.readers),
+            Some(sp) => {
+                let (lo, hi) = realtime_span(sp, &g.chains[c as usize], &g.chain_txns, &g.readers);
+                (lo, cand_readers_of(c).map(|r| sp[r as usize].1).fold(hi, u32::max))
+            }
             None => (0, u32::MAX),
         };
         let mut order: Vec<(u32, (u32, u32))> = (first_chain..last_chain).map(|c| (c, span(c))).collect();
@@ -496,6 +601,15 @@ pub fn build(
             return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), key_constraints: widest.1 });
         }
         constraints.extend(found);
+    }
+    if !cand_tail_readers.is_empty() {
+        for (i, c) in constraints.iter().enumerate() {
+            for x in [c.a, c.b] {
+                if cand_readers_of(x).next().is_some() {
+                    g.tail_constraints.entry(x).or_default().push(i as u32);
+                }
+            }
+        }
     }
     g.constraints = constraints;
     Ok(Built { graph: g, known_reach })

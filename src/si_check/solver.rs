@@ -2,8 +2,10 @@
 //! graph of chosen edges is acyclic".
 //!
 //! Each variable is one polygraph constraint; its two literals each switch on
-//! a set of edges (one side of the constraint). There are no input clauses:
-//! every clause is learned from a cycle. The theory keeps the graph of the
+//! a set of edges (one side of the constraint). Input clauses are few: reads
+//! with several candidate writers add "at least one candidate" and "this
+//! order and this candidate imply that edge" ([`Instance::clauses`]); every
+//! other clause is learned from a cycle. The theory keeps the graph of the
 //! edges of assigned literals (plus the known edges) with a topological order
 //! maintained by the Pearce–Kelly algorithm, as MonoSAT's cycle detector and
 //! VeriStrong do: adding `a → b` with `ord[a] < ord[b]` is free; otherwise
@@ -44,6 +46,12 @@ pub struct Instance {
     /// (a permutation of `0..nodes`), used as the first order and to guide
     /// phases.
     pub order: Vec<u32>,
+    /// Input clauses, as literals (`2v`: variable `v` true, `2v + 1`: false).
+    pub clauses: Vec<Vec<u32>>,
+    /// Variables whose first phase is false when both sides agree equally
+    /// with the order (a read's candidates: the clause "at least one" sets
+    /// the last one, so reads take as few edges as they need).
+    pub false_first: Vec<u32>,
 }
 
 impl Instance {
@@ -123,6 +131,12 @@ impl<'a> Solver<'a> {
         }
         let mut heap = Heap::default();
         let activity = vec![0.0; v];
+        let mut saved = vec![true; v];
+        for &x in &inst.false_first {
+            if let Some(s) = saved.get_mut(x as usize) {
+                *s = false;
+            }
+        }
         for i in 0..v as u32 {
             heap.insert(i, &activity);
         }
@@ -140,7 +154,7 @@ impl<'a> Solver<'a> {
             activity,
             var_inc: 1.0,
             heap,
-            saved: vec![true; v],
+            saved,
             seen: vec![false; v],
             out,
             inn,
@@ -450,8 +464,43 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// Adds the input clauses: units are asserted at level 0, the others
+    /// watched. Returns false when they are contradictory at once.
+    fn add_inputs(&mut self) -> bool {
+        let inst = self.inst;
+        for c in &inst.clauses {
+            let mut c = c.clone();
+            c.sort_unstable();
+            c.dedup();
+            match c.len() {
+                0 => return false,
+                1 => match self.value(c[0]) {
+                    1 => {}
+                    0 => return false,
+                    _ => {
+                        let ci = self.clauses.len() as u32;
+                        self.clauses.push(c.clone());
+                        if self.assign(c[0], ci).is_some() {
+                            return false;
+                        }
+                    }
+                },
+                _ => {
+                    let ci = self.clauses.len() as u32;
+                    self.watches[c[0] as usize].push(ci);
+                    self.watches[c[1] as usize].push(ci);
+                    self.clauses.push(c);
+                }
+            }
+        }
+        true
+    }
+
     fn run(&mut self, deadline: Option<Instant>) -> Answer {
         let vars = self.inst.vars();
+        if !self.add_inputs() {
+            return Answer::Unsat;
+        }
         let mut pending: Option<Vec<u32>> = None;
         let mut restart_count = 0u32;
         let mut conflicts_since_restart = 0u64;
@@ -658,7 +707,15 @@ mod tests {
             side_edges.extend_from_slice(f);
             side_start.push(side_edges.len() as u32);
         }
-        Instance { nodes, known: known.to_vec(), side_edges, side_start, order: (0..nodes as u32).collect() }
+        Instance {
+            nodes,
+            known: known.to_vec(),
+            side_edges,
+            side_start,
+            order: (0..nodes as u32).collect(),
+            clauses: Vec::new(),
+            false_first: Vec::new(),
+        }
     }
 
     fn acyclic(nodes: usize, edges: &[(u32, u32)]) -> bool {
@@ -682,9 +739,15 @@ mod tests {
         seen == nodes
     }
 
+    /// Whether assignment `m` (bit `i` set: variable `i` true) satisfies
+    /// the input clauses.
+    fn clauses_hold(inst: &Instance, m: u64) -> bool {
+        inst.clauses.iter().all(|c| c.iter().any(|&l| (m >> (l / 2) & 1 == 1) == (l % 2 == 0)))
+    }
+
     fn brute(inst: &Instance) -> bool {
         let v = inst.vars();
-        (0..1u64 << v).any(|m| {
+        (0..1u64 << v).filter(|&m| clauses_hold(inst, m)).any(|m| {
             let mut e = inst.known.clone();
             for i in 0..v {
                 e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(m >> i & 1 == 0)));
@@ -745,6 +808,63 @@ mod tests {
             }
         }
         assert!(sat > 50 && unsat > 50, "sat {sat} unsat {unsat}");
+    }
+
+    /// Input clauses (reads' "at least one candidate", conditional edges)
+    /// are honoured: verdicts match brute force and models satisfy them.
+    #[test]
+    fn input_clauses_match_brute_force() {
+        let mut x: u64 = 7;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        let (mut sat, mut unsat) = (0, 0);
+        for _ in 0..400 {
+            let nodes = 3 + rnd(5) as usize;
+            let nv = 2 + rnd(6) as usize;
+            let edge = |rnd: &mut dyn FnMut(u64) -> u32| {
+                let a = rnd(nodes as u64);
+                (a, (a + 1 + rnd(nodes as u64 - 1)) % nodes as u32)
+            };
+            // Like a read's candidate: edges on one side only.
+            let vars: Vec<_> = (0..nv)
+                .map(|_| {
+                    if rnd(2) == 0 {
+                        (vec![edge(&mut rnd)], vec![edge(&mut rnd)])
+                    } else {
+                        (vec![edge(&mut rnd), edge(&mut rnd)], vec![])
+                    }
+                })
+                .collect();
+            let mut inst = instance(nodes, &[], &vars);
+            for _ in 0..1 + rnd(4) {
+                let len = 1 + rnd(3);
+                inst.clauses.push((0..len).map(|_| rnd(2 * nv as u64)).collect());
+            }
+            let expected = brute(&inst);
+            match solve(&inst, None).0 {
+                Answer::Sat(m) => {
+                    assert!(expected, "model for an unsatisfiable instance");
+                    let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
+                    assert!(clauses_hold(&inst, bits), "model breaks an input clause");
+                    let mut e = inst.known.clone();
+                    for (i, &b) in m.iter().enumerate() {
+                        e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+                    }
+                    assert!(acyclic(nodes, &e), "model is cyclic");
+                    sat += 1;
+                }
+                Answer::Unsat => {
+                    assert!(!expected, "unsat for a satisfiable instance");
+                    unsat += 1;
+                }
+                Answer::Timeout => panic!("no deadline"),
+            }
+        }
+        assert!(sat > 50 && unsat > 20, "sat {sat} unsat {unsat}");
     }
 
     #[test]

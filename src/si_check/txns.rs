@@ -16,6 +16,20 @@
 //! (garbage, aborted or own future writes) are dropped here: they are
 //! reported by the Elle-style analysis, and dropping a read only removes
 //! constraints, so the exact verdict stays sound.
+//!
+//! **Repeated values.** When more than one operation wrote a read's value,
+//! its *candidates* are the other included transactions whose final write
+//! of the key is that value (reading an intermediate or aborted write is
+//! G1b/G1a whatever else happens, so those are no alternative). One
+//! candidate resolves the read as usual; several make it a [`Choice`], which
+//! the polygraph turns into a search over its writers. An `:info`
+//! transaction among several candidates is not known to have committed: it
+//! is left out unless something else shows it committed, which keeps a
+//! `Valid` verdict sound (the explanation found has it aborted) but not an
+//! `Invalid` one, so [`Txns::uncertain_info`] tells the caller to answer
+//! unknown instead of refuting. When every candidate is such an `:info`
+//! transaction, they are all included (one of them committed), with the
+//! same caveat.
 
 use crate::history::{History, KeyId, MopFn, MopValue, OpId, OpType};
 use rustc_hash::FxHashMap;
@@ -30,6 +44,25 @@ pub enum Source {
     Init,
     /// A write of the given transaction, with the value read.
     Txn(TxnId, i64),
+    /// One of several transactions that wrote the value read: the index of
+    /// the [`Choice`] in [`Txns::choices`].
+    Choice(u32),
+}
+
+/// An external read whose value more than one included transaction wrote
+/// last to its key.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Choice {
+    /// The reading transaction.
+    pub reader: TxnId,
+    /// The key.
+    pub key: KeyId,
+    /// The value read.
+    pub value: i64,
+    /// Index of the read micro-op in its op.
+    pub mop: u32,
+    /// The transactions it could have read from (at least two), in order.
+    pub cands: Vec<TxnId>,
 }
 
 /// An external read.
@@ -71,6 +104,11 @@ pub struct Txns {
     pub write_start: Vec<u32>,
     /// Reads dropped because no included write explains them.
     pub dropped_reads: usize,
+    /// Reads with several candidate writers.
+    pub choices: Vec<Choice>,
+    /// Reads whose candidates include `:info` transactions not known to have
+    /// committed: a refutation would be unsound (see the module docs).
+    pub uncertain_info: usize,
 }
 
 impl Txns {
@@ -105,66 +143,110 @@ impl Txns {
     }
 }
 
-/// Why the transactions could not be extracted.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TxnsError {
-    /// Two transactions wrote the same value to a key, so reads of it are
-    /// ambiguous (the unique-value assumption of every polygraph checker).
-    #[error(
-        "key {key} was written with value {value} by two transactions (ops {a} and {b}); reads of it are ambiguous"
-    )]
-    DuplicateWrite {
-        /// The key as printed.
-        key: String,
-        /// The value.
-        value: i64,
-        /// `:index` of one writer.
-        a: i64,
-        /// `:index` of the other.
-        b: i64,
-    },
+/// Why the transactions could not be extracted (nothing, since repeated
+/// values are decided; kept as the one error type of the infer module).
+pub type TxnsError = crate::infer::InferError;
+
+/// The value `op` wrote last to `key`, if it wrote it.
+fn final_write(h: &History, op: OpId, key: KeyId) -> Option<i64> {
+    h.mops_of(h.op(op)).iter().rev().find(|m| m.key == key && m.f == MopFn::Write).and_then(|m| match m.value {
+        MopValue::Int(v) => Some(v),
+        _ => None,
+    })
 }
 
 /// Extracts the transactions of a register history.
 pub fn extract(h: &History) -> Result<Txns, TxnsError> {
-    // Every value written by a completion that may have committed.
-    let mut writer: FxHashMap<(KeyId, i64), OpId> = FxHashMap::default();
+    // Every value written by a completion that may have committed: its
+    // first writer, and whether another op wrote it too.
+    let mut writer: FxHashMap<(KeyId, i64), (OpId, bool)> = FxHashMap::default();
+    let mut any_repeated = false;
     for (i, op) in h.ops.iter().enumerate() {
         if !matches!(op.op_type, OpType::Ok | OpType::Info) {
             continue;
         }
         for m in h.mops_of(op) {
             if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
-                if let Some(prev) = writer.insert((m.key, v), i as OpId) {
-                    if prev != i as OpId {
-                        return Err(TxnsError::DuplicateWrite {
-                            key: h.key(m.key).to_string(),
-                            value: v,
-                            a: h.op(prev).index,
-                            b: op.index,
-                        });
+                let e = writer.entry((m.key, v)).or_insert((i as OpId, false));
+                if e.0 != i as OpId {
+                    e.1 = true;
+                    any_repeated = true;
+                }
+            }
+        }
+    }
+    // Every writer of the repeated values (only built when there are some).
+    let mut repeated: FxHashMap<(KeyId, i64), Vec<OpId>> = if any_repeated {
+        writer.iter().filter(|(_, &(_, multi))| multi).map(|(&kv, _)| (kv, Vec::new())).collect()
+    } else {
+        FxHashMap::default()
+    };
+    if !repeated.is_empty() {
+        for (i, op) in h.ops.iter().enumerate() {
+            if !matches!(op.op_type, OpType::Ok | OpType::Info) {
+                continue;
+            }
+            for m in h.mops_of(op) {
+                if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                    if let Some(ws) = repeated.get_mut(&(m.key, v)) {
+                        if ws.last() != Some(&(i as OpId)) {
+                            ws.push(i as OpId);
+                        }
                     }
                 }
             }
         }
     }
-    // Which :info ops were observed by a committed read.
+    // The ops other than `reader` whose final write of `k` is `v`.
+    let finals = |k: KeyId, v: i64, reader: OpId| -> Vec<OpId> {
+        repeated
+            .get(&(k, v))
+            .map(|ws| ws.iter().copied().filter(|&w| w != reader && final_write(h, w, k) == Some(v)).collect())
+            .unwrap_or_default()
+    };
+    // Which :info ops were observed by a committed read (certainly
+    // committed), and which are only possible writers.
     let mut observed_info = vec![false; h.ops.len()];
-    for op in h.ops.iter().filter(|o| o.op_type == OpType::Ok) {
+    let mut possible_info: Vec<OpId> = Vec::new();
+    let mut uncertain_cands: Vec<OpId> = Vec::new();
+    for (r, op) in h.ops.iter().enumerate().filter(|(_, o)| o.op_type == OpType::Ok) {
         for m in h.mops_of(op) {
             if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
-                if let Some(&w) = writer.get(&(m.key, v)) {
-                    if h.op(w).op_type == OpType::Info {
-                        observed_info[w as usize] = true;
+                match writer.get(&(m.key, v)) {
+                    Some(&(w, false)) if h.op(w).op_type == OpType::Info => observed_info[w as usize] = true,
+                    Some(&(_, false)) => {}
+                    Some(&(_, true)) => {
+                        let cands = finals(m.key, v, r as OpId);
+                        let info: Vec<OpId> =
+                            cands.iter().copied().filter(|&c| h.op(c).op_type == OpType::Info).collect();
+                        if cands.len() == 1 {
+                            if let Some(&w) = info.first() {
+                                observed_info[w as usize] = true;
+                            }
+                        } else if info.len() == cands.len() {
+                            possible_info.extend(info);
+                        } else {
+                            uncertain_cands.extend(info);
+                        }
                     }
+                    None => {}
                 }
             }
         }
     }
+    let mut uncertain_info = 0;
+    uncertain_cands.extend_from_slice(&possible_info);
+    for &w in &uncertain_cands {
+        uncertain_info += usize::from(!observed_info[w as usize]);
+    }
+    let mut include_info = observed_info.clone();
+    for &w in &possible_info {
+        include_info[w as usize] = true;
+    }
     let mut txn_of_op: Vec<u32> = vec![u32::MAX; h.ops.len()];
-    let mut t = Txns::default();
+    let mut t = Txns { uncertain_info, ..Txns::default() };
     for (i, op) in h.ops.iter().enumerate() {
-        let include = op.op_type == OpType::Ok || (op.op_type == OpType::Info && observed_info[i]);
+        let include = op.op_type == OpType::Ok || (op.op_type == OpType::Info && include_info[i]);
         if include {
             txn_of_op[i] = t.op.len() as u32;
             t.op.push(i as OpId);
@@ -198,15 +280,37 @@ pub fn extract(h: &History) -> Result<Txns, TxnsError> {
                 (MopFn::Write, MopValue::Int(v)) => t.writes.push(Write { key: m.key, value: v, mop: mi as u32 }),
                 (MopFn::Read, _) if !ok => {}
                 (MopFn::Read, MopValue::Nil) => t.reads.push(Read { key: m.key, from: Source::Init, mop: mi as u32 }),
-                (MopFn::Read, MopValue::Int(v)) => {
-                    let from = writer.get(&(m.key, v)).map(|&w| txn_of_op[w as usize]);
-                    match from {
-                        Some(w) if w != u32::MAX && w != ti as u32 => {
+                (MopFn::Read, MopValue::Int(v)) => match writer.get(&(m.key, v)) {
+                    Some(&(w, false)) => match txn_of_op[w as usize] {
+                        w if w != u32::MAX && w != ti as u32 => {
                             t.reads.push(Read { key: m.key, from: Source::Txn(w, v), mop: mi as u32 })
                         }
                         _ => t.dropped_reads += 1,
+                    },
+                    Some(&(_, true)) => {
+                        let cands: Vec<TxnId> = finals(m.key, v, o)
+                            .into_iter()
+                            .map(|w| txn_of_op[w as usize])
+                            .filter(|&w| w != u32::MAX)
+                            .collect();
+                        match cands[..] {
+                            [] => t.dropped_reads += 1,
+                            [w] => t.reads.push(Read { key: m.key, from: Source::Txn(w, v), mop: mi as u32 }),
+                            _ => {
+                                let c = t.choices.len() as u32;
+                                t.choices.push(Choice {
+                                    reader: ti as TxnId,
+                                    key: m.key,
+                                    value: v,
+                                    mop: mi as u32,
+                                    cands,
+                                });
+                                t.reads.push(Read { key: m.key, from: Source::Choice(c), mop: mi as u32 });
+                            }
+                        }
                     }
-                }
+                    None => t.dropped_reads += 1,
+                },
                 _ => t.dropped_reads += usize::from(m.f == MopFn::Read),
             }
         }

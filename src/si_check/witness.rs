@@ -51,6 +51,7 @@ impl Ctx<'_> {
                 key,
                 value: match self.txns.read_of(e.to, key).map(|r| r.from) {
                     Some(Source::Txn(_, v)) => Some(v),
+                    Some(Source::Choice(c)) => Some(self.txns.choices[c as usize].value),
                     _ => self.write_value(e.from, e.key),
                 },
                 a_mop: wmop(e.from),
@@ -60,6 +61,7 @@ impl Ctx<'_> {
                 key,
                 value: match self.txns.read_of(e.from, key).map(|r| r.from) {
                     Some(Source::Txn(_, v)) => Some(v),
+                    Some(Source::Choice(c)) => Some(self.txns.choices[c as usize].value),
                     _ => None,
                 },
                 value2: self.write_value(e.to, e.key),
@@ -101,6 +103,18 @@ impl Ctx<'_> {
             key,
             first: (self.txns.op[tail as usize], val(tail)),
             second: (self.txns.op[head as usize], val(head)),
+        }
+    }
+
+    /// The reads-from assumption "choice `j` read from candidate `i`".
+    pub fn read_from(&self, j: u32, i: usize) -> crate::anomaly::ReadFrom {
+        let c = &self.txns.choices[j as usize];
+        crate::anomaly::ReadFrom {
+            key: c.key,
+            value: c.value,
+            reader: self.txns.op[c.reader as usize],
+            writer: self.txns.op[c.cands[i] as usize],
+            candidates: c.cands.iter().map(|&w| self.txns.op[w as usize]).collect(),
         }
     }
 
