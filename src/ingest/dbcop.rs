@@ -15,7 +15,10 @@
 //! `Atom::Int(variable)`. dbcop's initial state is value 0 on every key, so a
 //! read of 0 becomes `[:r k nil]`, Elle's "read the initial state". Events
 //! marked unsuccessful did not happen: they are left out and counted in
-//! [`History::dropped_events`]. Values and variables must fit an `i64`.
+//! [`History::dropped_events`], except the failed writes of a failed
+//! transaction, which stay among its (aborted) writes, so that a read of one
+//! is an aborted read (G1a) rather than a read of a value nobody wrote.
+//! Values and variables must fit an `i64`.
 //!
 //! A transaction marked successful that holds a failed event is *not* known
 //! to have committed as recorded: dbcop's PostgreSQL-wire clients
@@ -234,25 +237,40 @@ fn parse_inner(source: &str, input: &[u8], failed: FailedEvents, at: &mut Loc) -
             let start = b.mop_count();
             let events = c.len("the number of events of a transaction", EVENT)?;
             let dropped_before = dropped;
+            let mut failed_writes: Vec<Mop> = Vec::new();
             for e in 0..events {
                 at.event = Some(e);
                 let write = c.bool("an event's `write` flag (byte 0 or 1)")?;
                 let var = c.int("an event's `variable` (a u64 at most i64::MAX)")?;
                 let value = c.int("an event's `value` (a u64 at most i64::MAX)")?;
-                if !c.bool("an event's `success` flag (byte 0 or 1)")? {
-                    dropped += 1;
-                    continue;
-                }
+                let succeeded = c.bool("an event's `success` flag (byte 0 or 1)")?;
                 let key = int_key(&mut key_cache, &mut b, var);
                 let (f, value) = match (write, value) {
                     (true, v) => (MopFn::Write, MopValue::Int(v)),
                     (false, 0) => (MopFn::Read, MopValue::Nil),
                     (false, v) => (MopFn::Read, MopValue::Int(v)),
                 };
+                if !succeeded {
+                    dropped += 1;
+                    if write {
+                        failed_writes.push(Mop { f, key, value });
+                    }
+                    continue;
+                }
                 b.push_mop(Mop { f, key, value });
             }
             at.event = None;
             let ok = c.bool("a transaction's `success` flag (byte 0 or 1)")?;
+            if !ok {
+                // An aborted transaction's failed writes were still attempted:
+                // reading one is an aborted read (G1a), not a read of a value
+                // nobody wrote.
+                dropped -= failed_writes.len();
+                for m in failed_writes.drain(..) {
+                    b.push_mop(m);
+                }
+            }
+            failed_writes.clear();
             let op_type = match (ok, dropped > dropped_before, failed) {
                 (false, _, _) => OpType::Fail,
                 (true, true, FailedEvents::Indeterminate) => {
@@ -336,6 +354,30 @@ mod tests {
             vec![(vec![(true, 1, 1, true), (false, 2, 0, true)], true), (vec![(false, 1, 5, true)], false)],
             vec![(vec![(false, 1, 1, true), (true, 2, 9, false), (true, 2, 1, true)], true), (vec![], true)],
         ])
+    }
+
+    /// A failed transaction keeps its failed writes (they were attempted),
+    /// so a committed read of one is G1a, not a garbage read; its failed
+    /// reads, and a committed transaction's failed events, are still
+    /// dropped and counted.
+    #[test]
+    fn failed_transactions_keep_their_failed_writes() {
+        let bytes = history(&[
+            vec![(vec![(true, 1, 1, false), (false, 2, 3, false)], false)],
+            vec![(vec![(false, 1, 1, true)], true)],
+        ]);
+        let h = match parse("h.bincode", &bytes, FailedEvents::Indeterminate) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(h.dropped_events, 1);
+        let failed = h.mops_of(&h.ops[0]);
+        assert_eq!(h.ops[0].op_type, OpType::Fail);
+        assert_eq!(failed.len(), 1);
+        assert_eq!((failed[0].f, failed[0].value), (MopFn::Write, MopValue::Int(1)));
+        let o = crate::check::check(&h, &crate::check::CheckOptions::default());
+        let types = o.map(|o| o.anomaly_types).unwrap_or_default();
+        assert!(types.contains(&"G1a".to_string()) && !types.contains(&"garbage-read".to_string()), "{types:?}");
     }
 
     #[test]
