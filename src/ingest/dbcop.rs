@@ -15,7 +15,8 @@
 //! `Atom::Int(variable)`. dbcop's initial state is value 0 on every key, so a
 //! read of 0 becomes `[:r k nil]`, Elle's "read the initial state". Events
 //! marked unsuccessful did not happen: they are left out and counted in
-//! [`History::dropped_events`]. Values and variables must fit an `i64`.
+//! [`History::dropped_events`]. Values and variables are unsigned 64-bit
+//! numbers and print as such (see [`History::unsigned_values`]).
 //!
 //! The reader is one linear pass over the bytes with no allocation per event
 //! (keys are interned through a dense cache). Every length is checked against
@@ -57,14 +58,6 @@ impl<'a> Cur<'a> {
         w.copy_from_slice(s);
         self.pos += 8;
         Ok(u64::from_le_bytes(w))
-    }
-
-    /// A `u64` that must fit an `i64` (the model stores `i64`).
-    #[inline(always)]
-    fn int(&mut self, what: &'static str) -> BResult<i64> {
-        let at = self.pos;
-        let v = self.u64(what)?;
-        i64::try_from(v).map_err(|_| berr(at, what, format!("{v}, above the largest supported {}", i64::MAX)))
     }
 
     #[inline(always)]
@@ -191,17 +184,20 @@ fn parse_inner(source: &str, input: &[u8]) -> BResult<History> {
             let events = c.len("the number of events of a transaction", EVENT)?;
             for _ in 0..events {
                 let write = c.bool("an event's `write` flag (byte 0 or 1)")?;
-                let var = c.int("an event's `variable` (a u64 at most i64::MAX)")?;
-                let value = c.int("an event's `value` (a u64 at most i64::MAX)")?;
+                let var = c.u64("an event's `variable`")?;
+                let value = c.u64("an event's `value`")?;
                 if !c.bool("an event's `success` flag (byte 0 or 1)")? {
                     dropped += 1;
                     continue;
                 }
-                let key = int_key(&mut key_cache, &mut b, var);
+                let key = match i64::try_from(var) {
+                    Ok(k) => int_key(&mut key_cache, &mut b, k),
+                    Err(_) => b.key(Atom::from_u64(var)),
+                };
                 let (f, value) = match (write, value) {
-                    (true, v) => (MopFn::Write, MopValue::Int(v)),
+                    (true, v) => (MopFn::Write, MopValue::Int(b.u64_value(v))),
                     (false, 0) => (MopFn::Read, MopValue::Nil),
-                    (false, v) => (MopFn::Read, MopValue::Int(v)),
+                    (false, v) => (MopFn::Read, MopValue::Int(b.u64_value(v))),
                 };
                 b.push_mop(Mop { f, key, value });
             }
@@ -343,12 +339,6 @@ mod tests {
             ),
             "{}",
             err(&bad)
-        );
-        let mut bad = good.clone();
-        bad[data + 25..data + 33].copy_from_slice(&(1u64 << 63).to_le_bytes()); // first event's variable
-        assert_eq!(
-            err(&bad),
-            "h.bincode: at byte 149: expected an event's `variable` (a u64 at most i64::MAX), found 9223372036854775808, above the largest supported 9223372036854775807"
         );
         let mut bad = good.clone();
         bad[48] = 0xff; // inside `info`

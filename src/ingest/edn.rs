@@ -39,12 +39,28 @@
 //! characters (`\a`, `\newline`), sets, lists, vectors, maps, tagged values,
 //! `true`, `false` and `nil` are all read. Characters, which the model has no
 //! variant for, are kept as [`Atom::Symbol`] holding their source spelling
-//! (`\a`), which prints back exactly; so are integers beyond 64 bits and
-//! `M`-suffixed decimals in extra fields.
+//! (`\a`), which prints back exactly; so are `M`-suffixed decimals. Integers
+//! beyond 64 bits become [`Atom::BigInt`].
+//!
+//! # Keys and values
+//!
+//! Micro-op keys may be any EDN value (keywords, strings, integers, UUIDs,
+//! vectors ...), interned by [`HistoryBuilder::key_value`]. Values take a fast
+//! path while they are 64-bit integers (parsed in place and stored as they
+//! are, see the integer mode in [`crate::history`]); any other value (a
+//! string, keyword, `#uuid`, nested vector, float, big integer) is read as a
+//! [`Value`] and interned by [`HistoryBuilder::value`]. `nil` keeps its
+//! meaning: a read or write of `nil` is [`MopValue::Nil`].
+//!
+//! # Echo
+//!
+//! Which of `:time`, `:f` and `:value` an op map gave (and whether as `nil`)
+//! is recorded in [`crate::history::Op::fields`], so reports print the op with
+//! exactly the fields it was read with.
 
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
 use super::num::scan_digits;
-use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
+use crate::history::{field, Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -516,8 +532,9 @@ impl<'a> Parser<'a> {
         };
         let big_int = |s: &str| is_digits(s.strip_suffix('N').unwrap_or(s));
         let v = if !leading_zero && big_int(unsigned) {
-            // An integer beyond 64 bits: kept exactly as written.
-            Value::Atom(Atom::Symbol(text.into()))
+            // An integer beyond 64 bits (the caller tried 64 bits first).
+            let neg = if text.starts_with('-') { "-" } else { "" };
+            Value::Atom(Atom::BigInt(format!("{neg}{unsigned}").into()))
         } else if text.strip_suffix('M').is_some_and(float_like) {
             // A BigDecimal: kept exactly as written.
             Value::Atom(Atom::Symbol(text.into()))
@@ -714,16 +731,34 @@ impl<'a> Parser<'a> {
                         return Ok(self.int_key(b, n));
                     }
                 }
-                match self.value(2)? {
-                    Value::Atom(a) => Ok(b.key(a)),
-                    _ => Err(perr(kpos, "a key (an integer, keyword or string)")),
-                }
+                let v = self.value(2)?;
+                Ok(b.key_value(v))
             }
-            _ => Err(perr(kpos, "a key (an integer, keyword or string)")),
+            _ => Err(perr(kpos, "a key")),
         }
     }
 
-    /// Reads a read's value: nil, an integer, or a list of integers.
+    /// Reads a value that is not `nil` and (when it is an integer) the
+    /// identity of that value: integers take the fast path.
+    #[inline(always)]
+    fn scalar(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        if self.at_number() {
+            if let Some(n) = self.int_inner() {
+                return Ok(b.int_value(n));
+            }
+        }
+        self.general_value(b, depth)
+    }
+
+    /// Reads any value and interns it (the rare, non-integer path).
+    #[cold]
+    #[inline(never)]
+    fn general_value(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        let v = self.value(depth)?;
+        Ok(b.value(v))
+    }
+
+    /// Reads a read's value: nil, a list of values, or another value.
     #[inline(always)]
     fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
         match self.peek() {
@@ -739,11 +774,10 @@ impl<'a> Parser<'a> {
                             self.pos += 1;
                             return Ok(b.finish_list(start));
                         }
-                        Some(b'0'..=b'9' | b'-' | b'+') => {
-                            let e = self.int("an integer list element")?;
+                        Some(c) if !is_closer(c) => {
+                            let e = self.scalar(b, 4)?;
                             b.push_element(e);
                         }
-                        Some(c) if !is_closer(c) => return Err(perr(self.pos, "an integer list element")),
                         _ => {
                             return Err(perr(
                                 self.pos,
@@ -757,10 +791,8 @@ impl<'a> Parser<'a> {
                 self.pos += 3;
                 Ok(MopValue::Nil)
             }
-            _ if self.at_number() => {
-                Ok(MopValue::Int(self.int("a read value: nil, an integer or a list of integers")?))
-            }
-            _ => Err(perr(self.pos, "a read value: nil, an integer or a list of integers")),
+            Some(c) if !is_closer(c) => Ok(MopValue::Int(self.scalar(b, 3)?)),
+            _ => Err(perr(self.pos, "a read value")),
         }
     }
 
@@ -788,20 +820,19 @@ impl<'a> Parser<'a> {
         let value = match f {
             MopFn::Read if self.peek() == Some(close) => MopValue::Nil,
             MopFn::Read => self.read_value(b)?,
-            MopFn::Append => {
-                if !self.at_number() {
-                    return Err(perr(self.pos, "an integer value for :append"));
-                }
-                MopValue::Int(self.int("an integer value for :append")?)
-            }
+            MopFn::Append => match self.peek() {
+                Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
+                _ => return Err(perr(self.pos, "a value for :append")),
+            },
             MopFn::Write => {
                 if self.at_word(b"nil") {
                     self.pos += 3;
                     MopValue::Nil
-                } else if self.at_number() {
-                    MopValue::Int(self.int("an integer (or nil) value for :w")?)
                 } else {
-                    return Err(perr(self.pos, "an integer (or nil) value for :w"));
+                    match self.peek() {
+                        Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
+                        _ => return Err(perr(self.pos, "a value (or nil) for :w")),
+                    }
                 }
             }
         };
@@ -879,6 +910,7 @@ impl<'a> Parser<'a> {
         let mut index = None;
         let mut f = Atom::Nil;
         let mut seen = 0u8;
+        let mut fields = 0u8;
         // An error that only matters if the op turns out to be a client op.
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
@@ -925,6 +957,12 @@ impl<'a> Parser<'a> {
             }
             seen |= field;
             let vpos = self.pos;
+            match field {
+                F_F => fields |= field::F,
+                F_VALUE => fields |= field::VALUE | if self.at_word(b"nil") { field::VALUE_NIL } else { 0 },
+                F_TIME => fields |= field::TIME | if self.at_word(b"nil") { field::TIME_NIL } else { 0 },
+                _ => {}
+            }
             match field {
                 F_TYPE => {
                     let t = if self.peek() == Some(b':') {
@@ -1004,7 +1042,7 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
-        b.push_op(RawOp { index, time, op_type, process, f, extras, line }, mop_start);
+        b.push_op_with(RawOp { index, time, op_type, process, f, extras, line }, mop_start, fields);
         Ok(())
     }
 
@@ -1420,7 +1458,7 @@ mod tests {
         assert_eq!(ex[1].1, Value::Atom(Atom::Str("n1".into())));
         assert_eq!(ex[2], (Value::Atom(Atom::Str("odd".into())), Value::Float(1.5)));
         assert_eq!(ex[3].1, Value::Atom(Atom::Symbol("\\a".into())));
-        assert_eq!(ex[4].1, Value::Atom(Atom::Symbol("123456789012345678901234N".into())));
+        assert_eq!(ex[4].1, Value::Atom(Atom::BigInt("123456789012345678901234N".into())));
         assert_eq!(ex[5].1, Value::Tagged("inst".into(), Box::new(Value::Atom(Atom::Str("2020-01-01".into())))));
     }
 
@@ -1453,14 +1491,14 @@ mod tests {
             ("{:type :ok, :process 0, :value [:foo]}", "h.edn:1:33: expected a micro-op vector like [:append k v], found :foo"),
             ("{:type :ok, :process 0, :value [[:incr 1 2]]}", "h.edn:1:34: expected micro-op function :append, :r or :w, found :incr"),
             ("\n\n  {:type :ok, :process 0", "h.edn:3:25: expected `}` to close the op map opened at 3:3, found end of input"),
-            ("{:type :ok, :process 0, :value [[:append 1 \"x\"]]}", "h.edn:1:44: expected an integer value for :append, found \"x\""),
-            ("{:type :ok, :process 0, :value [[:append 1 1.5]]}", "h.edn:1:44: expected an integer value for :append, found 1.5"),
+            ("{:type :ok, :process 0, :value [[:append 1]]}", "h.edn:1:43: expected a value for :append, found ]"),
+            ("{:type :ok, :process 0, :value [[:append 1 1.5.5]]}", "h.edn:1:44: expected a number, found 1.5.5"),
             ("{:type :ok :process 0}\n\u{1}\u{2}garbage", "h.edn:2:1: expected an op map like {:type :invoke, :f :txn, :value [...], :process 0}, found byte 0x01"),
-            ("{:type :ok, :process 0, :value [[:r 1 [1 x]]]}", "h.edn:1:42: expected an integer list element, found x"),
+            ("{:type :ok, :process 0, :value [[:r 1 [1 #{]]]}", "h.edn:1:44: expected `}` to close the set opened at 1:43, found ]"),
             ("{:process 0}", "h.edn:1:1: expected a :type in every op map, found an op map without one"),
             ("{:type :ok :type :ok :process 0}", "h.edn:1:12: expected each key at most once in an op map, found :type"),
             ("{:type :ok :process 0 :value [[:r 1 2 3]]}", "h.edn:1:39: expected `]` to close the micro-op opened at 1:31, found 3"),
-            ("{:type :ok :process 0 :value [[:append 1 99999999999999999999]]}", "expected an integer value for :append (within the 64-bit range)"),
+            ("{:type :ok :process 0 :value [[:w 1 #uuid]]}", "h.edn:1:42: expected a value after the tag #uuid, found ]"),
             ("{:type :ok :process 0 :time :now}", "h.edn:1:29: expected an integer :time, found :now"),
             ("{:type :ok :process 0 :error \"abc}", "h.edn:1:35: expected a closing \" for the string opened at 1:30"),
             ("{:type :ok :process 0 :value 5}", "h.edn:1:30: expected a :value of nil or a vector of micro-ops"),
@@ -1538,7 +1576,7 @@ mod tests {
             assert!(par == seq, "chunk {chunk}");
         }
         // An error late in the input is reported as by a sequential parse.
-        let bad = format!("{s}{{:type :ok :process 1 :value [[:append 1 :x]]}}\n");
+        let bad = format!("{s}{{:type :ok :process 1 :value [[:append 1 #_]]}}\n");
         let par = parse_with_chunk("h.edn", bad.as_bytes(), 100, 1000).map(|h| debug(&h)).map_err(|e| e.to_string());
         let seq = parse_sequential("h.edn", bad.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(par.is_err());

@@ -14,14 +14,22 @@
 //! ([`Atom::Keyword`]); keys stay as written (`"x"` is [`Atom::Str`], `3` is
 //! [`Atom::Int`]); `null` is nil. Any other op field becomes an extra whose key
 //! is the field name as a keyword (as for EDN's `:error`) and whose value maps
-//! strings to [`Atom::Str`], integers to [`Atom::Int`] (beyond 64 bits: kept
-//! by spelling as [`Atom::Symbol`]), other numbers to [`Value::Float`], arrays
-//! to [`Value::Vector`] and objects to [`Value::Map`] with string keys.
+//! strings to [`Atom::Str`], integers to [`Atom::Int`] (beyond 64 bits:
+//! [`Atom::BigInt`]), other numbers to [`Value::Float`], arrays to
+//! [`Value::Vector`] and objects to [`Value::Map`] with string keys.
+//!
+//! Micro-op keys and values may be any JSON value, mapped the same way:
+//! integer values take the fast path of the integer mode (see
+//! [`crate::history`]), anything else (a string, a float, an array as a
+//! register value or list element, an integer beyond 64 bits) is interned by
+//! [`HistoryBuilder::value`]. `null` keeps its meaning (a read of the initial
+//! state, a write of nil). Which of `"time"`, `"f"` and `"value"` an op gave is
+//! recorded so that reports echo it with exactly those fields.
 
 use super::edn::{int_key, utf8, MAX_DEPTH};
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
 use super::num::scan_digits;
-use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value};
+use crate::history::{field, Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
@@ -278,7 +286,7 @@ impl<'a> Parser<'a> {
             }
             Some(b'0'..=b'9' | b'-') => match self.number()? {
                 Num::Int(n) => Value::Atom(Atom::Int(n)),
-                Num::BigInt => Value::Atom(Atom::Symbol(String::from_utf8_lossy(&self.src[start..self.pos]).into())),
+                Num::BigInt => Value::Atom(Atom::BigInt(String::from_utf8_lossy(&self.src[start..self.pos]).into())),
                 Num::Float => match std::str::from_utf8(&self.src[start..self.pos]).ok().and_then(|t| t.parse().ok()) {
                     Some(f) => Value::Float(f),
                     None => return Err(perr(start, "a JSON number")),
@@ -345,13 +353,39 @@ impl<'a> Parser<'a> {
             },
             Some(b'0'..=b'9' | b'-') => match self.number()? {
                 Num::Int(n) => Ok(int_key(&mut self.small_keys, b, n)),
-                _ => Err(perr(kpos, "a key (an integer or a string)")),
+                _ => {
+                    self.pos = kpos;
+                    let v = self.value(3)?;
+                    Ok(b.key_value(v))
+                }
             },
-            _ => match self.value(3)? {
-                Value::Atom(a @ (Atom::Nil | Atom::Bool(_))) => Ok(b.key(a)),
-                _ => Err(perr(kpos, "a key (an integer or a string)")),
-            },
+            _ => {
+                let v = self.value(3)?;
+                Ok(b.key_value(v))
+            }
         }
+    }
+
+    /// Reads a value that is not `null`, returning its identity: integers
+    /// take the fast path.
+    #[inline(always)]
+    fn scalar(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        let start = self.pos;
+        if self.at_number() {
+            if let Num::Int(n) = self.number()? {
+                return Ok(b.int_value(n));
+            }
+            self.pos = start;
+        }
+        self.general_value(b, depth)
+    }
+
+    /// Reads any value and interns it (the rare, non-integer path).
+    #[cold]
+    #[inline(never)]
+    fn general_value(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        let v = self.value(depth)?;
+        Ok(b.value(v))
     }
 
     /// Reads one micro-op array; the cursor is at its `[`.
@@ -380,12 +414,12 @@ impl<'a> Parser<'a> {
             self.expect(b',', "`,` or `]` after the micro-op key")?;
             self.skip_ws();
             match f {
-                MopFn::Append => MopValue::Int(self.int("an integer value for \"append\"")?),
+                MopFn::Append => MopValue::Int(self.scalar(b, 3)?),
                 MopFn::Write if self.at_word(b"null") => {
                     self.pos += 4;
                     MopValue::Nil
                 }
-                MopFn::Write => MopValue::Int(self.int("an integer (or null) value for \"w\"")?),
+                MopFn::Write => MopValue::Int(self.scalar(b, 3)?),
                 MopFn::Read => self.read_value(b)?,
             }
         };
@@ -398,10 +432,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads a read's value: null, an integer, or an array of integers.
+    /// Reads a read's value: null, an array of values, or another value.
     #[inline(always)]
     fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
-        const WHAT: &str = "a read value: null, an integer or an array of integers";
         match self.peek() {
             Some(b'[') => {
                 let open = self.pos;
@@ -413,7 +446,7 @@ impl<'a> Parser<'a> {
                 } else {
                     loop {
                         self.skip_ws();
-                        let e = self.int("an integer list element")?;
+                        let e = self.scalar(b, 4)?;
                         b.push_element(e);
                         if self.list_sep(b']', open)? {
                             break;
@@ -426,8 +459,7 @@ impl<'a> Parser<'a> {
                 self.pos += 4;
                 Ok(MopValue::Nil)
             }
-            _ if self.at_number() => Ok(MopValue::Int(self.int(WHAT)?)),
-            _ => Err(perr(self.pos, WHAT)),
+            _ => Ok(MopValue::Int(self.scalar(b, 3)?)),
         }
     }
 
@@ -481,6 +513,7 @@ impl<'a> Parser<'a> {
         let (mut time, mut index) = (None, None);
         let mut f = Atom::Nil;
         let mut seen = 0u8;
+        let mut fields = 0u8;
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
         self.skip_ws();
@@ -514,6 +547,13 @@ impl<'a> Parser<'a> {
                     }
                     seen |= field;
                     let vpos = self.pos;
+                    let null = self.at_word(b"null");
+                    match field {
+                        F_F => fields |= field::F,
+                        F_VALUE => fields |= field::VALUE | if null { field::VALUE_NIL } else { 0 },
+                        F_TIME => fields |= field::TIME | if null { field::TIME_NIL } else { 0 },
+                        _ => {}
+                    }
                     match field {
                         F_TYPE => {
                             let t = if self.peek() == Some(b'"') {
@@ -590,7 +630,7 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
-        b.push_op(RawOp { index, time, op_type, process, f, extras, line }, mop_start);
+        b.push_op_with(RawOp { index, time, op_type, process, f, extras, line }, mop_start, fields);
         Ok(())
     }
 
@@ -706,7 +746,7 @@ mod tests {
             Value::Vector(vec![
                 Value::Atom(Atom::Str("no-client".into())),
                 Value::Map(vec![(Value::Atom(Atom::Str("k".into())), Value::Float(1.5))]),
-                Value::Atom(Atom::Symbol("18446744073709551616".into())),
+                Value::Atom(Atom::BigInt("18446744073709551616".into())),
                 Value::Atom(Atom::Str("aé\n".into())),
             ])
         );
@@ -731,8 +771,8 @@ mod tests {
                 "h.json:1:42: expected micro-op function \"append\", \"r\" or \"w\", found \"incr\"",
             ),
             (
-                "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x\"]]}]",
-                "h.json:1:55: expected an integer value for \"append\", found \"x\"",
+                "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x]]}]",
+                "h.json:1:61: expected a closing \" for the string opened at 1:55",
             ),
             (
                 "[{\"type\": \"ok\", \"process\": 0",
