@@ -138,12 +138,13 @@ pub enum Atom {
     Bool(bool),
     /// An integer.
     Int(i64),
-    /// An integer beyond the 64-bit range (EDN `123N` or a long literal, a
-    /// JSON number, an unsigned 64-bit value above `i64::MAX` from a binary
-    /// format), spelled as written: an optional `-`, the decimal digits and
-    /// an optional `N` suffix (which [`Value::canonical`] drops, so `1…0N`
-    /// and `1…0` are one value, as in Clojure). EDN prints the spelling, JSON
-    /// the bare number.
+    /// An integer written as a big integer: one beyond the 64-bit range (an
+    /// EDN or JSON literal, an unsigned 64-bit value above `i64::MAX` from a
+    /// binary format) or an EDN value with the `N` suffix (`7N`), spelled as
+    /// written: an optional `-`, the decimal digits and an optional `N`.
+    /// [`Value::canonical`] drops the `N` (and makes a 64-bit one an
+    /// [`Atom::Int`]), so `7N` and `7` are one value, as in Clojure. EDN
+    /// prints the spelling, JSON the bare number.
     BigInt(Box<str>),
     /// A keyword, stored without its leading colon (`"x"` for `:x`).
     Keyword(Box<str>),
@@ -241,7 +242,13 @@ impl Value {
     /// never equal to itself (here it is, so a NaN value read back matches).
     pub fn canonical(&self) -> Value {
         match self {
-            Value::Atom(Atom::BigInt(d)) => Value::Atom(Atom::BigInt(d.strip_suffix('N').unwrap_or(d).into())),
+            Value::Atom(Atom::BigInt(d)) => {
+                let digits = d.strip_suffix('N').unwrap_or(d);
+                match digits.parse::<i64>() {
+                    Ok(n) => Value::Atom(Atom::Int(n)),
+                    Err(_) => Value::Atom(Atom::BigInt(digits.into())),
+                }
+            }
             Value::Atom(a) => Value::Atom(a.clone()),
             Value::Float(f) => Value::Float(if *f == 0.0 {
                 0.0
@@ -272,9 +279,9 @@ impl Ord for Value {
         match (self, o) {
             (Value::Atom(a), Value::Atom(b)) => a.cmp(b),
             (Value::Float(a), Value::Float(b)) => a.total_cmp(b),
-            (Value::Vector(a), Value::Vector(b)) | (Value::List(a), Value::List(b)) | (Value::Set(a), Value::Set(b)) => {
-                a.cmp(b)
-            }
+            (Value::Vector(a), Value::Vector(b))
+            | (Value::List(a), Value::List(b))
+            | (Value::Set(a), Value::Set(b)) => a.cmp(b),
             (Value::Map(a), Value::Map(b)) => a.cmp(b),
             (Value::Tagged(t, v), Value::Tagged(u, w)) => (t, v).cmp(&(u, w)),
             _ => self.rank().cmp(&o.rank()),
@@ -681,6 +688,10 @@ impl HistoryBuilder {
             return self.intern_int(n);
         }
         let canon = v.canonical();
+        if let Value::Atom(Atom::Int(n)) = canon {
+            // `7N`: the integer 7, spelled as written if first seen so.
+            return self.intern_int_as(n, v);
+        }
         if let Some(&id) = self.value_ids.get(&canon) {
             return id as i64;
         }
@@ -691,11 +702,16 @@ impl HistoryBuilder {
     }
 
     fn intern_int(&mut self, n: i64) -> i64 {
+        self.intern_int_as(n, Value::Atom(Atom::Int(n)))
+    }
+
+    /// Interns the integer `n`, written as `spelling` (`7` or `7N`).
+    fn intern_int_as(&mut self, n: i64, spelling: Value) -> i64 {
         if let Some(&id) = self.int_ids.get(&n) {
             return id as i64;
         }
         let id = self.h.values.len() as u32;
-        self.h.values.push(Value::Atom(Atom::Int(n)));
+        self.h.values.push(spelling);
         self.int_ids.insert(n, id);
         id as i64
     }

@@ -329,7 +329,11 @@ mod tests {
         assert_eq!(
             summary(&h),
             vec![
-                (0, OpType::Ok, "r 18446744073709551611 nil, w 18446744073709551611 100, r 18446744073709551611 100".to_string()),
+                (
+                    0,
+                    OpType::Ok,
+                    "r 18446744073709551611 nil, w 18446744073709551611 100, r 18446744073709551611 100".to_string()
+                ),
                 (0, OpType::Ok, "r 8 77, r 8 nil".to_string()),
                 (0, OpType::Info, "w 8 101".to_string()),
             ]

@@ -571,7 +571,12 @@ impl<'a> Parser<'a> {
             }
             b'#' => self.dispatch(depth)?,
             _ if self.at_number() => match self.int_inner() {
-                Some(n) => Value::Atom(Atom::Int(n)),
+                Some(n) if self.src[self.pos - 1] != b'N' => Value::Atom(Atom::Int(n)),
+                Some(_) => {
+                    // `7N` is kept as written, as Clojure prints it.
+                    self.pos = start;
+                    self.number()?
+                }
                 None => self.number()?,
             },
             _ if is_symbol_start(c) => Value::Atom(self.symbol()?),
@@ -742,9 +747,14 @@ impl<'a> Parser<'a> {
     /// identity of that value: integers take the fast path.
     #[inline(always)]
     fn scalar(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        let start = self.pos;
         if self.at_number() {
             if let Some(n) = self.int_inner() {
-                return Ok(b.int_value(n));
+                if self.src[self.pos - 1] != b'N' {
+                    return Ok(b.int_value(n));
+                }
+                // `7N`: read as written (see `value`).
+                self.pos = start;
             }
         }
         self.general_value(b, depth)
@@ -1470,7 +1480,7 @@ mod tests {
         let Value::Vector(v) = &h.extras_of(&h.ops[0])[0].1 else { panic!("not a vector") };
         assert_eq!(v[0], Value::Atom(Atom::Int(1)));
         assert_eq!(v[1], Value::Atom(Atom::Int(-2)));
-        assert_eq!(v[2], Value::Atom(Atom::Int(3)));
+        assert_eq!(v[2], Value::Atom(Atom::BigInt("3N".into())));
         assert_eq!(v[3], Value::Float(1500.0));
         assert_eq!(v[4], Value::Float(f64::INFINITY));
         assert_eq!(v[5], Value::Atom(Atom::Nil));

@@ -236,10 +236,7 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
         Case::DuplicateElements { mop, duplicates } => Node::Map(vec![
             (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),
-            (
-                kw("duplicates"),
-                Node::Map(duplicates.iter().map(|&(e, c)| (val(h, e), Node::Int(c as i64))).collect()),
-            ),
+            (kw("duplicates"), Node::Map(duplicates.iter().map(|&(e, c)| (val(h, e), Node::Int(c as i64))).collect())),
         ]),
         Case::IncompatibleOrder { key, values } => Node::Map(vec![
             (kw("key"), value(h.key(*key))),
