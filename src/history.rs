@@ -665,7 +665,12 @@ impl HistoryBuilder {
     }
 
     /// The identity of any value (switching the history to interned mode on
-    /// the first value that is not a 64-bit integer). `nil` gets an identity
+    /// the first value that is not a 64-bit integer).
+    ///
+    /// Switching renumbers the identities stored in the builder, so a reader
+    /// must store (push) each identity before it takes the next one; one
+    /// held elsewhere across this call may be stale (readers that buffer
+    /// micro-ops keep the raw values and take identities as they push). `nil` gets an identity
     /// too: callers that give `nil` a meaning (a register's initial state)
     /// use [`MopValue::Nil`] instead.
     pub fn value(&mut self, v: Value) -> i64 {
@@ -948,6 +953,18 @@ impl HistoryBuilder {
     }
 }
 
+#[cfg(test)]
+impl HistoryBuilder {
+    /// The history built so far, leaving the builder usable (tests).
+    fn clone_finish(&self) -> History {
+        let mut h = self.h.clone();
+        if !h.values.is_empty() {
+            normalize_values(&mut h);
+        }
+        h
+    }
+}
+
 /// Applies `f` to every value identity stored in `h` (micro-op values and
 /// list elements).
 fn remap_values(h: &mut History, mut f: impl FnMut(i64) -> i64) {
@@ -1054,5 +1071,154 @@ mod tests {
         assert_eq!(h.key(m[0].key), &Atom::Keyword("y".into()));
         assert_eq!(h.key(m[1].key), &Atom::Keyword("x".into()));
         assert_eq!(h.list(m[0].value), &[1, 2]);
+    }
+
+    fn s(x: &str) -> Value {
+        Value::Atom(Atom::Str(x.into()))
+    }
+
+    /// Builds one op per entry of `ops`, each a list of (append?, value).
+    fn build(b: &mut HistoryBuilder, ops: &[&[Value]]) {
+        for vals in ops {
+            let k = b.key(Atom::Keyword("x".into()));
+            let start = b.mop_count();
+            for v in vals.iter() {
+                let id = b.value(v.clone());
+                b.push_mop(Mop { f: MopFn::Append, key: k, value: MopValue::Int(id) });
+            }
+            b.push_op(raw(OpType::Ok, Some(0), None), start);
+        }
+    }
+
+    fn texts(h: &History) -> Vec<String> {
+        h.mops.iter().map(|m| if let MopValue::Int(v) = m.value { h.value_text(v) } else { "nil".into() }).collect()
+    }
+
+    #[test]
+    fn integer_mode_until_a_non_integer_value_then_interned() {
+        let mut b = HistoryBuilder::new("t");
+        build(&mut b, &[&[Value::Atom(Atom::Int(5)), Value::Atom(Atom::Int(-3))]]);
+        assert!(!b.values_interned());
+        build(&mut b, &[&[s("a"), Value::Atom(Atom::Int(5)), Value::Float(5.0)]]);
+        assert!(b.values_interned());
+        let h = b.finish();
+        assert_eq!(texts(&h), vec!["5", "-3", "\"a\"", "5", "5.0"]);
+        // 5 and 5 are one identity; 5 and 5.0 are not.
+        let ids: Vec<MopValue> = h.mops.iter().map(|m| m.value).collect();
+        assert_eq!(ids[0], ids[3]);
+        assert_ne!(ids[0], ids[4]);
+    }
+
+    #[test]
+    fn values_compare_as_clojure_does() {
+        let i = |n| Value::Atom(Atom::Int(n));
+        let mut b = HistoryBuilder::new("t");
+        build(
+            &mut b,
+            &[&[
+                Value::Vector(vec![i(1), i(2)]),
+                Value::List(vec![i(1), i(2)]),
+                Value::Set(vec![i(1), i(2)]),
+                Value::Set(vec![i(2), i(1)]),
+                Value::Atom(Atom::BigInt("7N".into())),
+                i(7),
+                Value::Atom(Atom::BigInt("123456789012345678901".into())),
+                Value::Atom(Atom::BigInt("123456789012345678901N".into())),
+                Value::Float(0.0),
+                Value::Float(-0.0),
+                Value::Atom(Atom::Keyword("a".into())),
+                s("a"),
+            ]],
+        );
+        let h = b.finish();
+        let v: Vec<MopValue> = h.mops.iter().map(|m| m.value).collect();
+        assert_eq!(v[0], v[1]);
+        assert_eq!(v[2], v[3]);
+        assert_ne!(v[0], v[2]);
+        assert_eq!(v[4], v[5]);
+        assert_eq!(v[6], v[7]);
+        assert_eq!(v[8], v[9]);
+        assert_ne!(v[10], v[11]);
+        // Each value prints as first written.
+        assert_eq!(texts(&h)[..6], ["[1 2]", "[1 2]", "#{1 2}", "#{1 2}", "7N", "7N"]);
+    }
+
+    #[test]
+    fn reserved_integers_are_interned_not_confused_with_markers() {
+        let mut b = HistoryBuilder::new("t");
+        assert_eq!(b.int_value(3), 3);
+        let id = b.int_value(i64::MIN);
+        assert!(b.values_interned());
+        assert!(id >= 0);
+        let h = b.finish();
+        assert_eq!(h.values.len(), 0, "no op uses the values: back to integer mode");
+        let mut b = HistoryBuilder::new("t");
+        build(&mut b, &[&[Value::Atom(Atom::Int(i64::MIN)), Value::Atom(Atom::Int(i64::MIN + 1))]]);
+        let h = b.finish();
+        assert!(!h.values.is_empty());
+        assert_eq!(texts(&h), vec!["-9223372036854775808", "-9223372036854775807"]);
+    }
+
+    #[test]
+    fn unsigned_values_print_unsigned_in_both_modes() {
+        let mut b = HistoryBuilder::new("t");
+        let k = b.key(Atom::from_u64(u64::MAX));
+        let start = b.mop_count();
+        let v = b.u64_value(u64::MAX);
+        assert_eq!(v, -1, "integer mode: the two's complement");
+        b.push_mop(Mop { f: MopFn::Write, key: k, value: MopValue::Int(v) });
+        b.push_op(raw(OpType::Ok, Some(0), None), start);
+        let h = b.clone_finish();
+        assert!(h.values.is_empty() && h.unsigned_values);
+        assert_eq!(texts(&h), vec!["18446744073709551615"]);
+        assert_eq!(h.key(KeyId(0)).to_string(), "18446744073709551615");
+        // Switching to interned mode keeps the unsigned reading.
+        build(&mut b, &[&[s("a")]]);
+        let h = b.finish();
+        assert_eq!(texts(&h), vec!["18446744073709551615", "\"a\""]);
+    }
+
+    #[test]
+    fn discarded_ops_leave_no_values_or_elements() {
+        let mut b = HistoryBuilder::new("t");
+        build(&mut b, &[&[Value::Atom(Atom::Int(1))]]);
+        let k = b.key(Atom::Int(0));
+        let start = b.mop_count();
+        let e = b.value(s("gone"));
+        let l = b.list(&[e]);
+        b.push_mop(Mop { f: MopFn::Read, key: k, value: l });
+        b.push_op(raw(OpType::Info, None, None), start);
+        let h = b.finish();
+        assert!(h.elements.is_empty());
+        assert!(h.values.is_empty(), "only integers are left: integer mode");
+        assert_eq!(texts(&h), vec!["1"]);
+    }
+
+    /// Merging chunks gives the history one sequential builder gives,
+    /// whichever chunks are interned.
+    #[test]
+    fn append_merges_integer_and_interned_chunks_like_one_builder() {
+        let i = |n| Value::Atom(Atom::Int(n));
+        let parts: [&[&[Value]]; 4] =
+            [&[&[i(1), i(2)]], &[&[s("a"), i(2)], &[i(9)]], &[&[i(3), i(1)]], &[&[s("b"), s("a"), i(4)]]];
+        let mut seq = HistoryBuilder::new("t");
+        for p in parts {
+            build(&mut seq, p);
+        }
+        let seq = seq.finish();
+        for split in 1..parts.len() {
+            let mut first = HistoryBuilder::new("t");
+            for p in &parts[..split] {
+                build(&mut first, p);
+            }
+            for p in &parts[split..] {
+                let mut c = HistoryBuilder::new("t");
+                build(&mut c, p);
+                first.append(c);
+            }
+            let merged = first.finish();
+            assert_eq!(format!("{merged:?}"), format!("{seq:?}"), "split at {split}");
+            assert_eq!(texts(&merged), vec!["1", "2", "\"a\"", "2", "9", "3", "1", "\"b\"", "\"a\"", "4"]);
+        }
     }
 }

@@ -263,3 +263,89 @@ fn complete_ops_print_in_elles_order() {
         "{out}"
     );
 }
+
+mod roundtrip {
+    //! Property: any history of EDN values, integers among them, parses and
+    //! prints back exactly as written (EDN and JSON echo), in one chunk or
+    //! many.
+    use isolde::history::History;
+    use isolde::ingest::{read_bytes, Format};
+    use isolde::reports::{edn, json, tree};
+    use proptest::prelude::*;
+
+    /// Spellings that print back unchanged and that no other spelling in
+    /// the pool equals (so "the first spelling seen" is the only one).
+    fn scalar() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            (0i64..5).prop_map(|n| n.to_string()),
+            "[a-z \"\\\\]{0,6}".prop_map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))),
+            "[a-z][a-z0-9-]{0,5}".prop_map(|s| format!(":{s}")),
+            (1u64..1000).prop_map(|n| format!("{}.5", n)),
+            (0u32..3).prop_map(|n| format!("#uuid \"00000000-0000-4000-8000-00000000000{n}\"")),
+            (0u32..3).prop_map(|n| format!("1234567890123456789012{n}N")),
+            Just("nil".to_string()),
+            Just("true".to_string()),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => scalar().prop_filter("nil has a meaning of its own", |s| s != "nil"),
+            1 => proptest::collection::vec(scalar(), 0..3).prop_map(|v| format!("[{}]", v.join(" "))),
+        ]
+    }
+
+    fn mop() -> impl Strategy<Value = String> {
+        let key = prop_oneof![scalar().prop_filter("nil key", |s| s != "nil"), (0i64..3).prop_map(|k| k.to_string())];
+        prop_oneof![
+            (key.clone(), value()).prop_map(|(k, v)| format!("[:append {k} {v}]")),
+            (key.clone(), value()).prop_map(|(k, v)| format!("[:w {k} {v}]")),
+            (key.clone(), proptest::collection::vec(value(), 0..4))
+                .prop_map(|(k, v)| format!("[:r {k} [{}]]", v.join(" "))),
+            key.prop_map(|k| format!("[:r {k} nil]")),
+        ]
+    }
+
+    fn history() -> impl Strategy<Value = Vec<String>> {
+        proptest::collection::vec((proptest::collection::vec(mop(), 0..4), any::<bool>()), 1..30).prop_map(|ops| {
+            ops.into_iter()
+                .enumerate()
+                .map(|(i, (mops, timed))| {
+                    let time = if timed { format!(", :time {}", i * 10) } else { String::new() };
+                    format!("{{:index {i}{time}, :type :ok, :process {}, :value [{}]}}", i % 3, mops.join(" "))
+                })
+                .collect()
+        })
+    }
+
+    fn echo(h: &History) -> Vec<String> {
+        (0..h.ops.len() as u32).map(|i| edn::to_string(h, &tree::op(h, i))).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn values_print_back_as_written(ops in history(), pad in 0usize..2) {
+            let mut text = ops.join("\n");
+            text.push('\n');
+            // Optionally a large history, so the parallel reader cuts it.
+            let copies = if pad == 1 { (1 << 21) / text.len() + 2 } else { 1 };
+            let big = text.repeat(copies);
+            let h = read_bytes("p.edn", big.as_bytes(), Format::Edn).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let printed = echo(&h);
+            prop_assert_eq!(printed.len(), ops.len() * copies);
+            for (i, line) in printed.iter().enumerate() {
+                prop_assert_eq!(line, &ops[i % ops.len()]);
+            }
+            // The JSON echo of the same history is read back to the same
+            // values as JSON (keywords as strings without colon).
+            let h1 = read_bytes("p.edn", text.as_bytes(), Format::Edn).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            for i in 0..h1.ops.len() as u32 {
+                let j = json::to_string(&h1, &tree::op(&h1, i));
+                prop_assert!(serde_json::from_str::<serde_json::Value>(&j).is_ok(), "{}", j);
+            }
+        }
+    }
+}

@@ -377,6 +377,18 @@ mod tests {
     }
 
     #[test]
+    fn write_ids_and_keys_are_unsigned() {
+        let h = match parse("T1.log", &[sc(b'S', 1), w(-1, 5, 0), r(1, -1, 5, 0), sc(b'C', 1)].concat()) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(
+            summary(&h),
+            vec![(0, OpType::Ok, "w 5 18446744073709551615, r 5 18446744073709551615".to_string())]
+        );
+    }
+
+    #[test]
     fn numeric_aware_file_order() {
         let mut names = vec!["T10.log", "T2.log", "T1.log", "A.log", "T02.log", "T2a.log"];
         names.sort_by(|a, b| numeric_order(a, b));

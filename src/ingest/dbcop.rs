@@ -278,6 +278,25 @@ mod tests {
     }
 
     #[test]
+    fn values_and_variables_above_i64_max_are_unsigned() {
+        let top = u64::MAX;
+        let half = 1u64 << 63;
+        let bytes =
+            history(&[vec![(vec![(true, top, top, true), (true, half, half, true), (false, 1, top, true)], true)]]);
+        let h = match parse("h.bincode", &bytes) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(
+            crate::ingest::testgen::mops_text(&h, &h.ops[0]),
+            "w 18446744073709551615 18446744073709551615, w 9223372036854775808 9223372036854775808, r 1 18446744073709551615"
+        );
+        let m = h.mops_of(&h.ops[0]);
+        assert_eq!(m[0].value, m[2].value, "the read of u64::MAX matches its write");
+        assert_ne!(m[0].value, m[1].value);
+    }
+
+    #[test]
     fn maps_sessions_transactions_and_events() {
         let bytes = sample();
         assert_eq!(
@@ -296,7 +315,7 @@ mod tests {
             .map(|op| {
                 let mops = h.mops_of(op).iter().map(|m| {
                     let v = match m.value {
-                        MopValue::Int(v) => v.to_string(),
+                        MopValue::Int(v) => h.value_text(v),
                         _ => "nil".to_string(),
                     };
                     format!("{} {} {v}", m.f.name(), h.key(m.key))

@@ -1385,6 +1385,76 @@ mod tests {
     }
 
     #[test]
+    fn reads_values_and_keys_of_any_edn_type() {
+        let h = ok(
+            r#"{:type :ok :process 0 :value [[:append "k1" "a"] [:r "k1" ["a" :b #uuid "u-1" [1 ("x")] 1.5 nil 123456789012345678901234 -7 2N]] [:w [1 "x"] #uuid "u-2"] [:r #uuid "u-3" ##Inf] [:append :k #{2 1}] [:r :k [#{1 2}]] [:w 99999999999999999999 \a]]}"#,
+        );
+        assert!(!h.values.is_empty());
+        let m = h.mops_of(&h.ops[0]);
+        let text = |v: MopValue| match v {
+            MopValue::Int(v) => h.value_text(v),
+            MopValue::List { .. } => h.list(v).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "),
+            MopValue::Nil => "nil".into(),
+        };
+        assert_eq!(text(m[0].value), r#""a""#);
+        assert_eq!(text(m[1].value), r#""a" :b #uuid "u-1" [1 ("x")] 1.5 nil 123456789012345678901234 -7 2N"#);
+        assert_eq!(
+            h.list(m[1].value)[0],
+            match m[0].value {
+                MopValue::Int(v) => v,
+                _ => -1,
+            }
+        );
+        assert_eq!(h.key(m[2].key).to_string(), r#"[1 "x"]"#);
+        assert_eq!(text(m[2].value), r#"#uuid "u-2""#);
+        assert_eq!(h.key(m[3].key).to_string(), r#"#uuid "u-3""#);
+        assert_eq!(text(m[3].value), "##Inf");
+        // Sets are equal whatever their order; each prints as first written.
+        assert_eq!(
+            h.list(m[5].value),
+            &[match m[4].value {
+                MopValue::Int(v) => v,
+                _ => -1,
+            }]
+        );
+        assert_eq!(text(m[5].value), "#{2 1}");
+        assert_eq!(h.key(m[6].key).to_string(), "99999999999999999999");
+        assert_eq!(text(m[6].value), "\\a");
+    }
+
+    #[test]
+    fn missing_and_nil_fields_are_recorded() {
+        let h = ok("{:type :ok :process 0}{:type :ok :process 0 :time nil :f nil :value nil}{:type :ok :process 0 :time 3 :f :txn :value []}");
+        let f = |i: usize| h.ops[i].fields;
+        assert_eq!(f(0), 0);
+        assert_eq!(f(1), field::TIME | field::TIME_NIL | field::F | field::VALUE | field::VALUE_NIL);
+        assert_eq!(f(2), field::TIME | field::F | field::VALUE);
+    }
+
+    #[test]
+    fn parallel_equals_sequential_when_values_turn_non_integer_late() {
+        let mut s = String::new();
+        for i in 0..400 {
+            s.push_str(&format!("{{:type :ok :process {i} :value [[:append 1 {i}] [:r 1 [{}]]]}}\n", i + 1));
+        }
+        for i in 0..20 {
+            s.push_str(&format!(
+                "{{:type :ok :process {i} :value [[:append \"s\" \"v{i}\"] [:r 1 [{i} \"v{i}\"]]]}}\n"
+            ));
+        }
+        for i in 0..50 {
+            s.push_str(&format!("{{:type :ok :process {i} :value [[:w 2 {}]]}}\n", -i - 5));
+        }
+        let seq = parse_sequential("h.edn", s.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
+        assert!(seq.is_ok());
+        for chunk in [100, 1000, 5000] {
+            let par =
+                parse_with_chunk("h.edn", s.as_bytes(), chunk, 1000).map(|h| debug(&h)).map_err(|e| e.to_string());
+            assert!(par == seq, "chunk {chunk}");
+        }
+    }
+
+    #[test]
     fn tagged_records_comments_commas_and_discards() {
         let h = ok("; a history\n\
                     #jepsen.history.Op{:index 0, :time 5, :type :invoke, :process 0, :f :txn, :value [[:w :x 1]]}\n\

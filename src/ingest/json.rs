@@ -760,6 +760,27 @@ mod tests {
     }
 
     #[test]
+    fn reads_values_and_keys_of_any_json_type() {
+        let h = ok(
+            r#"[{"type": "ok", "process": 0, "f": "txn", "value": [["append", "k", "a"], ["r", "k", ["a", 1, 1.5, [2, "b"], null, 99999999999999999999]], ["w", [1, "x"], {"a": 1}], ["w", 2.5, "s"], ["r", "k", "a"]]}]"#,
+        );
+        assert!(!h.values.is_empty());
+        let m = h.mops_of(&h.ops[0]);
+        let text = |v: MopValue| match v {
+            MopValue::Int(v) => h.value_text(v),
+            MopValue::List { .. } => h.list(v).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "),
+            MopValue::Nil => "nil".into(),
+        };
+        assert_eq!(text(m[0].value), "\"a\"");
+        assert_eq!(text(m[1].value), "\"a\" 1 1.5 [2 \"b\"] nil 99999999999999999999");
+        assert_eq!(h.key(m[2].key).to_string(), "[1 \"x\"]");
+        assert_eq!(text(m[2].value), "{\"a\" 1}");
+        assert_eq!(h.key(m[3].key).to_string(), "2.5");
+        assert_eq!(m[4].value, m[0].value, "the read of \"a\" is the append of \"a\"");
+        assert_eq!(h.ops[0].fields, crate::history::field::F | crate::history::field::VALUE);
+    }
+
+    #[test]
     fn errors_name_line_column() {
         let cases = [
             (

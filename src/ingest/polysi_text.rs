@@ -131,7 +131,9 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
                 txns.push(Txn { session, line: line_no, mops: 0 });
             }
             txns[t as usize].mops += 1;
-            let value = if f == MopFn::Read && value == 0 { MopValue::Nil } else { MopValue::Int(b.u64_value(value)) };
+            // The raw value for now: its identity is taken when the mop is
+            // pushed (taking it may renumber the values pushed before).
+            let value = if f == MopFn::Read && value == 0 { MopValue::Nil } else { MopValue::Int(value as i64) };
             let key = match i64::try_from(key) {
                 Ok(k) => int_key(&mut key_cache, &mut b, k),
                 Err(_) => b.key(Atom::from_u64(key)),
@@ -158,7 +160,11 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
     for (t, &start) in txns.iter().zip(&starts) {
         let mop_start = b.mop_count();
         for &m in &grouped[start as usize..(start + t.mops) as usize] {
-            b.push_mop(m);
+            let value = match m.value {
+                MopValue::Int(v) => MopValue::Int(b.u64_value(v as u64)),
+                v => v,
+            };
+            b.push_mop(Mop { value, ..m });
         }
         let raw = RawOp {
             index: None,
@@ -213,6 +219,18 @@ mod tests {
         );
         assert!(ops("").is_empty());
         assert!(ops("\n \n").is_empty());
+    }
+
+    #[test]
+    fn keys_and_values_above_i64_max_are_unsigned() {
+        assert_eq!(
+            ops("w(18446744073709551615,18446744073709551615,0,0)\nr(18446744073709551615,9223372036854775808,0,0)\n"),
+            vec![(
+                0,
+                1,
+                "w 18446744073709551615 18446744073709551615, r 18446744073709551615 9223372036854775808".into()
+            )]
+        );
     }
 
     #[test]
