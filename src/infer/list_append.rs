@@ -298,7 +298,7 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
                     if prev != i as u32 {
                         return Err(InferError::DuplicateAppend {
                             key: h.key(m.key).to_string(),
-                            value: v,
+                            value: h.value_text(v),
                             first_line: h.op(prev).line,
                             second_line: op.line,
                         });

@@ -44,8 +44,8 @@ pub enum InferError {
     DuplicateAppend {
         /// The key, as written in the history.
         key: String,
-        /// The element.
-        value: i64,
+        /// The element, as written in the history.
+        value: String,
         /// Line of the first append.
         first_line: u32,
         /// Line of the second append.

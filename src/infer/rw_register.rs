@@ -341,7 +341,7 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
             if ws.len() > 1 {
                 return Err(InferError::DuplicateWrite {
                     key: h.key(KeyId(k)).to_string(),
-                    value: show(v).map(|x| x.to_string()).unwrap_or_else(|| "nil".into()),
+                    value: show(v).map(|x| h.value_text(x)).unwrap_or_else(|| "nil".into()),
                     lines: ws.iter().map(|&w| h.op(w).line).collect(),
                 });
             }
