@@ -538,7 +538,6 @@ impl History {
 /// Incrementally assembles a [`History`]; used by every ingest format so that
 /// interning, dense indices and invoke/completion pairing work the same way
 /// everywhere.
-#[derive(Default)]
 pub struct HistoryBuilder {
     h: History,
     key_ids: FxHashMap<Value, u32>,
@@ -557,6 +556,27 @@ pub struct HistoryBuilder {
     /// Length of the element arena when the op being read began, so that a
     /// discarded (non-client) op leaves no elements behind.
     op_elements: usize,
+    /// Integers above this are stored as they are: [`RESERVED_MAX`] in
+    /// integer mode, `i64::MAX` (none) in interned mode. One comparison on
+    /// the hot path of [`Self::int_value`].
+    raw_above: i64,
+}
+
+impl Default for HistoryBuilder {
+    fn default() -> Self {
+        HistoryBuilder {
+            h: History::default(),
+            key_ids: FxHashMap::default(),
+            f_ids: FxHashMap::default(),
+            value_ids: FxHashMap::default(),
+            int_ids: FxHashMap::default(),
+            seen: 0,
+            first_has_index: None,
+            given_index: Vec::new(),
+            op_elements: 0,
+            raw_above: RESERVED_MAX,
+        }
+    }
 }
 
 /// The parts of an op that a format reader hands to [`HistoryBuilder::push_op`].
@@ -635,7 +655,7 @@ impl HistoryBuilder {
     /// history with either value is interned.
     #[inline(always)]
     pub fn int_value(&mut self, n: i64) -> i64 {
-        if self.h.values.is_empty() && n > RESERVED_MAX {
+        if n > self.raw_above {
             n
         } else {
             self.int_value_slow(n)
@@ -724,6 +744,7 @@ impl HistoryBuilder {
     /// Re-numbers every integer value stored so far as an interned identity.
     #[cold]
     fn enter_interned_mode(&mut self) {
+        self.raw_above = i64::MAX;
         for i in 0..self.h.mops.len() {
             if let MopValue::Int(n) = self.h.mops[i].value {
                 let id = self.intern_raw(n);

@@ -280,6 +280,13 @@ impl<'a> Parser<'a> {
     /// `None` without moving if the token is not one.
     #[inline(always)]
     fn int_inner(&mut self) -> Option<i64> {
+        self.int_token::<true>()
+    }
+
+    /// As [`Self::int_inner`]; without `ALLOW_N`, a token with the `N`
+    /// suffix is not taken (values keep that spelling, see [`Self::scalar`]).
+    #[inline(always)]
+    fn int_token<const ALLOW_N: bool>(&mut self) -> Option<i64> {
         let s = self.src;
         let mut i = self.pos;
         let first = *s.get(i)?;
@@ -296,7 +303,7 @@ impl<'a> Parser<'a> {
         }
         if let Some(&c) = s.get(i) {
             if !is_delim(c) {
-                if c == b'N' && s.get(i + 1).is_none_or(|&c| is_delim(c)) {
+                if ALLOW_N && c == b'N' && s.get(i + 1).is_none_or(|&c| is_delim(c)) {
                     i += 1;
                 } else {
                     return None;
@@ -747,14 +754,10 @@ impl<'a> Parser<'a> {
     /// identity of that value: integers take the fast path.
     #[inline(always)]
     fn scalar(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
-        let start = self.pos;
         if self.at_number() {
-            if let Some(n) = self.int_inner() {
-                if self.src[self.pos - 1] != b'N' {
-                    return Ok(b.int_value(n));
-                }
-                // `7N`: read as written (see `value`).
-                self.pos = start;
+            // Not `7N`, which is read as written (see `value`).
+            if let Some(n) = self.int_token::<false>() {
+                return Ok(b.int_value(n));
             }
         }
         self.general_value(b, depth)
@@ -784,8 +787,15 @@ impl<'a> Parser<'a> {
                             self.pos += 1;
                             return Ok(b.finish_list(start));
                         }
+                        Some(b'0'..=b'9' | b'-' | b'+') => {
+                            let e = match self.int_token::<false>() {
+                                Some(n) => b.int_value(n),
+                                None => self.general_value(b, 4)?,
+                            };
+                            b.push_element(e);
+                        }
                         Some(c) if !is_closer(c) => {
-                            let e = self.scalar(b, 4)?;
+                            let e = self.general_value(b, 4)?;
                             b.push_element(e);
                         }
                         _ => {
