@@ -556,6 +556,8 @@ pub struct HistoryBuilder {
     /// Length of the element arena when the op being read began, so that a
     /// discarded (non-client) op leaves no elements behind.
     op_elements: usize,
+    /// The `:f` id of the previous op (most ops share one `:f`).
+    last_f: u32,
     /// Integers above this are stored as they are: [`RESERVED_MAX`] in
     /// integer mode, `i64::MAX` (none) in interned mode. One comparison on
     /// the hot path of [`Self::int_value`].
@@ -574,6 +576,7 @@ impl Default for HistoryBuilder {
             first_has_index: None,
             given_index: Vec::new(),
             op_elements: 0,
+            last_f: NONE,
             raw_above: RESERVED_MAX,
         }
     }
@@ -837,12 +840,19 @@ impl HistoryBuilder {
             return;
         };
         self.op_elements = self.h.elements.len();
-        let f = match self.f_ids.get(&raw.f) {
-            Some(&id) => id,
-            None => {
-                let id = self.h.fs.len() as u32;
-                self.h.fs.push(raw.f.clone());
-                self.f_ids.insert(raw.f, id);
+        let f = match self.h.fs.get(self.last_f as usize) {
+            Some(last) if *last == raw.f => self.last_f,
+            _ => {
+                let id = match self.f_ids.get(&raw.f) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.h.fs.len() as u32;
+                        self.h.fs.push(raw.f.clone());
+                        self.f_ids.insert(raw.f, id);
+                        id
+                    }
+                };
+                self.last_f = id;
                 id
             }
         };

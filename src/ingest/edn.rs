@@ -978,12 +978,6 @@ impl<'a> Parser<'a> {
             seen |= field;
             let vpos = self.pos;
             match field {
-                F_F => fields |= field::F,
-                F_VALUE => fields |= field::VALUE | if self.at_word(b"nil") { field::VALUE_NIL } else { 0 },
-                F_TIME => fields |= field::TIME | if self.at_word(b"nil") { field::TIME_NIL } else { 0 },
-                _ => {}
-            }
-            match field {
                 F_TYPE => {
                     let t = if self.peek() == Some(b':') {
                         match self.keyword_name()? {
@@ -1002,6 +996,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 F_F => {
+                    fields |= field::F;
                     if self.peek() == Some(b':') {
                         let name = self.keyword_name()?;
                         f = Atom::Keyword(utf8(name, vpos + 1)?.into());
@@ -1016,22 +1011,26 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
-                F_VALUE => match process {
-                    Proc::NonClient => drop(self.value(1)?),
-                    Proc::Client(_) => self.mops(b)?,
-                    Proc::Unknown => {
-                        // Not yet known whether this is a client op: read the
-                        // value as micro-ops, and if that fails, skip it as a
-                        // plain value and keep the error for a client op.
-                        if let Err(e) = self.mops(b) {
-                            self.pos = vpos;
-                            drop(self.value(1)?);
-                            if deferred.is_none() {
-                                deferred = Some(e);
+                F_VALUE => {
+                    // A value starting with `n` is `nil` (or an error).
+                    fields |= if self.peek() == Some(b'n') { field::VALUE | field::VALUE_NIL } else { field::VALUE };
+                    match process {
+                        Proc::NonClient => drop(self.value(1)?),
+                        Proc::Client(_) => self.mops(b)?,
+                        Proc::Unknown => {
+                            // Not yet known whether this is a client op: read the
+                            // value as micro-ops, and if that fails, skip it as a
+                            // plain value and keep the error for a client op.
+                            if let Err(e) = self.mops(b) {
+                                self.pos = vpos;
+                                drop(self.value(1)?);
+                                if deferred.is_none() {
+                                    deferred = Some(e);
+                                }
                             }
                         }
                     }
-                },
+                }
                 F_PROCESS => {
                     let p = if self.at_number() { self.int_inner() } else { None };
                     process = match p {
@@ -1042,7 +1041,10 @@ impl<'a> Parser<'a> {
                         }
                     };
                 }
-                F_TIME => time = self.opt_int("an integer :time")?,
+                F_TIME => {
+                    time = self.opt_int("an integer :time")?;
+                    fields |= if time.is_some() { field::TIME } else { field::TIME | field::TIME_NIL };
+                }
                 _ => index = self.opt_int("an integer :index")?,
             }
         }

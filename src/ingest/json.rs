@@ -547,11 +547,11 @@ impl<'a> Parser<'a> {
                     }
                     seen |= field;
                     let vpos = self.pos;
-                    let null = self.at_word(b"null");
                     match field {
                         F_F => fields |= field::F,
-                        F_VALUE => fields |= field::VALUE | if null { field::VALUE_NIL } else { 0 },
-                        F_TIME => fields |= field::TIME | if null { field::TIME_NIL } else { 0 },
+                        // A value starting with `n` is `null` (or an error).
+                        F_VALUE if self.peek() == Some(b'n') => fields |= field::VALUE | field::VALUE_NIL,
+                        F_VALUE => fields |= field::VALUE,
                         _ => {}
                     }
                     match field {
@@ -605,7 +605,10 @@ impl<'a> Parser<'a> {
                                 _ => Proc::NonClient,
                             };
                         }
-                        F_TIME => time = self.opt_int("an integer \"time\"")?,
+                        F_TIME => {
+                            time = self.opt_int("an integer \"time\"")?;
+                            fields |= if time.is_some() { field::TIME } else { field::TIME | field::TIME_NIL };
+                        }
                         _ => index = self.opt_int("an integer \"index\"")?,
                     }
                 }
