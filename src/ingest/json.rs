@@ -370,9 +370,11 @@ impl<'a> Parser<'a> {
     /// take the fast path.
     #[inline(always)]
     fn scalar(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
-        let start = self.pos;
         if self.at_number() {
-            if let Num::Int(n) = self.number()? {
+            let start = self.pos;
+            // Anything but a 64-bit integer (or a malformed number, which
+            // the general reader reports) takes the general path.
+            if let Ok(Num::Int(n)) = self.number() {
                 return Ok(b.int_value(n));
             }
             self.pos = start;
