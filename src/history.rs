@@ -7,9 +7,40 @@
 //! [`KeyId`]s. An operation's position in [`History::ops`] is its identity
 //! throughout the analysis ([`OpId`]); Elle's `:index` is kept alongside for
 //! reporting.
+//!
+//! # Values
+//!
+//! Every analysis compares values (appended elements, written and read
+//! register values) as `i64`s. A value is therefore stored as an `i64`
+//! *identity*, in one of two modes chosen per history:
+//!
+//! * **Integer mode** ([`History::values`] empty): every value in the input
+//!   is a 64-bit integer and its identity is the integer itself. This is the
+//!   common case and costs nothing: readers store the parsed integer.
+//! * **Interned mode** ([`History::values`] non-empty): the input has some
+//!   other value (a string, keyword, UUID, vector, float, an integer beyond 64
+//!   bits). Every value, integers included, is then interned: its identity is
+//!   its position in [`History::values`], which keeps the value as written
+//!   for printing. The builder switches the first time it meets a non-integer
+//!   value, re-numbering what it has stored so far (once).
+//!
+//! Two values get the same identity exactly when they are equal as EDN/Clojure
+//! values: structurally, with `1` and `1.0` different, a vector equal to a list
+//! of the same elements and sets and maps equal regardless of order (see
+//! [`Value::canonical`]). [`History::value_text`] and the report printers
+//! turn an identity back into the value. `nil` (a register's initial state, a
+//! list's absence) is never interned: it stays [`MopValue::Nil`].
 
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// Integers up to this one are never value identities in integer mode (the
+/// analyses use `i64::MIN` and `i64::MIN + 1` as markers); a history with such
+/// a value is interned instead.
+pub const RESERVED_MAX: i64 = i64::MIN + 1;
 
 /// Position of an operation in [`History::ops`]; the identity of a transaction
 /// in every later stage (graph vertices are `OpId`s of completions).
@@ -107,6 +138,14 @@ pub enum Atom {
     Bool(bool),
     /// An integer.
     Int(i64),
+    /// An integer written as a big integer: one beyond the 64-bit range (an
+    /// EDN or JSON literal, an unsigned 64-bit value above `i64::MAX` from a
+    /// binary format) or an EDN value with the `N` suffix (`7N`), spelled as
+    /// written: an optional `-`, the decimal digits and an optional `N`.
+    /// [`Value::canonical`] drops the `N` (and makes a 64-bit one an
+    /// [`Atom::Int`]), so `7N` and `7` are one value, as in Clojure. EDN
+    /// prints the spelling, JSON the bare number.
+    BigInt(Box<str>),
     /// A keyword, stored without its leading colon (`"x"` for `:x`).
     Keyword(Box<str>),
     /// A string.
@@ -122,6 +161,7 @@ impl fmt::Display for Atom {
             Atom::Nil => f.write_str("nil"),
             Atom::Bool(b) => write!(f, "{b}"),
             Atom::Int(i) => write!(f, "{i}"),
+            Atom::BigInt(d) => f.write_str(d),
             Atom::Keyword(k) => write!(f, ":{k}"),
             Atom::Str(s) => write_edn_string(f, s),
             Atom::Symbol(s) => f.write_str(s),
@@ -145,9 +185,25 @@ pub fn write_edn_string(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
     f.write_char('"')
 }
 
-/// A general EDN value, used only for the rare extra fields of an op (such as
-/// `:error`) that the analysis ignores but reports print back.
-#[derive(Clone, PartialEq, Debug)]
+impl Atom {
+    /// An unsigned 64-bit number: [`Atom::Int`] when it fits an `i64`,
+    /// [`Atom::BigInt`] otherwise (binary formats store `u64`s).
+    pub fn from_u64(n: u64) -> Atom {
+        match i64::try_from(n) {
+            Ok(i) => Atom::Int(i),
+            Err(_) => Atom::BigInt(n.to_string().into()),
+        }
+    }
+}
+
+/// A general EDN value: an op's extra fields (such as `:error`), keys and
+/// (in interned mode, see the module docs) values.
+///
+/// Equality, ordering and hashing are structural and total: floats compare by
+/// their bits (so a value can be a hash-map key), and vectors, lists, sets and
+/// maps compare element by element in their stored order. Interning applies
+/// [`Value::canonical`] first, which gives Clojure's equality.
+#[derive(Clone, Debug)]
 pub enum Value {
     /// An atom (nil, bool, int, keyword, string, symbol).
     Atom(Atom),
@@ -165,12 +221,182 @@ pub enum Value {
     Tagged(Box<str>, Box<Value>),
 }
 
+impl Value {
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Atom(_) => 0,
+            Value::Float(_) => 1,
+            Value::Vector(_) => 2,
+            Value::List(_) => 3,
+            Value::Set(_) => 4,
+            Value::Map(_) => 5,
+            Value::Tagged(..) => 6,
+        }
+    }
+
+    /// The representative of the value's Clojure equality class: lists become
+    /// vectors (`(= [1 2] '(1 2))`), set elements and map entries are sorted
+    /// (and set duplicates dropped), `-0.0` becomes `0.0` and every NaN the
+    /// same NaN. Two values are equal in Clojure exactly when their canonical
+    /// forms are equal (`==`), with the one exception that Clojure's NaN is
+    /// never equal to itself (here it is, so a NaN value read back matches).
+    pub fn canonical(&self) -> Value {
+        match self {
+            Value::Atom(Atom::BigInt(d)) => {
+                let digits = d.strip_suffix('N').unwrap_or(d);
+                match digits.parse::<i64>() {
+                    Ok(n) => Value::Atom(Atom::Int(n)),
+                    Err(_) => Value::Atom(Atom::BigInt(digits.into())),
+                }
+            }
+            Value::Atom(a) => Value::Atom(a.clone()),
+            Value::Float(f) => Value::Float(if *f == 0.0 {
+                0.0
+            } else if f.is_nan() {
+                f64::NAN
+            } else {
+                *f
+            }),
+            Value::Vector(xs) | Value::List(xs) => Value::Vector(xs.iter().map(Value::canonical).collect()),
+            Value::Set(xs) => {
+                let mut v: Vec<Value> = xs.iter().map(Value::canonical).collect();
+                v.sort();
+                v.dedup();
+                Value::Set(v)
+            }
+            Value::Map(kvs) => {
+                let mut v: Vec<(Value, Value)> = kvs.iter().map(|(k, v)| (k.canonical(), v.canonical())).collect();
+                v.sort();
+                Value::Map(v)
+            }
+            Value::Tagged(t, v) => Value::Tagged(t.clone(), Box::new(v.canonical())),
+        }
+    }
+}
+
+impl Ord for Value {
+    fn cmp(&self, o: &Self) -> Ordering {
+        match (self, o) {
+            (Value::Atom(a), Value::Atom(b)) => a.cmp(b),
+            (Value::Float(a), Value::Float(b)) => a.total_cmp(b),
+            (Value::Vector(a), Value::Vector(b))
+            | (Value::List(a), Value::List(b))
+            | (Value::Set(a), Value::Set(b)) => a.cmp(b),
+            (Value::Map(a), Value::Map(b)) => a.cmp(b),
+            (Value::Tagged(t, v), Value::Tagged(u, w)) => (t, v).cmp(&(u, w)),
+            _ => self.rank().cmp(&o.rank()),
+        }
+    }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, s: &mut H) {
+        self.rank().hash(s);
+        match self {
+            Value::Atom(a) => a.hash(s),
+            Value::Float(f) => f.to_bits().hash(s),
+            Value::Vector(xs) | Value::List(xs) | Value::Set(xs) => xs.hash(s),
+            Value::Map(kvs) => kvs.hash(s),
+            Value::Tagged(t, v) => {
+                t.hash(s);
+                v.hash(s);
+            }
+        }
+    }
+}
+
+impl PartialEq<Atom> for Value {
+    fn eq(&self, a: &Atom) -> bool {
+        matches!(self, Value::Atom(b) if b == a)
+    }
+}
+
+impl From<Atom> for Value {
+    fn from(a: Atom) -> Value {
+        Value::Atom(a)
+    }
+}
+
+/// Writes a float as Clojure prints it (`1.5`, `##Inf`, `##NaN`).
+pub fn write_edn_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
+    if x.is_nan() {
+        f.write_str("##NaN")
+    } else if x.is_infinite() {
+        f.write_str(if x > 0.0 { "##Inf" } else { "##-Inf" })
+    } else {
+        write!(f, "{x:?}")
+    }
+}
+
+impl fmt::Display for Value {
+    /// Renders the value as EDN, as Clojure's `pr-str` would (tags kept).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn seq(f: &mut fmt::Formatter<'_>, open: &str, xs: &[Value], close: &str) -> fmt::Result {
+            f.write_str(open)?;
+            for (i, x) in xs.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(" ")?;
+                }
+                write!(f, "{x}")?;
+            }
+            f.write_str(close)
+        }
+        match self {
+            Value::Atom(a) => write!(f, "{a}"),
+            Value::Float(x) => write_edn_float(f, *x),
+            Value::Vector(xs) => seq(f, "[", xs, "]"),
+            Value::List(xs) => seq(f, "(", xs, ")"),
+            Value::Set(xs) => seq(f, "#{", xs, "}"),
+            Value::Map(kvs) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in kvs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k} {v}")?;
+                }
+                f.write_str("}")
+            }
+            Value::Tagged(t, v) => write!(f, "#{t} {v}"),
+        }
+    }
+}
+
+/// Bits of [`Op::fields`]: which of the optional op fields the input gave, so
+/// that reports echo an op with exactly its fields.
+pub mod field {
+    /// `:time` was given.
+    pub const TIME: u8 = 1;
+    /// `:time` was given as `nil`.
+    pub const TIME_NIL: u8 = 2;
+    /// `:f` was given.
+    pub const F: u8 = 4;
+    /// `:value` was given.
+    pub const VALUE: u8 = 8;
+    /// `:value` was given as `nil`.
+    pub const VALUE_NIL: u8 = 16;
+}
+
 /// One operation of the history (an invocation or a completion).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Op {
     /// Jepsen's `:index` (given, or assigned densely in input order).
     pub index: i64,
-    /// `:time` in nanoseconds, `-1` when absent.
+    /// `:time` in nanoseconds, `-1` when absent (or `nil`).
     pub time: i64,
     /// `:type`.
     pub op_type: OpType,
@@ -189,6 +415,9 @@ pub struct Op {
     pub extras: u32,
     /// 1-based line in the source file where the op starts (0 if unknown).
     pub line: u32,
+    /// Which optional fields the input gave ([`field`] bits); reports print
+    /// only those (and always `:index`, which jepsen.history assigns).
+    pub fields: u8,
 }
 
 impl Op {
@@ -214,7 +443,13 @@ pub struct History {
     /// Elements of every list read, grouped by mop.
     pub elements: Vec<i64>,
     /// Interned keys: `keys[k.0]` is how key `k` was written.
-    pub keys: Vec<Atom>,
+    pub keys: Vec<Value>,
+    /// Interned values, empty in integer mode (see the module docs): in
+    /// interned mode a value identity `v` stands for `values[v]`.
+    pub values: Vec<Value>,
+    /// In integer mode: the values are unsigned 64-bit numbers stored as
+    /// their two's-complement `i64` (binary formats), printed as unsigned.
+    pub unsigned_values: bool,
     /// Interned `:f` values.
     pub fs: Vec<Atom>,
     /// Extra op fields (key, value) in input order, per op that has any.
@@ -262,8 +497,27 @@ impl History {
     }
 
     /// The key's spelling in the input.
-    pub fn key(&self, k: KeyId) -> &Atom {
+    pub fn key(&self, k: KeyId) -> &Value {
         &self.keys[k.0 as usize]
+    }
+
+    /// The value a value identity stands for, when it is not the integer
+    /// the identity itself is (integer mode): `None` for a plain integer.
+    #[inline]
+    pub fn value(&self, v: i64) -> Option<Cow<'_, Value>> {
+        if self.values.is_empty() {
+            (self.unsigned_values && v < 0).then(|| Cow::Owned(Value::Atom(Atom::from_u64(v as u64))))
+        } else {
+            usize::try_from(v).ok().and_then(|i| self.values.get(i)).map(Cow::Borrowed)
+        }
+    }
+
+    /// A value identity as EDN text, as it was written in the input.
+    pub fn value_text(&self, v: i64) -> String {
+        match self.value(v) {
+            Some(x) => x.to_string(),
+            None => v.to_string(),
+        }
     }
 
     /// The op's `:f`.
@@ -289,11 +543,14 @@ impl History {
 /// Incrementally assembles a [`History`]; used by every ingest format so that
 /// interning, dense indices and invoke/completion pairing work the same way
 /// everywhere.
-#[derive(Default)]
 pub struct HistoryBuilder {
     h: History,
-    key_ids: FxHashMap<Atom, u32>,
+    key_ids: FxHashMap<Value, u32>,
     f_ids: FxHashMap<Atom, u32>,
+    /// In interned mode: canonical non-integer value -> identity.
+    value_ids: FxHashMap<Value, u32>,
+    /// In interned mode: integer value -> identity.
+    int_ids: FxHashMap<i64, u32>,
     /// Ops seen so far (client and non-client), for dense `:index` assignment.
     seen: i64,
     /// Whether the first op of the input carried an `:index` (jepsen.history
@@ -301,6 +558,33 @@ pub struct HistoryBuilder {
     first_has_index: Option<bool>,
     /// Per client op: its given `:index`, or `i64::MIN` when absent.
     given_index: Vec<i64>,
+    /// Length of the element arena when the op being read began, so that a
+    /// discarded (non-client) op leaves no elements behind.
+    op_elements: usize,
+    /// The `:f` id of the previous op (most ops share one `:f`).
+    last_f: u32,
+    /// Integers above this are stored as they are: [`RESERVED_MAX`] in
+    /// integer mode, `i64::MAX` (none) in interned mode. One comparison on
+    /// the hot path of [`Self::int_value`].
+    raw_above: i64,
+}
+
+impl Default for HistoryBuilder {
+    fn default() -> Self {
+        HistoryBuilder {
+            h: History::default(),
+            key_ids: FxHashMap::default(),
+            f_ids: FxHashMap::default(),
+            value_ids: FxHashMap::default(),
+            int_ids: FxHashMap::default(),
+            seen: 0,
+            first_has_index: None,
+            given_index: Vec::new(),
+            op_elements: 0,
+            last_f: NONE,
+            raw_above: RESERVED_MAX,
+        }
+    }
 }
 
 /// The parts of an op that a format reader hands to [`HistoryBuilder::push_op`].
@@ -352,15 +636,142 @@ impl HistoryBuilder {
         self.h.mops.reserve(mops);
     }
 
-    /// Interns a key.
+    /// Interns a key given as an atom.
     pub fn key(&mut self, k: Atom) -> KeyId {
-        if let Some(&id) = self.key_ids.get(&k) {
+        self.key_value(Value::Atom(k))
+    }
+
+    /// Interns a key (any EDN value; equal values as Clojure compares them,
+    /// see [`Value::canonical`], get the same id and keep the first spelling).
+    pub fn key_value(&mut self, k: Value) -> KeyId {
+        let canon = match &k {
+            Value::Atom(a) if !matches!(a, Atom::BigInt(_)) => None,
+            other => Some(other.canonical()),
+        };
+        if let Some(&id) = self.key_ids.get(canon.as_ref().unwrap_or(&k)) {
             return KeyId(id);
         }
         let id = self.h.keys.len() as u32;
         self.h.keys.push(k.clone());
-        self.key_ids.insert(k, id);
+        self.key_ids.insert(canon.unwrap_or(k), id);
         KeyId(id)
+    }
+
+    /// The identity of an integer value: the integer itself in integer mode
+    /// (the hot path), its interned identity otherwise. The two smallest
+    /// integers are kept from the analyses, which use them as markers: a
+    /// history with either value is interned.
+    #[inline(always)]
+    pub fn int_value(&mut self, n: i64) -> i64 {
+        if n > self.raw_above {
+            n
+        } else {
+            self.int_value_slow(n)
+        }
+    }
+
+    #[cold]
+    fn int_value_slow(&mut self, n: i64) -> i64 {
+        if self.h.values.is_empty() {
+            self.enter_interned_mode();
+        }
+        self.intern_int(n)
+    }
+
+    /// The identity of an unsigned 64-bit value (binary formats). In integer
+    /// mode a value above `i64::MAX` is stored as its two's complement and
+    /// the history marked [`History::unsigned_values`], which costs nothing
+    /// and keeps equality; interned, it is an [`Atom::BigInt`].
+    #[inline]
+    pub fn u64_value(&mut self, n: u64) -> i64 {
+        self.h.unsigned_values = true;
+        match i64::try_from(n) {
+            Ok(i) => self.int_value(i),
+            Err(_) if self.h.values.is_empty() && n as i64 > RESERVED_MAX => n as i64,
+            Err(_) => self.value(Value::Atom(Atom::from_u64(n))),
+        }
+    }
+
+    /// The identity of any value (switching the history to interned mode on
+    /// the first value that is not a 64-bit integer).
+    ///
+    /// Switching renumbers the identities stored in the builder, so a reader
+    /// must store (push) each identity before it takes the next one; one
+    /// held elsewhere across this call may be stale (readers that buffer
+    /// micro-ops keep the raw values and take identities as they push). `nil` gets an identity
+    /// too: callers that give `nil` a meaning (a register's initial state)
+    /// use [`MopValue::Nil`] instead.
+    pub fn value(&mut self, v: Value) -> i64 {
+        if let Value::Atom(Atom::Int(n)) = v {
+            return self.int_value(n);
+        }
+        if self.h.values.is_empty() {
+            self.enter_interned_mode();
+        }
+        self.intern(v)
+    }
+
+    /// Whether values are interned (see the module docs).
+    pub fn values_interned(&self) -> bool {
+        !self.h.values.is_empty()
+    }
+
+    fn intern(&mut self, v: Value) -> i64 {
+        if let Value::Atom(Atom::Int(n)) = v {
+            return self.intern_int(n);
+        }
+        let canon = v.canonical();
+        if let Value::Atom(Atom::Int(n)) = canon {
+            // `7N`: the integer 7, spelled as written if first seen so.
+            return self.intern_int_as(n, v);
+        }
+        if let Some(&id) = self.value_ids.get(&canon) {
+            return id as i64;
+        }
+        let id = self.h.values.len() as u32;
+        self.h.values.push(v);
+        self.value_ids.insert(canon, id);
+        id as i64
+    }
+
+    fn intern_int(&mut self, n: i64) -> i64 {
+        self.intern_int_as(n, Value::Atom(Atom::Int(n)))
+    }
+
+    /// Interns the integer `n`, written as `spelling` (`7` or `7N`).
+    fn intern_int_as(&mut self, n: i64, spelling: Value) -> i64 {
+        if let Some(&id) = self.int_ids.get(&n) {
+            return id as i64;
+        }
+        let id = self.h.values.len() as u32;
+        self.h.values.push(spelling);
+        self.int_ids.insert(n, id);
+        id as i64
+    }
+
+    /// Re-numbers every integer value stored so far as an interned identity.
+    #[cold]
+    fn enter_interned_mode(&mut self) {
+        self.raw_above = i64::MAX;
+        for i in 0..self.h.mops.len() {
+            if let MopValue::Int(n) = self.h.mops[i].value {
+                let id = self.intern_raw(n);
+                self.h.mops[i].value = MopValue::Int(id);
+            }
+        }
+        for i in 0..self.h.elements.len() {
+            let id = self.intern_raw(self.h.elements[i]);
+            self.h.elements[i] = id;
+        }
+    }
+
+    /// Interns a value stored in integer mode.
+    fn intern_raw(&mut self, n: i64) -> i64 {
+        if self.h.unsigned_values && n < 0 {
+            self.intern(Value::Atom(Atom::from_u64(n as u64)))
+        } else {
+            self.intern_int(n)
+        }
     }
 
     /// Counts `n` input micro-operations that did not happen and were left
@@ -381,7 +792,8 @@ impl HistoryBuilder {
         self.h.registers_only = true;
     }
 
-    /// Appends list elements to the arena, returning the list value.
+    /// Appends list elements (value identities) to the arena, returning the
+    /// list value.
     pub fn list(&mut self, elems: &[i64]) -> MopValue {
         let start = self.h.elements.len() as u32;
         self.h.elements.extend_from_slice(elems);
@@ -394,7 +806,8 @@ impl HistoryBuilder {
         self.h.elements.len() as u32
     }
 
-    /// Adds one element to the list begun by [`Self::begin_list`].
+    /// Adds one element (a value identity) to the list begun by
+    /// [`Self::begin_list`].
     #[inline]
     pub fn push_element(&mut self, e: i64) {
         self.h.elements.push(e);
@@ -416,23 +829,41 @@ impl HistoryBuilder {
         self.h.mops.len() as u32
     }
 
-    /// Finishes an op whose micro-ops were pushed since `mop_start`. Non-client
-    /// ops (no integer process) are counted and their micro-ops discarded.
+    /// Finishes an op whose micro-ops were pushed since `mop_start`, for
+    /// formats without optional fields: the op is echoed with `:f` and
+    /// `:value`, and with `:time` when `raw.time` is given. Non-client ops
+    /// (no integer process) are counted and their micro-ops discarded.
     pub fn push_op(&mut self, raw: RawOp, mop_start: u32) {
+        let fields = field::F | field::VALUE | if raw.time.is_some() { field::TIME } else { 0 };
+        self.push_op_with(raw, mop_start, fields);
+    }
+
+    /// As [`Self::push_op`], with the [`field`] bits saying which optional
+    /// fields the input gave.
+    pub fn push_op_with(&mut self, raw: RawOp, mop_start: u32, fields: u8) {
         self.first_has_index.get_or_insert(raw.index.is_some());
         let dense = self.seen;
         self.seen += 1;
         let Some(process) = raw.process else {
             self.h.nonclient_ops += 1;
             self.h.mops.truncate(mop_start as usize);
+            self.h.elements.truncate(self.op_elements);
             return;
         };
-        let f = match self.f_ids.get(&raw.f) {
-            Some(&id) => id,
-            None => {
-                let id = self.h.fs.len() as u32;
-                self.h.fs.push(raw.f.clone());
-                self.f_ids.insert(raw.f, id);
+        self.op_elements = self.h.elements.len();
+        let f = match self.h.fs.get(self.last_f as usize) {
+            Some(last) if *last == raw.f => self.last_f,
+            _ => {
+                let id = match self.f_ids.get(&raw.f) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.h.fs.len() as u32;
+                        self.h.fs.push(raw.f.clone());
+                        self.f_ids.insert(raw.f, id);
+                        id
+                    }
+                };
+                self.last_f = id;
                 id
             }
         };
@@ -454,26 +885,46 @@ impl HistoryBuilder {
             pair: NONE,
             extras,
             line: raw.line,
+            fields,
         });
     }
 
     /// Appends every op of `other` (built from a later part of the same input,
-    /// e.g. by a parallel reader) to this builder, re-interning its keys.
+    /// e.g. by a parallel reader) to this builder, re-interning its keys and,
+    /// when either side has interned values, its values.
     pub fn append(&mut self, other: HistoryBuilder) {
-        let o = other.h;
-        let key_map: Vec<KeyId> = o.keys.into_iter().map(|k| self.key(k)).collect();
-        let f_map: Vec<u32> =
-            o.fs.into_iter()
-                .map(|f| match self.f_ids.get(&f) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.h.fs.len() as u32;
-                        self.h.fs.push(f.clone());
-                        self.f_ids.insert(f, id);
-                        id
-                    }
-                })
-                .collect();
+        let mut o = other.h;
+        let key_map: Vec<KeyId> = std::mem::take(&mut o.keys).into_iter().map(|k| self.key_value(k)).collect();
+        let f_map: Vec<u32> = std::mem::take(&mut o.fs)
+            .into_iter()
+            .map(|f| match self.f_ids.get(&f) {
+                Some(&id) => id,
+                None => {
+                    let id = self.h.fs.len() as u32;
+                    self.h.fs.push(f.clone());
+                    self.f_ids.insert(f, id);
+                    id
+                }
+            })
+            .collect();
+        // Values: identities of `o` mapped to identities of `self`.
+        if !o.values.is_empty() {
+            if self.h.values.is_empty() {
+                self.enter_interned_mode();
+            }
+            let map: Vec<i64> = std::mem::take(&mut o.values).into_iter().map(|v| self.intern(v)).collect();
+            let get = |v: i64| usize::try_from(v).ok().and_then(|i| map.get(i)).copied().unwrap_or(v);
+            remap_values(&mut o, get);
+        } else if !self.h.values.is_empty() {
+            let mut raw = Vec::with_capacity(o.mops.len() + o.elements.len());
+            remap_values(&mut o, |n| {
+                raw.push(n);
+                n
+            });
+            self.h.unsigned_values |= o.unsigned_values;
+            let mut ids = raw.into_iter().map(|n| self.intern_raw(n));
+            remap_values(&mut o, |n| ids.next().unwrap_or(n));
+        }
         let mop_base = self.h.mops.len() as u32;
         let elem_base = self.h.elements.len() as u32;
         let extras_base = self.h.extras.len() as u32;
@@ -490,6 +941,7 @@ impl HistoryBuilder {
             m
         }));
         self.h.elements.extend_from_slice(&o.elements);
+        self.op_elements = self.h.elements.len();
         self.h.extras.extend(o.extras);
         self.h.ops.extend(o.ops.into_iter().map(|mut op| {
             op.f = f_map[op.f as usize];
@@ -505,6 +957,7 @@ impl HistoryBuilder {
         self.h.dropped_events += o.dropped_events;
         self.h.indeterminate_txns += o.indeterminate_txns;
         self.h.registers_only |= o.registers_only;
+        self.h.unsigned_values |= o.unsigned_values;
     }
 
     /// Pairs invocations with completions and returns the finished history.
@@ -513,6 +966,11 @@ impl HistoryBuilder {
     /// jepsen.history. A second invoke on a process whose previous invoke is
     /// still open leaves the earlier one unpaired; a completion with no open
     /// invoke stays unpaired (completion-only histories are accepted).
+    ///
+    /// In interned mode the identities are renumbered in order of first use
+    /// (so the result does not depend on how a parallel reader cut the
+    /// input), values only discarded ops used are dropped, and a history all
+    /// of whose remaining values are integers goes back to integer mode.
     pub fn finish(mut self) -> History {
         if self.first_has_index == Some(true) {
             for (op, &given) in self.h.ops.iter_mut().zip(&self.given_index) {
@@ -520,6 +978,9 @@ impl HistoryBuilder {
                     op.index = given;
                 }
             }
+        }
+        if !self.h.values.is_empty() {
+            normalize_values(&mut self.h);
         }
         let mut open: FxHashMap<i64, u32> = FxHashMap::default();
         for i in 0..self.h.ops.len() {
@@ -532,6 +993,66 @@ impl HistoryBuilder {
             }
         }
         self.h
+    }
+}
+
+#[cfg(test)]
+impl HistoryBuilder {
+    /// The history built so far, leaving the builder usable (tests).
+    fn clone_finish(&self) -> History {
+        let mut h = self.h.clone();
+        if !h.values.is_empty() {
+            normalize_values(&mut h);
+        }
+        h
+    }
+}
+
+/// Applies `f` to every value identity stored in `h` (micro-op values and
+/// list elements).
+fn remap_values(h: &mut History, mut f: impl FnMut(i64) -> i64) {
+    for m in &mut h.mops {
+        if let MopValue::Int(v) = m.value {
+            m.value = MopValue::Int(f(v));
+        }
+    }
+    for e in &mut h.elements {
+        *e = f(*e);
+    }
+}
+
+/// Renumbers interned identities in order of first use, dropping unused
+/// values, and returns to integer mode when only integers remain.
+fn normalize_values(h: &mut History) {
+    let old = std::mem::take(&mut h.values);
+    let mut map = vec![u32::MAX; old.len()];
+    let mut order: Vec<u32> = Vec::new();
+    let mut visit = |v: i64, map: &mut Vec<u32>| -> i64 {
+        let Some(slot) = usize::try_from(v).ok().and_then(|i| map.get_mut(i)) else { return v };
+        if *slot == u32::MAX {
+            *slot = order.len() as u32;
+            order.push(v as u32);
+        }
+        *slot as i64
+    };
+    for i in 0..h.mops.len() {
+        match h.mops[i].value {
+            MopValue::Int(v) => h.mops[i].value = MopValue::Int(visit(v, &mut map)),
+            MopValue::List { start, len } => {
+                for j in start as usize..(start + len) as usize {
+                    h.elements[j] = visit(h.elements[j], &mut map);
+                }
+            }
+            MopValue::Nil => {}
+        }
+    }
+    let values: Vec<Value> = order.iter().map(|&i| old[i as usize].clone()).collect();
+    if values.iter().all(|v| matches!(v, Value::Atom(Atom::Int(n)) if *n > RESERVED_MAX)) {
+        let ints: Vec<i64> = values.iter().map(|v| if let Value::Atom(Atom::Int(n)) = v { *n } else { 0 }).collect();
+        let back = |v: i64| usize::try_from(v).ok().and_then(|i| ints.get(i)).copied().unwrap_or(v);
+        remap_values(h, back);
+    } else {
+        h.values = values;
     }
 }
 
@@ -593,5 +1114,154 @@ mod tests {
         assert_eq!(h.key(m[0].key), &Atom::Keyword("y".into()));
         assert_eq!(h.key(m[1].key), &Atom::Keyword("x".into()));
         assert_eq!(h.list(m[0].value), &[1, 2]);
+    }
+
+    fn s(x: &str) -> Value {
+        Value::Atom(Atom::Str(x.into()))
+    }
+
+    /// Builds one op per entry of `ops`, each a list of (append?, value).
+    fn build(b: &mut HistoryBuilder, ops: &[&[Value]]) {
+        for vals in ops {
+            let k = b.key(Atom::Keyword("x".into()));
+            let start = b.mop_count();
+            for v in vals.iter() {
+                let id = b.value(v.clone());
+                b.push_mop(Mop { f: MopFn::Append, key: k, value: MopValue::Int(id) });
+            }
+            b.push_op(raw(OpType::Ok, Some(0), None), start);
+        }
+    }
+
+    fn texts(h: &History) -> Vec<String> {
+        h.mops.iter().map(|m| if let MopValue::Int(v) = m.value { h.value_text(v) } else { "nil".into() }).collect()
+    }
+
+    #[test]
+    fn integer_mode_until_a_non_integer_value_then_interned() {
+        let mut b = HistoryBuilder::new("t");
+        build(&mut b, &[&[Value::Atom(Atom::Int(5)), Value::Atom(Atom::Int(-3))]]);
+        assert!(!b.values_interned());
+        build(&mut b, &[&[s("a"), Value::Atom(Atom::Int(5)), Value::Float(5.0)]]);
+        assert!(b.values_interned());
+        let h = b.finish();
+        assert_eq!(texts(&h), vec!["5", "-3", "\"a\"", "5", "5.0"]);
+        // 5 and 5 are one identity; 5 and 5.0 are not.
+        let ids: Vec<MopValue> = h.mops.iter().map(|m| m.value).collect();
+        assert_eq!(ids[0], ids[3]);
+        assert_ne!(ids[0], ids[4]);
+    }
+
+    #[test]
+    fn values_compare_as_clojure_does() {
+        let i = |n| Value::Atom(Atom::Int(n));
+        let mut b = HistoryBuilder::new("t");
+        build(
+            &mut b,
+            &[&[
+                Value::Vector(vec![i(1), i(2)]),
+                Value::List(vec![i(1), i(2)]),
+                Value::Set(vec![i(1), i(2)]),
+                Value::Set(vec![i(2), i(1)]),
+                Value::Atom(Atom::BigInt("7N".into())),
+                i(7),
+                Value::Atom(Atom::BigInt("123456789012345678901".into())),
+                Value::Atom(Atom::BigInt("123456789012345678901N".into())),
+                Value::Float(0.0),
+                Value::Float(-0.0),
+                Value::Atom(Atom::Keyword("a".into())),
+                s("a"),
+            ]],
+        );
+        let h = b.finish();
+        let v: Vec<MopValue> = h.mops.iter().map(|m| m.value).collect();
+        assert_eq!(v[0], v[1]);
+        assert_eq!(v[2], v[3]);
+        assert_ne!(v[0], v[2]);
+        assert_eq!(v[4], v[5]);
+        assert_eq!(v[6], v[7]);
+        assert_eq!(v[8], v[9]);
+        assert_ne!(v[10], v[11]);
+        // Each value prints as first written.
+        assert_eq!(texts(&h)[..6], ["[1 2]", "[1 2]", "#{1 2}", "#{1 2}", "7N", "7N"]);
+    }
+
+    #[test]
+    fn reserved_integers_are_interned_not_confused_with_markers() {
+        let mut b = HistoryBuilder::new("t");
+        assert_eq!(b.int_value(3), 3);
+        let id = b.int_value(i64::MIN);
+        assert!(b.values_interned());
+        assert!(id >= 0);
+        let h = b.finish();
+        assert_eq!(h.values.len(), 0, "no op uses the values: back to integer mode");
+        let mut b = HistoryBuilder::new("t");
+        build(&mut b, &[&[Value::Atom(Atom::Int(i64::MIN)), Value::Atom(Atom::Int(i64::MIN + 1))]]);
+        let h = b.finish();
+        assert!(!h.values.is_empty());
+        assert_eq!(texts(&h), vec!["-9223372036854775808", "-9223372036854775807"]);
+    }
+
+    #[test]
+    fn unsigned_values_print_unsigned_in_both_modes() {
+        let mut b = HistoryBuilder::new("t");
+        let k = b.key(Atom::from_u64(u64::MAX));
+        let start = b.mop_count();
+        let v = b.u64_value(u64::MAX);
+        assert_eq!(v, -1, "integer mode: the two's complement");
+        b.push_mop(Mop { f: MopFn::Write, key: k, value: MopValue::Int(v) });
+        b.push_op(raw(OpType::Ok, Some(0), None), start);
+        let h = b.clone_finish();
+        assert!(h.values.is_empty() && h.unsigned_values);
+        assert_eq!(texts(&h), vec!["18446744073709551615"]);
+        assert_eq!(h.key(KeyId(0)).to_string(), "18446744073709551615");
+        // Switching to interned mode keeps the unsigned reading.
+        build(&mut b, &[&[s("a")]]);
+        let h = b.finish();
+        assert_eq!(texts(&h), vec!["18446744073709551615", "\"a\""]);
+    }
+
+    #[test]
+    fn discarded_ops_leave_no_values_or_elements() {
+        let mut b = HistoryBuilder::new("t");
+        build(&mut b, &[&[Value::Atom(Atom::Int(1))]]);
+        let k = b.key(Atom::Int(0));
+        let start = b.mop_count();
+        let e = b.value(s("gone"));
+        let l = b.list(&[e]);
+        b.push_mop(Mop { f: MopFn::Read, key: k, value: l });
+        b.push_op(raw(OpType::Info, None, None), start);
+        let h = b.finish();
+        assert!(h.elements.is_empty());
+        assert!(h.values.is_empty(), "only integers are left: integer mode");
+        assert_eq!(texts(&h), vec!["1"]);
+    }
+
+    /// Merging chunks gives the history one sequential builder gives,
+    /// whichever chunks are interned.
+    #[test]
+    fn append_merges_integer_and_interned_chunks_like_one_builder() {
+        let i = |n| Value::Atom(Atom::Int(n));
+        let parts: [&[&[Value]]; 4] =
+            [&[&[i(1), i(2)]], &[&[s("a"), i(2)], &[i(9)]], &[&[i(3), i(1)]], &[&[s("b"), s("a"), i(4)]]];
+        let mut seq = HistoryBuilder::new("t");
+        for p in parts {
+            build(&mut seq, p);
+        }
+        let seq = seq.finish();
+        for split in 1..parts.len() {
+            let mut first = HistoryBuilder::new("t");
+            for p in &parts[..split] {
+                build(&mut first, p);
+            }
+            for p in &parts[split..] {
+                let mut c = HistoryBuilder::new("t");
+                build(&mut c, p);
+                first.append(c);
+            }
+            let merged = first.finish();
+            assert_eq!(format!("{merged:?}"), format!("{seq:?}"), "split at {split}");
+            assert_eq!(texts(&merged), vec!["1", "2", "\"a\"", "2", "9", "3", "1", "\"b\"", "\"a\"", "4"]);
+        }
     }
 }

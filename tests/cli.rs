@@ -66,7 +66,7 @@ fn unknown_exits_3() {
 fn malformed_input_names_file_line_and_column() {
     let (code, _, err) = isolde(
         &[],
-        "{:type :ok, :process 0, :value [[:append :x 1]]}\n{:type :ok, :process 0, :value [[:append :x :y]]}\n",
+        "{:type :ok, :process 0, :value [[:append :x 1]]}\n{:type :ok, :process 0, :value [[:incr :x 1]]}\n",
     );
     assert_eq!(code, 2);
     assert!(err.contains("h.edn:2:"), "{err}");

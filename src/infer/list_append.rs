@@ -335,7 +335,7 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
         return Err(InferError::DuplicateValue {
             workload: "list-append",
             key: h.key(KeyId(k)).to_string(),
-            value: v.to_string(),
+            value: h.value_text(v),
             places: vec![place(h.op(a)), place(h.op(b))],
         });
     }

@@ -15,8 +15,9 @@
 //! Mapping onto the rw-register model: files are sorted by name in
 //! numeric-aware order (`T2.log` before `T10.log`) and the file at position
 //! `i` is `:process i`; each transaction (the records between `S` and `C`)
-//! is one `:ok` completion op `:f :txn`. The key is `Atom::Int(key_hash)`
-//! and the micro-op value is the write's globally unique `write_id` (value
+//! is one `:ok` completion op `:f :txn`. The key is `key_hash` and the
+//! micro-op value is the write's globally unique `write_id`, both read as
+//! unsigned 64-bit numbers and printed so (value
 //! hashes need not be unique, write ids are): `[:w k write_id]` and
 //! `[:r k write_id]`. A read whose writer is Cobra's INIT (`0xbebeebee`) or
 //! NULL (`0xdeadbeef`) id read the initial state: `[:r k nil]`. Reads with
@@ -195,9 +196,9 @@ fn session_in(b: &mut HistoryBuilder, bytes: &[u8], process: i64, ts: bool) -> B
                     return Err(berr(i, "a start 'S' before a read or write", format!("{} record", tag_name(t))));
                 }
                 let key_at = if t == b'W' { p + 8 } else { p + 16 };
-                let key = b.key(Atom::Int(be(bytes, key_at)));
+                let key = b.key(Atom::from_u64(be(bytes, key_at) as u64));
                 let mop = if t == b'W' {
-                    Mop { f: MopFn::Write, key, value: MopValue::Int(be(bytes, p)) }
+                    Mop { f: MopFn::Write, key, value: MopValue::Int(b.u64_value(be(bytes, p) as u64)) }
                 } else {
                     let (writer, write_id) = (be(bytes, p), be(bytes, p + 8));
                     if GC_IDS.contains(&write_id) {
@@ -206,7 +207,8 @@ fn session_in(b: &mut HistoryBuilder, bytes: &[u8], process: i64, ts: bool) -> B
                         continue;
                     }
                     let initial = [writer, write_id].iter().any(|w| *w == INIT_ID || *w == NULL_ID);
-                    Mop { f: MopFn::Read, key, value: if initial { MopValue::Nil } else { MopValue::Int(write_id) } }
+                    let value = if initial { MopValue::Nil } else { MopValue::Int(b.u64_value(write_id as u64)) };
+                    Mop { f: MopFn::Read, key, value }
                 };
                 b.push_mop(mop);
             }
@@ -396,7 +398,11 @@ mod tests {
         assert_eq!(
             summary(&h),
             vec![
-                (0, OpType::Ok, "r -5 nil, w -5 100, r -5 100".to_string()),
+                (
+                    0,
+                    OpType::Ok,
+                    "r 18446744073709551611 nil, w 18446744073709551611 100, r 18446744073709551611 100".to_string()
+                ),
                 (0, OpType::Ok, "r 8 77, r 8 nil".to_string()),
                 (0, OpType::Info, "w 8 101".to_string()),
             ]
@@ -436,6 +442,18 @@ mod tests {
         assert_eq!(
             err(&w(1, 2, 3)),
             "T1.log: record 0, at byte 0: expected a start 'S' before a read or write, found 'W' record"
+        );
+    }
+
+    #[test]
+    fn write_ids_and_keys_are_unsigned() {
+        let h = match parse("T1.log", &[sc(b'S', 1), w(-1, 5, 0), r(1, -1, 5, 0), sc(b'C', 1)].concat()) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(
+            summary(&h),
+            vec![(0, OpType::Ok, "w 5 18446744073709551615, r 5 18446744073709551615".to_string())]
         );
     }
 

@@ -18,7 +18,8 @@
 //! [`History::dropped_events`], except the failed writes of a failed
 //! transaction, which stay among its (aborted) writes, so that a read of one
 //! is an aborted read (G1a) rather than a read of a value nobody wrote.
-//! Values and variables must fit an `i64`.
+//! Values and variables are unsigned 64-bit numbers and print as such (see
+//! [`History::unsigned_values`]).
 //!
 //! A transaction marked successful that holds a failed event is *not* known
 //! to have committed as recorded: dbcop's PostgreSQL-wire clients
@@ -76,14 +77,6 @@ impl<'a> Cur<'a> {
         w.copy_from_slice(s);
         self.pos += 8;
         Ok(u64::from_le_bytes(w))
-    }
-
-    /// A `u64` that must fit an `i64` (the model stores `i64`).
-    #[inline(always)]
-    fn int(&mut self, what: &'static str) -> BResult<i64> {
-        let at = self.pos;
-        let v = self.u64(what)?;
-        i64::try_from(v).map_err(|_| berr(at, what, format!("{v}, above the largest supported {}", i64::MAX)))
     }
 
     #[inline(always)]
@@ -241,14 +234,21 @@ fn parse_inner(source: &str, input: &[u8], failed: FailedEvents, at: &mut Loc) -
             for e in 0..events {
                 at.event = Some(e);
                 let write = c.bool("an event's `write` flag (byte 0 or 1)")?;
-                let var = c.int("an event's `variable` (a u64 at most i64::MAX)")?;
-                let value = c.int("an event's `value` (a u64 at most i64::MAX)")?;
+                let var = c.u64("an event's `variable`")?;
+                let value = c.u64("an event's `value`")?;
                 let succeeded = c.bool("an event's `success` flag (byte 0 or 1)")?;
-                let key = int_key(&mut key_cache, &mut b, var);
+                if !succeeded && !write {
+                    dropped += 1;
+                    continue;
+                }
+                let key = match i64::try_from(var) {
+                    Ok(k) => int_key(&mut key_cache, &mut b, k),
+                    Err(_) => b.key(Atom::from_u64(var)),
+                };
                 let (f, value) = match (write, value) {
-                    (true, v) => (MopFn::Write, MopValue::Int(v)),
+                    (true, v) => (MopFn::Write, MopValue::Int(b.u64_value(v))),
                     (false, 0) => (MopFn::Read, MopValue::Nil),
-                    (false, v) => (MopFn::Read, MopValue::Int(v)),
+                    (false, v) => (MopFn::Read, MopValue::Int(b.u64_value(v))),
                 };
                 if !succeeded {
                     dropped += 1;
@@ -381,6 +381,25 @@ mod tests {
     }
 
     #[test]
+    fn values_and_variables_above_i64_max_are_unsigned() {
+        let top = u64::MAX;
+        let half = 1u64 << 63;
+        let bytes =
+            history(&[vec![(vec![(true, top, top, true), (true, half, half, true), (false, 1, top, true)], true)]]);
+        let h = match parse("h.bincode", &bytes) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(
+            crate::ingest::testgen::mops_text(&h, &h.ops[0]),
+            "w 18446744073709551615 18446744073709551615, w 9223372036854775808 9223372036854775808, r 1 18446744073709551615"
+        );
+        let m = h.mops_of(&h.ops[0]);
+        assert_eq!(m[0].value, m[2].value, "the read of u64::MAX matches its write");
+        assert_ne!(m[0].value, m[1].value);
+    }
+
+    #[test]
     fn maps_sessions_transactions_and_events() {
         let bytes = sample();
         assert_eq!(
@@ -399,7 +418,7 @@ mod tests {
             .map(|op| {
                 let mops = h.mops_of(op).iter().map(|m| {
                     let v = match m.value {
-                        MopValue::Int(v) => v.to_string(),
+                        MopValue::Int(v) => h.value_text(v),
                         _ => "nil".to_string(),
                     };
                     format!("{} {} {v}", m.f.name(), h.key(m.key))
@@ -460,12 +479,17 @@ mod tests {
             err(&bad)
         );
         let mut bad = good.clone();
-        bad[data + 25..data + 33].copy_from_slice(&(1u64 << 63).to_le_bytes()); // first event's variable
-        assert_eq!(
-            err(&bad),
-            "h.bincode: session 0, transaction 0, event 0, at byte 149: expected an event's `variable` (a u64 at most i64::MAX), found 9223372036854775808, above the largest supported 9223372036854775807"
-        );
-        let mut bad = good.clone();
+                let var = c.u64("an event's `variable`")?;
+                let value = c.u64("an event's `value`")?;
+                let succeeded = c.bool("an event's `success` flag (byte 0 or 1)")?;
+                if !succeeded && !write {
+                    dropped += 1;
+                    continue;
+                }
+                let key = match i64::try_from(var) {
+                    Ok(k) => int_key(&mut key_cache, &mut b, k),
+                    Err(_) => b.key(Atom::from_u64(var)),
+                };
         bad[48] = 0xff; // inside `info`
         assert_eq!(err(&bad), "h.bincode: at byte 48: expected valid UTF-8 text, found byte 0xff");
         assert_eq!(

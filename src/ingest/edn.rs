@@ -39,12 +39,28 @@
 //! characters (`\a`, `\newline`), sets, lists, vectors, maps, tagged values,
 //! `true`, `false` and `nil` are all read. Characters, which the model has no
 //! variant for, are kept as [`Atom::Symbol`] holding their source spelling
-//! (`\a`), which prints back exactly; so are integers beyond 64 bits and
-//! `M`-suffixed decimals in extra fields.
+//! (`\a`), which prints back exactly; so are `M`-suffixed decimals. Integers
+//! beyond 64 bits become [`Atom::BigInt`].
+//!
+//! # Keys and values
+//!
+//! Micro-op keys may be any EDN value (keywords, strings, integers, UUIDs,
+//! vectors ...), interned by [`HistoryBuilder::key_value`]. Values take a fast
+//! path while they are 64-bit integers (parsed in place and stored as they
+//! are, see the integer mode in [`crate::history`]); any other value (a
+//! string, keyword, `#uuid`, nested vector, float, big integer) is read as a
+//! [`Value`] and interned by [`HistoryBuilder::value`]. `nil` keeps its
+//! meaning: a read or write of `nil` is [`MopValue::Nil`].
+//!
+//! # Echo
+//!
+//! Which of `:time`, `:f` and `:value` an op map gave (and whether as `nil`)
+//! is recorded in [`crate::history::Op::fields`], so reports print the op with
+//! exactly the fields it was read with.
 
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
 use super::num::scan_digits;
-use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
+use crate::history::{field, Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -264,6 +280,13 @@ impl<'a> Parser<'a> {
     /// `None` without moving if the token is not one.
     #[inline(always)]
     fn int_inner(&mut self) -> Option<i64> {
+        self.int_token::<true>()
+    }
+
+    /// As [`Self::int_inner`]; without `ALLOW_N`, a token with the `N`
+    /// suffix is not taken (values keep that spelling, see [`Self::scalar`]).
+    #[inline(always)]
+    fn int_token<const ALLOW_N: bool>(&mut self) -> Option<i64> {
         let s = self.src;
         let mut i = self.pos;
         let first = *s.get(i)?;
@@ -280,7 +303,7 @@ impl<'a> Parser<'a> {
         }
         if let Some(&c) = s.get(i) {
             if !is_delim(c) {
-                if c == b'N' && s.get(i + 1).is_none_or(|&c| is_delim(c)) {
+                if ALLOW_N && c == b'N' && s.get(i + 1).is_none_or(|&c| is_delim(c)) {
                     i += 1;
                 } else {
                     return None;
@@ -516,8 +539,9 @@ impl<'a> Parser<'a> {
         };
         let big_int = |s: &str| is_digits(s.strip_suffix('N').unwrap_or(s));
         let v = if !leading_zero && big_int(unsigned) {
-            // An integer beyond 64 bits: kept exactly as written.
-            Value::Atom(Atom::Symbol(text.into()))
+            // An integer beyond 64 bits (the caller tried 64 bits first).
+            let neg = if text.starts_with('-') { "-" } else { "" };
+            Value::Atom(Atom::BigInt(format!("{neg}{unsigned}").into()))
         } else if text.strip_suffix('M').is_some_and(float_like) {
             // A BigDecimal: kept exactly as written.
             Value::Atom(Atom::Symbol(text.into()))
@@ -554,7 +578,12 @@ impl<'a> Parser<'a> {
             }
             b'#' => self.dispatch(depth)?,
             _ if self.at_number() => match self.int_inner() {
-                Some(n) => Value::Atom(Atom::Int(n)),
+                Some(n) if self.src[self.pos - 1] != b'N' => Value::Atom(Atom::Int(n)),
+                Some(_) => {
+                    // `7N` is kept as written, as Clojure prints it.
+                    self.pos = start;
+                    self.number()?
+                }
                 None => self.number()?,
             },
             _ if is_symbol_start(c) => Value::Atom(self.symbol()?),
@@ -714,16 +743,35 @@ impl<'a> Parser<'a> {
                         return Ok(self.int_key(b, n));
                     }
                 }
-                match self.value(2)? {
-                    Value::Atom(a) => Ok(b.key(a)),
-                    _ => Err(perr(kpos, "a key (an integer, keyword or string)")),
-                }
+                let v = self.value(2)?;
+                Ok(b.key_value(v))
             }
-            _ => Err(perr(kpos, "a key (an integer, keyword or string)")),
+            _ => Err(perr(kpos, "a key")),
         }
     }
 
-    /// Reads a read's value: nil, an integer, or a list of integers.
+    /// Reads a value that is not `nil` and (when it is an integer) the
+    /// identity of that value: integers take the fast path.
+    #[inline(always)]
+    fn scalar(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        if self.at_number() {
+            // Not `7N`, which is read as written (see `value`).
+            if let Some(n) = self.int_token::<false>() {
+                return Ok(b.int_value(n));
+            }
+        }
+        self.general_value(b, depth)
+    }
+
+    /// Reads any value and interns it (the rare, non-integer path).
+    #[cold]
+    #[inline(never)]
+    fn general_value(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        let v = self.value(depth)?;
+        Ok(b.value(v))
+    }
+
+    /// Reads a read's value: nil, a list of values, or another value.
     #[inline(always)]
     fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
         match self.peek() {
@@ -740,10 +788,16 @@ impl<'a> Parser<'a> {
                             return Ok(b.finish_list(start));
                         }
                         Some(b'0'..=b'9' | b'-' | b'+') => {
-                            let e = self.int("an integer list element")?;
+                            let e = match self.int_token::<false>() {
+                                Some(n) => b.int_value(n),
+                                None => self.general_value(b, 4)?,
+                            };
                             b.push_element(e);
                         }
-                        Some(c) if !is_closer(c) => return Err(perr(self.pos, "an integer list element")),
+                        Some(c) if !is_closer(c) => {
+                            let e = self.general_value(b, 4)?;
+                            b.push_element(e);
+                        }
                         _ => {
                             return Err(perr(
                                 self.pos,
@@ -757,10 +811,8 @@ impl<'a> Parser<'a> {
                 self.pos += 3;
                 Ok(MopValue::Nil)
             }
-            _ if self.at_number() => {
-                Ok(MopValue::Int(self.int("a read value: nil, an integer or a list of integers")?))
-            }
-            _ => Err(perr(self.pos, "a read value: nil, an integer or a list of integers")),
+            Some(c) if !is_closer(c) => Ok(MopValue::Int(self.scalar(b, 3)?)),
+            _ => Err(perr(self.pos, "a read value")),
         }
     }
 
@@ -788,20 +840,19 @@ impl<'a> Parser<'a> {
         let value = match f {
             MopFn::Read if self.peek() == Some(close) => MopValue::Nil,
             MopFn::Read => self.read_value(b)?,
-            MopFn::Append => {
-                if !self.at_number() {
-                    return Err(perr(self.pos, "an integer value for :append"));
-                }
-                MopValue::Int(self.int("an integer value for :append")?)
-            }
+            MopFn::Append => match self.peek() {
+                Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
+                _ => return Err(perr(self.pos, "a value for :append")),
+            },
             MopFn::Write => {
                 if self.at_word(b"nil") {
                     self.pos += 3;
                     MopValue::Nil
-                } else if self.at_number() {
-                    MopValue::Int(self.int("an integer (or nil) value for :w")?)
                 } else {
-                    return Err(perr(self.pos, "an integer (or nil) value for :w"));
+                    match self.peek() {
+                        Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
+                        _ => return Err(perr(self.pos, "a value (or nil) for :w")),
+                    }
                 }
             }
         };
@@ -879,6 +930,7 @@ impl<'a> Parser<'a> {
         let mut index = None;
         let mut f = Atom::Nil;
         let mut seen = 0u8;
+        let mut fields = 0u8;
         // An error that only matters if the op turns out to be a client op.
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
@@ -944,6 +996,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 F_F => {
+                    fields |= field::F;
                     if self.peek() == Some(b':') {
                         let name = self.keyword_name()?;
                         f = Atom::Keyword(utf8(name, vpos + 1)?.into());
@@ -958,22 +1011,26 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
-                F_VALUE => match process {
-                    Proc::NonClient => drop(self.value(1)?),
-                    Proc::Client(_) => self.mops(b)?,
-                    Proc::Unknown => {
-                        // Not yet known whether this is a client op: read the
-                        // value as micro-ops, and if that fails, skip it as a
-                        // plain value and keep the error for a client op.
-                        if let Err(e) = self.mops(b) {
-                            self.pos = vpos;
-                            drop(self.value(1)?);
-                            if deferred.is_none() {
-                                deferred = Some(e);
+                F_VALUE => {
+                    // A value starting with `n` is `nil` (or an error).
+                    fields |= if self.peek() == Some(b'n') { field::VALUE | field::VALUE_NIL } else { field::VALUE };
+                    match process {
+                        Proc::NonClient => drop(self.value(1)?),
+                        Proc::Client(_) => self.mops(b)?,
+                        Proc::Unknown => {
+                            // Not yet known whether this is a client op: read the
+                            // value as micro-ops, and if that fails, skip it as a
+                            // plain value and keep the error for a client op.
+                            if let Err(e) = self.mops(b) {
+                                self.pos = vpos;
+                                drop(self.value(1)?);
+                                if deferred.is_none() {
+                                    deferred = Some(e);
+                                }
                             }
                         }
                     }
-                },
+                }
                 F_PROCESS => {
                     let p = if self.at_number() { self.int_inner() } else { None };
                     process = match p {
@@ -984,7 +1041,10 @@ impl<'a> Parser<'a> {
                         }
                     };
                 }
-                F_TIME => time = self.opt_int("an integer :time")?,
+                F_TIME => {
+                    time = self.opt_int("an integer :time")?;
+                    fields |= if time.is_some() { field::TIME } else { field::TIME | field::TIME_NIL };
+                }
                 _ => index = self.opt_int("an integer :index")?,
             }
         }
@@ -1004,7 +1064,7 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
-        b.push_op(RawOp { index, time, op_type, process, f, extras, line }, mop_start);
+        b.push_op_with(RawOp { index, time, op_type, process, f, extras, line }, mop_start, fields);
         Ok(())
     }
 
@@ -1337,6 +1397,76 @@ mod tests {
     }
 
     #[test]
+    fn reads_values_and_keys_of_any_edn_type() {
+        let h = ok(
+            r#"{:type :ok :process 0 :value [[:append "k1" "a"] [:r "k1" ["a" :b #uuid "u-1" [1 ("x")] 1.5 nil 123456789012345678901234 -7 2N]] [:w [1 "x"] #uuid "u-2"] [:r #uuid "u-3" ##Inf] [:append :k #{2 1}] [:r :k [#{1 2}]] [:w 99999999999999999999 \a]]}"#,
+        );
+        assert!(!h.values.is_empty());
+        let m = h.mops_of(&h.ops[0]);
+        let text = |v: MopValue| match v {
+            MopValue::Int(v) => h.value_text(v),
+            MopValue::List { .. } => h.list(v).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "),
+            MopValue::Nil => "nil".into(),
+        };
+        assert_eq!(text(m[0].value), r#""a""#);
+        assert_eq!(text(m[1].value), r#""a" :b #uuid "u-1" [1 ("x")] 1.5 nil 123456789012345678901234 -7 2N"#);
+        assert_eq!(
+            h.list(m[1].value)[0],
+            match m[0].value {
+                MopValue::Int(v) => v,
+                _ => -1,
+            }
+        );
+        assert_eq!(h.key(m[2].key).to_string(), r#"[1 "x"]"#);
+        assert_eq!(text(m[2].value), r#"#uuid "u-2""#);
+        assert_eq!(h.key(m[3].key).to_string(), r#"#uuid "u-3""#);
+        assert_eq!(text(m[3].value), "##Inf");
+        // Sets are equal whatever their order; each prints as first written.
+        assert_eq!(
+            h.list(m[5].value),
+            &[match m[4].value {
+                MopValue::Int(v) => v,
+                _ => -1,
+            }]
+        );
+        assert_eq!(text(m[5].value), "#{2 1}");
+        assert_eq!(h.key(m[6].key).to_string(), "99999999999999999999");
+        assert_eq!(text(m[6].value), "\\a");
+    }
+
+    #[test]
+    fn missing_and_nil_fields_are_recorded() {
+        let h = ok("{:type :ok :process 0}{:type :ok :process 0 :time nil :f nil :value nil}{:type :ok :process 0 :time 3 :f :txn :value []}");
+        let f = |i: usize| h.ops[i].fields;
+        assert_eq!(f(0), 0);
+        assert_eq!(f(1), field::TIME | field::TIME_NIL | field::F | field::VALUE | field::VALUE_NIL);
+        assert_eq!(f(2), field::TIME | field::F | field::VALUE);
+    }
+
+    #[test]
+    fn parallel_equals_sequential_when_values_turn_non_integer_late() {
+        let mut s = String::new();
+        for i in 0..400 {
+            s.push_str(&format!("{{:type :ok :process {i} :value [[:append 1 {i}] [:r 1 [{}]]]}}\n", i + 1));
+        }
+        for i in 0..20 {
+            s.push_str(&format!(
+                "{{:type :ok :process {i} :value [[:append \"s\" \"v{i}\"] [:r 1 [{i} \"v{i}\"]]]}}\n"
+            ));
+        }
+        for i in 0..50 {
+            s.push_str(&format!("{{:type :ok :process {i} :value [[:w 2 {}]]}}\n", -i - 5));
+        }
+        let seq = parse_sequential("h.edn", s.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
+        assert!(seq.is_ok());
+        for chunk in [100, 1000, 5000] {
+            let par =
+                parse_with_chunk("h.edn", s.as_bytes(), chunk, 1000).map(|h| debug(&h)).map_err(|e| e.to_string());
+            assert!(par == seq, "chunk {chunk}");
+        }
+    }
+
+    #[test]
     fn tagged_records_comments_commas_and_discards() {
         let h = ok("; a history\n\
                     #jepsen.history.Op{:index 0, :time 5, :type :invoke, :process 0, :f :txn, :value [[:w :x 1]]}\n\
@@ -1420,7 +1550,7 @@ mod tests {
         assert_eq!(ex[1].1, Value::Atom(Atom::Str("n1".into())));
         assert_eq!(ex[2], (Value::Atom(Atom::Str("odd".into())), Value::Float(1.5)));
         assert_eq!(ex[3].1, Value::Atom(Atom::Symbol("\\a".into())));
-        assert_eq!(ex[4].1, Value::Atom(Atom::Symbol("123456789012345678901234N".into())));
+        assert_eq!(ex[4].1, Value::Atom(Atom::BigInt("123456789012345678901234N".into())));
         assert_eq!(ex[5].1, Value::Tagged("inst".into(), Box::new(Value::Atom(Atom::Str("2020-01-01".into())))));
     }
 
@@ -1432,7 +1562,7 @@ mod tests {
         let Value::Vector(v) = &h.extras_of(&h.ops[0])[0].1 else { panic!("not a vector") };
         assert_eq!(v[0], Value::Atom(Atom::Int(1)));
         assert_eq!(v[1], Value::Atom(Atom::Int(-2)));
-        assert_eq!(v[2], Value::Atom(Atom::Int(3)));
+        assert_eq!(v[2], Value::Atom(Atom::BigInt("3N".into())));
         assert_eq!(v[3], Value::Float(1500.0));
         assert_eq!(v[4], Value::Float(f64::INFINITY));
         assert_eq!(v[5], Value::Atom(Atom::Nil));
@@ -1453,14 +1583,14 @@ mod tests {
             ("{:type :ok, :process 0, :value [:foo]}", "h.edn:1:33: expected a micro-op vector like [:append k v], found :foo"),
             ("{:type :ok, :process 0, :value [[:incr 1 2]]}", "h.edn:1:34: expected micro-op function :append, :r or :w, found :incr"),
             ("\n\n  {:type :ok, :process 0", "h.edn:3:25: expected `}` to close the op map opened at 3:3, found end of input"),
-            ("{:type :ok, :process 0, :value [[:append 1 \"x\"]]}", "h.edn:1:44: expected an integer value for :append, found \"x\""),
-            ("{:type :ok, :process 0, :value [[:append 1 1.5]]}", "h.edn:1:44: expected an integer value for :append, found 1.5"),
+            ("{:type :ok, :process 0, :value [[:append 1]]}", "h.edn:1:43: expected a value for :append, found ]"),
+            ("{:type :ok, :process 0, :value [[:append 1 1.5.5]]}", "h.edn:1:44: expected a number, found 1.5.5"),
             ("{:type :ok :process 0}\n\u{1}\u{2}garbage", "h.edn:2:1: expected an op map like {:type :invoke, :f :txn, :value [...], :process 0}, found byte 0x01"),
-            ("{:type :ok, :process 0, :value [[:r 1 [1 x]]]}", "h.edn:1:42: expected an integer list element, found x"),
+            ("{:type :ok, :process 0, :value [[:r 1 [1 #{]]]}", "h.edn:1:44: expected `}` to close the set opened at 1:43, found ]"),
             ("{:process 0}", "h.edn:1:1: expected a :type in every op map, found an op map without one"),
             ("{:type :ok :type :ok :process 0}", "h.edn:1:12: expected each key at most once in an op map, found :type"),
             ("{:type :ok :process 0 :value [[:r 1 2 3]]}", "h.edn:1:39: expected `]` to close the micro-op opened at 1:31, found 3"),
-            ("{:type :ok :process 0 :value [[:append 1 99999999999999999999]]}", "expected an integer value for :append (within the 64-bit range)"),
+            ("{:type :ok :process 0 :value [[:w 1 #uuid]]}", "h.edn:1:42: expected a value after the tag #uuid, found ]"),
             ("{:type :ok :process 0 :time :now}", "h.edn:1:29: expected an integer :time, found :now"),
             ("{:type :ok :process 0 :error \"abc}", "h.edn:1:35: expected a closing \" for the string opened at 1:30"),
             ("{:type :ok :process 0 :value 5}", "h.edn:1:30: expected a :value of nil or a vector of micro-ops"),
@@ -1538,7 +1668,7 @@ mod tests {
             assert!(par == seq, "chunk {chunk}");
         }
         // An error late in the input is reported as by a sequential parse.
-        let bad = format!("{s}{{:type :ok :process 1 :value [[:append 1 :x]]}}\n");
+        let bad = format!("{s}{{:type :ok :process 1 :value [[:append 1 #_]]}}\n");
         let par = parse_with_chunk("h.edn", bad.as_bytes(), 100, 1000).map(|h| debug(&h)).map_err(|e| e.to_string());
         let seq = parse_sequential("h.edn", bad.as_bytes()).map(|h| debug(&h)).map_err(|e| e.to_string());
         assert!(par.is_err());

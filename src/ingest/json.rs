@@ -14,14 +14,22 @@
 //! ([`Atom::Keyword`]); keys stay as written (`"x"` is [`Atom::Str`], `3` is
 //! [`Atom::Int`]); `null` is nil. Any other op field becomes an extra whose key
 //! is the field name as a keyword (as for EDN's `:error`) and whose value maps
-//! strings to [`Atom::Str`], integers to [`Atom::Int`] (beyond 64 bits: kept
-//! by spelling as [`Atom::Symbol`]), other numbers to [`Value::Float`], arrays
-//! to [`Value::Vector`] and objects to [`Value::Map`] with string keys.
+//! strings to [`Atom::Str`], integers to [`Atom::Int`] (beyond 64 bits:
+//! [`Atom::BigInt`]), other numbers to [`Value::Float`], arrays to
+//! [`Value::Vector`] and objects to [`Value::Map`] with string keys.
+//!
+//! Micro-op keys and values may be any JSON value, mapped the same way:
+//! integer values take the fast path of the integer mode (see
+//! [`crate::history`]), anything else (a string, a float, an array as a
+//! register value or list element, an integer beyond 64 bits) is interned by
+//! [`HistoryBuilder::value`]. `null` keeps its meaning (a read of the initial
+//! state, a write of nil). Which of `"time"`, `"f"` and `"value"` an op gave is
+//! recorded so that reports echo it with exactly those fields.
 
 use super::edn::{int_key, utf8, MAX_DEPTH};
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
 use super::num::scan_digits;
-use crate::history::{Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value};
+use crate::history::{field, Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
@@ -278,7 +286,7 @@ impl<'a> Parser<'a> {
             }
             Some(b'0'..=b'9' | b'-') => match self.number()? {
                 Num::Int(n) => Value::Atom(Atom::Int(n)),
-                Num::BigInt => Value::Atom(Atom::Symbol(String::from_utf8_lossy(&self.src[start..self.pos]).into())),
+                Num::BigInt => Value::Atom(Atom::BigInt(String::from_utf8_lossy(&self.src[start..self.pos]).into())),
                 Num::Float => match std::str::from_utf8(&self.src[start..self.pos]).ok().and_then(|t| t.parse().ok()) {
                     Some(f) => Value::Float(f),
                     None => return Err(perr(start, "a JSON number")),
@@ -345,13 +353,41 @@ impl<'a> Parser<'a> {
             },
             Some(b'0'..=b'9' | b'-') => match self.number()? {
                 Num::Int(n) => Ok(int_key(&mut self.small_keys, b, n)),
-                _ => Err(perr(kpos, "a key (an integer or a string)")),
+                _ => {
+                    self.pos = kpos;
+                    let v = self.value(3)?;
+                    Ok(b.key_value(v))
+                }
             },
-            _ => match self.value(3)? {
-                Value::Atom(a @ (Atom::Nil | Atom::Bool(_))) => Ok(b.key(a)),
-                _ => Err(perr(kpos, "a key (an integer or a string)")),
-            },
+            _ => {
+                let v = self.value(3)?;
+                Ok(b.key_value(v))
+            }
         }
+    }
+
+    /// Reads a value that is not `null`, returning its identity: integers
+    /// take the fast path.
+    #[inline(always)]
+    fn scalar(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        if self.at_number() {
+            let start = self.pos;
+            // Anything but a 64-bit integer (or a malformed number, which
+            // the general reader reports) takes the general path.
+            if let Ok(Num::Int(n)) = self.number() {
+                return Ok(b.int_value(n));
+            }
+            self.pos = start;
+        }
+        self.general_value(b, depth)
+    }
+
+    /// Reads any value and interns it (the rare, non-integer path).
+    #[cold]
+    #[inline(never)]
+    fn general_value(&mut self, b: &mut HistoryBuilder, depth: u32) -> PResult<i64> {
+        let v = self.value(depth)?;
+        Ok(b.value(v))
     }
 
     /// Reads one micro-op array; the cursor is at its `[`.
@@ -380,12 +416,12 @@ impl<'a> Parser<'a> {
             self.expect(b',', "`,` or `]` after the micro-op key")?;
             self.skip_ws();
             match f {
-                MopFn::Append => MopValue::Int(self.int("an integer value for \"append\"")?),
+                MopFn::Append => MopValue::Int(self.scalar(b, 3)?),
                 MopFn::Write if self.at_word(b"null") => {
                     self.pos += 4;
                     MopValue::Nil
                 }
-                MopFn::Write => MopValue::Int(self.int("an integer (or null) value for \"w\"")?),
+                MopFn::Write => MopValue::Int(self.scalar(b, 3)?),
                 MopFn::Read => self.read_value(b)?,
             }
         };
@@ -398,10 +434,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads a read's value: null, an integer, or an array of integers.
+    /// Reads a read's value: null, an array of values, or another value.
     #[inline(always)]
     fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
-        const WHAT: &str = "a read value: null, an integer or an array of integers";
         match self.peek() {
             Some(b'[') => {
                 let open = self.pos;
@@ -413,7 +448,7 @@ impl<'a> Parser<'a> {
                 } else {
                     loop {
                         self.skip_ws();
-                        let e = self.int("an integer list element")?;
+                        let e = self.scalar(b, 4)?;
                         b.push_element(e);
                         if self.list_sep(b']', open)? {
                             break;
@@ -426,8 +461,7 @@ impl<'a> Parser<'a> {
                 self.pos += 4;
                 Ok(MopValue::Nil)
             }
-            _ if self.at_number() => Ok(MopValue::Int(self.int(WHAT)?)),
-            _ => Err(perr(self.pos, WHAT)),
+            _ => Ok(MopValue::Int(self.scalar(b, 3)?)),
         }
     }
 
@@ -481,6 +515,7 @@ impl<'a> Parser<'a> {
         let (mut time, mut index) = (None, None);
         let mut f = Atom::Nil;
         let mut seen = 0u8;
+        let mut fields = 0u8;
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
         self.skip_ws();
@@ -514,6 +549,13 @@ impl<'a> Parser<'a> {
                     }
                     seen |= field;
                     let vpos = self.pos;
+                    match field {
+                        F_F => fields |= field::F,
+                        // A value starting with `n` is `null` (or an error).
+                        F_VALUE if self.peek() == Some(b'n') => fields |= field::VALUE | field::VALUE_NIL,
+                        F_VALUE => fields |= field::VALUE,
+                        _ => {}
+                    }
                     match field {
                         F_TYPE => {
                             let t = if self.peek() == Some(b'"') {
@@ -565,7 +607,10 @@ impl<'a> Parser<'a> {
                                 _ => Proc::NonClient,
                             };
                         }
-                        F_TIME => time = self.opt_int("an integer \"time\"")?,
+                        F_TIME => {
+                            time = self.opt_int("an integer \"time\"")?;
+                            fields |= if time.is_some() { field::TIME } else { field::TIME | field::TIME_NIL };
+                        }
                         _ => index = self.opt_int("an integer \"index\"")?,
                     }
                 }
@@ -590,7 +635,7 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
-        b.push_op(RawOp { index, time, op_type, process, f, extras, line }, mop_start);
+        b.push_op_with(RawOp { index, time, op_type, process, f, extras, line }, mop_start, fields);
         Ok(())
     }
 
@@ -707,7 +752,7 @@ mod tests {
             Value::Vector(vec![
                 Value::Atom(Atom::Str("no-client".into())),
                 Value::Map(vec![(Value::Atom(Atom::Str("k".into())), Value::Float(1.5))]),
-                Value::Atom(Atom::Symbol("18446744073709551616".into())),
+                Value::Atom(Atom::BigInt("18446744073709551616".into())),
                 Value::Atom(Atom::Str("aé\n".into())),
             ])
         );
@@ -718,6 +763,27 @@ mod tests {
         let h = ok("{\"type\": \"invoke\", \"process\": 2}\n{\"type\": \"ok\", \"process\": 2, \"value\": null}\n");
         assert_eq!(h.ops.iter().map(|o| (o.index, o.time, o.line)).collect::<Vec<_>>(), vec![(0, -1, 1), (1, -1, 2)]);
         assert_eq!(h.ops[0].pair, 1);
+    }
+
+    #[test]
+    fn reads_values_and_keys_of_any_json_type() {
+        let h = ok(
+            r#"[{"type": "ok", "process": 0, "f": "txn", "value": [["append", "k", "a"], ["r", "k", ["a", 1, 1.5, [2, "b"], null, 99999999999999999999]], ["w", [1, "x"], {"a": 1}], ["w", 2.5, "s"], ["r", "k", "a"]]}]"#,
+        );
+        assert!(!h.values.is_empty());
+        let m = h.mops_of(&h.ops[0]);
+        let text = |v: MopValue| match v {
+            MopValue::Int(v) => h.value_text(v),
+            MopValue::List { .. } => h.list(v).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "),
+            MopValue::Nil => "nil".into(),
+        };
+        assert_eq!(text(m[0].value), "\"a\"");
+        assert_eq!(text(m[1].value), "\"a\" 1 1.5 [2 \"b\"] nil 99999999999999999999");
+        assert_eq!(h.key(m[2].key).to_string(), "[1 \"x\"]");
+        assert_eq!(text(m[2].value), "{\"a\" 1}");
+        assert_eq!(h.key(m[3].key).to_string(), "2.5");
+        assert_eq!(m[4].value, m[0].value, "the read of \"a\" is the append of \"a\"");
+        assert_eq!(h.ops[0].fields, crate::history::field::F | crate::history::field::VALUE);
     }
 
     #[test]
@@ -732,8 +798,8 @@ mod tests {
                 "h.json:1:42: expected micro-op function \"append\", \"r\" or \"w\", found \"incr\"",
             ),
             (
-                "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x\"]]}]",
-                "h.json:1:55: expected an integer value for \"append\", found \"x\"",
+                "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x]]}]",
+                "h.json:1:61: expected a closing \" for the string opened at 1:55",
             ),
             (
                 "[{\"type\": \"ok\", \"process\": 0",

@@ -434,14 +434,14 @@ mod tests {
             "\u{feff}{:type :invoke :process 0 :value [[:append :x 1]]}\n{:type :ok :process 0 :value [[:append :x 1]]}\n",
         )
             .and_then(|()| {
-                std::fs::write(&bad, "{:type :ok :process 0}\n{:type :ok, :process 0, :value [[:append :x :y]]}\n")
+                std::fs::write(&bad, "{:type :ok :process 0}\n{:type :ok, :process 0, :value [[:incr :x 1]]}\n")
             })
             .and_then(|()| std::fs::write(&empty, ""));
         assert!(written.is_ok());
         let h = read_path(&good, Format::Auto);
         assert!(h.as_ref().is_ok_and(|h| h.ops.len() == 2 && h.source.ends_with("h.edn")));
         let e = read_path(&bad, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.ends_with("bad.edn:2:45: expected an integer value for :append, found :y"), "{e}");
+        assert!(e.ends_with("bad.edn:2:34: expected micro-op function :append, :r or :w, found :incr"), "{e}");
         let e = read_path(&empty, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with("empty.edn: no operations: the history is empty"), "{e}");
         let e = read_path(&dir, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();

@@ -10,8 +10,9 @@
 //! other transaction committed, so each becomes one `:ok` completion op `:f :txn`
 //! with `:process session`, whose `line` is the line of its first operation.
 //! Every key starts at 0, so a read of 0 becomes `[:r k nil]` (Elle's "read
-//! the initial state"). Keys are `Atom::Int(key)`; numbers above `i64::MAX`
-//! are errors (the model stores `i64`).
+//! the initial state"). Keys and values are unsigned 64-bit numbers (printed
+//! as such, see [`History::unsigned_values`]); sessions and transaction ids
+//! above `i64::MAX` are errors.
 //!
 //! Aborted transactions (C4's `-1` id): a `-1` line carries no transaction
 //! id of its own, so transactions are delimited by session order: a run of
@@ -61,14 +62,22 @@ fn err_at(s: &[u8], i: usize, what: impl Into<std::borrow::Cow<'static, str>>) -
     e
 }
 
-/// Reads a non-negative decimal integer at `*i`.
+/// Reads a non-negative decimal integer at `*i` that fits an `i64`.
 fn number(s: &[u8], i: &mut usize) -> PResult<i64> {
     let start = *i;
-    let mut v: i64 = 0;
+    let v = unsigned(s, i)?;
+    i64::try_from(v).map_err(|_| perr(start, format!("an integer at most {}", i64::MAX)))
+}
+
+/// Reads a non-negative decimal integer at `*i` that fits a `u64` (keys and
+/// values, which PolySI reads as unsigned 64-bit numbers).
+fn unsigned(s: &[u8], i: &mut usize) -> PResult<u64> {
+    let start = *i;
+    let mut v: u64 = 0;
     while let Some(&d @ b'0'..=b'9') = s.get(*i) {
-        v = match v.checked_mul(10).and_then(|v| v.checked_add(i64::from(d - b'0'))) {
+        v = match v.checked_mul(10).and_then(|v| v.checked_add(u64::from(d - b'0'))) {
             Some(v) => v,
-            None => return Err(perr(start, format!("an integer at most {}", i64::MAX))),
+            None => return Err(perr(start, format!("an integer at most {}", u64::MAX))),
         };
         *i += 1;
     }
@@ -120,9 +129,9 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
             };
             i += 1;
             expect(s, &mut i, b'(', "`(`")?;
-            let key = number(s, &mut i)?;
+            let key = unsigned(s, &mut i)?;
             expect(s, &mut i, b',', "`,` after the key")?;
-            let value = number(s, &mut i)?;
+            let value = unsigned(s, &mut i)?;
             expect(s, &mut i, b',', "`,` after the value")?;
             let session = number(s, &mut i)?;
             expect(s, &mut i, b',', "`,` after the session")?;
@@ -154,8 +163,13 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
                 txns.push(Txn { session, line: line_no, mops: 0, aborted });
             }
             txns[t as usize].mops += 1;
-            let value = if f == MopFn::Read && value == 0 { MopValue::Nil } else { MopValue::Int(value) };
-            let key = int_key(&mut key_cache, &mut b, key);
+            // The raw value for now: its identity is taken when the mop is
+            // pushed (taking it may renumber the values pushed before).
+            let value = if f == MopFn::Read && value == 0 { MopValue::Nil } else { MopValue::Int(value as i64) };
+            let key = match i64::try_from(key) {
+                Ok(k) => int_key(&mut key_cache, &mut b, k),
+                Err(_) => b.key(Atom::from_u64(key)),
+            };
             recs.push((t, Mop { f, key, value }));
         }
         pos = end + 1;
@@ -178,7 +192,11 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
     for (t, &start) in txns.iter().zip(&starts) {
         let mop_start = b.mop_count();
         for &m in &grouped[start as usize..(start + t.mops) as usize] {
-            b.push_mop(m);
+            let value = match m.value {
+                MopValue::Int(v) => MopValue::Int(b.u64_value(v as u64)),
+                v => v,
+            };
+            b.push_mop(Mop { value, ..m });
         }
         let raw = RawOp {
             index: None,
@@ -236,6 +254,18 @@ mod tests {
     }
 
     #[test]
+    fn keys_and_values_above_i64_max_are_unsigned() {
+        assert_eq!(
+            ops("w(18446744073709551615,18446744073709551615,0,0)\nr(18446744073709551615,9223372036854775808,0,0)\n"),
+            vec![(
+                0,
+                1,
+                "w 18446744073709551615 18446744073709551615, r 18446744073709551615 9223372036854775808".into()
+            )]
+        );
+    }
+
+    #[test]
     fn malformed_lines_give_line_and_column() {
         assert_eq!(
             err("w(1,5,0,0)\nx(1,2,3,4)\n"),
@@ -246,8 +276,12 @@ mod tests {
         assert_eq!(err("r(1,5,0,0) x"), "h.txt:1:12: expected end of line after the operation, found x");
         assert_eq!(err("r(1 ,5,0,0)"), "h.txt:1:4: expected `,` after the key, found a space");
         assert_eq!(
-            err("w(9223372036854775808,1,0,0)"),
-            "h.txt:1:3: expected an integer at most 9223372036854775807, found 9223372036854775808"
+            err("w(18446744073709551616,1,0,0)"),
+            "h.txt:1:3: expected an integer at most 18446744073709551615, found 18446744073709551616"
+        );
+        assert_eq!(
+            err("w(1,1,9223372036854775808,0)"),
+            "h.txt:1:7: expected an integer at most 9223372036854775807, found 9223372036854775808"
         );
         assert_eq!(err("w(1,2,3,4"), "h.txt:1:10: expected `)`, found end of input");
         assert_eq!(

@@ -234,10 +234,11 @@ pub fn incompatible_order_html(h: &History, key: crate::history::KeyId) -> Strin
             ));
             if let MopValue::List { .. } = m.value {
                 for (i, &e) in h.list(m.value).iter().enumerate() {
+                    let text = html_escape(&h.value_text(e));
                     if longest.get(i) == Some(&e) {
-                        s.push_str(&format!("<td>{e}</td>"));
+                        s.push_str(&format!("<td>{text}</td>"));
                     } else {
-                        s.push_str(&format!("<td style=\"background: {}\">{e}</td>", bg_color(e)));
+                        s.push_str(&format!("<td style=\"background: {}\">{text}</td>", bg_color(e)));
                     }
                 }
             }

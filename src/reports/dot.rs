@@ -33,9 +33,9 @@ fn mop_label(h: &History, m: &crate::history::Mop) -> String {
     };
     let v = match m.value {
         MopValue::Nil => "nil".to_string(),
-        MopValue::Int(i) => i.to_string(),
+        MopValue::Int(i) => h.value_text(i),
         MopValue::List { .. } => {
-            format!("[{}]", h.list(m.value).iter().map(|e| e.to_string()).collect::<Vec<_>>().join(" "))
+            format!("[{}]", h.list(m.value).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "))
         }
     };
     format!("{f} {} {v}", h.key(m.key))

@@ -4,7 +4,7 @@
 //! written, so a report citing huge operations needs no copy of them.
 
 use super::tree::{op, Node};
-use crate::history::{write_edn_string, History};
+use crate::history::{write_edn_float, write_edn_string, History};
 use std::fmt::{self, Write};
 
 /// Renders a node as EDN text.
@@ -34,7 +34,8 @@ pub fn write(out: &mut impl Write, h: &History, n: &Node) -> fmt::Result {
         Node::Nil => out.write_str("nil"),
         Node::Bool(b) => write!(out, "{b}"),
         Node::Int(i) => write!(out, "{i}"),
-        Node::Float(f) => write!(out, "{f:?}"),
+        Node::BigInt(d) => out.write_str(d),
+        Node::Float(f) => write_edn_float(out, *f),
         Node::Keyword(k) => {
             out.write_char(':')?;
             out.write_str(k)
@@ -55,6 +56,10 @@ pub fn write(out: &mut impl Write, h: &History, n: &Node) -> fmt::Result {
                 write(out, h, v)?;
             }
             out.write_char('}')
+        }
+        Node::Tagged(t, v) => {
+            write!(out, "#{t} ")?;
+            write(out, h, v)
         }
         Node::Op(id) => write(out, h, &op(h, *id)),
     }

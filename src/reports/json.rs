@@ -43,6 +43,7 @@ fn value(out: &mut impl Write, h: &History, n: &Node, indent: usize) -> fmt::Res
         Node::Nil => out.write_str("null"),
         Node::Bool(b) => write!(out, "{b}"),
         Node::Int(i) => write!(out, "{i}"),
+        Node::BigInt(d) => out.write_str(d.strip_suffix('N').unwrap_or(d)),
         Node::Float(f) => match serde_json::Number::from_f64(*f) {
             Some(x) => write!(out, "{x}"),
             None => out.write_str("null"),
@@ -90,6 +91,7 @@ fn value(out: &mut impl Write, h: &History, n: &Node, indent: usize) -> fmt::Res
             newline(out, indent)?;
             out.write_char('}')
         }
+        Node::Tagged(_, v) => value(out, h, v, indent),
         Node::Op(id) => value(out, h, &op(h, *id), indent),
     }
 }
@@ -118,7 +120,7 @@ mod tests {
             "empty": [],
             "m": {},
             "3": 1.5,
-            "op": {"index": 0, "time": -1, "type": "ok", "process": 0, "f": null, "value": [["r", "x", [1, 2]]]}
+            "op": {"index": 0, "type": "ok", "process": 0, "value": [["r", "x", [1, 2]]]}
         });
         assert_eq!(to_string(&h, &n), serde_json::to_string_pretty(&expected).expect("serialises"));
     }

@@ -14,6 +14,8 @@ fn txn(h: &History, id: u32) -> String {
 /// A one-line witness for a case.
 pub fn short_witness(h: &History, c: &Case) -> String {
     let key = |k| h.key(k).to_string();
+    // Values as `[a, b]`, as `{:?}` prints a vector of integers.
+    let vs = |xs: &[i64]| format!("[{}]", xs.iter().map(|&x| h.value_text(x)).collect::<Vec<_>>().join(", "));
     match c {
         Case::Cycle(cy) => {
             let mut s = String::new();
@@ -29,7 +31,7 @@ pub fn short_witness(h: &History, c: &Case) -> String {
         Case::BadRead { mop, writer, element } => format!(
             "{} read {}{} written by {} ({})",
             txn(h, mop.op),
-            element.map(|e| format!("element {e} of ")).unwrap_or_default(),
+            element.map(|e| format!("element {} of ", h.value_text(e))).unwrap_or_default(),
             crate::reports::edn::to_string(
                 h,
                 &crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])
@@ -48,20 +50,21 @@ pub fn short_witness(h: &History, c: &Case) -> String {
         Case::FutureRead { mop, element } => {
             let appends = h.mops_of(h.op(mop.op)).iter().any(|m| m.f == crate::history::MopFn::Append);
             let (what, verb) = if appends { ("element", "appending") } else { ("value", "writing") };
-            format!("{} read {what} {element} before {verb} it", txn(h, mop.op))
+            format!("{} read {what} {} before {verb} it", txn(h, mop.op), h.value_text(*element))
         }
         Case::DirtyUpdate { key: k, values, txns } => format!(
-            "key {}: failed {} then committed {} (versions {:?})",
+            "key {}: failed {} then committed {} (versions {})",
             key(*k),
             txn(h, txns[0]),
             txn(h, txns[1]),
-            values
+            vs(values)
         ),
         Case::DuplicateElements { mop, duplicates } => {
-            format!("{} read duplicates {:?}", txn(h, mop.op), duplicates)
+            let d: Vec<String> = duplicates.iter().map(|&(e, n)| format!("({}, {n})", h.value_text(e))).collect();
+            format!("{} read duplicates [{}]", txn(h, mop.op), d.join(", "))
         }
         Case::IncompatibleOrder { key: k, values } => {
-            format!("key {}: {:?} vs {:?}", key(*k), values[0], values[1])
+            format!("key {}: {} vs {}", key(*k), vs(&values[0]), vs(&values[1]))
         }
         Case::LostUpdate { key: k, txns, .. } => format!(
             "key {}: {} all read the same version and wrote it",
@@ -69,12 +72,12 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             txns.iter().map(|&t| txn(h, t)).collect::<Vec<_>>().join(", ")
         ),
         Case::GarbageRead { mop, key: k, value } => {
-            format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), value, key(*k))
+            format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), h.value_text(*value), key(*k))
         }
         Case::CyclicVersions { key: k, scc, sources } => format!(
             "key {}: versions {:?} form a cycle once {} is assumed",
             key(*k),
-            scc.iter().map(|v| v.map(|x| x.to_string()).unwrap_or_else(|| "nil".into())).collect::<Vec<_>>(),
+            scc.iter().map(|v| v.map(|x| h.value_text(x)).unwrap_or_else(|| "nil".into())).collect::<Vec<_>>(),
             sources.last().map(String::as_str).unwrap_or("?")
         ),
         Case::CycleExists { not, scc_size, .. } => {

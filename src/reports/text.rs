@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! Let:
-//!   T1 = {:index 0, :time -1, :type :ok, :process 0, :f nil, :value [...]}
+//!   T1 = {:index 0, :time 5, :type :ok, :process 0, :f :txn, :value [...]}
 //!   T2 = ...
 //!
 //! Then:
@@ -16,41 +16,38 @@ use super::tree;
 use crate::anomaly::{Cycle, ReadFrom, Refutation, Step, Workload, WriteOrder};
 use crate::history::{History, OpId};
 
-fn v(x: Option<i64>) -> String {
-    x.map(|i| i.to_string()).unwrap_or_else(|| "nil".into())
-}
-
 /// Why `a` precedes `b`, as Elle's explainers phrase it.
 pub fn step_sentence(h: &History, w: Workload, s: &Step, a: &str, b: &str) -> String {
+    let v = |x: &Option<i64>| x.map(|i| h.value_text(i)).unwrap_or_else(|| "nil".into());
     match (s, w) {
         (Step::Ww { key, value, value2, .. }, Workload::ListAppend) => {
-            format!("{b} appended {} after {a} appended {} to {}", v(*value2), v(*value), h.key(*key))
+            format!("{b} appended {} after {a} appended {} to {}", v(value2), v(value), h.key(*key))
         }
         (Step::Wr { key, value, .. }, Workload::ListAppend) => {
-            format!("{b} observed {a}'s append of {} to key {}", v(*value), h.key(*key))
+            format!("{b} observed {a}'s append of {} to key {}", v(value), h.key(*key))
         }
         (Step::Rw { key, value: None, value2, .. }, Workload::ListAppend) => format!(
             "{a} observed the initial (nil) state of {}, which {b} created by appending {}",
             h.key(*key),
-            v(*value2)
+            v(value2)
         ),
         (Step::Rw { key, value2, .. }, Workload::ListAppend) => {
-            format!("{a} did not observe {b}'s append of {} to {}", v(*value2), h.key(*key))
+            format!("{a} did not observe {b}'s append of {} to {}", v(value2), h.key(*key))
         }
         (Step::Ww { key, value, value2, .. }, Workload::RwRegister) => format!(
             "{a} set key {} to {}, and {b} set it to {}, which came later in the version order",
             h.key(*key),
-            v(*value),
-            v(*value2)
+            v(value),
+            v(value2)
         ),
         (Step::Rw { key, value, value2, .. }, Workload::RwRegister) => format!(
             "{a} read key {} = {}, and {b} set it to {}, which came later in the version order",
             h.key(*key),
-            v(*value),
-            v(*value2)
+            v(value),
+            v(value2)
         ),
         (Step::Wr { key, value, .. }, Workload::RwRegister) => {
-            format!("{a} wrote {} = {}, which was read by {b}", h.key(*key), v(*value))
+            format!("{a} wrote {} = {}, which was read by {b}", h.key(*key), v(value))
         }
         (Step::Process { process }, _) => format!("process {process} executed {a} before {b}"),
         (Step::Realtime { a_completion, b_invocation }, _) => {
@@ -106,10 +103,10 @@ fn order_text(h: &History, o: &WriteOrder) -> String {
     format!(
         "the write of {} = {} (index {}) precedes the write of {} = {} (index {})",
         h.key(o.key),
-        o.first.1,
+        h.value_text(o.first.1),
         h.op(o.first.0).index,
         h.key(o.key),
-        o.second.1,
+        h.value_text(o.second.1),
         h.op(o.second.0).index
     )
 }
@@ -119,7 +116,7 @@ fn read_from_text(h: &History, rf: &ReadFrom) -> String {
     format!(
         "the read of {} = {} (index {}) observed the write of index {} (written by indexes {})",
         h.key(rf.key),
-        rf.value,
+        h.value_text(rf.value),
         h.op(rf.reader).index,
         h.op(rf.writer).index,
         rf.candidates.iter().map(|&o| idx(o)).collect::<Vec<_>>().join(", ")

@@ -1,8 +1,13 @@
 //! Elle's result map as a printable value tree.
+//!
+//! Values of the history (appended elements, register values, list reads)
+//! are stored as identities (see [`crate::history`]); [`val`] turns one back
+//! into the value as it was written. Ops print with exactly the fields the
+//! input gave them ([`op`]).
 
 use crate::anomaly::{Case, Cycle, Expected, MopRef, ReadValue, Refutation, Step, Workload, WriteOrder};
 use crate::check::{Outcome, Validity};
-use crate::history::{Atom, History, Mop, MopValue, OpId, Value};
+use crate::history::{field, Atom, History, Mop, MopValue, OpId, Value};
 
 /// A printable value: EDN's data model, which JSON output flattens.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,6 +18,9 @@ pub enum Node {
     Bool(bool),
     /// Integer.
     Int(i64),
+    /// An integer beyond 64 bits, spelled as in [`Atom::BigInt`] (EDN prints
+    /// the spelling, JSON the bare number).
+    BigInt(String),
     /// Float.
     Float(f64),
     /// Keyword (without colon).
@@ -29,6 +37,8 @@ pub enum Node {
     Set(Vec<Node>),
     /// Map, entries in print order.
     Map(Vec<(Node, Node)>),
+    /// A tagged value such as `#uuid "..."` (JSON prints the value alone).
+    Tagged(String, Box<Node>),
     /// An operation of the history, printed as [`op`] prints it. Reports
     /// cite operations by id and the printers expand them as they write, so
     /// the tree stays small however large the operations are.
@@ -45,13 +55,15 @@ pub fn atom(a: &Atom) -> Node {
         Atom::Nil => Node::Nil,
         Atom::Bool(b) => Node::Bool(*b),
         Atom::Int(i) => Node::Int(*i),
+        Atom::BigInt(d) => Node::BigInt(d.to_string()),
         Atom::Keyword(k) => Node::Keyword(k.to_string()),
         Atom::Str(s) => Node::Str(s.to_string()),
         Atom::Symbol(s) => Node::Symbol(s.to_string()),
     }
 }
 
-fn value(v: &Value) -> Node {
+/// A general value as a node.
+pub fn value(v: &Value) -> Node {
     match v {
         Value::Atom(a) => atom(a),
         Value::Float(f) => Node::Float(*f),
@@ -59,43 +71,66 @@ fn value(v: &Value) -> Node {
         Value::List(xs) => Node::List(xs.iter().map(value).collect()),
         Value::Set(xs) => Node::Set(xs.iter().map(value).collect()),
         Value::Map(kvs) => Node::Map(kvs.iter().map(|(k, v)| (value(k), value(v))).collect()),
-        Value::Tagged(_, v) => value(v),
+        Value::Tagged(t, v) => Node::Tagged(t.to_string(), Box::new(value(v))),
     }
 }
 
-fn ints(xs: &[i64]) -> Node {
-    Node::Vector(xs.iter().map(|&x| Node::Int(x)).collect())
+/// A value identity as the value it stands for.
+pub fn val(h: &History, v: i64) -> Node {
+    match h.value(v) {
+        Some(x) => value(&x),
+        None => Node::Int(v),
+    }
+}
+
+/// A vector of value identities.
+fn vals(h: &History, xs: &[i64]) -> Node {
+    Node::Vector(xs.iter().map(|&x| val(h, x)).collect())
+}
+
+/// A value identity, or nil.
+fn opt_val(h: &History, v: Option<i64>) -> Node {
+    v.map(|v| val(h, v)).unwrap_or(Node::Nil)
 }
 
 /// A micro-op as Elle prints it: `[:append :x 1]`, `[:r :x [1 2]]`.
 pub fn mop(h: &History, m: &Mop) -> Node {
     let v = match m.value {
         MopValue::Nil => Node::Nil,
-        MopValue::Int(i) => Node::Int(i),
-        MopValue::List { .. } => ints(h.list(m.value)),
+        MopValue::Int(i) => val(h, i),
+        MopValue::List { .. } => vals(h, h.list(m.value)),
     };
-    Node::Vector(vec![kw(m.f.name()), atom(h.key(m.key)), v])
+    Node::Vector(vec![kw(m.f.name()), value(h.key(m.key)), v])
 }
 
-/// An op as a Jepsen op map, keys in Elle's print order.
+/// An op as a Jepsen op map: `:index` (always: jepsen.history assigns one),
+/// then those of `:time`, `:type`, `:process`, `:f` and `:value` the input
+/// gave, in that order (Elle's print order), then the extra fields in input
+/// order. Nothing absent from the input is printed.
 pub fn op(h: &History, id: OpId) -> Node {
     let o = h.op(id);
-    let mut m = vec![
-        (kw("index"), Node::Int(o.index)),
-        (kw("time"), Node::Int(o.time)),
-        (kw("type"), kw(o.op_type.name())),
-        (kw("process"), Node::Int(o.process)),
-        (kw("f"), atom(h.f_of(o))),
-        (kw("value"), Node::Vector(h.mops_of(o).iter().map(|x| mop(h, x)).collect())),
-    ];
+    let has = |bit: u8| o.fields & bit != 0;
+    let mut m = vec![(kw("index"), Node::Int(o.index))];
+    if has(field::TIME) {
+        m.push((kw("time"), if has(field::TIME_NIL) { Node::Nil } else { Node::Int(o.time) }));
+    }
+    m.push((kw("type"), kw(o.op_type.name())));
+    m.push((kw("process"), Node::Int(o.process)));
+    if has(field::F) {
+        m.push((kw("f"), atom(h.f_of(o))));
+    }
+    if has(field::VALUE) {
+        let v = if has(field::VALUE_NIL) {
+            Node::Nil
+        } else {
+            Node::Vector(h.mops_of(o).iter().map(|x| mop(h, x)).collect())
+        };
+        m.push((kw("value"), v));
+    }
     for (k, v) in h.extras_of(o) {
         m.push((value(k), value(v)));
     }
     Node::Map(m)
-}
-
-fn opt_int(v: Option<i64>) -> Node {
-    v.map(Node::Int).unwrap_or(Node::Nil)
 }
 
 fn mop_of(h: &History, r: MopRef) -> Node {
@@ -111,25 +146,25 @@ pub fn step(h: &History, w: Workload, s: &Step) -> Node {
         m.push((kw("b-mop-index"), b.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil)));
     };
     match s {
-        Step::Ww { key, value, value2, a_mop, b_mop } => {
-            m.push((kw("key"), atom(h.key(*key))));
-            m.push((kw("value"), opt_int(*value)));
-            m.push((kw("value'"), opt_int(*value2)));
+        Step::Ww { key, value: v1, value2, a_mop, b_mop } => {
+            m.push((kw("key"), value(h.key(*key))));
+            m.push((kw("value"), opt_val(h, *v1)));
+            m.push((kw("value'"), opt_val(h, *value2)));
             idx(&mut m, a_mop, b_mop);
         }
-        Step::Wr { key, value, a_mop, b_mop } => {
-            m.push((kw("key"), atom(h.key(*key))));
-            m.push((kw("value"), opt_int(*value)));
+        Step::Wr { key, value: v, a_mop, b_mop } => {
+            m.push((kw("key"), value(h.key(*key))));
+            m.push((kw("value"), opt_val(h, *v)));
             idx(&mut m, a_mop, b_mop);
         }
-        Step::Rw { key, value, value2, a_mop, b_mop } => {
-            m.push((kw("key"), atom(h.key(*key))));
-            let v = match (value, w) {
+        Step::Rw { key, value: v1, value2, a_mop, b_mop } => {
+            m.push((kw("key"), value(h.key(*key))));
+            let v = match (v1, w) {
                 (None, Workload::ListAppend) => kw("elle.list-append/init"),
-                (v, _) => opt_int(*v),
+                (v, _) => opt_val(h, *v),
             };
             m.push((kw("value"), v));
-            m.push((kw("value'"), opt_int(*value2)));
+            m.push((kw("value'"), opt_val(h, *value2)));
             idx(&mut m, a_mop, b_mop);
         }
         Step::Process { process } => m.push((kw("process"), Node::Int(*process))),
@@ -154,11 +189,11 @@ pub fn cycle(h: &History, w: Workload, c: &Cycle) -> Node {
     ])
 }
 
-fn read_value(v: &ReadValue) -> Node {
+fn read_value(h: &History, v: &ReadValue) -> Node {
     match v {
         ReadValue::Nil => Node::Nil,
-        ReadValue::Int(i) => Node::Int(*i),
-        ReadValue::List(xs) => ints(xs),
+        ReadValue::Int(i) => val(h, *i),
+        ReadValue::List(xs) => vals(h, xs),
     }
 }
 
@@ -170,7 +205,7 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             let mut m =
                 vec![(kw("op"), Node::Op(mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("writer"), Node::Op(*writer))];
             if let Some(e) = element {
-                m.push((kw("element"), Node::Int(*e)));
+                m.push((kw("element"), val(h, *e)));
             }
             Node::Map(m)
         }
@@ -181,49 +216,46 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
                     if *unknown_prefix {
                         v.push(Node::Symbol("...".into()));
                     }
-                    v.extend(elems.iter().map(|&x| Node::Int(x)));
+                    v.extend(elems.iter().map(|&x| val(h, x)));
                     Node::Vector(v)
                 }
-                Expected::Register(v) => opt_int(*v),
+                Expected::Register(v) => opt_val(h, *v),
             };
             Node::Map(vec![(kw("op"), Node::Op(mop.op)), (kw("mop"), mop_of(h, *mop)), (kw("expected"), e)])
         }
         Case::FutureRead { mop, element } => Node::Map(vec![
             (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),
-            (kw("element"), Node::Int(*element)),
+            (kw("element"), val(h, *element)),
         ]),
         Case::DirtyUpdate { key, values, txns } => Node::Map(vec![
-            (kw("key"), atom(h.key(*key))),
-            (kw("values"), ints(values)),
+            (kw("key"), value(h.key(*key))),
+            (kw("values"), vals(h, values)),
             (kw("txns"), Node::Vector(vec![Node::Op(txns[0]), Node::Symbol("...".into()), Node::Op(txns[1])])),
         ]),
         Case::DuplicateElements { mop, duplicates } => Node::Map(vec![
             (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),
-            (
-                kw("duplicates"),
-                Node::Map(duplicates.iter().map(|&(e, c)| (Node::Int(e), Node::Int(c as i64))).collect()),
-            ),
+            (kw("duplicates"), Node::Map(duplicates.iter().map(|&(e, c)| (val(h, e), Node::Int(c as i64))).collect())),
         ]),
         Case::IncompatibleOrder { key, values } => Node::Map(vec![
-            (kw("key"), atom(h.key(*key))),
-            (kw("values"), Node::Vector(values.iter().map(|v| ints(v)).collect())),
+            (kw("key"), value(h.key(*key))),
+            (kw("values"), Node::Vector(values.iter().map(|v| vals(h, v)).collect())),
         ]),
-        Case::LostUpdate { key, value, txns } => Node::Map(vec![
-            (kw("key"), atom(h.key(*key))),
-            (kw("value"), read_value(value)),
+        Case::LostUpdate { key, value: v, txns } => Node::Map(vec![
+            (kw("key"), value(h.key(*key))),
+            (kw("value"), read_value(h, v)),
             (kw("txns"), Node::Vector(txns.iter().map(|&t| Node::Op(t)).collect())),
         ]),
-        Case::GarbageRead { mop, key, value } => Node::Map(vec![
+        Case::GarbageRead { mop, key, value: v } => Node::Map(vec![
             (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),
-            (kw("key"), atom(h.key(*key))),
-            (kw("value"), Node::Int(*value)),
+            (kw("key"), value(h.key(*key))),
+            (kw("value"), val(h, *v)),
         ]),
         Case::CyclicVersions { key, scc, sources } => Node::Map(vec![
-            (kw("key"), atom(h.key(*key))),
-            (kw("scc"), Node::Set(scc.iter().map(|v| opt_int(*v)).collect())),
+            (kw("key"), value(h.key(*key))),
+            (kw("scc"), Node::Set(scc.iter().map(|v| opt_val(h, *v)).collect())),
             (kw("sources"), Node::Vector(sources.iter().map(|s| kw(s)).collect())),
         ]),
         Case::CycleExists { not, subgraph, scc_size, scc } => Node::Map(vec![
@@ -251,8 +283,8 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
 /// A write order as `{:key k, :first {:index i, :value v}, :second {...}}`.
 fn write_order(h: &History, o: &WriteOrder) -> Node {
     let side =
-        |(op, v): (OpId, i64)| Node::Map(vec![(kw("index"), Node::Int(h.op(op).index)), (kw("value"), Node::Int(v))]);
-    Node::Map(vec![(kw("key"), atom(h.key(o.key))), (kw("first"), side(o.first)), (kw("second"), side(o.second))])
+        |(op, v): (OpId, i64)| Node::Map(vec![(kw("index"), Node::Int(h.op(op).index)), (kw("value"), val(h, v))]);
+    Node::Map(vec![(kw("key"), value(h.key(o.key))), (kw("first"), side(o.first)), (kw("second"), side(o.second))])
 }
 
 /// A refutation by the exact check: the first case's cycle in Elle's shape
@@ -273,8 +305,8 @@ pub fn refutation(h: &History, w: Workload, r: &Refutation) -> Node {
                 let idx = |o: OpId| Node::Int(h.op(o).index);
                 let reads = b.reads.iter().map(|rf| {
                     Node::Map(vec![
-                        (kw("key"), atom(h.key(rf.key))),
-                        (kw("value"), Node::Int(rf.value)),
+                        (kw("key"), value(h.key(rf.key))),
+                        (kw("value"), val(h, rf.value)),
                         (kw("reader"), idx(rf.reader)),
                         (kw("writer"), idx(rf.writer)),
                         (kw("candidates"), Node::Vector(rf.candidates.iter().map(|&o| idx(o)).collect())),
