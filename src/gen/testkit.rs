@@ -260,7 +260,7 @@ pub(crate) fn mops_text(h: &crate::history::History, op: &crate::history::Op) ->
         .iter()
         .map(|m| {
             let v = match m.value {
-                crate::history::MopValue::Int(v) => v.to_string(),
+                crate::history::MopValue::Int(v) => h.value_text(v),
                 _ => "nil".into(),
             };
             format!("{} {} {v}", m.f.name(), h.key(m.key))

@@ -386,12 +386,12 @@ mod tests {
         let half = 1u64 << 63;
         let bytes =
             history(&[vec![(vec![(true, top, top, true), (true, half, half, true), (false, 1, top, true)], true)]]);
-        let h = match parse("h.bincode", &bytes) {
+        let h = match parse("h.bincode", &bytes, FailedEvents::default()) {
             Ok(h) => h,
             Err(e) => panic!("{e}"),
         };
         assert_eq!(
-            crate::ingest::testgen::mops_text(&h, &h.ops[0]),
+            crate::gen::testkit::mops_text(&h, &h.ops[0]),
             "w 18446744073709551615 18446744073709551615, w 9223372036854775808 9223372036854775808, r 1 18446744073709551615"
         );
         let m = h.mops_of(&h.ops[0]);
@@ -479,17 +479,6 @@ mod tests {
             err(&bad)
         );
         let mut bad = good.clone();
-                let var = c.u64("an event's `variable`")?;
-                let value = c.u64("an event's `value`")?;
-                let succeeded = c.bool("an event's `success` flag (byte 0 or 1)")?;
-                if !succeeded && !write {
-                    dropped += 1;
-                    continue;
-                }
-                let key = match i64::try_from(var) {
-                    Ok(k) => int_key(&mut key_cache, &mut b, k),
-                    Err(_) => b.key(Atom::from_u64(var)),
-                };
         bad[48] = 0xff; // inside `info`
         assert_eq!(err(&bad), "h.bincode: at byte 48: expected valid UTF-8 text, found byte 0xff");
         assert_eq!(

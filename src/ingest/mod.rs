@@ -477,10 +477,10 @@ mod tests {
         // Columns on the first line are counted after the mark.
         let e = err_of(read_bytes(
             "h.edn",
-            "\u{feff}{:type :ok, :process 0, :value [[:append :x :y]]}".as_bytes(),
+            "\u{feff}{:type :ok, :process 0, :value [[:incr :x 1]]}".as_bytes(),
             Format::Auto,
         ));
-        assert!(e.starts_with("h.edn:1:45: "), "{e}");
+        assert!(e.starts_with("h.edn:1:34: "), "{e}");
     }
 
     #[test]
@@ -492,7 +492,7 @@ mod tests {
         let e = err_of(read_bytes("h.json", edn, Format::Auto));
         assert!(e.ends_with("; the content looks like Jepsen EDN: try `--input-format edn`"), "{e}");
         // A plain syntax error gets no hint.
-        let e = err_of(read_bytes("h.edn", b"{:type :ok, :process 0, :value [[:append :x :y]]}", Format::Auto));
+        let e = err_of(read_bytes("h.edn", b"{:type :ok, :process 0, :value [[:incr :x 1]]}", Format::Auto));
         assert!(!e.contains("--input-format"), "{e}");
     }
 
