@@ -322,11 +322,8 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
             }
         }
     }
-    let dup = seen
-        .into_iter()
-        .flat_map(|((k, v), e)| [(e[0], e[1], k, v), (e[2], e[3], k, v)])
-        .filter(|d| d.1 != NONE)
-        .min();
+    let dup =
+        seen.into_iter().flat_map(|((k, v), e)| [(e[0], e[1], k, v), (e[2], e[3], k, v)]).filter(|d| d.1 != NONE).min();
     if let Some((a, b, k, v)) = dup {
         let place = |o: &Op| match o.line {
             0 => format!("index {}", o.index),
