@@ -416,8 +416,10 @@ impl<'a> Solver<'a> {
             let p = self.trail[self.qhead];
             self.qhead += 1;
             let false_lit = p ^ 1;
-            let ws = std::mem::take(&mut self.watches[false_lit as usize]);
-            let mut keep = Vec::with_capacity(ws.len());
+            // The watch list is compacted in place (`j` kept so far), so
+            // propagating a literal allocates nothing.
+            let mut ws = std::mem::take(&mut self.watches[false_lit as usize]);
+            let mut j = 0;
             let mut conflict = None;
             let mut i = 0;
             while i < ws.len() {
@@ -429,7 +431,8 @@ impl<'a> Solver<'a> {
                 }
                 let first = c[0];
                 if self.value(first) == 1 {
-                    keep.push(ci);
+                    ws[j] = ci;
+                    j += 1;
                     continue;
                 }
                 let mut moved = false;
@@ -445,7 +448,8 @@ impl<'a> Solver<'a> {
                 if moved {
                     continue;
                 }
-                keep.push(ci);
+                ws[j] = ci;
+                j += 1;
                 if self.value(first) == 0 {
                     conflict = Some(self.clauses[ci as usize].clone());
                     break;
@@ -457,10 +461,11 @@ impl<'a> Solver<'a> {
                     break;
                 }
             }
-            keep.extend_from_slice(&ws[i..]);
+            ws.copy_within(i.., j);
+            ws.truncate(j + ws.len() - i);
             let slot = &mut self.watches[false_lit as usize];
-            keep.append(slot);
-            *slot = keep;
+            ws.append(slot);
+            *slot = ws;
             if conflict.is_some() {
                 return conflict;
             }
