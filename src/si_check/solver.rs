@@ -555,6 +555,32 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// Reuse-trail restarts (van der Tak, Ramos & Heule, 2011): a restart
+    /// would re-decide, in activity order, every decision whose activity
+    /// beats the best unassigned variable's, and take the same phases, so
+    /// those levels are kept. Returns the level to restart to.
+    fn reused_levels(&mut self) -> u32 {
+        let best = loop {
+            match self.heap.pop(&self.activity) {
+                Some(v) if self.assign[v as usize] >= 0 => continue,
+                Some(v) => {
+                    self.heap.insert(v, &self.activity);
+                    break self.activity[v as usize];
+                }
+                None => return self.decision_level(),
+            }
+        };
+        let mut lvl = 0;
+        while (lvl as usize) < self.trail_lim.len() {
+            let d = self.trail[self.trail_lim[lvl as usize]] >> 1;
+            if self.activity[d as usize] < best {
+                break;
+            }
+            lvl += 1;
+        }
+        lvl
+    }
+
     /// Adds the input clauses: units are asserted at level 0, the others
     /// watched. Returns false when they are contradictory at once.
     fn add_inputs(&mut self) -> bool {
@@ -645,7 +671,8 @@ impl<'a> Solver<'a> {
                 restart_count += 1;
                 restart_limit = RESTART_BASE * luby(restart_count);
                 self.stats.restarts += 1;
-                self.backtrack(0);
+                let keep = self.reused_levels();
+                self.backtrack(keep);
                 continue;
             }
             // Decide.
