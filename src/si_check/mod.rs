@@ -131,7 +131,8 @@ pub struct ExactOptions {
     pub prune: bool,
     /// Memory budget for reachability rows, in bytes.
     pub reach_bytes: usize,
-    /// Give up (verdict unknown) after this long.
+    /// Give up (verdict unknown) after this long, per level: the stronger
+    /// attempts and the refutation's shrinking included.
     pub timeout: Option<Duration>,
     /// Give up (verdict unknown) when the polygraph needs more write-order
     /// constraints than this (they grow quadratically with the number of
@@ -217,7 +218,8 @@ pub struct ExactOutcome {
 /// (realtime, then session order): real databases usually keep them, their
 /// edges prune most constraints, and a history valid with them is valid
 /// without. Only when that fails is the weaker (harder) problem solved as
-/// stated.
+/// stated. [`ExactOptions::timeout`] bounds the whole call: each stronger
+/// attempt gets half of the time left, the level itself the rest.
 pub fn check_level(h: &History, level: Level, opts: &ExactOptions) -> Result<ExactOutcome, txns::TxnsError> {
     check_level_knowing(h, level, opts, &[])
 }
