@@ -380,7 +380,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         for (model, x) in &st.exact {
             eprintln!(
                 "exact {model}: txns {}  known edges {}  constraints {} -> {} after {} pruning rounds  \
-                 constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}\n  \
+                 constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}  undone {}  jumped levels {}  restarts {}  learnt lits {}  theory conflicts {}  refuted phases {}\n  \
                  build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s",
                 x.txns,
                 x.known_edges,
@@ -393,6 +393,12 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
                 x.largest_component,
                 x.decisions,
                 x.conflicts,
+                x.solver.undone,
+                x.solver.jumped,
+                x.solver.restarts,
+                x.solver.learnt_lits,
+                x.solver.theory_conflicts,
+                x.solver.refuted_phases,
                 x.build.as_secs_f64(),
                 x.prune.as_secs_f64(),
                 x.solve.as_secs_f64(),

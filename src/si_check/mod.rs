@@ -131,7 +131,8 @@ pub struct ExactOptions {
     pub prune: bool,
     /// Memory budget for reachability rows, in bytes.
     pub reach_bytes: usize,
-    /// Give up (verdict unknown) after this long.
+    /// Give up (verdict unknown) after this long, per level: the stronger
+    /// attempts and the refutation's shrinking included.
     pub timeout: Option<Duration>,
     /// Give up (verdict unknown) when the polygraph needs more write-order
     /// constraints than this (they grow quadratically with the number of
@@ -188,6 +189,8 @@ pub struct ExactStats {
     pub decisions: u64,
     /// Solver conflicts, all components.
     pub conflicts: u64,
+    /// All solver counters, all components.
+    pub solver: solver::SolveStats,
     /// Extracting transactions and building the polygraph.
     pub build: Duration,
     /// Pruning.
@@ -215,7 +218,8 @@ pub struct ExactOutcome {
 /// (realtime, then session order): real databases usually keep them, their
 /// edges prune most constraints, and a history valid with them is valid
 /// without. Only when that fails is the weaker (harder) problem solved as
-/// stated.
+/// stated. [`ExactOptions::timeout`] bounds the whole call: each stronger
+/// attempt gets half of the time left, the level itself the rest.
 pub fn check_level(h: &History, level: Level, opts: &ExactOptions) -> Result<ExactOutcome, txns::TxnsError> {
     check_level_knowing(h, level, opts, &[])
 }
@@ -228,6 +232,11 @@ pub fn check_level_knowing(
     opts: &ExactOptions,
     refuted: &[Level],
 ) -> Result<ExactOutcome, txns::TxnsError> {
+    // The timeout bounds the whole level, stronger attempts included: each
+    // stronger attempt may take half of what is left, the level itself
+    // the rest. A timeout too long for the clock to represent is no
+    // deadline at all.
+    let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
     let txns = txns::extract(h)?;
     // Stronger variants first: realtime (when the history has it), then
     // session order. Their extra edges prune most constraints, and at
@@ -245,19 +254,28 @@ pub fn check_level_knowing(
         if refuted.iter().any(|&r| attempt.implies(r)) {
             continue;
         }
-        let out = check_exactly(h, &txns, attempt, opts);
+        let half = deadline.map(|d| {
+            let now = Instant::now();
+            now + d.saturating_duration_since(now) / 2
+        });
+        let out = check_exactly(h, &txns, attempt, opts, half);
         if out.verdict == Verdict::Valid {
             return Ok(ExactOutcome { level, ..out });
         }
     }
-    Ok(check_exactly(h, &txns, level, opts))
+    Ok(check_exactly(h, &txns, level, opts, deadline))
 }
 
-/// Checks `h`, whose transactions are `txns`, at exactly `level`.
-fn check_exactly(h: &History, txns: &txns::Txns, level: Level, opts: &ExactOptions) -> ExactOutcome {
+/// Checks `h`, whose transactions are `txns`, at exactly `level`, giving up
+/// at `deadline`.
+fn check_exactly(
+    h: &History,
+    txns: &txns::Txns,
+    level: Level,
+    opts: &ExactOptions,
+    deadline: Option<Instant>,
+) -> ExactOutcome {
     let start = Instant::now();
-    // A timeout too long for the clock to represent is no deadline at all.
-    let deadline = opts.timeout.and_then(|t| start.checked_add(t));
     let mut stats = ExactStats::default();
     let priority = prune::time_estimate(h, txns);
     let filter = opts.prune.then_some(polygraph::PairFilter { priority: &priority, reach_bytes: opts.reach_bytes });
@@ -747,13 +765,16 @@ fn solve_components(
         .collect();
     stats.decisions = results.iter().map(|r| r.1.decisions).sum();
     stats.conflicts = results.iter().map(|r| r.1.conflicts).sum();
+    for r in &results {
+        stats.solver.add(&r.1);
+    }
     stats.solve = t.elapsed();
     if let Some(i) = results.iter().position(|r| r.0 == solver::Answer::Unsat) {
         let t = Instant::now();
         let v = if comps[i].choices.is_empty() {
-            refute_component(ctx, &comps[i], pr, level)
+            refute_component(ctx, &comps[i], pr, level, deadline)
         } else {
-            refute_with_choices(ctx, &comps[i], pr, level, &ce)
+            refute_with_choices(ctx, &comps[i], pr, level, &ce, deadline)
         };
         stats.witness = t.elapsed();
         return v;
@@ -809,6 +830,14 @@ fn model_is_acyclic(g: &Polygraph, pr: &Pruned, a_first: &[bool], extra: &[DepEd
     prune::topo(&offsets, &targets, &vec![0; g.n]).is_some()
 }
 
+/// How long shrinking a refutation may take: 20 s, and never past the
+/// level's deadline (a shrink cut short still yields a refutation, only a
+/// less minimal one).
+fn witness_budget(deadline: Option<Instant>) -> Instant {
+    let budget = Instant::now() + Duration::from_secs(20);
+    deadline.map_or(budget, |d| d.min(budget))
+}
+
 /// Most cases listed for a refutation that splits over reads' writers.
 const MAX_SPLIT_CASES: usize = 16;
 
@@ -817,8 +846,15 @@ const MAX_SPLIT_CASES: usize = 16;
 /// unsatisfiable core (dropping either only removes edges), then splits
 /// cases over the core's items, a write order's two sides or a read's
 /// candidates, only as far as needed to close a cycle in every case.
-fn refute_with_choices(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level, ce: &ChoiceEdges) -> Verdict {
-    let budget = Instant::now() + Duration::from_secs(20);
+fn refute_with_choices(
+    ctx: &Ctx<'_>,
+    comp: &Component,
+    pr: &Pruned,
+    level: Level,
+    ce: &ChoiceEdges,
+    deadline: Option<Instant>,
+) -> Verdict {
+    let budget = witness_budget(deadline);
     let nv = comp.vars.len();
     // Items: constraints 0..nv, then reads.
     let unsat = |items: &[usize]| -> Option<bool> {
@@ -920,8 +956,8 @@ const MAX_CORE_CASES: usize = 3;
 /// minimal unsatisfiable core (removing a constraint drops both its sides,
 /// which can only remove cycles), then shows a cycle for each combination of
 /// the core's write orders.
-fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level) -> Verdict {
-    let budget = Instant::now() + Duration::from_secs(20);
+fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level, deadline: Option<Instant>) -> Verdict {
+    let budget = witness_budget(deadline);
     let none = ChoiceEdges::default();
     let unsat = |vars: &[usize]| -> Option<bool> {
         match solver::solve(&instance(ctx, comp, vars, &[], &pr.pos, &none).0, Some(budget)).0 {

@@ -19,6 +19,24 @@
 //! order-guided polarity), so a consistent history is typically solved with
 //! no conflict at all. Conflict analysis is first-UIP with non-chronological
 //! backjumping; restarts follow the Luby sequence.
+//!
+//! Backjumps longer than [`CHRONO_THRESHOLD`] levels are chronological
+//! instead (Nadel & Ryvchin, SAT 2018): the solver goes back one level and
+//! asserts the learnt literal at its own, lower, level. On histories with
+//! hundreds of thousands of constraints a conflict is usually local, yet
+//! its first-UIP backjump undid tens of thousands of unrelated decisions,
+//! each re-decided afterwards with its edges re-inserted into the order
+//! (BL-10k: 3000 decisions per conflict). Levels then no longer grow along
+//! the trail, so: a literal's level is the highest level of its reason's
+//! other literals; a backtrack to level `l` keeps the later literals of
+//! levels `<= l` (their edges leave the adjacency stacks with the rest and
+//! are pushed back in trail order, the topological order staying valid for
+//! this subset); a conflict below the current level first backtracks to
+//! its level; analysis walks the trail for literals of the conflict level
+//! only. A literal whose own edges close the cycle takes the current level,
+//! so no backtrack keeps it with half of its edges inserted, and learnt
+//! units are their own reasons (they may conflict with literals of higher
+//! levels still on the trail).
 
 use std::time::Instant;
 
@@ -28,6 +46,10 @@ const NONE: u32 = u32::MAX;
 /// variable (cheap here: order-guided phases add mostly forward edges, but
 /// instances have up to millions of variables), so restarts are rare.
 const RESTART_BASE: u64 = 512;
+
+/// Backjumps longer than this many levels backtrack chronologically (one
+/// level) instead (Nadel & Ryvchin, SAT 2018).
+const CHRONO_THRESHOLD: u32 = 100;
 
 /// One solver instance: a graph with known edges and binary choices.
 #[derive(Clone, Debug, Default)]
@@ -83,11 +105,45 @@ pub struct SolveStats {
     pub decisions: u64,
     /// Conflicts found.
     pub conflicts: u64,
+    /// Assignments undone by backjumps and restarts (each one re-decided or
+    /// re-propagated later costs its edge insertions again).
+    pub undone: u64,
+    /// Decision levels skipped by backjumps, summed.
+    pub jumped: u64,
+    /// Restarts.
+    pub restarts: u64,
+    /// Literals in learnt clauses, summed.
+    pub learnt_lits: u64,
+    /// Conflicts found by the theory (a cycle) rather than a clause.
+    pub theory_conflicts: u64,
+    /// Phases refuted at decision time (their edges would close a cycle).
+    pub refuted_phases: u64,
+}
+
+impl SolveStats {
+    /// Adds `o`'s counters to these.
+    pub fn add(&mut self, o: &SolveStats) {
+        self.decisions += o.decisions;
+        self.conflicts += o.conflicts;
+        self.undone += o.undone;
+        self.jumped += o.jumped;
+        self.restarts += o.restarts;
+        self.learnt_lits += o.learnt_lits;
+        self.theory_conflicts += o.theory_conflicts;
+        self.refuted_phases += o.refuted_phases;
+    }
 }
 
 /// Decides the instance, giving up at `deadline`.
 pub fn solve(inst: &Instance, deadline: Option<Instant>) -> (Answer, SolveStats) {
+    solve_with(inst, deadline, CHRONO_THRESHOLD)
+}
+
+/// [`solve`] with backjumps longer than `chrono` levels made chronological
+/// (tests use 0 to exercise chronological backtracking on small instances).
+fn solve_with(inst: &Instance, deadline: Option<Instant>, chrono: u32) -> (Answer, SolveStats) {
     let mut s = Solver::new(inst);
+    s.chrono = chrono;
     let a = s.run(deadline);
     (a, s.stats)
 }
@@ -117,6 +173,7 @@ struct Solver<'a> {
     queue: Vec<u32>,
     back: Vec<u32>,
     stats: SolveStats,
+    chrono: u32,
 }
 
 impl<'a> Solver<'a> {
@@ -165,6 +222,7 @@ impl<'a> Solver<'a> {
             queue: Vec::new(),
             back: Vec::new(),
             stats: SolveStats::default(),
+            chrono: CHRONO_THRESHOLD,
         }
     }
 
@@ -182,12 +240,16 @@ impl<'a> Solver<'a> {
         self.trail_lim.len() as u32
     }
 
-    /// Assigns `lit` and adds its edges; returns a conflict clause if an edge
-    /// closes a cycle.
-    fn assign(&mut self, lit: u32, reason: u32) -> Option<Vec<u32>> {
+    /// Assigns `lit` at level `lvl` (the highest level among its reason's
+    /// other literals, which may be below the current decision level after
+    /// a chronological backtrack) and adds its edges; returns a conflict
+    /// clause if an edge closes a cycle. The literal then takes the current
+    /// decision level, so that the conflict lies at that level and every
+    /// backtrack after it removes the literal with its partial edges.
+    fn assign(&mut self, lit: u32, reason: u32, lvl: u32) -> Option<Vec<u32>> {
         let v = (lit >> 1) as usize;
         self.assign[v] = i8::from(lit & 1 == 0);
-        self.level[v] = self.decision_level();
+        self.level[v] = lvl;
         self.reason[v] = reason;
         self.trail.push(lit);
         self.trail_edges.push(0);
@@ -197,6 +259,8 @@ impl<'a> Solver<'a> {
             self.inn[b as usize].push((a, lit));
             *self.trail_edges.last_mut().unwrap_or(&mut 0) += 1;
             if let Some(cycle) = self.insert_order(a, b) {
+                self.level[v] = self.decision_level();
+                self.stats.theory_conflicts += 1;
                 let mut clause: Vec<u32> = cycle.into_iter().chain(std::iter::once(lit)).map(|l| l ^ 1).collect();
                 clause.sort_unstable();
                 clause.dedup();
@@ -306,6 +370,12 @@ impl<'a> Solver<'a> {
             return;
         }
         let stop = self.trail_lim[lvl as usize];
+        self.stats.jumped += u64::from(self.decision_level() - lvl);
+        // Literals implied at levels <= lvl but assigned later (after a
+        // chronological backtrack) stay: their edges come off the stacks
+        // with the rest and go back on in trail order. The order stays
+        // valid for them (it was valid for a superset of edges).
+        let mut kept = Vec::new();
         while self.trail.len() > stop {
             let lit = self.trail.pop().unwrap_or(0);
             let k = self.trail_edges.pop().unwrap_or(0) as usize;
@@ -315,6 +385,12 @@ impl<'a> Solver<'a> {
                 self.inn[b as usize].pop();
             }
             let v = (lit >> 1) as usize;
+            if self.level[v] <= lvl {
+                debug_assert_eq!(k, edges.len());
+                kept.push((lit, k as u32));
+                continue;
+            }
+            self.stats.undone += 1;
             self.saved[v] = lit & 1 == 0;
             self.assign[v] = -1;
             self.reason[v] = NONE;
@@ -322,8 +398,16 @@ impl<'a> Solver<'a> {
                 self.heap.insert(v as u32, &self.activity);
             }
         }
+        for &(lit, k) in kept.iter().rev() {
+            for &(a, b) in &self.inst.edges(lit)[..k as usize] {
+                self.out[a as usize].push((b, lit));
+                self.inn[b as usize].push((a, lit));
+            }
+            self.trail.push(lit);
+            self.trail_edges.push(k);
+        }
         self.trail_lim.truncate(lvl as usize);
-        self.qhead = self.qhead.min(self.trail.len());
+        self.qhead = self.qhead.min(stop);
     }
 
     /// Unit propagation over learned clauses.
@@ -332,8 +416,10 @@ impl<'a> Solver<'a> {
             let p = self.trail[self.qhead];
             self.qhead += 1;
             let false_lit = p ^ 1;
-            let ws = std::mem::take(&mut self.watches[false_lit as usize]);
-            let mut keep = Vec::with_capacity(ws.len());
+            // The watch list is compacted in place (`j` kept so far), so
+            // propagating a literal allocates nothing.
+            let mut ws = std::mem::take(&mut self.watches[false_lit as usize]);
+            let mut j = 0;
             let mut conflict = None;
             let mut i = 0;
             while i < ws.len() {
@@ -345,7 +431,8 @@ impl<'a> Solver<'a> {
                 }
                 let first = c[0];
                 if self.value(first) == 1 {
-                    keep.push(ci);
+                    ws[j] = ci;
+                    j += 1;
                     continue;
                 }
                 let mut moved = false;
@@ -361,20 +448,24 @@ impl<'a> Solver<'a> {
                 if moved {
                     continue;
                 }
-                keep.push(ci);
+                ws[j] = ci;
+                j += 1;
                 if self.value(first) == 0 {
                     conflict = Some(self.clauses[ci as usize].clone());
                     break;
                 }
-                if let Some(c) = self.assign(first, ci) {
+                let lvl =
+                    self.clauses[ci as usize][1..].iter().map(|&l| self.level[(l >> 1) as usize]).max().unwrap_or(0);
+                if let Some(c) = self.assign(first, ci, lvl) {
                     conflict = Some(c);
                     break;
                 }
             }
-            keep.extend_from_slice(&ws[i..]);
+            ws.copy_within(i.., j);
+            ws.truncate(j + ws.len() - i);
             let slot = &mut self.watches[false_lit as usize];
-            keep.append(slot);
-            *slot = keep;
+            ws.append(slot);
+            *slot = ws;
             if conflict.is_some() {
                 return conflict;
             }
@@ -419,7 +510,7 @@ impl<'a> Solver<'a> {
             let p = loop {
                 idx -= 1;
                 let l = self.trail[idx];
-                if self.seen[(l >> 1) as usize] {
+                if self.seen[(l >> 1) as usize] && self.level[(l >> 1) as usize] == cur {
                     break l;
                 }
             };
@@ -464,6 +555,32 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// Reuse-trail restarts (van der Tak, Ramos & Heule, 2011): a restart
+    /// would re-decide, in activity order, every decision whose activity
+    /// beats the best unassigned variable's, and take the same phases, so
+    /// those levels are kept. Returns the level to restart to.
+    fn reused_levels(&mut self) -> u32 {
+        let best = loop {
+            match self.heap.pop(&self.activity) {
+                Some(v) if self.assign[v as usize] >= 0 => continue,
+                Some(v) => {
+                    self.heap.insert(v, &self.activity);
+                    break self.activity[v as usize];
+                }
+                None => return self.decision_level(),
+            }
+        };
+        let mut lvl = 0;
+        while (lvl as usize) < self.trail_lim.len() {
+            let d = self.trail[self.trail_lim[lvl as usize]] >> 1;
+            if self.activity[d as usize] < best {
+                break;
+            }
+            lvl += 1;
+        }
+        lvl
+    }
+
     /// Adds the input clauses: units are asserted at level 0, the others
     /// watched. Returns false when they are contradictory at once.
     fn add_inputs(&mut self) -> bool {
@@ -480,7 +597,7 @@ impl<'a> Solver<'a> {
                     _ => {
                         let ci = self.clauses.len() as u32;
                         self.clauses.push(c.clone());
-                        if self.assign(c[0], ci).is_some() {
+                        if self.assign(c[0], ci, 0).is_some() {
                             return false;
                         }
                     }
@@ -513,23 +630,39 @@ impl<'a> Solver<'a> {
             if let Some(c) = conflict {
                 self.stats.conflicts += 1;
                 conflicts_since_restart += 1;
-                if self.decision_level() == 0 {
+                // After chronological backtracks a conflict may lie below
+                // the current level: go down to it first.
+                let conflict_level = c.iter().map(|&l| self.level[(l >> 1) as usize]).max().unwrap_or(0);
+                if conflict_level == 0 {
                     return Answer::Unsat;
                 }
+                self.backtrack(conflict_level);
                 if self.stats.conflicts.is_multiple_of(256) && deadline.is_some_and(|d| Instant::now() >= d) {
                     return Answer::Timeout;
                 }
                 let (learnt, bt) = self.analyze(c);
-                self.backtrack(bt);
+                self.stats.learnt_lits += learnt.len() as u64;
+                // A long backjump would undo (and later redo) many
+                // decisions unrelated to the conflict; go back one level
+                // only and assert the learnt literal at its own level.
+                let cur = self.decision_level();
+                self.backtrack(if cur - bt > self.chrono { cur - 1 } else { bt });
                 if learnt.len() == 1 {
-                    pending = self.assign(learnt[0], NONE);
+                    // The unit is its own reason: after a chronological
+                    // backtrack its edges may still close a cycle with
+                    // literals of higher levels, and that conflict's
+                    // analysis resolves on it.
+                    let ci = self.clauses.len() as u32;
+                    let first = learnt[0];
+                    self.clauses.push(learnt);
+                    pending = self.assign(first, ci, 0);
                 } else {
                     let ci = self.clauses.len() as u32;
                     self.watches[learnt[0] as usize].push(ci);
                     self.watches[learnt[1] as usize].push(ci);
                     let first = learnt[0];
                     self.clauses.push(learnt);
-                    pending = self.assign(first, ci);
+                    pending = self.assign(first, ci, bt);
                 }
                 continue;
             }
@@ -537,7 +670,9 @@ impl<'a> Solver<'a> {
                 conflicts_since_restart = 0;
                 restart_count += 1;
                 restart_limit = RESTART_BASE * luby(restart_count);
-                self.backtrack(0);
+                self.stats.restarts += 1;
+                let keep = self.reused_levels();
+                self.backtrack(keep);
                 continue;
             }
             // Decide.
@@ -562,6 +697,7 @@ impl<'a> Solver<'a> {
             // cycle" and take the other side at the current level, instead
             // of deciding, failing and backjumping.
             if let Some(path) = self.would_close(lit) {
+                self.stats.refuted_phases += 1;
                 let mut clause: Vec<u32> = std::iter::once(lit ^ 1).chain(path.into_iter().map(|l| l ^ 1)).collect();
                 clause[1..].sort_unstable();
                 clause.dedup();
@@ -573,7 +709,7 @@ impl<'a> Solver<'a> {
                     // backjump undoes it, the theory refutes the phase again.
                     let ci = self.clauses.len() as u32;
                     self.clauses.push(vec![lit ^ 1]);
-                    pending = self.assign(lit ^ 1, ci);
+                    pending = self.assign(lit ^ 1, ci, 0);
                 } else {
                     let mut best = 1;
                     for i in 2..clause.len() {
@@ -582,16 +718,17 @@ impl<'a> Solver<'a> {
                         }
                     }
                     clause.swap(1, best);
+                    let lvl = self.level[(clause[1] >> 1) as usize];
                     let ci = self.clauses.len() as u32;
                     self.watches[clause[0] as usize].push(ci);
                     self.watches[clause[1] as usize].push(ci);
                     self.clauses.push(clause);
-                    pending = self.assign(lit ^ 1, ci);
+                    pending = self.assign(lit ^ 1, ci, lvl);
                 }
                 continue;
             }
             self.trail_lim.push(self.trail.len());
-            pending = self.assign(lit, NONE);
+            pending = self.assign(lit, NONE, self.decision_level());
         }
     }
 }
@@ -766,15 +903,15 @@ mod tests {
             (x % m) as u32
         };
         let (mut sat, mut unsat) = (0, 0);
-        for _ in 0..400 {
-            let nodes = 3 + rnd(6) as usize;
+        for _ in 0..3000 {
+            let nodes = 3 + rnd(8) as usize;
             let known: Vec<(u32, u32)> = (0..rnd(4))
                 .map(|_| {
                     let a = rnd(nodes as u64 - 1);
                     (a, a + 1 + rnd((nodes as u32 - a - 1) as u64))
                 })
                 .collect();
-            let nv = 1 + rnd(7) as usize;
+            let nv = 1 + rnd(11) as usize;
             let mut side = || {
                 (0..1 + rnd(2))
                     .map(|_| {
@@ -790,21 +927,23 @@ mod tests {
             let vars: Vec<_> = (0..nv).map(|_| (side(), side())).collect();
             let inst = instance(nodes, &known, &vars);
             let expected = brute(&inst);
-            match solve(&inst, None).0 {
-                Answer::Sat(m) => {
-                    assert!(expected, "solver found a model for an unsatisfiable instance");
-                    let mut e = inst.known.clone();
-                    for (i, &b) in m.iter().enumerate() {
-                        e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+            for chrono in [CHRONO_THRESHOLD, 0, 1] {
+                match solve_with(&inst, None, chrono).0 {
+                    Answer::Sat(m) => {
+                        assert!(expected, "solver found a model for an unsatisfiable instance");
+                        let mut e = inst.known.clone();
+                        for (i, &b) in m.iter().enumerate() {
+                            e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+                        }
+                        assert!(acyclic(nodes, &e), "model is cyclic");
+                        sat += 1;
                     }
-                    assert!(acyclic(nodes, &e), "model is cyclic");
-                    sat += 1;
+                    Answer::Unsat => {
+                        assert!(!expected, "solver said unsat for a satisfiable instance");
+                        unsat += 1;
+                    }
+                    Answer::Timeout => panic!("no deadline"),
                 }
-                Answer::Unsat => {
-                    assert!(!expected, "solver said unsat for a satisfiable instance");
-                    unsat += 1;
-                }
-                Answer::Timeout => panic!("no deadline"),
             }
         }
         assert!(sat > 50 && unsat > 50, "sat {sat} unsat {unsat}");
@@ -822,7 +961,7 @@ mod tests {
             (x % m) as u32
         };
         let (mut sat, mut unsat) = (0, 0);
-        for _ in 0..400 {
+        for _ in 0..3000 {
             let nodes = 3 + rnd(5) as usize;
             let nv = 2 + rnd(6) as usize;
             let edge = |rnd: &mut dyn FnMut(u64) -> u32| {
@@ -845,23 +984,25 @@ mod tests {
                 inst.clauses.push((0..len).map(|_| rnd(2 * nv as u64)).collect());
             }
             let expected = brute(&inst);
-            match solve(&inst, None).0 {
-                Answer::Sat(m) => {
-                    assert!(expected, "model for an unsatisfiable instance");
-                    let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
-                    assert!(clauses_hold(&inst, bits), "model breaks an input clause");
-                    let mut e = inst.known.clone();
-                    for (i, &b) in m.iter().enumerate() {
-                        e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+            for chrono in [CHRONO_THRESHOLD, 0, 1] {
+                match solve_with(&inst, None, chrono).0 {
+                    Answer::Sat(m) => {
+                        assert!(expected, "model for an unsatisfiable instance");
+                        let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
+                        assert!(clauses_hold(&inst, bits), "model breaks an input clause");
+                        let mut e = inst.known.clone();
+                        for (i, &b) in m.iter().enumerate() {
+                            e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+                        }
+                        assert!(acyclic(nodes, &e), "model is cyclic");
+                        sat += 1;
                     }
-                    assert!(acyclic(nodes, &e), "model is cyclic");
-                    sat += 1;
+                    Answer::Unsat => {
+                        assert!(!expected, "unsat for a satisfiable instance");
+                        unsat += 1;
+                    }
+                    Answer::Timeout => panic!("no deadline"),
                 }
-                Answer::Unsat => {
-                    assert!(!expected, "unsat for a satisfiable instance");
-                    unsat += 1;
-                }
-                Answer::Timeout => panic!("no deadline"),
             }
         }
         assert!(sat > 50 && unsat > 20, "sat {sat} unsat {unsat}");
