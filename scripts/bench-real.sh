@@ -15,6 +15,7 @@
 # The VeriStrong histories come from its public repository: pass a checkout
 # as VERISTRONG=/path (the directory holding history/), or let the script
 # clone it (shallow, about 330 MB) into bench-data/VeriStrong.
+# Each run gets --exact-timeout BENCH_REAL_TIMEOUT seconds (default 60).
 # Prints markdown tables. Needs GNU time (/usr/bin/time) and git.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,6 +24,7 @@ TARGET="${CARGO_TARGET_DIR:-target}"
 BIN="$TARGET/release/isolde"
 TIME=/usr/bin/time
 CORPUS="${BENCH_POLYSI:-../shared/corpus/polysi}"
+LIMIT="${BENCH_REAL_TIMEOUT:-60}"
 [[ -x "$TIME" ]] || { echo "bench-real.sh: $TIME not found (apt-get install time)" >&2; exit 1; }
 
 VS="${VERISTRONG:-bench-data/VeriStrong}"
@@ -39,7 +41,7 @@ trap 'rm -rf "$tmp"' EXIT
 # run FILE MODEL: sets wall, rss (MB), verdict
 run() {
   local rc=0
-  "$TIME" -f "%e %M" -o "$tmp/time" "$BIN" analyze "$1" --model "$2" --format json >"$tmp/out" 2>"$tmp/err" || rc=$?
+  "$TIME" -f "%e %M" -o "$tmp/time" "$BIN" analyze "$1" --model "$2" --exact-timeout "$LIMIT" --format json >"$tmp/out" 2>"$tmp/err" || rc=$?
   read -r wall rss < <(tail -1 "$tmp/time")
   rss=$((rss / 1024))
   case "$rc" in 0) verdict=valid ;; 1) verdict=invalid ;; 3) verdict=unknown ;; *) verdict="error $rc" ;; esac
