@@ -4,20 +4,13 @@
 mod support;
 
 use std::time::Duration;
-use support::cli::{isolde, temp_dir};
+use support::cli::{anomaly_types, isolde, temp_dir};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// C4 / Plume test case `tap-b` (aborted read): the first two lines belong to
 /// an aborted transaction (id `-1`), whose write a committed one then reads.
 const TAP_B: &str = "w(1,1,0,-1)\nw(2,1,0,-1)\nr(1,1,0,1)";
-
-fn anomaly_types(v: &serde_json::Value) -> Vec<String> {
-    v["anomaly-types"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect())
-        .unwrap_or_default()
-}
 
 #[test]
 fn c4_aborted_transactions_are_read_and_an_aborted_read_is_found() {

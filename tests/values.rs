@@ -3,9 +3,11 @@
 //! the verdict, and every value printed back as it was written. Also the
 //! echo of ops that lack `:f` or `:time`.
 
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use support::cli::anomaly_types;
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
@@ -44,13 +46,6 @@ fn json(path: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
     let (code, out, err) = run(path, &[&["--format", "json"], extra].concat());
     let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{}: not JSON ({e}): {out} {err}", path.display()));
     (code, v)
-}
-
-fn anomaly_types(v: &serde_json::Value) -> Vec<String> {
-    v["anomaly-types"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect())
-        .unwrap_or_default()
 }
 
 #[test]

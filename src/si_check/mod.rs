@@ -866,28 +866,7 @@ fn refute_with_choices(
             solver::Answer::Timeout => None,
         }
     };
-    let mut core: Vec<usize> = (0..nv + comp.choices.len()).collect();
-    let mut minimal = true;
-    let mut chunk = core.len() / 2;
-    while chunk >= 1 {
-        let mut i = 0;
-        while i < core.len() {
-            let trial: Vec<usize> =
-                core[..i].iter().chain(core[(i + chunk).min(core.len())..].iter()).copied().collect();
-            match unsat(&trial) {
-                Some(true) => core = trial,
-                Some(false) => i += chunk,
-                None => {
-                    minimal = false;
-                    break;
-                }
-            }
-        }
-        if !minimal {
-            break;
-        }
-        chunk /= 2;
-    }
+    let (core, minimal) = shrink_core(nv + comp.choices.len(), unsat);
     // Depth-first case split: each case assigns a prefix of the core's
     // items; a case closing a cycle is a branch, else it splits on the next.
     let g = ctx.g;
@@ -948,6 +927,30 @@ fn refute_with_choices(
     refutation(ctx, level, branches, derived, partial)
 }
 
+/// Shrinks the items `0..n` of an unsatisfiable problem to a minimal
+/// unsatisfiable subset: drops chunks of halving size, then single items,
+/// keeping a removal whenever `unsat` still answers `Some(true)`. Returns the
+/// core and whether it is minimal (`unsat` answering `None`, out of time,
+/// stops the shrinking with the core found so far).
+fn shrink_core(n: usize, unsat: impl Fn(&[usize]) -> Option<bool>) -> (Vec<usize>, bool) {
+    let mut core: Vec<usize> = (0..n).collect();
+    let mut chunk = core.len() / 2;
+    while chunk >= 1 {
+        let mut i = 0;
+        while i < core.len() {
+            let trial: Vec<usize> =
+                core[..i].iter().chain(core[(i + chunk).min(core.len())..].iter()).copied().collect();
+            match unsat(&trial) {
+                Some(true) => core = trial,
+                Some(false) => i += chunk,
+                None => return (core, false),
+            }
+        }
+        chunk /= 2;
+    }
+    (core, true)
+}
+
 /// Most cases listed for one refutation (all combinations of up to three
 /// open write orders).
 const MAX_CORE_CASES: usize = 3;
@@ -966,29 +969,7 @@ fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level, 
             solver::Answer::Timeout => None,
         }
     };
-    let mut core: Vec<usize> = (0..comp.vars.len()).collect();
-    let mut minimal = true;
-    // Halving first, then one at a time.
-    let mut chunk = core.len() / 2;
-    while chunk >= 1 {
-        let mut i = 0;
-        while i < core.len() {
-            let trial: Vec<usize> =
-                core[..i].iter().chain(core[(i + chunk).min(core.len())..].iter()).copied().collect();
-            match unsat(&trial) {
-                Some(true) => core = trial,
-                Some(false) => i += chunk,
-                None => {
-                    minimal = false;
-                    break;
-                }
-            }
-        }
-        if !minimal {
-            break;
-        }
-        chunk /= 2;
-    }
+    let (core, minimal) = shrink_core(comp.vars.len(), unsat);
     let shown = core.len().min(MAX_CORE_CASES);
     let mut branches = Vec::new();
     let mut derived = Vec::new();

@@ -74,3 +74,11 @@ pub fn isolde(args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// The `anomaly-types` of a JSON result map, as strings.
+pub fn anomaly_types(v: &serde_json::Value) -> Vec<String> {
+    v["anomaly-types"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
