@@ -25,34 +25,7 @@ fn real(name: &str) -> Option<PathBuf> {
 }
 
 /// An event: (write, variable, value, success).
-type Event = (bool, u64, u64, bool);
-
-/// Encodes sessions of (events, success) transactions in dbcop's bincode.
-fn dbcop(sessions: &[Vec<(Vec<Event>, bool)>]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for v in [1u64, sessions.len() as u64, 2, 1, 2] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    for s in ["CockroachDB", "start", "end"] {
-        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        out.extend_from_slice(s.as_bytes());
-    }
-    out.extend_from_slice(&(sessions.len() as u64).to_le_bytes());
-    for s in sessions {
-        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        for (events, ok) in s {
-            out.extend_from_slice(&(events.len() as u64).to_le_bytes());
-            for &(w, k, v, e_ok) in events {
-                out.push(w as u8);
-                out.extend_from_slice(&k.to_le_bytes());
-                out.extend_from_slice(&v.to_le_bytes());
-                out.push(e_ok as u8);
-            }
-            out.push(*ok as u8);
-        }
-    }
-    out
-}
+use isolde::gen::dbcop::encode_events as dbcop;
 
 /// Write skew, except that one side's transaction holds a failed statement:
 /// the server rolled it back, so the history is serializable; dbcop's own

@@ -148,6 +148,43 @@ pub(crate) fn rfc3339(unix_secs: u64, ns: u64) -> String {
     s
 }
 
+/// One hand-written dbcop event: (write, variable, value, success).
+pub type Event = (bool, u64, u64, bool);
+
+/// Encodes explicit sessions of transactions (`(events, success)`) as a
+/// dbcop `history.bincode`, with a fixed header (id 7, as many nodes as
+/// sessions, 10 variables, the first session's transaction count, 2 events
+/// per transaction) and dbcop's `info`/`start`/`end` strings. Unlike the
+/// simulated stores, every event and transaction carries its own success
+/// flag, so tests can write the dialects real clients produce (failed
+/// events inside committed transactions, failed transactions).
+pub fn encode_events(sessions: &[Vec<(Vec<Event>, bool)>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let txns = sessions.first().map_or(0, Vec::len) as u64;
+    for v in [7u64, sessions.len() as u64, 10, txns, 2] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for s in ["PostgreSQL", "2022-07-22T17:32:02+08:00", "2022-07-22T17:32:06+08:00"] {
+        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    out.extend_from_slice(&(sessions.len() as u64).to_le_bytes());
+    for s in sessions {
+        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        for (events, ok) in s {
+            out.extend_from_slice(&(events.len() as u64).to_le_bytes());
+            for &(w, k, v, e_ok) in events {
+                out.push(w as u8);
+                out.extend_from_slice(&k.to_le_bytes());
+                out.extend_from_slice(&v.to_le_bytes());
+                out.push(e_ok as u8);
+            }
+            out.push(*ok as u8);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -300,46 +300,10 @@ fn parse_inner(source: &str, input: &[u8], failed: FailedEvents, at: &mut Loc) -
     Ok(b.finish())
 }
 
-/// Test helpers: encodes a history in dbcop's layout.
-#[cfg(test)]
-pub(crate) mod encode {
-    /// An event: (write, variable, value, success).
-    pub type Event = (bool, u64, u64, bool);
-
-    /// Encodes `sessions` (transactions of events plus a success flag) with a
-    /// header derived from them.
-    pub fn history(sessions: &[Vec<(Vec<Event>, bool)>]) -> Vec<u8> {
-        let mut out = Vec::new();
-        let txns = sessions.first().map_or(0, Vec::len) as u64;
-        for v in [7u64, sessions.len() as u64, 10, txns, 2] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for s in ["PostgreSQL", "2022-07-22T17:32:02+08:00", "2022-07-22T17:32:06+08:00"] {
-            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-        out.extend_from_slice(&(sessions.len() as u64).to_le_bytes());
-        for s in sessions {
-            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            for (events, ok) in s {
-                out.extend_from_slice(&(events.len() as u64).to_le_bytes());
-                for &(w, k, v, e_ok) in events {
-                    out.push(w as u8);
-                    out.extend_from_slice(&k.to_le_bytes());
-                    out.extend_from_slice(&v.to_le_bytes());
-                    out.push(e_ok as u8);
-                }
-                out.push(*ok as u8);
-            }
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::encode::history;
     use super::*;
+    use crate::gen::dbcop::encode_events as history;
     use proptest::prelude::*;
 
     fn err(bytes: &[u8]) -> String {

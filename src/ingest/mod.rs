@@ -407,7 +407,7 @@ mod tests {
         assert_eq!(resolve("galera.txt", b"\n r(1,0,0,0)\nw(1,1,0,0)\n", Format::Auto), Format::PolysiText);
         assert_eq!(resolve("h", b"w(1,1,0,0)", Format::Auto), Format::PolysiText);
         assert_eq!(resolve("h", b"r :x", Format::Auto), Format::Edn);
-        let dbcop = dbcop::encode::history(&[vec![(vec![(true, 1, 1, true)], true)]]);
+        let dbcop = crate::gen::dbcop::encode_events(&[vec![(vec![(true, 1, 1, true)], true)]]);
         assert_eq!(resolve("history", &dbcop, Format::Auto), Format::Dbcop);
         assert_eq!(resolve("h.BINCODE", b"", Format::Auto), Format::Dbcop);
         assert!(read_bytes("history", &dbcop, Format::Auto).is_ok_and(|h| h.mops.len() == 1));
