@@ -550,6 +550,11 @@ impl<'a> Parser<'a> {
                 Ok(f) => Value::Float(f),
                 Err(_) => return Err(perr(start, "a number")),
             }
+        } else if let Some(n) = radix_int(text) {
+            // Clojure's other integer spellings (`0x1a2b`, which Jepsen
+            // writes inside `#object[...]`, octal `017`, radix `2r101`) read
+            // as the integer they denote, as Clojure's reader does.
+            Value::Atom(Atom::Int(n))
         } else {
             return Err(perr(start, "a number"));
         };
@@ -1156,6 +1161,34 @@ pub(crate) fn utf8(bytes: &[u8], pos: usize) -> PResult<&str> {
     }
 }
 
+/// A Clojure integer literal in another base: hexadecimal `0x1F`, octal
+/// `017`, or radix `NrDIGITS` (base 2 to 36), with an optional sign and, for
+/// hex and octal, an optional `N`; `None` if `text` is none of these or does
+/// not fit 64 bits.
+fn radix_int(text: &str) -> Option<i64> {
+    let (neg, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (base, digits) = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        (16, h.strip_suffix('N').unwrap_or(h))
+    } else if let Some((b, d)) = body.split_once(['r', 'R']) {
+        let b: u32 = b.parse().ok().filter(|b| (2..=36).contains(b))?;
+        (b, d)
+    } else if body.len() > 1 && body.starts_with('0') {
+        let o = &body[1..];
+        (8, o.strip_suffix('N').unwrap_or(o))
+    } else {
+        return None;
+    };
+    if digits.is_empty() || digits.starts_with(['+', '-']) {
+        return None;
+    }
+    let magnitude = i128::from(u64::from_str_radix(digits, base).ok()?);
+    i64::try_from(if neg { -magnitude } else { magnitude }).ok()
+}
+
 /// Four hex digits at `i`, as a number.
 fn hex4(s: &[u8], i: usize) -> Option<u32> {
     let digits = s.get(i..i + 4)?;
@@ -1337,6 +1370,46 @@ mod tests {
 
     fn kw(s: &str) -> Atom {
         Atom::Keyword(s.into())
+    }
+
+    #[test]
+    fn clojure_integer_spellings_read_as_their_value() {
+        for (text, n) in [
+            ("0x1a2b", Some(6699)),
+            ("-0x10", Some(-16)),
+            ("0XffN", Some(255)),
+            ("017", Some(15)),
+            ("2r101", Some(5)),
+            ("36rZZ", Some(1295)),
+            ("+8r17", Some(15)),
+            ("0x", None),
+            ("08", None),
+            ("1r0", None),
+            ("0x-1", None),
+            ("0xFFFFFFFFFFFFFFFF", None),
+            ("12", None),
+        ] {
+            assert_eq!(radix_int(text), n, "{text}");
+        }
+    }
+
+    /// Jepsen writes Java objects into `:error` fields as
+    /// `#object[java.lang.Object 0x1a2b "..."]`, with a hex number inside;
+    /// such tagged literals (and `#error`, `#uuid`, `#inst`) are read, not a
+    /// parse error.
+    #[test]
+    fn jepsen_tagged_literals_are_read() {
+        let text = "{:type :invoke, :process 0, :value [[:append :x 1]]}
+{:type :info, :process 0, :value [[:append :x 1]], :error #object[java.lang.Object 0x1a2b \"java.lang.Object@1a2b\"]}
+{:type :ok, :process 1, :value [[:r :x [1]]], :error #error {:cause \"x\"}, :u #uuid \"123e4567-e89b-12d3-a456-426614174000\", :at #inst \"2020-01-01T00:00:00Z\"}
+";
+        let h = match parse("h.edn", text.as_bytes()) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(h.ops.len(), 3);
+        assert_eq!(h.extras_of(&h.ops[1]).len(), 1);
+        assert_eq!(h.extras_of(&h.ops[2]).len(), 3);
     }
 
     #[test]
