@@ -175,20 +175,9 @@ fn oracle(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
     let mut perm: Vec<usize> = (0..n).collect();
     permutations(&mut perm, 0, &mut |order: &[usize]| {
         // order[j] = index into ids.
-        let at: Vec<usize> = {
-            let mut at = vec![0; n];
-            for (j, &x) in order.iter().enumerate() {
-                at[x] = j;
-            }
-            at
+        let Some(at) = positions_respecting(order, |x, y| before(ids[x], ids[y])) else {
+            return false;
         };
-        for x in 0..n {
-            for y in 0..n {
-                if x != y && before(ids[x], ids[y]) && at[x] > at[y] {
-                    return false;
-                }
-            }
-        }
         (0..n).all(|x| {
             let p = at[x];
             // Snapshot = the first `s` committed transactions.
@@ -386,17 +375,10 @@ fn oracle_repeated(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
     };
     let mut perm: Vec<usize> = (0..n).collect();
     permutations(&mut perm, 0, &mut |order: &[usize]| {
-        let mut at = vec![0; n];
-        for (j, &x) in order.iter().enumerate() {
-            at[x] = j;
-        }
-        for x in 0..n {
-            for y in 0..n {
-                if x != y && before(ids[x], ids[y]) && at[x] > at[y] {
-                    return false;
-                }
-            }
-        }
+        // order[j] = index into ids.
+        let Some(at) = positions_respecting(order, |x, y| before(ids[x], ids[y])) else {
+            return false;
+        };
         (0..n).all(|x| {
             let p = at[x];
             let snaps: Vec<usize> = match level.semantics {
@@ -474,4 +456,22 @@ fn exact_verdicts_with_repeated_values_match_brute_force() {
     let (v, i, a) = (valid.load(Relaxed), invalid.load(Relaxed), ambiguous.load(Relaxed));
     eprintln!("with ambiguous reads: valid {v}, invalid {i} (of {a} level checks)");
     assert!(v > 300 && i > 300, "with ambiguous reads: valid {v}, invalid {i} (of {a})");
+}
+
+/// Each item's position in `order` (a permutation of `0..n`), or `None` when
+/// the order puts some `y` before an `x` that `before(x, y)` requires first.
+fn positions_respecting(order: &[usize], before: impl Fn(usize, usize) -> bool) -> Option<Vec<usize>> {
+    let n = order.len();
+    let mut at = vec![0; n];
+    for (j, &x) in order.iter().enumerate() {
+        at[x] = j;
+    }
+    for x in 0..n {
+        for y in 0..n {
+            if x != y && before(x, y) && at[x] > at[y] {
+                return None;
+            }
+        }
+    }
+    Some(at)
 }

@@ -855,6 +855,16 @@ mod tests {
         }
     }
 
+    /// Whether the known edges plus the edges of each variable's chosen
+    /// side in `m` are acyclic.
+    fn model_acyclic(inst: &Instance, nodes: usize, m: &[bool]) -> bool {
+        let mut e = inst.known.clone();
+        for (i, &b) in m.iter().enumerate() {
+            e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
+        }
+        acyclic(nodes, &e)
+    }
+
     fn acyclic(nodes: usize, edges: &[(u32, u32)]) -> bool {
         let mut indeg = vec![0; nodes];
         for &(_, b) in edges {
@@ -931,11 +941,7 @@ mod tests {
                 match solve_with(&inst, None, chrono).0 {
                     Answer::Sat(m) => {
                         assert!(expected, "solver found a model for an unsatisfiable instance");
-                        let mut e = inst.known.clone();
-                        for (i, &b) in m.iter().enumerate() {
-                            e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
-                        }
-                        assert!(acyclic(nodes, &e), "model is cyclic");
+                        assert!(model_acyclic(&inst, nodes, &m), "model is cyclic");
                         sat += 1;
                     }
                     Answer::Unsat => {
@@ -990,11 +996,7 @@ mod tests {
                         assert!(expected, "model for an unsatisfiable instance");
                         let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
                         assert!(clauses_hold(&inst, bits), "model breaks an input clause");
-                        let mut e = inst.known.clone();
-                        for (i, &b) in m.iter().enumerate() {
-                            e.extend_from_slice(inst.edges(2 * i as u32 + u32::from(!b)));
-                        }
-                        assert!(acyclic(nodes, &e), "model is cyclic");
+                        assert!(model_acyclic(&inst, nodes, &m), "model is cyclic");
                         sat += 1;
                     }
                     Answer::Unsat => {
