@@ -411,6 +411,8 @@ fn oracle_repeated(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
 fn exact_verdicts_with_repeated_values_match_brute_force() {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let (valid, invalid, ambiguous) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    // Checks that ruled out candidates and started again (narrowing).
+    let narrowed = AtomicUsize::new(0);
     let mut runner =
         proptest::test_runner::TestRunner::new(ProptestConfig { cases: 1000, ..ProptestConfig::default() });
     let result = runner.run(&draws(), |(draw, keys)| {
@@ -427,6 +429,9 @@ fn exact_verdicts_with_repeated_values_match_brute_force() {
             for prune in [true, false] {
                 let opts = ExactOptions { prune, ..ExactOptions::default() };
                 let out = check_level(&h, level, &opts).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                if out.stats.narrowing_passes > 0 {
+                    narrowed.fetch_add(1, Relaxed);
+                }
                 match &out.verdict {
                     Verdict::Valid => {
                         prop_assert!(expected, "{level:?} prune={prune}: exact says valid, brute force refutes\n{text}")
@@ -456,6 +461,9 @@ fn exact_verdicts_with_repeated_values_match_brute_force() {
     let (v, i, a) = (valid.load(Relaxed), invalid.load(Relaxed), ambiguous.load(Relaxed));
     eprintln!("with ambiguous reads: valid {v}, invalid {i} (of {a} level checks)");
     assert!(v > 300 && i > 300, "with ambiguous reads: valid {v}, invalid {i} (of {a})");
+    let n = narrowed.load(Relaxed);
+    eprintln!("checks that narrowed candidates: {n}");
+    assert!(n > 100, "narrowing ran in only {n} checks");
 }
 
 /// Each item's position in `order` (a permutation of `0..n`), or `None` when

@@ -199,6 +199,20 @@ pub struct ExactStats {
     pub solve: Duration,
     /// Building the refutation.
     pub witness: Duration,
+    /// Passes that narrowed the candidates of ambiguous reads before this
+    /// one (see [`check_level`]).
+    pub narrowing_passes: u32,
+}
+
+impl ExactStats {
+    /// Adds the stage times of an earlier pass (narrowing) to these.
+    fn add_times(&mut self, o: &ExactStats) {
+        self.build += o.build;
+        self.prune += o.prune;
+        self.solve += o.solve;
+        self.witness += o.witness;
+        self.narrowing_passes += o.narrowing_passes;
+    }
 }
 
 /// The result of checking one level.
@@ -266,8 +280,24 @@ pub fn check_level_knowing(
     Ok(check_exactly(h, &txns, level, opts, deadline))
 }
 
+/// Rounds of narrowing the candidates of ambiguous reads at most.
+const MAX_NARROWING: u32 = 16;
+
+/// Narrow again only when at least one read in this many loses a candidate.
+const NARROW_WORTH: usize = 10;
+
 /// Checks `h`, whose transactions are `txns`, at exactly `level`, giving up
 /// at `deadline`.
+///
+/// With reads of repeated values, the candidates the known and derived
+/// edges rule out ([`prune::dead_candidates`]) are removed and the check
+/// starts again on the narrowed transactions: a read left with one
+/// candidate becomes a known dependency, which prunes more write orders,
+/// which rules out more candidates, until nothing changes. Narrowing only
+/// removes impossible explanations, so a `Valid` verdict of the narrowed
+/// history holds for the original. Any other verdict comes from the
+/// original transactions, so that a refutation cites each read with every
+/// writer it could have come from.
 fn check_exactly(
     h: &History,
     txns: &txns::Txns,
@@ -275,6 +305,65 @@ fn check_exactly(
     opts: &ExactOptions,
     deadline: Option<Instant>,
 ) -> ExactOutcome {
+    let mut narrowed: Option<txns::Txns> = None;
+    let mut before = ExactStats::default();
+    for _ in 0..MAX_NARROWING {
+        let cur = narrowed.as_ref().unwrap_or(txns);
+        match check_once(h, cur, level, opts, deadline, true) {
+            Attempt::Narrowed(t, stats) => {
+                before.add_times(&stats);
+                before.narrowing_passes += 1;
+                if std::env::var_os("ISOLDE_DIAG").is_some() {
+                    eprintln!("DIAG narrowed {level:?}: build {:?} prune {:?} rounds {} constraints {} -> {} choices {} -> {}", stats.build, stats.prune, stats.rounds, stats.constraints, stats.constraints_after, cur.choices.len(), t.choices.len());
+                }
+                narrowed = Some(t);
+            }
+            Attempt::Done(mut out, ruled_out) => {
+                out.stats.add_times(&before);
+                if (narrowed.is_none() && !ruled_out) || out.verdict == Verdict::Valid {
+                    return out;
+                }
+                break;
+            }
+        }
+    }
+    // Without narrowing a pass always ends with a verdict.
+    let mut out = match check_once(h, txns, level, opts, deadline, false) {
+        Attempt::Done(out, _) => out,
+        Attempt::Narrowed(_, stats) => {
+            ExactOutcome { level, verdict: Verdict::Unknown("the exact check did not finish".into()), stats }
+        }
+    };
+    out.stats.add_times(&before);
+    out
+}
+
+/// Whether narrowing by `dead` pays: a pass that would shrink the
+/// candidates of few reads costs more than it saves.
+fn worth_narrowing(dead: &[Vec<bool>]) -> bool {
+    let shrinking = dead.iter().filter(|c| c.iter().any(|&x| x)).count();
+    shrinking > 0 && shrinking * NARROW_WORTH >= dead.len()
+}
+
+/// What one pass of [`check_once`] ended with.
+enum Attempt {
+    /// A verdict, and whether the solver was told of candidates ruled out
+    /// (then a refutation does not cite them).
+    Done(ExactOutcome, bool),
+    /// Candidates were ruled out: check these transactions instead.
+    Narrowed(txns::Txns, ExactStats),
+}
+
+/// One pass of the exact check over `txns`; with `narrow`, stops with the
+/// narrowed transactions as soon as pruning rules out a candidate.
+fn check_once(
+    h: &History,
+    txns: &txns::Txns,
+    level: Level,
+    opts: &ExactOptions,
+    deadline: Option<Instant>,
+    narrow: bool,
+) -> Attempt {
     let start = Instant::now();
     let mut stats = ExactStats::default();
     let priority = prune::time_estimate(h, txns);
@@ -294,7 +383,7 @@ fn check_exactly(
                 stats.txns = txns.len();
                 stats.constraints = e.constraints as usize;
                 stats.build = start.elapsed();
-                return ExactOutcome { level, verdict, stats };
+                return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
             }
         };
     stats.txns = txns.len();
@@ -304,7 +393,21 @@ fn check_exactly(
     stats.constraint_edges = side_edge_count(&g, 0..g.constraints.len() as u32);
     stats.build = start.elapsed();
 
+    // Candidates the known graph alone rules out: narrow at once, before
+    // any pruning round (pruning the narrowed history starts from more
+    // known edges).
     let t = Instant::now();
+    if narrow && opts.prune && !g.choices.is_empty() {
+        if let Some(k) = &known_reach {
+            let dead = prune::dead_candidates_by(&g, &k.reach);
+            if worth_narrowing(&dead) {
+                if let Some(t2) = txns.restrict(&dead) {
+                    stats.prune = t.elapsed();
+                    return Attempt::Narrowed(t2, stats);
+                }
+            }
+        }
+    }
     let pr =
         prune::prune(&g, &priority, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune }, known_reach);
     stats.prune = t.elapsed();
@@ -312,6 +415,7 @@ fn check_exactly(
     stats.constraints_after = pr.open.len();
     stats.constraint_edges_after = side_edge_count(&g, pr.open.iter().copied());
     let ctx = Ctx { h, txns, g: &g, recs: &pr.edges, derivations: &pr.derivations, adj: Default::default() };
+    let mut ruled_out = false;
     let verdict = match pr.ending {
         Ending::Cycle { round } => {
             let t = Instant::now();
@@ -325,7 +429,20 @@ fn check_exactly(
             stats.witness = t.elapsed();
             r
         }
-        Ending::Open => solve_components(&ctx, &pr, level, deadline, &mut stats),
+        Ending::Open => {
+            let t = Instant::now();
+            let dead = if narrow && opts.prune {
+                prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes)
+            } else {
+                None
+            };
+            stats.prune += t.elapsed();
+            // A read with no candidate left is refuted: leave the
+            // explanation to the search over every candidate.
+            let dead = dead.filter(|d| d.iter().all(|c| c.iter().any(|&x| !x)));
+            ruled_out = dead.as_ref().is_some_and(|d| d.iter().flatten().any(|&x| x));
+            solve_components(&ctx, &pr, dead, level, deadline, &mut stats)
+        }
     };
     let verdict = match verdict {
         Verdict::Invalid(_) if txns.uncertain_info > 0 => Verdict::Unknown(format!(
@@ -335,7 +452,7 @@ fn check_exactly(
         )),
         v => v,
     };
-    ExactOutcome { level, verdict, stats }
+    Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
 }
 
 fn side_edge_count(g: &Polygraph, cs: impl Iterator<Item = u32>) -> usize {
@@ -476,14 +593,18 @@ impl Adjacency for Csr {
 #[derive(Default)]
 struct ChoiceEdges {
     fixed: Vec<Vec<Vec<DepEdge>>>,
+    /// Candidates the known and derived edges rule out
+    /// ([`prune::dead_candidates`]).
+    dead: Vec<Vec<bool>>,
     cond: Vec<Vec<Vec<(u32, bool, DepEdge)>>>,
 }
 
-fn choice_edges(g: &Polygraph, pr: &Pruned) -> ChoiceEdges {
+fn choice_edges(g: &Polygraph, pr: &Pruned, dead: Option<Vec<Vec<bool>>>) -> ChoiceEdges {
     let mut ce = ChoiceEdges::default();
     if g.choices.is_empty() {
         return ce;
     }
+    ce.dead = dead.unwrap_or_else(|| g.choices.iter().map(|ch| vec![false; ch.cands.len()]).collect());
     let mut decided: Vec<Option<bool>> = vec![None; g.constraints.len()];
     for d in &pr.derivations {
         decided[d.constraint as usize] = Some(d.a_first);
@@ -532,7 +653,7 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
         }
     }
     for j in 0..ce.fixed.len() {
-        for i in 0..ce.fixed[j].len() {
+        for i in (0..ce.fixed[j].len()).filter(|&i| !ce.dead[j][i]) {
             all.extend_from_slice(&ce.fixed[j][i]);
             all.extend(ce.cond[j][i].iter().map(|x| x.2));
         }
@@ -585,13 +706,14 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
     let mut picks: Vec<usize> = vec![usize::MAX; ce.fixed.len()];
     for j in 0..ce.fixed.len() {
         let free = (0..ce.fixed[j].len()).find(|&i| {
-            !ce.fixed[j][i].iter().any(|e| inside(e).is_some()) && !ce.cond[j][i].iter().any(|x| inside(&x.2).is_some())
+            !ce.dead[j][i]
+                && !ce.fixed[j][i].iter().any(|e| inside(e).is_some()) && !ce.cond[j][i].iter().any(|x| inside(&x.2).is_some())
         });
         if let Some(i) = free {
             picks[j] = i;
             continue;
         }
-        for i in 0..ce.fixed[j].len() {
+        for i in (0..ce.fixed[j].len()).filter(|&i| !ce.dead[j][i]) {
             for e in &ce.fixed[j][i] {
                 if let Some(k) = inside(e) {
                     join(&mut parent, &mut choice_home[j], k);
@@ -693,11 +815,15 @@ fn instance(
     let mut next = vars.len() as u32;
     let mut firsts = Vec::with_capacity(choices.len());
     let mut false_first = Vec::new();
+    let mut groups = Vec::new();
     for &cj in choices {
         let j = comp.choices[cj] as usize;
         let first = next;
         firsts.push(first);
-        for f in &ce.fixed[j] {
+        for (i, f) in ce.fixed[j].iter().enumerate() {
+            if ce.dead[j][i] {
+                clauses.push(vec![2 * next + 1]);
+            }
             false_first.push(next);
             side_edges.extend(f.iter().filter_map(&map));
             side_start.push(side_edges.len() as u32);
@@ -705,7 +831,8 @@ fn instance(
             next += 1;
         }
         clauses.push((first..next).map(|x| 2 * x).collect::<Vec<u32>>());
-        for (i, cond) in ce.cond[j].iter().enumerate() {
+        groups.push((first, next));
+        for (i, cond) in ce.cond[j].iter().enumerate().filter(|&(i, _)| !ce.dead[j][i]) {
             for (c, a_first, e) in cond {
                 let (Some(&v), Some(me)) = (var_of.get(c), map(e)) else { continue };
                 side_edges.push(me);
@@ -713,6 +840,7 @@ fn instance(
                 side_start.push(side_edges.len() as u32);
                 let side_lit = 2 * v + u32::from(!a_first);
                 clauses.push(vec![side_lit ^ 1, (2 * (first + i as u32)) ^ 1, 2 * next]);
+                false_first.push(next);
                 next += 1;
             }
         }
@@ -725,6 +853,7 @@ fn instance(
         order: (0..nodes.len() as u32).collect(),
         clauses,
         false_first,
+        groups,
     };
     (inst, firsts)
 }
@@ -744,12 +873,13 @@ fn picked(comp: &Component, firsts: &[u32], ce: &ChoiceEdges, model: &[bool]) ->
 fn solve_components(
     ctx: &Ctx<'_>,
     pr: &Pruned,
+    dead: Option<Vec<Vec<bool>>>,
     level: Level,
     deadline: Option<Instant>,
     stats: &mut ExactStats,
 ) -> Verdict {
     let t = Instant::now();
-    let ce = choice_edges(ctx.g, pr);
+    let ce = choice_edges(ctx.g, pr, dead);
     let (comps, mut picks) = components(ctx, &pr.open, &ce);
     stats.components = comps.len();
     stats.largest_component = comps.iter().map(|c| c.vars.len()).max().unwrap_or(0);

@@ -353,3 +353,67 @@ pub fn shortest_path(
     }
     None
 }
+
+/// Candidate writers of ambiguous reads that the known and derived edges
+/// rule out, per choice and candidate (`true`: impossible). A read `r` of
+/// key `x` cannot have read from candidate `w` when
+/// - an edge `w` reading brings (`w →wr r`, `r →rw next(w)`) would close a
+///   cycle with what is known, or
+/// - another writer `w2` of `x` lies between them: `c(w) ⇝ c(w2)` and
+///   `c(w2) ⇝ b(r)`. Then `w2`'s version is newer than `w`'s (versions are
+///   ordered as commits are) and visible to `r`, so `r` would have read it
+///   or a later one: if `w2` were ordered before `w` the ww edge closes a
+///   cycle with `c(w) ⇝ c(w2)`, and if after, `r →rw w2` closes one with
+///   `c(w2) ⇝ b(r)`.
+///
+/// Returns `None` when nothing was computed (no ambiguous reads, or the
+/// graph is cyclic, which the caller has already ruled out).
+pub fn dead_candidates(g: &Polygraph, pr: &Pruned, priority: &[u32], reach_bytes: usize) -> Option<Vec<Vec<bool>>> {
+    if g.choices.is_empty() {
+        return None;
+    }
+    let bc = ordered(g, pr.edges.iter().map(|r| r.e), priority)?;
+    Some(dead_candidates_by(g, &bc.reach(g, reach_bytes)))
+}
+
+/// [`dead_candidates`] by a given reachability (of edges every explanation
+/// contains), such as the known graph's before pruning.
+pub fn dead_candidates_by(g: &Polygraph, reach: &dyn Reach) -> Vec<Vec<bool>> {
+    // Writers of each key that some read is ambiguous about.
+    let mut writers: rustc_hash::FxHashMap<u32, Vec<u32>> = rustc_hash::FxHashMap::default();
+    for ch in &g.choices {
+        writers.entry(ch.key.0).or_default();
+    }
+    for (ci, ch) in g.chains.iter().enumerate() {
+        if let Some(ws) = writers.get_mut(&ch.key.0) {
+            ws.extend_from_slice(g.chain(ci as u32));
+        }
+    }
+    g.choices
+            .par_iter()
+            .enumerate()
+            .map_init(Vec::new, |buf, (j, ch)| {
+                let ws = writers.get(&ch.key.0).map(Vec::as_slice).unwrap_or(&[]);
+                let r = ch.reader;
+                (0..ch.cands.len())
+                    .map(|i| {
+                        buf.clear();
+                        g.cand_edges(j as u32, i, buf);
+                        if buf.iter().any(|e| {
+                            let (x, y) = g.bc(e);
+                            reach.reaches(y, x)
+                        }) {
+                            return true;
+                        }
+                        let w = ch.cands[i].writer;
+                        ws.iter().any(|&w2| {
+                            w2 != w
+                                && w2 != r
+                                && reach.reaches(commit(w), commit(w2))
+                                && reach.reaches(commit(w2), begin(r))
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+}

@@ -74,6 +74,12 @@ pub struct Instance {
     /// with the order (a read's candidates: the clause "at least one" sets
     /// the last one, so reads take as few edges as they need).
     pub false_first: Vec<u32>,
+    /// Groups of variables of which at least one must be true and one is
+    /// enough (a read's candidate writers, `start..end`): deciding one
+    /// picks, among the unassigned ones, the candidate whose edges agree
+    /// with the current order, latest writer first; once one is true the
+    /// others are decided false.
+    pub groups: Vec<(u32, u32)>,
 }
 
 impl Instance {
@@ -174,6 +180,8 @@ struct Solver<'a> {
     back: Vec<u32>,
     stats: SolveStats,
     chrono: u32,
+    /// Per variable, its index in [`Instance::groups`] (`NONE` if none).
+    group_of: Vec<u32>,
 }
 
 impl<'a> Solver<'a> {
@@ -196,6 +204,14 @@ impl<'a> Solver<'a> {
         }
         for i in 0..v as u32 {
             heap.insert(i, &activity);
+        }
+        let mut group_of = vec![NONE; v];
+        for (gi, &(lo, hi)) in inst.groups.iter().enumerate() {
+            for x in lo..hi {
+                if let Some(slot) = group_of.get_mut(x as usize) {
+                    *slot = gi as u32;
+                }
+            }
         }
         Solver {
             inst,
@@ -223,6 +239,7 @@ impl<'a> Solver<'a> {
             back: Vec::new(),
             stats: SolveStats::default(),
             chrono: CHRONO_THRESHOLD,
+            group_of,
         }
     }
 
@@ -543,6 +560,33 @@ impl<'a> Solver<'a> {
         (learnt, bt)
     }
 
+    /// The literal to decide for `v`: for a candidate of a read, the best
+    /// candidate of its group (see [`Instance::groups`]); else the side
+    /// whose edges agree best with the order.
+    fn pick(&self, v: u32) -> u32 {
+        let gi = self.group_of[v as usize];
+        if gi == NONE {
+            return self.pick_phase(v);
+        }
+        let (lo, hi) = self.inst.groups[gi as usize];
+        if (lo..hi).any(|x| self.assign[x as usize] == 1) {
+            return 2 * v + 1;
+        }
+        let mut best = (usize::MAX, 0u32, v);
+        for x in lo..hi {
+            if self.assign[x as usize] >= 0 {
+                continue;
+            }
+            let edges = self.inst.edges(2 * x);
+            let back = edges.iter().filter(|&&(a, b)| self.ord[a as usize] > self.ord[b as usize]).count();
+            let late = edges.first().map_or(0, |&(a, _)| self.ord[a as usize]);
+            if back < best.0 || (back == best.0 && late > best.1) {
+                best = (back, late, x);
+            }
+        }
+        2 * best.2
+    }
+
     fn pick_phase(&self, v: u32) -> u32 {
         let backward = |lit: u32| {
             self.inst.edges(lit).iter().filter(|&&(a, b)| self.ord[a as usize] > self.ord[b as usize]).count()
@@ -691,7 +735,12 @@ impl<'a> Solver<'a> {
             if self.stats.decisions.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Answer::Timeout;
             }
-            let lit = self.pick_phase(next);
+            let lit = self.pick(next);
+            if lit >> 1 != next {
+                // Another candidate of the same read is decided; `next`
+                // stays to be decided later.
+                self.heap.insert(next, &self.activity);
+            }
             // A phase whose edges would close a cycle is refuted right away
             // (theory propagation at decision time): learn "not all of the
             // cycle" and take the other side at the current level, instead
@@ -852,6 +901,7 @@ mod tests {
             order: (0..nodes as u32).collect(),
             clauses: Vec::new(),
             false_first: Vec::new(),
+            groups: Vec::new(),
         }
     }
 

@@ -112,6 +112,40 @@ pub struct Txns {
 }
 
 impl Txns {
+    /// The same transactions with the candidates `dead` rules out removed
+    /// (`dead[j][i]`: choice `j` cannot have read from its `i`-th
+    /// candidate): a read left with one candidate reads from it, the others
+    /// stay choices over what is left. Returns `None` when nothing changes or
+    /// a read would have no candidate left.
+    pub fn restrict(&self, dead: &[Vec<bool>]) -> Option<Txns> {
+        if dead.len() != self.choices.len() || !dead.iter().flatten().any(|&d| d) {
+            return None;
+        }
+        let mut out = Txns { choices: Vec::new(), reads: Vec::with_capacity(self.reads.len()), ..self.clone() };
+        let mut renumber = vec![Source::Init; self.choices.len()];
+        for (j, ch) in self.choices.iter().enumerate() {
+            let live: Vec<TxnId> =
+                ch.cands.iter().zip(&dead[j]).filter(|(_, &d)| !d).map(|(&w, _)| w).collect();
+            renumber[j] = match live.len() {
+                0 => return None,
+                1 => Source::Txn(live[0], ch.value),
+                _ => {
+                    out.choices.push(Choice { cands: live, ..ch.clone() });
+                    Source::Choice(out.choices.len() as u32 - 1)
+                }
+            };
+        }
+        out.reads = self
+            .reads
+            .iter()
+            .map(|r| match r.from {
+                Source::Choice(j) => Read { from: renumber[j as usize], ..*r },
+                _ => *r,
+            })
+            .collect();
+        Some(out)
+    }
+
     /// Number of transactions.
     pub fn len(&self) -> usize {
         self.op.len()
