@@ -13,7 +13,10 @@
 //!    chains), over the begin/commit graph that makes snapshot isolation a
 //!    plain acyclicity question;
 //! 3. [`prune`]: constraints decided by reachability ([`reach`]), round
-//!    after round;
+//!    after round; with repeated values, candidate writers of ambiguous reads
+//!    that reachability rules out are removed and the check starts again on
+//!    the narrowed history (a read left with one writer is a known
+//!    dependency, which prunes more), as long as that removes many;
 //! 4. the remaining constraints split by strongly connected component and
 //!    decided in parallel by [`solver`], a CDCL solver with an incremental
 //!    acyclicity theory;
@@ -313,9 +316,6 @@ fn check_exactly(
             Attempt::Narrowed(t, stats) => {
                 before.add_times(&stats);
                 before.narrowing_passes += 1;
-                if std::env::var_os("ISOLDE_DIAG").is_some() {
-                    eprintln!("DIAG narrowed {level:?}: build {:?} prune {:?} rounds {} constraints {} -> {} choices {} -> {}", stats.build, stats.prune, stats.rounds, stats.constraints, stats.constraints_after, cur.choices.len(), t.choices.len());
-                }
                 narrowed = Some(t);
             }
             Attempt::Done(mut out, ruled_out) => {

@@ -14,6 +14,10 @@
 //! literals" — or the affected region is reordered. Backtracking just removes
 //! edges (the order stays valid).
 //!
+//! A read's candidate writers form a group ([`Instance::groups`]): they are
+//! decided first, and deciding one takes the candidate whose edges agree
+//! with the current order (the latest such writer), the others false.
+//!
 //! Decisions follow VSIDS activity; a decided variable takes the side whose
 //! edges agree best with the current topological order (VeriStrong's
 //! order-guided polarity), so a consistent history is typically solved with
@@ -194,24 +198,27 @@ impl<'a> Solver<'a> {
             out[a as usize].push((b, NONE));
             inn[b as usize].push((a, NONE));
         }
-        let mut heap = Heap::default();
-        let activity = vec![0.0; v];
+        let mut activity = vec![0.0; v];
         let mut saved = vec![true; v];
         for &x in &inst.false_first {
             if let Some(s) = saved.get_mut(x as usize) {
                 *s = false;
             }
         }
-        for i in 0..v as u32 {
-            heap.insert(i, &activity);
-        }
+        // Reads' candidates are decided first: a read's writer settles
+        // which write orders matter around it.
         let mut group_of = vec![NONE; v];
         for (gi, &(lo, hi)) in inst.groups.iter().enumerate() {
             for x in lo..hi {
                 if let Some(slot) = group_of.get_mut(x as usize) {
                     *slot = gi as u32;
+                    activity[x as usize] = 1.0;
                 }
             }
+        }
+        let mut heap = Heap::default();
+        for i in 0..v as u32 {
+            heap.insert(i, &activity);
         }
         Solver {
             inst,
