@@ -408,8 +408,12 @@ fn check_once(
             }
         }
     }
-    let pr =
-        prune::prune(&g, &priority, PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune }, known_reach);
+    let pr = prune::prune(
+        &g,
+        &priority,
+        PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune, deadline },
+        known_reach,
+    );
     stats.prune = t.elapsed();
     stats.rounds = pr.rounds;
     stats.constraints_after = pr.open.len();
@@ -431,11 +435,8 @@ fn check_once(
         }
         Ending::Open => {
             let t = Instant::now();
-            let dead = if narrow && opts.prune {
-                prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes)
-            } else {
-                None
-            };
+            let dead =
+                if narrow && opts.prune { prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes) } else { None };
             stats.prune += t.elapsed();
             // A read with no candidate left is refuted: leave the
             // explanation to the search over every candidate.
@@ -707,7 +708,8 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
     for j in 0..ce.fixed.len() {
         let free = (0..ce.fixed[j].len()).find(|&i| {
             !ce.dead[j][i]
-                && !ce.fixed[j][i].iter().any(|e| inside(e).is_some()) && !ce.cond[j][i].iter().any(|x| inside(&x.2).is_some())
+                && !ce.fixed[j][i].iter().any(|e| inside(e).is_some())
+                && !ce.cond[j][i].iter().any(|x| inside(&x.2).is_some())
         });
         if let Some(i) = free {
             picks[j] = i;
@@ -1158,7 +1160,12 @@ mod tests {
         let level = Level::from_model("strong-session-serializable").expect("a level");
         let g = polygraph::build(&h, &txns, level, 100, None).expect("builds").graph;
         assert_eq!(g.constraints.len(), 1, "one open pair without the filter");
-        let pr = prune::prune(&g, &vec![0; g.n], PruneOptions { reach_bytes: 1 << 20, enabled: false }, None);
+        let pr = prune::prune(
+            &g,
+            &vec![0; g.n],
+            PruneOptions { reach_bytes: 1 << 20, enabled: false, deadline: None },
+            None,
+        );
         let c = &g.constraints[0];
         let x1_first = g.chain(c.a)[0] == 0;
         assert!(model_is_acyclic(&g, &pr, &[x1_first], &[]));

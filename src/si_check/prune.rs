@@ -85,6 +85,10 @@ pub struct PruneOptions {
     pub reach_bytes: usize,
     /// Whether to prune at all (otherwise only the known-graph cycle check).
     pub enabled: bool,
+    /// Stop pruning here (what is still open is left to the solver, which
+    /// then stops at once): a round checks no more constraints once it has
+    /// passed, and no round starts after it.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// CSR adjacency of the begin/commit graph of `edges` (plus `s(t) → c(t)`).
@@ -235,7 +239,8 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<
                     };
                 };
                 let threshold = (open.len() / 100).max(1);
-                if !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) {
+                let late = opts.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+                if !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) || late {
                     return Pruned { edges, derivations, open, pos: bc.pos, ending: Ending::Open, rounds: round };
                 }
                 // The loop below depends only on the `Reach` trait, so another
@@ -254,6 +259,9 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<
         let decided_now: Vec<(u32, u32, u32)> = open
             .par_iter()
             .map_init(Vec::new, |buf, &c| {
+                if opts.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return (c, NO, NO);
+                }
                 let con = &g.constraints[c as usize];
                 let blocked = |a_first: bool, buf: &mut Vec<DepEdge>| {
                     g.side(con, a_first, buf);
@@ -390,30 +398,30 @@ pub fn dead_candidates_by(g: &Polygraph, reach: &dyn Reach) -> Vec<Vec<bool>> {
         }
     }
     g.choices
-            .par_iter()
-            .enumerate()
-            .map_init(Vec::new, |buf, (j, ch)| {
-                let ws = writers.get(&ch.key.0).map(Vec::as_slice).unwrap_or(&[]);
-                let r = ch.reader;
-                (0..ch.cands.len())
-                    .map(|i| {
-                        buf.clear();
-                        g.cand_edges(j as u32, i, buf);
-                        if buf.iter().any(|e| {
-                            let (x, y) = g.bc(e);
-                            reach.reaches(y, x)
-                        }) {
-                            return true;
-                        }
-                        let w = ch.cands[i].writer;
-                        ws.iter().any(|&w2| {
-                            w2 != w
-                                && w2 != r
-                                && reach.reaches(commit(w), commit(w2))
-                                && reach.reaches(commit(w2), begin(r))
-                        })
+        .par_iter()
+        .enumerate()
+        .map_init(Vec::new, |buf, (j, ch)| {
+            let ws = writers.get(&ch.key.0).map(Vec::as_slice).unwrap_or(&[]);
+            let r = ch.reader;
+            (0..ch.cands.len())
+                .map(|i| {
+                    buf.clear();
+                    g.cand_edges(j as u32, i, buf);
+                    if buf.iter().any(|e| {
+                        let (x, y) = g.bc(e);
+                        reach.reaches(y, x)
+                    }) {
+                        return true;
+                    }
+                    let w = ch.cands[i].writer;
+                    ws.iter().any(|&w2| {
+                        w2 != w
+                            && w2 != r
+                            && reach.reaches(commit(w), commit(w2))
+                            && reach.reaches(commit(w2), begin(r))
                     })
-                    .collect()
-            })
-            .collect()
+                })
+                .collect()
+        })
+        .collect()
 }

@@ -124,8 +124,7 @@ impl Txns {
         let mut out = Txns { choices: Vec::new(), reads: Vec::with_capacity(self.reads.len()), ..self.clone() };
         let mut renumber = vec![Source::Init; self.choices.len()];
         for (j, ch) in self.choices.iter().enumerate() {
-            let live: Vec<TxnId> =
-                ch.cands.iter().zip(&dead[j]).filter(|(_, &d)| !d).map(|(&w, _)| w).collect();
+            let live: Vec<TxnId> = ch.cands.iter().zip(&dead[j]).filter(|(_, &d)| !d).map(|(&w, _)| w).collect();
             renumber[j] = match live.len() {
                 0 => return None,
                 1 => Source::Txn(live[0], ch.value),
