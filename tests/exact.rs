@@ -328,6 +328,7 @@ fn refutations_are_written_to_the_output_directory_with_a_plot_per_case() {
         format: "svg".into(),
         max_bytes: 1 << 20,
         timeout: std::time::Duration::from_secs(10),
+        ..Default::default()
     };
     isolde::reports::directory::write(&h, &o, &dir, &plots).expect("directory written");
     let text = std::fs::read_to_string(dir.join("G2-item.txt")).expect("G2-item.txt");
