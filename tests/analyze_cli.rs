@@ -52,7 +52,8 @@ fn analyze(args: &[&str]) -> Run {
 #[test]
 fn several_files_give_one_json_line_each_and_the_worst_exit_status() {
     let dir = temp_dir("analyze-many");
-    let (bad, good, unknown) = (write(&dir, "bad.edn", G1C), write(&dir, "good.edn", VALID), write(&dir, "unk.edn", UNKNOWN));
+    let (bad, good, unknown) =
+        (write(&dir, "bad.edn", G1C), write(&dir, "good.edn", VALID), write(&dir, "unk.edn", UNKNOWN));
     let missing = dir.join("missing.edn").to_string_lossy().into_owned();
     let r = analyze(&["-f", "json", "-m", "serializable", &good, &bad, &unknown]);
     assert_eq!(r.code, 1, "{r:?}");
@@ -82,7 +83,12 @@ fn several_files_give_one_json_line_each_and_the_worst_exit_status() {
     // Tables come one after another, each naming its file.
     let r = analyze(&["-f", "table", &good, &bad]);
     assert_eq!(r.code, 1);
-    assert!(r.stdout.contains(&format!("{good}: list-append history")) && r.stdout.contains(&format!("{bad}: list-append history")), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(&format!("{good}: list-append history"))
+            && r.stdout.contains(&format!("{bad}: list-append history")),
+        "{}",
+        r.stdout
+    );
 }
 
 /// `-` reads standard input, alone or among files.
@@ -156,7 +162,9 @@ fn directory_explains_all_and_plots_a_bounded_number() {
     let text = std::fs::read_to_string(out.join("G1c.txt")).expect("explanations");
     assert_eq!(text.matches("G1c #").count(), 30);
     let dots = |d: &std::path::Path| {
-        std::fs::read_dir(d).map(|it| it.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "dot")).count()).unwrap_or(0)
+        std::fs::read_dir(d)
+            .map(|it| it.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "dot")).count())
+            .unwrap_or(0)
     };
     assert_eq!(dots(&out.join("G1c")), 10);
     assert_eq!(dots(&out.join("sccs")), 10);
@@ -202,12 +210,8 @@ fn one_name_per_transaction_everywhere() {
     let expected: BTreeSet<String> = ["T3", "T7"].iter().map(|s| s.to_string()).collect();
     let r = analyze(&["-f", "json", &f]);
     let cycle = &r.json()["anomalies"]["G1c"][0]["cycle"];
-    let from_json: BTreeSet<String> = cycle
-        .as_array()
-        .expect("cycle")
-        .iter()
-        .map(|op| format!("T{}", op["index"]))
-        .collect();
+    let from_json: BTreeSet<String> =
+        cycle.as_array().expect("cycle").iter().map(|op| format!("T{}", op["index"])).collect();
     assert_eq!(from_json, expected);
     let table = analyze(&["-f", "table", &f]).stdout;
     let row = table.lines().find(|l| l.contains("G1c") && l.contains("-wr->")).expect("G1c row");

@@ -62,7 +62,10 @@ fn paper_example_is_invalid_as_in_elle_cli_test_sh() {
 #[test]
 fn gh_30_is_not_serializable() {
     let Some(f) = corpus("cli-list-append-gh-30.edn", "gh-30") else { return };
-    for args in [&["-m", "list-append", "-c", "serializable", &f][..], &["--model", "list-append", &f, "--consistency-models", "serializable"]] {
+    for args in [
+        &["-m", "list-append", "-c", "serializable", &f][..],
+        &["--model", "list-append", &f, "--consistency-models", "serializable"],
+    ] {
         let r = elle_cli(args);
         assert_eq!(r.code, 1, "{r:?}");
         assert_eq!(r.stdout, line(&f, "false"));
@@ -139,7 +142,9 @@ fn unchecked_models_name_the_tool_that_checks_them() {
     let f = dir.join("bank.edn");
     std::fs::write(&f, "{:type :ok, :f :read, :value {0 10}, :process 0}\n").expect("write");
     let f = f.to_string_lossy();
-    for (model, tool) in [("bank", "jepsen.tests.bank"), ("cas-register", "Knossos"), ("set-full", "set-full"), ("counter", "counter")] {
+    for (model, tool) in
+        [("bank", "jepsen.tests.bank"), ("cas-register", "Knossos"), ("set-full", "set-full"), ("counter", "counter")]
+    {
         let r = elle_cli(&["-m", model, &f]);
         assert_eq!(r.code, 255, "{model}: {r:?}");
         assert!(r.stdout.is_empty(), "{model}: {}", r.stdout);
@@ -156,7 +161,12 @@ fn usage_help_and_option_errors() {
     let r = elle_cli(&["-h"]);
     assert_eq!(r.code, 0);
     assert!(r.stdout.contains("--consistency-models"), "{r:?}");
-    for bad in [&["-m", "list-append", "--bogus", "x.edn"][..], &["-m", "nonsense", "x.edn"], &["-m", "list-append", "-s", "soon", "x.edn"], &["-m"]] {
+    for bad in [
+        &["-m", "list-append", "--bogus", "x.edn"][..],
+        &["-m", "nonsense", "x.edn"],
+        &["-m", "list-append", "-s", "soon", "x.edn"],
+        &["-m"],
+    ] {
         let r = elle_cli(bad);
         assert_eq!(r.code, 1, "{bad:?}: {r:?}");
         assert!(r.stdout.is_empty() && !r.stderr.is_empty(), "{bad:?}: {r:?}");

@@ -481,7 +481,10 @@ fn analyze_one(
         let t = reports::tree::result_map_limited(h, outcome, limit);
         match t {
             reports::tree::Node::Map(mut m) if several => {
-                m.insert(0, (reports::tree::Node::Keyword("file".into()), reports::tree::Node::Str(file.display().to_string())));
+                m.insert(
+                    0,
+                    (reports::tree::Node::Keyword("file".into()), reports::tree::Node::Str(file.display().to_string())),
+                );
                 reports::tree::Node::Map(m)
             }
             t => t,
@@ -491,10 +494,17 @@ fn analyze_one(
         FormatArg::Table => {
             let width = std::io::stdout().is_terminal().then(|| comfy_table::Table::new().width().unwrap_or(0));
             let topts = reports::table::TableOptions { verbose: a.verbose, max_examples: limit, width };
-            out.write_all(reports::table::render_with(h, outcome, &topts).as_bytes())
-                .and_then(|()| if several { out.write_all(b"\n") } else { Ok(()) })
+            out.write_all(reports::table::render_with(h, outcome, &topts).as_bytes()).and_then(|()| {
+                if several {
+                    out.write_all(b"\n")
+                } else {
+                    Ok(())
+                }
+            })
         }
-        FormatArg::Json if several => reports::json::write_line_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
+        FormatArg::Json if several => {
+            reports::json::write_line_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n"))
+        }
         FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
         FormatArg::Edn => reports::edn::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
     }
@@ -645,10 +655,7 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
 
 /// True when the binary was run through a link (or copy) named `elle-cli`.
 fn called_as_elle_cli(argv0: Option<&std::ffi::OsString>) -> bool {
-    argv0
-        .map(std::path::Path::new)
-        .and_then(|p| p.file_stem())
-        .is_some_and(|s| s == "elle-cli")
+    argv0.map(std::path::Path::new).and_then(|p| p.file_stem()).is_some_and(|s| s == "elle-cli")
 }
 
 fn elle_cli(args: &[std::ffi::OsString]) -> ExitCode {

@@ -250,7 +250,8 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
             };
             (long, (!rest.is_empty()).then_some(rest))
         };
-        let flag = matches!(name, "help" | "version" | "verbose" | "allow-negative-balances" | "all-anomalies" | "all-plots");
+        let flag =
+            matches!(name, "help" | "version" | "verbose" | "allow-negative-balances" | "all-anomalies" | "all-plots");
         let known = flag
             || matches!(
                 name,
@@ -577,8 +578,16 @@ mod tests {
 
     #[test]
     fn options_anywhere_attached_or_separate() {
-        let a = p(&["h1.edn", "--model=rw-register", "-cserializable,snapshot-isolation", "h2.json", "--verbose", "-s", "5"])
-            .expect("parses");
+        let a = p(&[
+            "h1.edn",
+            "--model=rw-register",
+            "-cserializable,snapshot-isolation",
+            "h2.json",
+            "--verbose",
+            "-s",
+            "5",
+        ])
+        .expect("parses");
         assert_eq!(a.model.as_deref(), Some("rw-register"));
         assert_eq!(a.consistency_models, vec!["serializable", "snapshot-isolation"]);
         assert_eq!(a.output, Output::Json);

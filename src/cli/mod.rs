@@ -30,12 +30,7 @@ pub struct Checked {
 /// Reads `path` (`-` is standard input) and checks it, with a spinner on
 /// stderr when stderr is a terminal and the run takes more than a second.
 /// Errors are the reader's or the checker's message.
-pub fn read_and_check(
-    path: &Path,
-    format: Format,
-    read: ReadOptions,
-    opts: &CheckOptions,
-) -> Result<Checked, String> {
+pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &CheckOptions) -> Result<Checked, String> {
     let t0 = Instant::now();
     let size = if path.as_os_str() == "-" { 0 } else { std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) };
     let spinner = spinner(size);

@@ -24,7 +24,10 @@ fn render(print: impl FnOnce(&mut String) -> fmt::Result) -> String {
 }
 
 /// Runs a printer over a byte stream, reporting the stream's own error.
-fn stream<W: std::io::Write + ?Sized>(w: &mut W, print: impl FnOnce(&mut IoFmt<'_, W>) -> fmt::Result) -> std::io::Result<()> {
+fn stream<W: std::io::Write + ?Sized>(
+    w: &mut W,
+    print: impl FnOnce(&mut IoFmt<'_, W>) -> fmt::Result,
+) -> std::io::Result<()> {
     let mut f = IoFmt { w, err: None };
     let r = print(&mut f);
     match (r, f.err) {
