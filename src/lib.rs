@@ -37,3 +37,8 @@ pub mod infer;
 pub mod ingest;
 pub mod reports;
 pub mod si_check;
+
+/// The examples of `docs/library.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryGuide;

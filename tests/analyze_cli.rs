@@ -274,3 +274,19 @@ fn jepsen_tagged_literals_are_read() {
     let table = analyze(&["-f", "table", "-m", "read-committed", &f]).stdout;
     assert!(table.contains("5 client ops (1 non-client ignored)"), "{table}");
 }
+
+/// The README's first example is what isolde prints, with the exit status
+/// the README states.
+#[test]
+fn readme_example_is_what_isolde_prints() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let start = readme.find("$ isolde analyze examples/sample.edn\n").expect("the example") + 37;
+    let end = start + readme[start..].find("$ echo $?\n").expect("its exit status");
+    let shown = &readme[start..end];
+    let code: i32 = readme[end + 10..].lines().next().and_then(|l| l.trim().parse().ok()).expect("a number");
+    // Integration tests run in the package root, as the README's reader does.
+    let r = isolde(&["analyze", "examples/sample.edn", "--format", "table"], None, LIMIT);
+    assert_eq!(r.code, code, "{r:?}");
+    assert_eq!(r.stdout, shown);
+}
