@@ -4,6 +4,8 @@
 //! write values repeat. Tests on the published samples run only where
 //! `../shared` sits beside the checkout.
 
+mod support;
+
 use isolde::anomaly::Workload;
 use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
 use isolde::history::{History, OpType};
@@ -20,8 +22,7 @@ fn run(h: &History, model: &str) -> Outcome {
 }
 
 fn real(name: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real").join(name);
-    p.exists().then_some(p)
+    support::shared::path(&format!("corpus/real/{name}"), &format!("real history {name}"))
 }
 
 /// An event: (write, variable, value, success).
