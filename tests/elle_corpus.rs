@@ -6,7 +6,7 @@ mod support;
 
 use isolde::check::{check, CheckOptions, Validity};
 use isolde::ingest::{read_path, Format};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn corpus(name: &str) -> Option<PathBuf> {
     support::shared::path(&format!("corpus/elle/{name}"), &format!("Elle corpus case {name}"))

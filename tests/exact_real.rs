@@ -10,7 +10,7 @@ use isolde::anomaly::Workload;
 use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
 use isolde::history::{History, OpType};
 use isolde::ingest::{read_bytes_with, read_path_with, FailedEvents, Format, ReadOptions};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn run(h: &History, model: &str) -> Outcome {
     let opts = CheckOptions {
