@@ -223,3 +223,26 @@ fn directory_gets_elles_files() {
     assert!(text.starts_with("G-single-item #0\nLet:\n  T1 = {"), "{text}");
     assert!(text.contains("T2 = {"), "{text}");
 }
+
+/// The plot options do what elle-cli's help says: `-b` skips plots whose
+/// DOT text is larger, `-p png` renders PNG (when graphviz is installed).
+#[test]
+fn plot_options_apply() {
+    let Some(f) = corpus("cli-paper-example.edn", "plot options") else { return };
+    let small = temp_dir("elle-cli-b");
+    let r = elle_cli(&["-m", "list-append", "-b", "10", "-d", &small.to_string_lossy(), &f]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("skipped plot") && r.stderr.contains("exceed 10"), "{}", r.stderr);
+    assert!(!small.join("G-single-item/0.dot").exists());
+    assert!(small.join("G-single-item.txt").exists(), "explanations are written whatever the plots");
+    let png = temp_dir("elle-cli-p");
+    let r = elle_cli(&["-m", "list-append", "-p", "png", "-t", "60000", "-d", &png.to_string_lossy(), &f]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(png.join("G-single-item/0.dot").exists(), "{}", r.stderr);
+    if isolde::reports::dot::dot_available() {
+        assert!(png.join("G-single-item/0.png").exists(), "{}", r.stderr);
+        assert!(!png.join("G-single-item/0.svg").exists());
+    } else {
+        support::shared::skip("PNG rendering", "graphviz `dot` is not installed");
+    }
+}
