@@ -246,3 +246,106 @@ fn plot_options_apply() {
         support::shared::skip("PNG rendering", "graphviz `dot` is not installed");
     }
 }
+
+/// One run of a corpus case, as elle-cli flags: `-c`/`-a` from Elle's
+/// `:consistency-models` and `:anomalies` (absent anomalies are `-a ""`,
+/// since elle-cli's default is `[:G0]` where Elle's is none), and the
+/// expected verdict. `None` for runs whose options elle-cli cannot express.
+fn elle_cli_run(line: &str) -> Option<(Vec<String>, String)> {
+    let opts_start = line.find(":opts {")? + ":opts {".len();
+    let opts = &line[opts_start..opts_start + line[opts_start..].find('}')?];
+    if ["-keys?", ":transaction-order", ":analyzer"].iter().any(|k| opts.contains(k)) {
+        return None;
+    }
+    let list = |key: &str| -> Option<Option<String>> {
+        let at = opts.find(key)? + key.len();
+        let rest = opts[at..].trim_start();
+        if rest.starts_with("nil") {
+            return Some(None);
+        }
+        let inner = &rest[rest.find('[')? + 1..rest.find(']')?];
+        Some(Some(inner.split_whitespace().map(|k| k.trim_start_matches(':')).collect::<Vec<_>>().join(",")))
+    };
+    let mut args = Vec::new();
+    match list(":consistency-models") {
+        Some(Some(ms)) => args.extend(["-c".to_string(), ms]),
+        Some(None) => args.extend(["-c".to_string(), String::new()]),
+        None => {}
+    }
+    match list(":anomalies") {
+        Some(Some(a)) => args.extend(["-a".to_string(), a]),
+        _ => args.extend(["-a".to_string(), String::new()]),
+    }
+    let expected = &line[line.find(":expected {:valid? ")? + ":expected {:valid? ".len()..];
+    let valid = expected.split([',', '}']).next()?.trim().trim_start_matches(':').to_string();
+    Some((args, valid))
+}
+
+/// Every list-append and rw-register run of Elle's test corpus whose
+/// options elle-cli can express, as an elle-cli command line: the printed
+/// verdict and exit status are Elle's, except the runs where isolde
+/// deliberately differs (../shared/conformance/deviations.json, each with
+/// its reason), which give isolde's documented verdict.
+#[test]
+fn elle_corpus_as_elle_cli_command_lines() {
+    let Some(dir) = support::shared::path("corpus/elle", "Elle corpus through elle-cli") else { return };
+    let Some(dev) = support::shared::path("conformance/deviations.json", "Elle corpus through elle-cli") else {
+        return;
+    };
+    let deviations: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dev).expect("reads")).expect("deviations.json is JSON");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("corpus")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".expected.edn"))
+        .collect();
+    cases.sort();
+    let (mut checked, mut deviating) = (0, 0);
+    for expected_path in cases {
+        let text = std::fs::read_to_string(&expected_path).expect("reads");
+        let model = if text.contains(":workload :list-append") {
+            "list-append"
+        } else if text.contains(":workload :rw-register") {
+            "rw-register"
+        } else {
+            continue;
+        };
+        let name =
+            expected_path.file_name().map(|n| n.to_string_lossy().replace(".expected.edn", "")).unwrap_or_default();
+        let history = dir.join(format!("{name}.edn"));
+        let history = history.to_string_lossy();
+        let runs = text.lines().filter(|l| l.contains(":opts {"));
+        for (i, line) in runs.enumerate() {
+            let Some((args, mut valid)) = elle_cli_run(line) else { continue };
+            if let Some(d) = deviations.get(format!("{name}#{i}")) {
+                valid = match &d["valid?"] {
+                    serde_json::Value::Bool(b) => b.to_string(),
+                    other => other.as_str().unwrap_or_default().to_string(),
+                };
+                deviating += 1;
+            }
+            let mut cmd: Vec<&str> = vec!["-m", model];
+            cmd.extend(args.iter().map(String::as_str));
+            cmd.push(&history);
+            let r = elle_cli(&cmd);
+            if REFUSED.contains(&name.as_str()) {
+                // Elle: :unknown (an empty graph); isolde's reader refuses a
+                // history with nothing to check, which elle-cli's caller
+                // sees as a run that could not check the file (255).
+                assert_eq!(r.code, 255, "{name}#{i}: {r:?}");
+                assert!(r.stdout.is_empty() && r.stderr.contains("nothing to check"), "{name}#{i}: {r:?}");
+                continue;
+            }
+            assert_eq!(r.stdout, line(&history, &valid), "{name}#{i}: elle-cli {cmd:?}: {}", r.stderr);
+            assert_eq!(r.code, i32::from(valid == "false"), "{name}#{i}: elle-cli {cmd:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 60, "only {checked} runs checked");
+    assert!(deviating < checked / 4, "{deviating} of {checked} runs deviate");
+}
+
+/// Corpus histories isolde's reader refuses: only invocations, no
+/// completion (Elle answers :unknown with an empty transaction graph).
+const REFUSED: &[&str] = &["rw-g0-invokes-only"];
