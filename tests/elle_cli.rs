@@ -316,8 +316,8 @@ fn elle_corpus_as_elle_cli_command_lines() {
         let history = dir.join(format!("{name}.edn"));
         let history = history.to_string_lossy();
         let runs = text.lines().filter(|l| l.contains(":opts {"));
-        for (i, line) in runs.enumerate() {
-            let Some((args, mut valid)) = elle_cli_run(line) else { continue };
+        for (i, run) in runs.enumerate() {
+            let Some((args, mut valid)) = elle_cli_run(run) else { continue };
             if let Some(d) = deviations.get(format!("{name}#{i}")) {
                 valid = match &d["valid?"] {
                     serde_json::Value::Bool(b) => b.to_string(),
