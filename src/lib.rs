@@ -20,12 +20,14 @@
 //!
 //! [`anomaly`] holds the plain data every stage reports (anomaly cases,
 //! cycles and their steps); [`check`] wires the stages together for the CLI
-//! and for tests. Beside the pipeline, [`gen`] generates histories with known
+//! and for tests; [`cli`] holds the command line's plumbing and elle-cli's
+//! argument model. Beside the pipeline, [`gen`] generates histories with known
 //! properties (tests, benchmarks, demos), and [`clojure_hash`] reproduces
 //! Clojure's hash of a long, on which Elle's output order and colours depend.
 
 pub mod anomaly;
 pub mod check;
+pub mod cli;
 pub mod clojure_hash;
 pub mod cycles;
 pub mod gen;
@@ -35,3 +37,8 @@ pub mod infer;
 pub mod ingest;
 pub mod reports;
 pub mod si_check;
+
+/// The examples of `docs/library.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryGuide;

@@ -88,7 +88,15 @@ fn directory_gets_elles_explanation_file() {
     let (code, _, _) = isolde(&["--format", "json", "--directory", &d], G1C);
     assert_eq!(code, 1);
     let text = std::fs::read_to_string(dir.join("G1c.txt")).expect("G1c.txt written");
-    assert!(text.starts_with("G1c #0\nLet:\n  T1 = {:index "), "{text}");
+    // One numbering: each transaction is T<its :index>, as in the table.
+    assert!(text.starts_with("G1c #0\nLet:\n  T"), "{text}");
+    let lets: Vec<&str> = text.lines().filter(|l| l.starts_with("  T")).collect();
+    assert_eq!(lets.len(), 2, "{text}");
+    for l in lets {
+        let (name, rest) = l.trim_start().split_once(" = {:index ").expect("T<n> = {:index <n>");
+        let index = rest.split(',').next().unwrap_or_default();
+        assert_eq!(name, format!("T{index}"), "{text}");
+    }
     assert!(text.ends_with(": a contradiction!"), "{text}");
 }
 

@@ -6,16 +6,10 @@ mod support;
 
 use isolde::check::{check, CheckOptions, Validity};
 use isolde::ingest::{read_path, Format};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn corpus(name: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/elle").join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not present", p.display());
-        None
-    }
+    support::shared::path(&format!("corpus/elle/{name}"), &format!("Elle corpus case {name}"))
 }
 
 /// A history of invocations only (none completed) is bad input for isolde;

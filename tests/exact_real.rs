@@ -4,11 +4,13 @@
 //! write values repeat. Tests on the published samples run only where
 //! `../shared` sits beside the checkout.
 
+mod support;
+
 use isolde::anomaly::Workload;
 use isolde::check::{check, CheckOptions, Outcome, Validity, WorkloadChoice};
 use isolde::history::{History, OpType};
 use isolde::ingest::{read_bytes_with, read_path_with, FailedEvents, Format, ReadOptions};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn run(h: &History, model: &str) -> Outcome {
     let opts = CheckOptions {
@@ -20,8 +22,7 @@ fn run(h: &History, model: &str) -> Outcome {
 }
 
 fn real(name: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real").join(name);
-    p.exists().then_some(p)
+    support::shared::path(&format!("corpus/real/{name}"), &format!("real history {name}"))
 }
 
 /// An event: (write, variable, value, success).

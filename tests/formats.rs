@@ -2,6 +2,8 @@
 //! end through the `isolde` binary, and every dbcop history of the PolySI
 //! corpus when it is present.
 
+mod support;
+
 use isolde::history::OpType;
 use isolde::ingest::{read_path, Format};
 use std::path::{Path, PathBuf};
@@ -227,11 +229,11 @@ fn bincode_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `--nocapture` to see them).
 #[test]
 fn polysi_corpus_dbcop_histories() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/polysi");
+    let Some(root) = support::shared::path("corpus/polysi", "PolySI corpus dbcop histories") else { return };
     let mut files = Vec::new();
     bincode_files(&root, &mut files);
     if files.is_empty() {
-        eprintln!("skipped: no corpus at {}", root.display());
+        support::shared::skip("PolySI corpus dbcop histories", &format!("no history.bincode under {}", root.display()));
         return;
     }
     for f in &files {

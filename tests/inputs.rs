@@ -17,9 +17,8 @@ fn c4_aborted_transactions_are_read_and_an_aborted_read_is_found() {
     let dir = temp_dir("inputs");
     let p = dir.join("tap-b.txt");
     std::fs::write(&p, TAP_B).expect("write");
-    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real/c4-text-tap-b.txt");
     let mut paths = vec![p];
-    if shared.exists() {
+    if let Some(shared) = support::shared::path("corpus/real/c4-text-tap-b.txt", "the published C4 TAP-b history") {
         paths.push(shared);
     }
     for p in paths {

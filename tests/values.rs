@@ -76,8 +76,9 @@ fn string_list_append_g1c_prints_strings_back() {
     let _ = std::fs::remove_dir_all(&dir);
     let (_, _) = edn(&p, &["--directory", dir.to_str().unwrap_or_default()]);
     let txt = std::fs::read_to_string(dir.join("G1c.txt")).expect("G1c.txt");
-    assert!(txt.contains(r#"because T2 observed T1's append of "b" to key "k2"."#), "{txt}");
-    assert!(txt.contains(r#"T1 observed T2's append of "a" to key "k1": a contradiction!"#), "{txt}");
+    // Transactions are named by their :index (T3 is index 3), as in the table.
+    assert!(txt.contains(r#"because T2 observed T3's append of "b" to key "k2"."#), "{txt}");
+    assert!(txt.contains(r#"T3 observed T2's append of "a" to key "k1": a contradiction!"#), "{txt}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

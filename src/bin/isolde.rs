@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 const EXIT_HELP: &str = "Exit status: 0 valid, 1 invalid, 3 unknown (the analysis could not decide), \
-2 usage or input error.";
+2 usage or input error. With several files, the worst of them: invalid, then error, then unknown, then valid.";
 
 /// A fast, Elle-compatible checker of transaction isolation.
 #[derive(Parser)]
@@ -25,6 +25,15 @@ enum Cmd {
     /// Analyze a history and report which isolation anomalies it shows.
     #[command(after_help = EXIT_HELP)]
     Analyze(AnalyzeArgs),
+    /// elle-cli's command line: `isolde elle-cli -m list-append [-c MODELS] FILE...`
+    /// (also what the binary does when run through a link named `elle-cli`).
+    /// `isolde elle-cli --help` lists elle-cli's options.
+    #[command(disable_help_flag = true)]
+    ElleCli {
+        /// elle-cli's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Generate a history (for benchmarks, tests, and trying isolde out).
     Gen {
         #[command(subcommand)]
@@ -34,15 +43,24 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
-    /// History file: Jepsen EDN (one op per line or one vector), elle-cli JSON,
+    /// History files: Jepsen EDN (one op per line or one vector), elle-cli JSON,
     /// dbcop history.bincode, PolySI text, or a directory of Cobra *.log files; `-` reads standard input.
-    file: PathBuf,
+    /// Several files give one result each (tables one after another, or one JSON/EDN line per file).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
     /// Workload whose inference rules apply.
     #[arg(long, value_enum, default_value = "auto")]
     workload: WorkloadArg,
     /// Consistency models expected to hold, comma separated (Elle's names, or
     /// si, ser, strict-ser, rc, ru, rr), or `none`. Default: strict-serializable.
-    #[arg(long = "model", alias = "models", short = 'm', value_delimiter = ',')]
+    #[arg(
+        long = "model",
+        alias = "models",
+        visible_alias = "consistency-models",
+        short = 'm',
+        visible_short_alias = 'c',
+        value_delimiter = ','
+    )]
     model: Option<Vec<String>>,
     /// Specific anomalies to look for, comma separated (e.g. G0,G1c,G2).
     #[arg(long, short = 'a', value_delimiter = ',')]
@@ -53,6 +71,11 @@ struct AnalyzeArgs {
     /// Output format (default: table on a terminal, json otherwise).
     #[arg(long, short = 'f', value_enum)]
     format: Option<FormatArg>,
+    /// Print every case of every anomaly (table --verbose, json, edn);
+    /// by default at most 10 per anomaly type are printed, with the total
+    /// count (`--directory` always writes all).
+    #[arg(long)]
+    all_anomalies: bool,
     /// Input format (default: by extension, else sniffed).
     #[arg(long, value_enum, default_value = "auto")]
     input_format: InputArg,
@@ -76,6 +99,10 @@ struct AnalyzeArgs {
     /// Milliseconds to wait for each plot to render.
     #[arg(long, default_value_t = 5000)]
     plot_timeout: u64,
+    /// Plot every cycle in --directory (by default the first 10 of each
+    /// anomaly type and of SCCs are plotted; the explanations hold all).
+    #[arg(long)]
+    all_plots: bool,
     /// With the table format, print every witness in full (cycle
     /// explanations in Elle's words).
     #[arg(long, short = 'v')]
@@ -315,23 +342,15 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     // Usage errors before reading a possibly large history.
     check::resolve_models(&models).map_err(|e| e.to_string())?;
     let anomalies = check::resolve_anomalies(&a.anomalies).map_err(|e| e.to_string())?;
-    let t0 = std::time::Instant::now();
-    let size = std::fs::metadata(&a.file).map(|m| m.len()).unwrap_or(0);
-    let spinner = progress(size);
-    if let Some(p) = &spinner {
-        p.set_message(format!("parsing {} ({:.0} MB)", a.file.display(), size as f64 / 1e6));
+    if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err("standard input (`-`) can be read only once".into());
     }
-    let failed_events = match a.failed_events {
-        FailedEventsArg::Indeterminate => ingest::FailedEvents::Indeterminate,
-        FailedEventsArg::AsCommitted => ingest::FailedEvents::AsCommitted,
+    let read = ingest::ReadOptions {
+        failed_events: match a.failed_events {
+            FailedEventsArg::Indeterminate => ingest::FailedEvents::Indeterminate,
+            FailedEventsArg::AsCommitted => ingest::FailedEvents::AsCommitted,
+        },
     };
-    let h = ingest::read_path_with(&a.file, input, ingest::ReadOptions { failed_events });
-    if let (Err(_), Some(p)) = (&h, &spinner) {
-        p.finish_and_clear();
-    }
-    let h = h.map_err(|e| e.to_string())?;
-    let parse_time = t0.elapsed();
-    let parse_peak = peak_rss_mb();
     let opts = CheckOptions {
         workload: match a.workload {
             WorkloadArg::Auto => WorkloadChoice::Auto,
@@ -354,14 +373,64 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             max_constraints: a.max_constraints,
         }),
     };
-    if let Some(p) = &spinner {
-        p.set_message(format!("analyzing {} operations", h.ops.len()));
+    let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
+    let several = a.files.len() > 1;
+    let limit = (!a.all_anomalies).then_some(reports::table::DEFAULT_EXAMPLES);
+    // Worst first: invalid, error, unknown, valid.
+    let rank = |code: u8| match code {
+        1 => 3,
+        2 => 2,
+        3 => 1,
+        _ => 0,
+    };
+    let mut worst = 0u8;
+    for file in &a.files {
+        let code = match analyze_one(&a, file, input, read, &opts, format, several, limit) {
+            Ok(code) => code,
+            Err(e) if several => {
+                eprintln!("isolde: {e}");
+                let mut out = std::io::stdout().lock();
+                let line = match format {
+                    FormatArg::Table => format!("{}: ERROR: {e}\n\n", file.display()),
+                    FormatArg::Json => format!(
+                        "{{\"file\":{},\"error\":{}}}\n",
+                        serde_json::Value::from(file.display().to_string()),
+                        serde_json::Value::from(e)
+                    ),
+                    FormatArg::Edn => format!(
+                        "{{:file {}, :error {}}}\n",
+                        serde_json::Value::from(file.display().to_string()),
+                        serde_json::Value::from(e)
+                    ),
+                };
+                out.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+                2
+            }
+            Err(e) => return Err(e),
+        };
+        if rank(code) > rank(worst) {
+            worst = code;
+        }
     }
-    let outcome = check::check(&h, &opts);
-    if let Some(p) = spinner {
-        p.finish_and_clear();
-    }
-    let outcome = outcome.map_err(|e| e.to_string())?;
+    Ok(ExitCode::from(worst))
+}
+
+/// Checks one file, prints its result and writes its directory; returns its
+/// exit status.
+#[allow(clippy::too_many_arguments)]
+fn analyze_one(
+    a: &AnalyzeArgs,
+    file: &std::path::Path,
+    input: ingest::Format,
+    read: ingest::ReadOptions,
+    opts: &CheckOptions,
+    format: FormatArg,
+    several: bool,
+    limit: Option<usize>,
+) -> Result<u8, String> {
+    let t0 = std::time::Instant::now();
+    let checked = isolde::cli::read_and_check(file, input, read, opts)?;
+    let (h, outcome) = (&checked.history, &checked.outcome);
     if a.stats {
         let st = &outcome.stats;
         eprintln!(
@@ -369,13 +438,13 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             st.ops,
             h.key_count(),
             st.edges,
-            parse_time.as_secs_f64(),
+            checked.parse_time.as_secs_f64(),
             st.infer.as_secs_f64(),
             st.graph.as_secs_f64(),
             st.cycles.as_secs_f64(),
             t0.elapsed().as_secs_f64(),
-            parse_peak.map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
-            peak_rss_mb().map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
+            checked.parse_peak_mb.map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
+            isolde::cli::peak_rss_mb().map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
         );
         for (model, x) in &st.exact {
             eprintln!(
@@ -406,17 +475,45 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             );
         }
     }
-    let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // With several files each JSON/EDN result is one line, naming its file.
+    let tree = || {
+        let t = reports::tree::result_map_limited(h, outcome, limit);
+        match t {
+            reports::tree::Node::Map(mut m) if several => {
+                m.insert(
+                    0,
+                    (reports::tree::Node::Keyword("file".into()), reports::tree::Node::Str(file.display().to_string())),
+                );
+                reports::tree::Node::Map(m)
+            }
+            t => t,
+        }
+    };
     match format {
-        FormatArg::Table => out.write_all(reports::table::render(&h, &outcome, a.verbose).as_bytes()),
-        FormatArg::Json => reports::json::write_io(&mut out, &h, &reports::tree::result_map(&h, &outcome)),
-        FormatArg::Edn => reports::edn::write_io(&mut out, &h, &reports::tree::result_map(&h, &outcome)),
+        FormatArg::Table => {
+            let width = std::io::stdout().is_terminal().then(|| comfy_table::Table::new().width().unwrap_or(0));
+            let topts = reports::table::TableOptions { verbose: a.verbose, max_examples: limit, width };
+            out.write_all(reports::table::render_with(h, outcome, &topts).as_bytes()).and_then(|()| {
+                if several {
+                    out.write_all(b"\n")
+                } else {
+                    Ok(())
+                }
+            })
+        }
+        FormatArg::Json if several => {
+            reports::json::write_line_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n"))
+        }
+        FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
+        FormatArg::Edn => reports::edn::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
     }
-    .and_then(|()| if format == FormatArg::Table { Ok(()) } else { out.write_all(b"\n") })
     .and_then(|()| out.flush())
     .map_err(|e| e.to_string())?;
     drop(out);
+    if format != FormatArg::Table {
+        isolde::cli::elle_cli::note_truncated(&mut std::io::stderr(), outcome, limit);
+    }
     if let Some(dir) = &a.directory {
         let plots = reports::directory::PlotOptions {
             format: match a.plot_format {
@@ -425,61 +522,16 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             },
             max_bytes: a.max_plot_bytes,
             timeout: Duration::from_millis(a.plot_timeout),
+            max_plots_per_type: (!a.all_plots).then_some(reports::directory::DEFAULT_PLOTS_PER_TYPE),
+            naming: reports::text::Naming::Index,
         };
-        // The verdict is already out: a problem with the directory is a
-        // warning, never instead of the verdict or its exit status.
-        match reports::directory::write(&h, &outcome, dir, &plots) {
-            Ok(notes) => {
-                for n in notes {
-                    eprintln!("isolde: {n}");
-                }
-            }
-            Err(e) => eprintln!("isolde: warning: could not write the output directory {}: {e}", dir.display()),
-        }
+        isolde::cli::write_directory(h, outcome, &isolde::cli::directory_for(dir, file, several), &plots);
     }
-    Ok(ExitCode::from(match outcome.valid {
+    Ok(match outcome.valid {
         Validity::Valid => 0,
         Validity::Invalid => 1,
         Validity::Unknown => 3,
-    }))
-}
-
-/// A spinner on stderr for runs that take more than about a second, only
-/// when stderr is a terminal (never in pipelines or CI logs). Big inputs show
-/// it at once; otherwise it stays hidden for the first second, so quick runs
-/// print nothing.
-fn progress(input_bytes: u64) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let p = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
-        p.set_style(style);
-    }
-    let show = |p: &indicatif::ProgressBar| {
-        p.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        p.enable_steady_tick(Duration::from_millis(100));
-    };
-    if input_bytes >= 32 << 20 {
-        show(&p);
-    } else {
-        let later = p.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs(1));
-            if !later.is_finished() {
-                show(&later);
-            }
-        });
-    }
-    Some(p)
-}
-
-/// Peak resident memory so far (Linux `VmHWM`), in MB.
-fn peak_rss_mb() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    })
 }
 
 /// Runs a writer against the output file, or stdout when there is none.
@@ -601,9 +653,24 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
     }
 }
 
+/// True when the binary was run through a link (or copy) named `elle-cli`.
+fn called_as_elle_cli(argv0: Option<&std::ffi::OsString>) -> bool {
+    argv0.map(std::path::Path::new).and_then(|p| p.file_stem()).is_some_and(|s| s == "elle-cli")
+}
+
+fn elle_cli(args: &[std::ffi::OsString]) -> ExitCode {
+    let code = isolde::cli::elle_cli::run(args, &mut std::io::stdout().lock(), &mut std::io::stderr());
+    ExitCode::from(code)
+}
+
 fn main() -> ExitCode {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if called_as_elle_cli(argv.first()) {
+        return elle_cli(&argv[1..]);
+    }
     let cli = Cli::parse();
     let r = match cli.cmd {
+        Cmd::ElleCli { args } => return elle_cli(&args),
         Cmd::Analyze(a) => analyze(a),
         Cmd::Gen { what } => generate(what),
     };

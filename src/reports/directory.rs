@@ -9,9 +9,14 @@ use crate::check::Outcome;
 use crate::history::{Atom, History, MopFn, MopValue, OpType};
 use std::fs;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// How to render plots.
+/// The plots `--directory` renders per anomaly type (and of SCCs) unless
+/// told to render all: each is a Graphviz run, and a history with thousands
+/// of cycles would otherwise spend most of its time drawing.
+pub const DEFAULT_PLOTS_PER_TYPE: usize = 10;
+
+/// How to write the directory and render its plots.
 #[derive(Clone, Debug)]
 pub struct PlotOptions {
     /// `svg` or `png`.
@@ -20,52 +25,93 @@ pub struct PlotOptions {
     pub max_bytes: usize,
     /// Each render is abandoned after this long (Elle: 5 s).
     pub timeout: std::time::Duration,
+    /// At most this many plots per anomaly type, and of SCCs (the first
+    /// ones, in the order of the `.txt` files); `None` plots every one, as
+    /// Elle does. Explanations (`<type>.txt`) always hold every case.
+    pub max_plots_per_type: Option<usize>,
+    /// How explanations name transactions.
+    pub naming: text::Naming,
 }
 
 impl Default for PlotOptions {
     fn default() -> Self {
-        PlotOptions { format: "svg".into(), max_bytes: 65536, timeout: std::time::Duration::from_millis(5000) }
+        PlotOptions {
+            format: "svg".into(),
+            max_bytes: 65536,
+            timeout: std::time::Duration::from_millis(5000),
+            max_plots_per_type: Some(DEFAULT_PLOTS_PER_TYPE),
+            naming: text::Naming::Elle,
+        }
     }
+}
+
+/// One plot to write: directory, file stem, DOT text.
+struct PlotJob {
+    dir: PathBuf,
+    name: String,
+    text: String,
+}
+
+/// Progress of [`write_with_progress`]: plots done out of the total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Plots written (or skipped) so far.
+    pub done: usize,
+    /// Plots to write in all.
+    pub total: usize,
 }
 
 /// Writes one plot: always the `.dot`, and the rendered image when `dot` is
 /// installed. Returns notes about plots skipped or not rendered.
-fn plot(
-    dir: &Path,
-    name: &str,
-    text: &str,
-    opts: &PlotOptions,
-    can_render: bool,
-    notes: &mut Vec<String>,
-) -> io::Result<()> {
-    fs::create_dir_all(dir)?;
-    if text.len() > opts.max_bytes {
+fn plot(job: &PlotJob, opts: &PlotOptions, can_render: bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Err(e) = fs::create_dir_all(&job.dir) {
+        notes.push(format!("could not write {}: {e}", job.dir.display()));
+        return notes;
+    }
+    if job.text.len() > opts.max_bytes {
         notes.push(format!(
-            "skipped plot {}/{name}: {} bytes of DOT exceed {}",
-            dir.display(),
-            text.len(),
+            "skipped plot {}/{}: {} bytes of DOT exceed {}",
+            job.dir.display(),
+            job.name,
+            job.text.len(),
             opts.max_bytes
         ));
-        return Ok(());
+        return notes;
     }
-    let dot_file = dir.join(format!("{name}.dot"));
-    fs::write(&dot_file, text)?;
+    let dot_file = job.dir.join(format!("{}.dot", job.name));
+    if let Err(e) = fs::write(&dot_file, &job.text) {
+        notes.push(format!("could not write {}: {e}", dot_file.display()));
+        return notes;
+    }
     if can_render {
-        let out = dir.join(format!("{name}.{}", opts.format));
+        let out = job.dir.join(format!("{}.{}", job.name, opts.format));
         if let Err(e) = super::dot::render(&dot_file, &out, &opts.format, opts.timeout) {
             notes.push(format!("could not render {}: {e}", out.display()));
         }
     }
-    Ok(())
+    notes
 }
 
 /// Writes every file Elle would write for this outcome under `dir`: the text
-/// files, and plots of every SCC (`sccs/<i>`) and every reported cycle
-/// (`<type>/<i>`). Returns notes for the user (plots skipped, `dot` missing,
-/// files that could not be written): a file that cannot be written is noted
-/// and the rest are still written. Fails only when `dir` itself cannot be
-/// created.
+/// files, and plots of SCCs (`sccs/<i>`) and reported cycles (`<type>/<i>`),
+/// at most [`PlotOptions::max_plots_per_type`] of each. Returns notes for
+/// the user (plots left out or skipped, `dot` missing, files that could not
+/// be written): a file that cannot be written is noted and the rest are
+/// still written. Fails only when `dir` itself cannot be created.
 pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::Result<Vec<String>> {
+    write_with_progress(h, o, dir, plots, &|_| {})
+}
+
+/// [`write`], rendering plots in parallel and calling `progress` after each.
+pub fn write_with_progress(
+    h: &History,
+    o: &Outcome,
+    dir: &Path,
+    plots: &PlotOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> io::Result<Vec<String>> {
+    use rayon::prelude::*;
     fs::create_dir_all(dir)?;
     let mut notes = Vec::new();
     let can_render = super::dot::dot_available();
@@ -78,41 +124,60 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
             notes.push(format!("could not write {}: {e}", what.display()));
         }
     };
-    for (i, scc) in o.sccs.iter().enumerate() {
+    let limit = plots.max_plots_per_type.unwrap_or(usize::MAX);
+    let mut left_out: Vec<(String, usize, usize)> = Vec::new();
+    let mut jobs: Vec<PlotJob> = Vec::new();
+    for (i, scc) in o.sccs.iter().enumerate().take(limit) {
         let edges: Vec<super::dot::PlotEdge> =
             scc.edges.iter().map(|&(from, to, rels)| super::dot::PlotEdge { from, to, rels, step: None }).collect();
-        let sub = dir.join("sccs");
-        let r = plot(&sub, &i.to_string(), &super::dot::dot(h, &scc.vertices, &edges), plots, can_render, &mut notes);
-        failed(&mut notes, &sub, r);
+        jobs.push(PlotJob {
+            dir: dir.join("sccs"),
+            name: i.to_string(),
+            text: super::dot::dot(h, &scc.vertices, &edges),
+        });
+    }
+    if o.sccs.len() > limit {
+        left_out.push(("SCC".into(), limit, o.sccs.len()));
     }
     for (name, cases) in &o.anomalies {
-        let refutations: Vec<String> = cases
-            .iter()
-            .filter_map(|c| if let Case::Refuted(r) = c { Some(text::explain_refutation(h, r)) } else { None })
-            .collect();
+        let refutations: Vec<&crate::anomaly::Refutation> =
+            cases.iter().filter_map(|c| if let Case::Refuted(r) = c { Some(&**r) } else { None }).collect();
         let file = dir.join(format!("{}.txt", safe_file_name(name)));
         let sub = dir.join(safe_file_name(name));
         if !refutations.is_empty() {
-            let body: Vec<String> = refutations.iter().enumerate().map(|(i, t)| format!("{name} #{i}\n{t}")).collect();
+            let body: Vec<String> = refutations
+                .iter()
+                .enumerate()
+                .map(|(i, r)| format!("{name} #{i}\n{}", text::explain_refutation_named(h, r, plots.naming)))
+                .collect();
             failed(&mut notes, &file, fs::write(&file, body.join("\n\n\n")));
             // One plot per case of each refutation: `<type>/<i>-<case>`.
-            for (i, r) in cases.iter().filter_map(|c| if let Case::Refuted(r) = c { Some(r) } else { None }).enumerate()
-            {
-                for (j, b) in r.branches.iter().enumerate() {
-                    let text = cycle_dot(h, &b.cycle);
-                    let r = plot(&sub, &format!("{i}-{j}"), &text, plots, can_render, &mut notes);
-                    failed(&mut notes, &sub, r);
-                }
+            let all: Vec<(usize, usize, &Cycle)> = refutations
+                .iter()
+                .enumerate()
+                .flat_map(|(i, r)| r.branches.iter().enumerate().map(move |(j, b)| (i, j, &b.cycle)))
+                .collect();
+            for &(i, j, c) in all.iter().take(limit) {
+                jobs.push(PlotJob { dir: sub.clone(), name: format!("{i}-{j}"), text: cycle_dot(h, c) });
+            }
+            if all.len() > limit {
+                left_out.push((name.clone(), limit, all.len()));
             }
             continue;
         }
         let cycles: Vec<&Cycle> =
             cases.iter().filter_map(|c| if let Case::Cycle(c) = c { Some(c) } else { None }).collect();
         if crate::cycles::search::CycleType::parse(name).is_some() && !cycles.is_empty() {
-            failed(&mut notes, &file, fs::write(&file, text::cycles_file(h, o.workload, name, &cycles)));
-            for (i, c) in cycles.iter().enumerate() {
-                let r = plot(&sub, &i.to_string(), &cycle_dot(h, c), plots, can_render, &mut notes);
-                failed(&mut notes, &sub, r);
+            failed(
+                &mut notes,
+                &file,
+                fs::write(&file, text::cycles_file_named(h, o.workload, name, &cycles, plots.naming)),
+            );
+            for (i, c) in cycles.iter().enumerate().take(limit) {
+                jobs.push(PlotJob { dir: sub.clone(), name: i.to_string(), text: cycle_dot(h, c) });
+            }
+            if cycles.len() > limit {
+                left_out.push((name.clone(), limit, cycles.len()));
             }
         }
     }
@@ -127,6 +192,25 @@ pub fn write(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) -> io::R
                 }
             }
         }
+    }
+    let total = jobs.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    progress(Progress { done: 0, total });
+    let plot_notes: Vec<Vec<String>> = jobs
+        .par_iter()
+        .map(|job| {
+            let n = plot(job, plots, can_render);
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(Progress { done: d, total });
+            n
+        })
+        .collect();
+    notes.extend(plot_notes.into_iter().flatten());
+    for (what, shown, all) in left_out {
+        notes.push(format!(
+            "plotted {shown} of {all} {what} {}; the explanations hold all of them (--all-plots plots every one)",
+            if what == "SCC" { "components" } else { "cases" }
+        ));
     }
     Ok(notes)
 }

@@ -17,20 +17,28 @@ pub fn to_string(h: &History, n: &Node) -> String {
 }
 
 /// Streams a node's pretty JSON text to `w`.
-pub fn write_io(w: &mut impl std::io::Write, h: &History, n: &Node) -> std::io::Result<()> {
+pub fn write_io(w: &mut (impl std::io::Write + ?Sized), h: &History, n: &Node) -> std::io::Result<()> {
     super::stream(w, |f| write(f, h, n))
 }
 
 /// Writes a node's pretty JSON text.
 pub fn write(out: &mut impl Write, h: &History, n: &Node) -> fmt::Result {
-    value(out, h, n, 0)
+    value(out, h, n, Some(0))
+}
+
+/// Streams a node's JSON text on one line (no whitespace), for JSON lines.
+pub fn write_line_io(w: &mut (impl std::io::Write + ?Sized), h: &History, n: &Node) -> std::io::Result<()> {
+    super::stream(w, |f| value(f, h, n, None))
 }
 
 fn string(out: &mut impl Write, s: &str) -> fmt::Result {
     out.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?)
 }
 
-fn newline(out: &mut impl Write, indent: usize) -> fmt::Result {
+/// A line break and indentation in the pretty layout (`Some(depth)`),
+/// nothing in the one-line layout (`None`).
+fn newline(out: &mut impl Write, indent: Option<usize>) -> fmt::Result {
+    let Some(indent) = indent else { return Ok(()) };
     out.write_char('\n')?;
     for _ in 0..indent {
         out.write_str("  ")?;
@@ -38,7 +46,8 @@ fn newline(out: &mut impl Write, indent: usize) -> fmt::Result {
     Ok(())
 }
 
-fn value(out: &mut impl Write, h: &History, n: &Node, indent: usize) -> fmt::Result {
+fn value(out: &mut impl Write, h: &History, n: &Node, indent: Option<usize>) -> fmt::Result {
+    let inner = indent.map(|i| i + 1);
     match n {
         Node::Nil => out.write_str("null"),
         Node::Bool(b) => write!(out, "{b}"),
@@ -59,8 +68,8 @@ fn value(out: &mut impl Write, h: &History, n: &Node, indent: usize) -> fmt::Res
                 if i > 0 {
                     out.write_char(',')?;
                 }
-                newline(out, indent + 1)?;
-                value(out, h, x, indent + 1)?;
+                newline(out, inner)?;
+                value(out, h, x, inner)?;
             }
             newline(out, indent)?;
             out.write_char(']')
@@ -83,10 +92,10 @@ fn value(out: &mut impl Write, h: &History, n: &Node, indent: usize) -> fmt::Res
                 if i > 0 {
                     out.write_char(',')?;
                 }
-                newline(out, indent + 1)?;
+                newline(out, inner)?;
                 string(out, k)?;
-                out.write_str(": ")?;
-                value(out, h, v, indent + 1)?;
+                out.write_str(if indent.is_some() { ": " } else { ":" })?;
+                value(out, h, v, inner)?;
             }
             newline(out, indent)?;
             out.write_char('}')
@@ -123,5 +132,8 @@ mod tests {
             "op": {"index": 0, "type": "ok", "process": 0, "value": [["r", "x", [1, 2]]]}
         });
         assert_eq!(to_string(&h, &n), serde_json::to_string_pretty(&expected).expect("serialises"));
+        let mut line = Vec::new();
+        write_line_io(&mut line, &h, &n).expect("writes");
+        assert_eq!(String::from_utf8(line).expect("utf-8"), serde_json::to_string(&expected).expect("serialises"));
     }
 }

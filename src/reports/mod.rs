@@ -24,7 +24,10 @@ fn render(print: impl FnOnce(&mut String) -> fmt::Result) -> String {
 }
 
 /// Runs a printer over a byte stream, reporting the stream's own error.
-fn stream<W: std::io::Write>(w: &mut W, print: impl FnOnce(&mut IoFmt<'_, W>) -> fmt::Result) -> std::io::Result<()> {
+fn stream<W: std::io::Write + ?Sized>(
+    w: &mut W,
+    print: impl FnOnce(&mut IoFmt<'_, W>) -> fmt::Result,
+) -> std::io::Result<()> {
     let mut f = IoFmt { w, err: None };
     let r = print(&mut f);
     match (r, f.err) {
@@ -36,12 +39,12 @@ fn stream<W: std::io::Write>(w: &mut W, print: impl FnOnce(&mut IoFmt<'_, W>) ->
 
 /// A `fmt::Write` over an `io::Write` that keeps the first I/O error, so each
 /// printer is written once for strings and for streams.
-struct IoFmt<'a, W: std::io::Write> {
+struct IoFmt<'a, W: std::io::Write + ?Sized> {
     w: &'a mut W,
     err: Option<std::io::Error>,
 }
 
-impl<W: std::io::Write> fmt::Write for IoFmt<'_, W> {
+impl<W: std::io::Write + ?Sized> fmt::Write for IoFmt<'_, W> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.w.write_all(s.as_bytes()).map_err(|e| {
             self.err.get_or_insert(e);

@@ -7,6 +7,11 @@ use crate::cycles::lattice;
 use crate::history::History;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
+/// The witnesses per anomaly type printed (table `--verbose`, JSON, EDN)
+/// unless all are asked for: a history with thousands of cycles otherwise
+/// prints megabytes. The full lists always go to `--directory`.
+pub const DEFAULT_EXAMPLES: usize = 10;
+
 fn txn(h: &History, id: u32) -> String {
     format!("T{}", h.op(id).index)
 }
@@ -167,8 +172,52 @@ pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
     }
 }
 
+/// Below this many columns a table cannot show its rows; a terminal that
+/// reports a narrower (or zero) width gets [`FALLBACK_WIDTH`].
+pub const MIN_WIDTH: u16 = 20;
+
+/// The width used when the terminal's is zero, unknown or unusable.
+pub const FALLBACK_WIDTH: u16 = 80;
+
+/// The width to lay a table out in, given what the terminal reports:
+/// the reported width when it is usable, else [`FALLBACK_WIDTH`].
+pub fn effective_width(reported: Option<u16>) -> u16 {
+    match reported {
+        Some(w) if w >= MIN_WIDTH => w,
+        _ => FALLBACK_WIDTH,
+    }
+}
+
+/// How to render the summary.
+#[derive(Clone, Debug, Default)]
+pub struct TableOptions {
+    /// Print witnesses in full (cycle explanations in Elle's words, with
+    /// transactions named `T<index>` as in the table).
+    pub verbose: bool,
+    /// With `verbose`, at most this many witnesses per anomaly type (`None`:
+    /// all); the count column always gives the total.
+    pub max_examples: Option<usize>,
+    /// Lay the tables out within this many columns (see
+    /// [`effective_width`]); `None` leaves rows unwrapped (for pipes).
+    pub width: Option<u16>,
+}
+
 /// Renders the summary; `verbose` adds every witness in full.
 pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
+    render_with(h, o, &TableOptions { verbose, ..TableOptions::default() })
+}
+
+/// Renders the summary with options.
+pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
+    let verbose = opts.verbose;
+    let new_table = || {
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+        if let Some(w) = opts.width {
+            t.set_width(effective_width(Some(w)));
+        }
+        t
+    };
     let mut out = String::new();
     let verdict = match o.valid {
         Validity::Valid => "VALID",
@@ -197,8 +246,7 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
         out.push_str(&format!("analysis could not run: {e}\n"));
         return out;
     }
-    let mut models = Table::new();
-    models.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    let mut models = new_table();
     models.set_header(vec!["consistency model", "status"]);
     for m in MODEL_LADDER {
         let status = match model_status(o, m) {
@@ -214,8 +262,7 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
         out.push('\n');
         return out;
     }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    let mut t = new_table();
     t.set_header(vec!["anomaly", "count", "example"]);
     for (name, cases) in &o.anomalies {
         let ex = cases.first().map(|c| short_witness(h, c)).unwrap_or_default();
@@ -226,15 +273,24 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
     out.push_str(&models.to_string());
     out.push('\n');
     if verbose {
+        let naming = super::text::Naming::Index;
+        let limit = opts.max_examples.unwrap_or(usize::MAX);
         for (name, cases) in &o.anomalies {
-            for (i, c) in cases.iter().enumerate() {
+            for (i, c) in cases.iter().enumerate().take(limit) {
                 out.push_str(&format!("\n{name} #{i}\n"));
                 match c {
-                    Case::Cycle(cy) => out.push_str(&super::text::explain_cycle(h, o.workload, cy)),
-                    Case::Refuted(r) => out.push_str(&super::text::explain_refutation(h, r)),
+                    Case::Cycle(cy) => out.push_str(&super::text::explain_cycle_named(h, o.workload, cy, naming)),
+                    Case::Refuted(r) => out.push_str(&super::text::explain_refutation_named(h, r, naming)),
                     other => out.push_str(&super::edn::to_string(h, &super::tree::case(h, o.workload, other))),
                 }
                 out.push('\n');
+            }
+            if cases.len() > limit {
+                out.push_str(&format!(
+                    "\n... {} more {name} cases not shown ({} in all; --all-anomalies prints all, -d DIR writes all)\n",
+                    cases.len() - limit,
+                    cases.len()
+                ));
             }
         }
         out.push('\n');

@@ -67,9 +67,37 @@ pub fn op_text(h: &History, id: OpId) -> String {
     edn::to_string(h, &tree::op(h, id))
 }
 
-/// The full explanation of a cycle.
+/// How explanations name the transactions of a cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Naming {
+    /// Elle's names: `T1`, `T2`, ... in the order of the cycle, so the same
+    /// transaction may be `T1` in one cycle and `T3` in the next (what Elle
+    /// and elle-cli write).
+    #[default]
+    Elle,
+    /// `T<index>`, the `:index` of the transaction's completion: the name
+    /// the table, the JSON/EDN result (`:index`) and the plots use, so a
+    /// transaction has one name everywhere.
+    Index,
+}
+
+/// The name of `op` at position `pos` (0-based) of a cycle.
+pub fn txn_name(h: &History, naming: Naming, op: OpId, pos: usize) -> String {
+    match naming {
+        Naming::Elle => format!("T{}", pos + 1),
+        Naming::Index => format!("T{}", h.op(op).index),
+    }
+}
+
+/// The full explanation of a cycle in Elle's words, with Elle's names
+/// (see [`Naming::Elle`]).
 pub fn explain_cycle(h: &History, w: Workload, c: &Cycle) -> String {
-    let names: Vec<String> = (1..=c.ops.len()).map(|i| format!("T{i}")).collect();
+    explain_cycle_named(h, w, c, Naming::Elle)
+}
+
+/// The full explanation of a cycle, its transactions named by `naming`.
+pub fn explain_cycle_named(h: &History, w: Workload, c: &Cycle, naming: Naming) -> String {
+    let names: Vec<String> = c.ops.iter().enumerate().map(|(i, &op)| txn_name(h, naming, op, i)).collect();
     let mut s = String::from("Let:\n");
     for (i, &op) in c.ops.iter().enumerate() {
         s.push_str(&format!("  {} = {}\n", names[i], op_text(h, op)));
@@ -91,10 +119,15 @@ pub fn explain_cycle(h: &History, w: Workload, c: &Cycle) -> String {
 /// The contents of Elle's `<type>.txt`: each cycle headed `"<type> #<i>"`,
 /// separated by two blank lines.
 pub fn cycles_file(h: &History, w: Workload, anomaly: &str, cycles: &[&Cycle]) -> String {
+    cycles_file_named(h, w, anomaly, cycles, Naming::Elle)
+}
+
+/// [`cycles_file`] with transactions named by `naming`.
+pub fn cycles_file_named(h: &History, w: Workload, anomaly: &str, cycles: &[&Cycle], naming: Naming) -> String {
     cycles
         .iter()
         .enumerate()
-        .map(|(i, c)| format!("{anomaly} #{i}\n{}", explain_cycle(h, w, c)))
+        .map(|(i, c)| format!("{anomaly} #{i}\n{}", explain_cycle_named(h, w, c, naming)))
         .collect::<Vec<_>>()
         .join("\n\n\n")
 }
@@ -127,6 +160,11 @@ fn read_from_text(h: &History, rf: &ReadFrom) -> String {
 /// per case of the open write orders, then the reasons for the write orders
 /// the cases rely on.
 pub fn explain_refutation(h: &History, r: &Refutation) -> String {
+    explain_refutation_named(h, r, Naming::Elle)
+}
+
+/// [`explain_refutation`] with transactions named by `naming`.
+pub fn explain_refutation_named(h: &History, r: &Refutation, naming: Naming) -> String {
     let w = Workload::RwRegister;
     let n = r.branches.len();
     let mut s = if n == 1 && r.branches[0].assume.is_empty() && r.branches[0].reads.is_empty() {
@@ -150,14 +188,14 @@ pub fn explain_refutation(h: &History, r: &Refutation) -> String {
                 .collect();
             s.push_str(&format!("Case {} of {n}: suppose {}.\n", i + 1, assumed.join(", and ")));
         }
-        s.push_str(&explain_cycle(h, w, &b.cycle));
+        s.push_str(&explain_cycle_named(h, w, &b.cycle, naming));
         s.push_str("\n\n");
     }
     if !r.derived.is_empty() {
         s.push_str("These write orders are forced, because the opposite order would close a cycle:\n\n");
         for d in &r.derived {
             s.push_str(&format!("{}, since otherwise:\n", order_text(h, &d.order)));
-            s.push_str(&explain_cycle(h, w, &d.because));
+            s.push_str(&explain_cycle_named(h, w, &d.because, naming));
             s.push_str("\n\n");
         }
     }

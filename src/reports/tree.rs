@@ -331,8 +331,16 @@ pub fn refutation(h: &History, w: Workload, r: &Refutation) -> Node {
     Node::Map(m)
 }
 
-/// Elle's result map for an outcome.
+/// Elle's result map for an outcome, every case of every anomaly.
 pub fn result_map(h: &History, o: &Outcome) -> Node {
+    result_map_limited(h, o, None)
+}
+
+/// Elle's result map with at most `limit` cases per anomaly type (`None`:
+/// all). When a type is cut, the map gains `:truncated {type {:shown n,
+/// :total m}}` (a key Elle does not write) so the totals are never lost.
+pub fn result_map_limited(h: &History, o: &Outcome, limit: Option<usize>) -> Node {
+    let limit = limit.unwrap_or(usize::MAX);
     let valid = match o.valid {
         Validity::Valid => Node::Bool(true),
         Validity::Invalid => Node::Bool(false),
@@ -357,12 +365,24 @@ pub fn result_map(h: &History, o: &Outcome) -> Node {
             let v = if cases.len() == 1 && cases[0] == Case::EmptyTransactionGraph {
                 Node::Bool(true)
             } else {
-                Node::Vector(cases.iter().map(|c| case(h, o.workload, c)).collect())
+                Node::Vector(cases.iter().take(limit).map(|c| case(h, o.workload, c)).collect())
             };
             (kw(name), v)
         })
         .collect();
     m.push((kw("anomalies"), Node::Map(anomalies)));
+    let truncated: Vec<(Node, Node)> = o
+        .anomalies
+        .iter()
+        .filter(|(_, cases)| cases.len() > limit)
+        .map(|(name, cases)| {
+            let counts = vec![(kw("shown"), Node::Int(limit as i64)), (kw("total"), Node::Int(cases.len() as i64))];
+            (kw(name), Node::Map(counts))
+        })
+        .collect();
+    if !truncated.is_empty() {
+        m.push((kw("truncated"), Node::Map(truncated)));
+    }
     m.push((kw("not"), Node::Set(o.not.iter().map(|t| kw(t)).collect())));
     m.push((kw("also-not"), Node::Set(o.also_not.iter().map(|t| kw(t)).collect())));
     Node::Map(m)

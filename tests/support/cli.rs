@@ -41,7 +41,13 @@ impl Run {
 /// Runs `isolde` with `args`, feeding `stdin` (if any) on standard input,
 /// and kills it (failing the test) if it has not finished in `limit`.
 pub fn isolde(args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_isolde"))
+    run_program(std::path::Path::new(env!("CARGO_BIN_EXE_isolde")), args, stdin, limit)
+}
+
+/// Runs `program` (the binary, or a link to it under another name) as
+/// [`isolde`] runs the binary.
+pub fn run_program(program: &std::path::Path, args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
+    let mut child = Command::new(program)
         .args(args)
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())

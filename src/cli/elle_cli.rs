@@ -1,0 +1,623 @@
+//! elle-cli's command line (ligurio/elle-cli), translated onto isolde.
+//!
+//! `isolde elle-cli ARGS...`, or the `isolde` binary run through a link
+//! named `elle-cli`, takes elle-cli's options with elle-cli's meanings and
+//! defaults and answers as elle-cli does:
+//!
+//! | option | meaning | default |
+//! |---|---|---|
+//! | `-m`, `--model MODEL` | the workload: `list-append` or `rw-register` (elle-cli's other models are Jepsen's and Knossos's checkers, which isolde does not implement: an error names the tool to use) | required |
+//! | `-f`, `--format edn\|json` | input syntax | by extension |
+//! | `-v`, `--output text\|json` | per file, `path \t verdict`, or the whole result map as pretty JSON | `text` |
+//! | `--verbose` | `--output json` | |
+//! | `-c`, `--consistency-models A,B` | models expected to hold; `""` for none | `strict-serializable` |
+//! | `-a`, `--anomalies A,B` | anomalies to look for besides those the models prohibit | `G0` |
+//! | `-s`, `--cycle-search-timeout MS` | per-SCC cycle search budget | 1000 |
+//! | `-d`, `--directory DIR` | write Elle's explanation files and plots there | none |
+//! | `-p`, `--plot-format svg\|png` | plot image format | `svg` |
+//! | `-t`, `--plot-timeout MS` | per-plot render budget | 5000 |
+//! | `-b`, `--max-plot-bytes N` | skip plots whose DOT text is larger | 65536 |
+//! | `-g`, `-n`, `-o`, `--max-transfer` | long-fork and bank options: accepted, and without effect on the two workloads isolde checks (as in elle-cli) | |
+//!
+//! isolde adds `--all-anomalies` (print every case in `--output json`, which
+//! otherwise shows [`crate::reports::table::DEFAULT_EXAMPLES`] per anomaly
+//! type with the totals) and `--all-plots` (render a plot of every cycle in
+//! `-d`, which otherwise renders
+//! [`crate::reports::directory::DEFAULT_PLOTS_PER_TYPE`] per type; the
+//! explanation files always hold every cycle).
+//!
+//! Output and exit status, as elle-cli's: one line `path \t true|false|unknown`
+//! per file (elle-cli's `(println path "\t" valid?)`, so a space on both sides
+//! of the tab); exit 1 if any file is invalid, else 0 (`unknown` included);
+//! 1 for an option error or a model that does not match the history; 0 with
+//! the usage for `--help` or when `-m` is missing; 255 when a file cannot be
+//! read or checked (elle-cli's uncaught exception).
+//!
+//! Where isolde answers differently, on purpose: histories are checked with
+//! isolde's analysis, which finds what Elle misses (a read of a value no
+//! transaction wrote is `garbage-read`, so elle-cli's `rw-register.edn`
+//! example is invalid here), and rw-register serializability is decided
+//! exactly; an unknown anomaly name is ignored with a warning (Elle ignores it
+//! silently); a file that cannot be read is reported and the remaining files
+//! are still checked (elle-cli stops); with several files and `-d`, each
+//! file's output goes to `DIR/<file name>` (elle-cli overwrites one
+//! directory).
+
+use crate::anomaly::Workload;
+use crate::check::{self, CheckOptions, Validity, WorkloadChoice};
+use crate::history::{History, MopFn};
+use crate::ingest::{Format, ReadOptions};
+use crate::reports::{self, directory::PlotOptions, text::Naming};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+
+/// elle-cli's models, each with the checker that implements it. isolde
+/// checks the two Elle workloads; the others are named in the error.
+pub const MODELS: &[(&str, &str)] = &[
+    ("bank", "Jepsen's bank checker (jepsen.tests.bank)"),
+    ("cas-register", "Knossos's linearizability checker (knossos.competition with the cas-register model)"),
+    ("comments", "elle-cli's own comments checker (elle-cli.comments)"),
+    ("counter", "Jepsen's counter checker (jepsen.checker/counter)"),
+    ("list-append", "Elle's list-append checker"),
+    ("long-fork", "Jepsen's long-fork checker (jepsen.tests.long-fork)"),
+    ("mutex", "Knossos's linearizability checker (knossos.competition with the mutex model)"),
+    ("rw-register", "Elle's rw-register checker"),
+    ("sequential", "elle-cli's own sequential checker (elle-cli.sequential)"),
+    ("set", "Jepsen's set checker (jepsen.checker/set)"),
+    ("set-full", "Jepsen's set-full checker (jepsen.checker/set-full)"),
+];
+
+/// An error in elle-cli's options (exit status 1, as elle-cli's).
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ElleCliError {
+    /// An option elle-cli does not have.
+    #[error("Unknown option: \"{0}\"")]
+    UnknownOption(String),
+    /// An option that needs a value came last.
+    #[error("Missing required argument for \"{0}\"")]
+    MissingArgument(String),
+    /// A value the option does not accept.
+    #[error("Failed to validate \"{option} {value}\": {reason}")]
+    Invalid {
+        /// The option as written.
+        option: String,
+        /// Its value.
+        value: String,
+        /// What it accepts.
+        reason: String,
+    },
+    /// A command-line argument that is not valid UTF-8 where text is needed.
+    #[error("option {0:?} is not valid UTF-8")]
+    NotUtf8(OsString),
+}
+
+/// The output of each file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// `path \t verdict`.
+    Text,
+    /// The result map as pretty JSON.
+    Json,
+}
+
+/// elle-cli's options, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Args {
+    /// `-m`: the model (workload) name; `None` prints the usage.
+    pub model: Option<String>,
+    /// `-f`: `Some(Format::Edn | Format::Json)`, or by extension.
+    pub format: Option<Format>,
+    /// `-v` / `--verbose`.
+    pub output: Output,
+    /// `-h`.
+    pub help: bool,
+    /// `--version`.
+    pub version: bool,
+    /// `-c`, split on commas (`""` is no model).
+    pub consistency_models: Vec<String>,
+    /// `-a`, split on commas.
+    pub anomalies: Vec<String>,
+    /// `-s`, milliseconds.
+    pub cycle_search_timeout: u64,
+    /// `-d`.
+    pub directory: Option<PathBuf>,
+    /// `-p`: `svg` or `png`.
+    pub plot_format: String,
+    /// `-t`, milliseconds.
+    pub plot_timeout: u64,
+    /// `-b`.
+    pub max_plot_bytes: u64,
+    /// `--all-anomalies` (isolde's).
+    pub all_anomalies: bool,
+    /// `--all-plots` (isolde's).
+    pub all_plots: bool,
+    /// The history files (`-` is standard input).
+    pub files: Vec<PathBuf>,
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            model: None,
+            format: None,
+            output: Output::Text,
+            help: false,
+            version: false,
+            consistency_models: vec!["strict-serializable".into()],
+            anomalies: vec!["G0".into()],
+            cycle_search_timeout: 1000,
+            directory: None,
+            plot_format: "svg".into(),
+            plot_timeout: 5000,
+            max_plot_bytes: 65536,
+            all_anomalies: false,
+            all_plots: false,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// Clojure's `(str/split s #",")` as elle-cli's `str->keywords` uses it: an
+/// empty string is no names, trailing empty names are dropped, and a leading
+/// colon is Elle's keyword spelling.
+fn names(s: &str) -> Vec<String> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    let mut v: Vec<String> = s.split(',').map(|x| x.trim_start_matches(':').to_string()).collect();
+    while v.last().is_some_and(|x| x.is_empty()) {
+        v.pop();
+    }
+    v
+}
+
+fn number(option: &str, value: &str) -> Result<u64, ElleCliError> {
+    value.trim().parse::<u64>().map_err(|e| ElleCliError::Invalid {
+        option: option.to_string(),
+        value: value.to_string(),
+        reason: format!("not a non-negative integer ({e})"),
+    })
+}
+
+fn one_of(option: &str, value: &str, allowed: &[&str]) -> Result<String, ElleCliError> {
+    if allowed.contains(&value) {
+        Ok(value.to_string())
+    } else {
+        Err(ElleCliError::Invalid {
+            option: option.to_string(),
+            value: value.to_string(),
+            reason: format!("Must be one of {}", allowed.join(", ")),
+        })
+    }
+}
+
+/// Parses elle-cli's arguments (without the program name), as tools.cli
+/// does: options before, between or after the files, `-x VALUE`, `-xVALUE`,
+/// `--long VALUE` and `--long=VALUE`, `--` ending the options, and
+/// `--verbose` meaning `--output json`.
+pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
+    let mut a = Args::default();
+    let mut i = 0;
+    let mut only_files = false;
+    while i < args.len() {
+        let raw = &args[i];
+        i += 1;
+        let Some(arg) = raw.to_str() else {
+            // Only file names may be other than UTF-8.
+            if only_files || !raw.to_string_lossy().starts_with('-') {
+                a.files.push(PathBuf::from(raw));
+                continue;
+            }
+            return Err(ElleCliError::NotUtf8(raw.clone()));
+        };
+        if only_files || arg == "-" || !arg.starts_with('-') {
+            a.files.push(PathBuf::from(raw));
+            continue;
+        }
+        if arg == "--" {
+            only_files = true;
+            continue;
+        }
+        // Split into the option's canonical long name and an attached value.
+        let (name, attached): (&str, Option<String>) = if let Some(long) = arg.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            }
+        } else {
+            let mut cs = arg[1..].chars();
+            let c = cs.next().unwrap_or('-');
+            let rest: String = cs.collect();
+            let long = match c {
+                'm' => "model",
+                'f' => "format",
+                'v' => "output",
+                'h' => "help",
+                'c' => "consistency-models",
+                'a' => "anomalies",
+                's' => "cycle-search-timeout",
+                'd' => "directory",
+                'p' => "plot-format",
+                't' => "plot-timeout",
+                'b' => "max-plot-bytes",
+                'g' => "group-size",
+                'n' => "allow-negative-balances",
+                'o' => "total-amount",
+                _ => return Err(ElleCliError::UnknownOption(arg.to_string())),
+            };
+            (long, (!rest.is_empty()).then_some(rest))
+        };
+        let flag =
+            matches!(name, "help" | "version" | "verbose" | "allow-negative-balances" | "all-anomalies" | "all-plots");
+        let known = flag
+            || matches!(
+                name,
+                "model"
+                    | "format"
+                    | "output"
+                    | "consistency-models"
+                    | "anomalies"
+                    | "cycle-search-timeout"
+                    | "directory"
+                    | "plot-format"
+                    | "plot-timeout"
+                    | "max-plot-bytes"
+                    | "group-size"
+                    | "max-transfer"
+                    | "total-amount"
+            );
+        if !known {
+            return Err(ElleCliError::UnknownOption(arg.to_string()));
+        }
+        if flag {
+            if attached.is_some() {
+                return Err(ElleCliError::UnknownOption(arg.to_string()));
+            }
+            match name {
+                "help" => a.help = true,
+                "version" => a.version = true,
+                "verbose" => a.output = Output::Json,
+                "all-anomalies" => a.all_anomalies = true,
+                "all-plots" => a.all_plots = true,
+                // Bank only: no effect on the workloads isolde checks.
+                _ => {}
+            }
+            continue;
+        }
+        let value = match attached {
+            Some(v) => v,
+            None => {
+                let Some(v) = args.get(i) else { return Err(ElleCliError::MissingArgument(arg.to_string())) };
+                i += 1;
+                v.to_str().ok_or_else(|| ElleCliError::NotUtf8(v.clone()))?.to_string()
+            }
+        };
+        match name {
+            "model" => {
+                let all: Vec<&str> = MODELS.iter().map(|(m, _)| *m).collect();
+                a.model = Some(one_of(arg, &value, &all)?);
+            }
+            "format" => {
+                a.format = Some(match one_of(arg, &value, &["edn", "json"])?.as_str() {
+                    "edn" => Format::Edn,
+                    _ => Format::Json,
+                })
+            }
+            "output" => {
+                a.output = if one_of(arg, &value, &["text", "json"])? == "json" { Output::Json } else { Output::Text }
+            }
+            "consistency-models" => a.consistency_models = names(&value),
+            "anomalies" => a.anomalies = names(&value),
+            "cycle-search-timeout" => a.cycle_search_timeout = number(arg, &value)?,
+            "directory" => a.directory = Some(PathBuf::from(value)),
+            "plot-format" => a.plot_format = one_of(arg, value.trim_start_matches(':'), &["svg", "png"])?,
+            "plot-timeout" => a.plot_timeout = number(arg, &value)?,
+            "max-plot-bytes" => a.max_plot_bytes = number(arg, &value)?,
+            // Long-fork and bank only: validated as elle-cli does, no effect here.
+            _ => {
+                number(arg, &value)?;
+            }
+        }
+    }
+    Ok(a)
+}
+
+/// The usage text (`-h`, or no `-m`).
+pub fn usage() -> String {
+    let mut s = String::from(
+        "elle-cli (isolde) - command-line transactional safety checker.\n\n\
+         Usage: elle-cli -m model [options] files\n\n\
+         Supported models:\n  \
+         rw-register - a checker for write-read registers.\n  \
+         list-append - a checker for append and read histories.\n\
+         Models of elle-cli that isolde does not check (use elle-cli for them):\n",
+    );
+    for (m, tool) in MODELS {
+        if !matches!(*m, "list-append" | "rw-register") {
+            s.push_str(&format!("  {m} - {tool}.\n"));
+        }
+    }
+    s.push_str(
+        "\nOptions:\n  \
+  -m, --model MODEL                         A name of the workload to check: list-append or rw-register.\n  \
+  -f, --format FORMAT                       Format of file with history. Either 'edn' or 'json' (default: by extension).\n  \
+  -v, --output OUTPUT            text       Output format. Either 'text' or 'json'.\n      \
+      --verbose                             Same as --output json.\n  \
+  -h, --help                                Print usage.\n      \
+      --version                             Print version and exit.\n  \
+  -c, --consistency-models MODELS  strict-serializable  Consistency models this history should obey, comma separated (\"\" for none).\n  \
+  -a, --anomalies ANOMALIES      G0         Specific anomalies to look for, comma separated.\n  \
+  -s, --cycle-search-timeout MS  1000       Milliseconds for searching a single SCC for a cycle.\n  \
+  -d, --directory DIRECTORY                 Where to write explanations and plots (with several files, one subdirectory per file).\n  \
+  -p, --plot-format FORMAT       svg        Either 'png' or 'svg'.\n  \
+  -t, --plot-timeout MS          5000       Milliseconds to wait for each plot to render.\n  \
+  -b, --max-plot-bytes BYTES     65536      Skip plots whose DOT text is larger.\n  \
+  -g, -n, -o, --max-transfer                Long-fork and bank options: accepted, no effect on list-append and rw-register.\n      \
+      --all-anomalies                       With --output json, print every case (default: the first 10 per anomaly type, with totals).\n      \
+      --all-plots                           With -d, plot every cycle (default: 10 per anomaly type; explanations hold all).\n\n\
+Exit status: 1 if any history is invalid, else 0 (unknown included); 1 for an option error or a model that does not \
+match the history; 255 when a file cannot be read or checked.\n",
+    );
+    s
+}
+
+/// The message for a model isolde does not check, naming the tool that
+/// does; `None` for the two workloads isolde checks.
+pub fn unchecked_model(model: &str) -> Option<String> {
+    let (_, tool) = MODELS.iter().find(|(m, _)| *m == model)?;
+    if matches!(model, "list-append" | "rw-register") {
+        return None;
+    }
+    Some(format!(
+        "model \"{model}\" is not a transactional isolation check: isolde checks only Elle's list-append and \
+         rw-register workloads. \"{model}\" histories are checked by {tool}; run them with elle-cli itself \
+         (https://github.com/ligurio/elle-cli: java -jar elle-cli-<version>-standalone.jar -m {model} FILE)"
+    ))
+}
+
+/// The workload of an elle-cli model isolde checks.
+pub fn workload(model: &str) -> Option<Workload> {
+    match model {
+        "list-append" => Some(Workload::ListAppend),
+        "rw-register" => Some(Workload::RwRegister),
+        _ => None,
+    }
+}
+
+/// elle-cli's model-mismatch check: a list-append history holds only
+/// appends and reads, an rw-register history only writes and reads. Returns
+/// elle-cli's message for the first client op that does not fit.
+pub fn model_mismatch(h: &History, w: Workload) -> Option<String> {
+    let (bad, bad_name, other) = match w {
+        Workload::ListAppend => (MopFn::Write, ":w", "rw-register"),
+        Workload::RwRegister => (MopFn::Append, ":append", "list-append"),
+    };
+    let op = h.ops.iter().find(|o| h.mops_of(o).iter().any(|m| m.f == bad))?;
+    let fits_other = !h.mops.iter().any(|m| {
+        m.f == match w {
+            Workload::ListAppend => MopFn::Append,
+            Workload::RwRegister => MopFn::Write,
+        }
+    });
+    let hint = if fits_other { format!(". This history looks like a \"{other}\" workload") } else { String::new() };
+    Some(format!(
+        "Model \"{}\" does not match this history: op at :index {} contains a micro-operation with key {bad_name}, \
+         which is not supported by this model{hint} - wrong model selected?",
+        w.name(),
+        op.index
+    ))
+}
+
+impl Args {
+    /// The check these options ask for: elle-cli's defaults, Elle's
+    /// inference, isolde's exact check of register histories. Anomaly names
+    /// isolde does not know are left out (Elle never matches them), each
+    /// with a warning in `warnings`. Fails for an unknown model name, as
+    /// Elle does.
+    pub fn check_options(&self, w: Workload, warnings: &mut Vec<String>) -> Result<CheckOptions, String> {
+        let models = Some(self.consistency_models.clone());
+        check::resolve_models(&models).map_err(|e| e.to_string())?;
+        let mut anomalies = Vec::new();
+        for a in &self.anomalies {
+            match check::resolve_anomalies(std::slice::from_ref(a)) {
+                Ok(mut v) => anomalies.append(&mut v),
+                Err(_) => warnings.push(format!(
+                    "ignoring anomaly \"{a}\", which Elle does not know (elle-cli ignores it silently); known: {}",
+                    check::known_anomaly_names().join(", ")
+                )),
+            }
+        }
+        Ok(CheckOptions {
+            workload: WorkloadChoice::Fixed(w),
+            models,
+            anomalies,
+            cycle_search_timeout: Duration::from_millis(self.cycle_search_timeout),
+            rw: crate::infer::rw_register::RwOptions::default(),
+            keep_sccs: self.directory.is_some(),
+            exact: Some(crate::si_check::ExactOptions::default()),
+        })
+    }
+
+    /// Options for `-d`: Elle's file names and explanations, and at most
+    /// [`crate::reports::directory::DEFAULT_PLOTS_PER_TYPE`] plots per type
+    /// unless `--all-plots`.
+    pub fn plot_options(&self) -> PlotOptions {
+        PlotOptions {
+            format: self.plot_format.clone(),
+            max_bytes: usize::try_from(self.max_plot_bytes).unwrap_or(usize::MAX),
+            timeout: Duration::from_millis(self.plot_timeout),
+            max_plots_per_type: (!self.all_plots).then_some(reports::directory::DEFAULT_PLOTS_PER_TYPE),
+            naming: Naming::Elle,
+        }
+    }
+}
+
+/// The exit status elle-cli gives when a file cannot be read or checked.
+pub const EXIT_ERROR: u8 = 255;
+
+/// Runs elle-cli's command line (without the program name): checks each
+/// file, prints elle-cli's output on `out` and messages on `err`, and
+/// returns elle-cli's exit status.
+pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let a = match parse(args) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = writeln!(err, "{e}");
+            return 1;
+        }
+    };
+    if a.version {
+        let _ = writeln!(out, "elle-cli (isolde {})", env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
+    let Some(model) = a.model.clone().filter(|_| !a.help) else {
+        let _ = write!(out, "{}", usage());
+        return 0;
+    };
+    if let Some(msg) = unchecked_model(&model) {
+        let _ = writeln!(err, "isolde: {msg}");
+        return EXIT_ERROR;
+    }
+    let Some(w) = workload(&model) else {
+        let _ = writeln!(err, "isolde: unknown model {model}");
+        return 1;
+    };
+    let mut warnings = Vec::new();
+    let opts = match a.check_options(w, &mut warnings) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = writeln!(err, "isolde: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    for warning in warnings {
+        let _ = writeln!(err, "isolde: {warning}");
+    }
+    let (mut invalid, mut mismatch, mut failed) = (false, false, false);
+    let several = a.files.len() > 1;
+    let limit = (!a.all_anomalies).then_some(reports::table::DEFAULT_EXAMPLES);
+    for file in &a.files {
+        let format = a.format.unwrap_or(Format::Auto);
+        let checked = match super::read_and_check(file, format, ReadOptions::default(), &opts) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = writeln!(err, "isolde: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let (h, o) = (&checked.history, &checked.outcome);
+        if let Some(msg) = model_mismatch(h, w) {
+            let _ = writeln!(err, "{msg}");
+            mismatch = true;
+            continue;
+        }
+        invalid |= o.valid == Validity::Invalid;
+        let written = match a.output {
+            Output::Text => writeln!(out, "{} \t {}", file.display(), o.valid.name()),
+            Output::Json => {
+                let tree = reports::tree::result_map_limited(h, o, limit);
+                reports::json::write_io(out, h, &tree).and_then(|()| writeln!(out))
+            }
+        };
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            let _ = writeln!(err, "isolde: writing the result: {e}");
+            return EXIT_ERROR;
+        }
+        if a.output == Output::Json {
+            note_truncated(err, o, limit);
+        }
+        if let Some(dir) = &a.directory {
+            super::write_directory(h, o, &super::directory_for(dir, file, several), &a.plot_options());
+        }
+    }
+    if failed {
+        EXIT_ERROR
+    } else if invalid || mismatch {
+        1
+    } else {
+        0
+    }
+}
+
+/// Tells on `err` which anomaly types were cut to `limit` cases.
+pub fn note_truncated(err: &mut dyn Write, o: &check::Outcome, limit: Option<usize>) {
+    let Some(limit) = limit else { return };
+    for (name, cases) in &o.anomalies {
+        if cases.len() > limit {
+            let _ = writeln!(
+                err,
+                "isolde: printed {limit} of {} {name} cases (--all-anomalies prints all; -d DIR writes all)",
+                cases.len()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Args, ElleCliError> {
+        parse(&args.iter().map(OsString::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn defaults_are_elle_clis() {
+        let a = p(&["-m", "list-append", "h.edn"]).expect("parses");
+        assert_eq!(a.model.as_deref(), Some("list-append"));
+        assert_eq!(a.consistency_models, vec!["strict-serializable"]);
+        assert_eq!(a.anomalies, vec!["G0"]);
+        assert_eq!((a.cycle_search_timeout, a.plot_timeout, a.max_plot_bytes), (1000, 5000, 65536));
+        assert_eq!(a.output, Output::Text);
+        assert_eq!(a.files, vec![PathBuf::from("h.edn")]);
+    }
+
+    #[test]
+    fn options_anywhere_attached_or_separate() {
+        let a = p(&[
+            "h1.edn",
+            "--model=rw-register",
+            "-cserializable,snapshot-isolation",
+            "h2.json",
+            "--verbose",
+            "-s",
+            "5",
+        ])
+        .expect("parses");
+        assert_eq!(a.model.as_deref(), Some("rw-register"));
+        assert_eq!(a.consistency_models, vec!["serializable", "snapshot-isolation"]);
+        assert_eq!(a.output, Output::Json);
+        assert_eq!(a.cycle_search_timeout, 5);
+        assert_eq!(a.files, vec![PathBuf::from("h1.edn"), PathBuf::from("h2.json")]);
+        let a = p(&["-m", "list-append", "-c", "", "-a", "G1c,G2,", "--", "-weird.edn"]).expect("parses");
+        assert!(a.consistency_models.is_empty());
+        assert_eq!(a.anomalies, vec!["G1c", "G2"]);
+        assert_eq!(a.files, vec![PathBuf::from("-weird.edn")]);
+    }
+
+    #[test]
+    fn bad_options_are_errors() {
+        assert_eq!(p(&["-x"]), Err(ElleCliError::UnknownOption("-x".into())));
+        assert_eq!(p(&["-m"]), Err(ElleCliError::MissingArgument("-m".into())));
+        assert!(matches!(p(&["-m", "bogus"]), Err(ElleCliError::Invalid { .. })));
+        assert!(matches!(p(&["-f", "xml"]), Err(ElleCliError::Invalid { .. })));
+        assert!(matches!(p(&["-v", "yaml"]), Err(ElleCliError::Invalid { .. })));
+        assert!(matches!(p(&["-s", "soon"]), Err(ElleCliError::Invalid { .. })));
+        assert!(matches!(p(&["-p", "gif"]), Err(ElleCliError::Invalid { .. })));
+    }
+
+    #[test]
+    fn other_models_name_their_checker() {
+        for (m, _) in MODELS {
+            let msg = unchecked_model(m);
+            assert_eq!(msg.is_none(), workload(m).is_some(), "{m}");
+        }
+        let msg = unchecked_model("bank").expect("not checked");
+        assert!(msg.contains("jepsen.tests.bank") && msg.contains("elle-cli"), "{msg}");
+        assert!(unchecked_model("cas-register").is_some_and(|m| m.contains("Knossos")));
+    }
+}

@@ -1,0 +1,148 @@
+//! The command-line front ends' shared plumbing, and [`elle_cli`], the
+//! argument model of elle-cli (ligurio/elle-cli) translated onto isolde.
+//!
+//! The `isolde` binary is a thin shell over this module: reading a history
+//! with a spinner for slow inputs, checking it, writing `--directory` with a
+//! progress bar, and choosing where each file's directory goes.
+
+pub mod elle_cli;
+
+use crate::check::{self, CheckOptions, Outcome};
+use crate::history::History;
+use crate::ingest::{self, Format, ReadOptions};
+use crate::reports::directory::{self, PlotOptions};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A history read and checked.
+pub struct Checked {
+    /// The history as read.
+    pub history: History,
+    /// The analysis.
+    pub outcome: Outcome,
+    /// Time spent reading.
+    pub parse_time: Duration,
+    /// Peak resident memory after reading, in MB (Linux only).
+    pub parse_peak_mb: Option<u64>,
+}
+
+/// Reads `path` (`-` is standard input) and checks it, with a spinner on
+/// stderr when stderr is a terminal and the run takes more than a second.
+/// Errors are the reader's or the checker's message.
+pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &CheckOptions) -> Result<Checked, String> {
+    let t0 = Instant::now();
+    let size = if path.as_os_str() == "-" { 0 } else { std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) };
+    let spinner = spinner(size);
+    if let Some(p) = &spinner {
+        p.set_message(format!("parsing {} ({:.0} MB)", path.display(), size as f64 / 1e6));
+    }
+    let h = ingest::read_path_with(path, format, read);
+    let h = match h {
+        Ok(h) => h,
+        Err(e) => {
+            if let Some(p) = &spinner {
+                p.finish_and_clear();
+            }
+            return Err(e.to_string());
+        }
+    };
+    let parse_time = t0.elapsed();
+    let parse_peak_mb = peak_rss_mb();
+    if let Some(p) = &spinner {
+        p.set_message(format!("analyzing {} operations", h.ops.len()));
+    }
+    let outcome = check::check(&h, opts);
+    if let Some(p) = spinner {
+        p.finish_and_clear();
+    }
+    let outcome = outcome.map_err(|e| e.to_string())?;
+    Ok(Checked { history: h, outcome, parse_time, parse_peak_mb })
+}
+
+/// A spinner on stderr for runs that take more than about a second, only
+/// when stderr is a terminal (never in pipelines or CI logs). Big inputs show
+/// it at once; otherwise it stays hidden for the first second, so quick runs
+/// print nothing.
+pub fn spinner(input_bytes: u64) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let p = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
+        p.set_style(style);
+    }
+    let show = |p: &indicatif::ProgressBar| {
+        p.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        p.enable_steady_tick(Duration::from_millis(100));
+    };
+    if input_bytes >= 32 << 20 {
+        show(&p);
+    } else {
+        let later = p.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(1));
+            if !later.is_finished() {
+                show(&later);
+            }
+        });
+    }
+    Some(p)
+}
+
+/// Peak resident memory so far (Linux `VmHWM`), in MB.
+pub fn peak_rss_mb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// Where the output directory of `file` goes: `dir` itself when one file is
+/// checked, else `dir/<file name>` (escaped as [`directory::safe_file_name`]
+/// does; standard input is `stdin`) so that files do not overwrite each
+/// other's explanations.
+pub fn directory_for(dir: &Path, file: &Path, several: bool) -> PathBuf {
+    if !several {
+        return dir.to_path_buf();
+    }
+    let name = if file.as_os_str() == "-" {
+        "stdin".to_string()
+    } else {
+        file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.display().to_string())
+    };
+    dir.join(directory::safe_file_name(&name))
+}
+
+/// Writes the output directory, with a progress bar on stderr (when stderr
+/// is a terminal) while plots render, then its notes on stderr. The verdict
+/// is already out: a problem with the directory is a warning, never instead
+/// of the verdict or its exit status.
+pub fn write_directory(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions) {
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let p = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} plots [{elapsed}] {msg}") {
+            p.set_style(style);
+        }
+        p.set_message(dir.display().to_string());
+        p
+    });
+    let progress = |p: directory::Progress| {
+        if let Some(b) = &bar {
+            b.set_length(p.total as u64);
+            b.set_position(p.done as u64);
+        }
+    };
+    let r = directory::write_with_progress(h, o, dir, plots, &progress);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    match r {
+        Ok(notes) => {
+            for n in notes {
+                eprintln!("isolde: {n}");
+            }
+        }
+        Err(e) => eprintln!("isolde: warning: could not write the output directory {}: {e}", dir.display()),
+    }
+}
