@@ -449,7 +449,7 @@ fn analyze_one(
         for (model, x) in &st.exact {
             eprintln!(
                 "exact {model}: txns {}  known edges {}  constraints {} -> {} after {} pruning rounds  \
-                 constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}  undone {}  jumped levels {}  restarts {}  learnt lits {}  theory conflicts {}  refuted phases {}\n  \
+                 constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}  undone {}  jumped levels {}  restarts {}  learnt lits {}  theory conflicts {}  refuted phases {}  narrowing passes {}\n  \
                  build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s",
                 x.txns,
                 x.known_edges,
@@ -468,6 +468,7 @@ fn analyze_one(
                 x.solver.learnt_lits,
                 x.solver.theory_conflicts,
                 x.solver.refuted_phases,
+                x.narrowing_passes,
                 x.build.as_secs_f64(),
                 x.prune.as_secs_f64(),
                 x.solve.as_secs_f64(),
