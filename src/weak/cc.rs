@@ -1,0 +1,138 @@
+//! Causal consistency's forced edges with vector clocks, `O(n·k)` clocks
+//! (weak.md §3.4).
+//!
+//! The premise: `t₂` reaches the reader `t₃` in `(so ∪ wr)⁺` and writes `x`,
+//! which `t₃` read from `t₁ ≠ t₂`; then `t₂ → t₁`. Transactions are taken
+//! in a topological order of `so ∪ wr`; `VC[t][s]` is one past the position
+//! of the latest transaction of session `s` that reaches `t`, the join over
+//! `t`'s immediate predecessors (its session predecessor and the writers it
+//! read). For each read and each session that wrote the key, only the
+//! latest such writer below the clock is needed: earlier ones reach it by
+//! `so`. A clock is freed once all its successors have taken it, so memory
+//! is `k` per transaction on the frontier.
+
+use super::front::{Front, TxnId, BOTTOM};
+use super::{Forced, Kind};
+use crate::history::KeyId;
+use rustc_hash::FxHashMap;
+
+/// Appends causal consistency's forced edges of `f` (resolved writers `wr`,
+/// `topo` a topological order of `so ∪ wr`) to `out`. Gives up, with the
+/// reason, when the live clocks would exceed `max_clock_entries` entries.
+pub fn forced(
+    f: &Front,
+    wr: &[TxnId],
+    topo: &[TxnId],
+    max_clock_entries: usize,
+    out: &mut Vec<Forced>,
+) -> Result<(), String> {
+    let n = f.len();
+    let k = f.sessions.len();
+    // Number of distinct immediate successors of each transaction.
+    let mut succ = vec![0u32; n];
+    let mut preds: Vec<TxnId> = Vec::new();
+    let preds_of = |t3: TxnId, preds: &mut Vec<TxnId>| {
+        preds.clear();
+        let pos = f.pos[t3 as usize];
+        if pos > 0 {
+            preds.push(f.sessions[f.session[t3 as usize] as usize][pos as usize - 1]);
+        }
+        for &w in &wr[f.read_start[t3 as usize] as usize..f.read_start[t3 as usize + 1] as usize] {
+            if w != BOTTOM && w != t3 {
+                preds.push(w);
+            }
+        }
+        preds.sort_unstable();
+        preds.dedup();
+    };
+    for t in 1..n as TxnId {
+        preds_of(t, &mut preds);
+        for &p in &preds {
+            succ[p as usize] += 1;
+        }
+    }
+    let mut clocks: Vec<Option<Box<[u32]>>> = vec![None; n];
+    let mut live = 0usize;
+    // Per key, the sessions that wrote it and their writers' positions.
+    let mut ws: FxHashMap<KeyId, Vec<(u32, Vec<u32>)>> = FxHashMap::default();
+    let mut slot: FxHashMap<(KeyId, u32), usize> = FxHashMap::default();
+    let mut first_read: Vec<(TxnId, u32)> = Vec::new();
+    for &t3 in topo {
+        if t3 == BOTTOM {
+            continue;
+        }
+        let mut vc = vec![0u32; k].into_boxed_slice();
+        preds_of(t3, &mut preds);
+        for &p in &preds {
+            if let Some(c) = &clocks[p as usize] {
+                for (a, b) in vc.iter_mut().zip(c.iter()) {
+                    *a = (*a).max(*b);
+                }
+            }
+            let s = f.session[p as usize] as usize;
+            vc[s] = vc[s].max(f.pos[p as usize] + 1);
+            succ[p as usize] -= 1;
+            if succ[p as usize] == 0 && clocks[p as usize].take().is_some() {
+                live -= 1;
+            }
+        }
+        let base = f.read_start[t3 as usize];
+        let rs = f.reads_of(t3);
+        first_read.clear();
+        for (i, _) in rs.iter().enumerate() {
+            let w = wr[base as usize + i];
+            if !first_read.iter().any(|&(x, _)| x == w) {
+                first_read.push((w, i as u32));
+            }
+        }
+        let s3 = f.session[t3 as usize];
+        for (i, r) in rs.iter().enumerate() {
+            let t1 = wr[base as usize + i];
+            let Some(list) = ws.get(&r.key) else { continue };
+            for (s, positions) in list {
+                let lim = vc[*s as usize];
+                let idx = positions.partition_point(|&p| p < lim);
+                if idx == 0 {
+                    continue;
+                }
+                let t2 = f.sessions[*s as usize][positions[idx - 1] as usize];
+                if t2 == t1 {
+                    continue;
+                }
+                let read_t2 = first_read.iter().find(|&&(x, _)| x == t2).map(|&(_, q)| q);
+                let kind = match read_t2 {
+                    Some(q) if (q as usize) < i => Kind::NonMonotonic,
+                    Some(_) => Kind::FracturedWr,
+                    None if *s == s3 => Kind::FracturedSo,
+                    None => Kind::Causal,
+                };
+                out.push(Forced {
+                    from: t2,
+                    to: t1,
+                    reader: t3,
+                    read: base + i as u32,
+                    via: read_t2.map(|q| base + q),
+                    kind,
+                });
+            }
+        }
+        for &x in f.writes_of(t3) {
+            let list = ws.entry(x).or_default();
+            let at = *slot.entry((x, s3)).or_insert_with(|| {
+                list.push((s3, Vec::new()));
+                list.len() - 1
+            });
+            list[at].1.push(f.pos[t3 as usize]);
+        }
+        if succ[t3 as usize] > 0 {
+            clocks[t3 as usize] = Some(vc);
+            live += 1;
+            if live.saturating_mul(k) > max_clock_entries {
+                return Err(format!(
+                    "causal consistency needs {live} live vector clocks of {k} sessions, over the budget of {max_clock_entries} entries"
+                ));
+            }
+        }
+    }
+    Ok(())
+}

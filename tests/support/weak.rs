@@ -1,0 +1,68 @@
+//! Helpers for the weak-level tests: tiny histories written inline, and the
+//! verdicts of the fast checkers, the saturation oracle and the enumerator
+//! side by side.
+
+use isolde::anomaly::Workload;
+use isolde::check::resolve_workload;
+use isolde::history::History;
+use isolde::ingest::{read_bytes, Format};
+use isolde::weak::front::{self, Front, Sessions};
+use isolde::weak::oracle::{self, Axiom};
+use isolde::weak::{check_front, Level, Options, Verdict};
+
+/// A history of `:ok` transactions, one `(process, value)` pair per
+/// operation in history order, `value` an EDN vector of micro-ops.
+pub fn history(ops: &[(i64, &str)]) -> History {
+    let text: String = ops
+        .iter()
+        .enumerate()
+        .map(|(i, (p, v))| format!("{{:type :ok, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
+        .collect();
+    edn(&text)
+}
+
+/// A history from EDN text.
+pub fn edn(text: &str) -> History {
+    read_bytes("test.edn", text.as_bytes(), Format::Edn).expect("test history parses")
+}
+
+/// The front end of `h` (workload decided as the CLI does).
+pub fn front_of(h: &History, sessions: Sessions) -> Front {
+    let w = resolve_workload(h, isolde::check::WorkloadChoice::Auto);
+    front::build(h, w, sessions).expect("front end")
+}
+
+/// The workload the CLI picks.
+pub fn workload(h: &History) -> Workload {
+    resolve_workload(h, isolde::check::WorkloadChoice::Auto)
+}
+
+/// The fast checker's verdict at `level`: `Some(true)` valid, `Some(false)`
+/// invalid, `None` unknown.
+pub fn fast(f: &Front, level: Level, sessions: Sessions) -> Option<bool> {
+    match check_front(f, level, &Options { sessions, ..Options::default() }) {
+        Verdict::Valid(_) => Some(true),
+        Verdict::Invalid(_) => Some(false),
+        Verdict::Unknown(_) => None,
+    }
+}
+
+/// Verdicts at RC, RA, CC, PC, SI, SER. RC, RA and CC come from the fast
+/// checker, which must agree with the saturation oracle and (for small
+/// histories) the enumerator; the stronger three from the enumerator.
+pub fn ladder(h: &History, sessions: Sessions) -> [bool; 6] {
+    let f = front_of(h, sessions);
+    let mut out = [false; 6];
+    for (i, level) in Level::ALL.into_iter().enumerate() {
+        let fast = fast(&f, level, sessions).unwrap_or_else(|| panic!("{level:?} undecided"));
+        assert_eq!(fast, oracle::saturate(&f, level), "fast vs saturation at {level:?}");
+        if let Some(e) = oracle::enumerate(&f, level.into()) {
+            assert_eq!(fast, e, "fast vs enumeration at {level:?}");
+        }
+        out[i] = fast;
+    }
+    for (i, a) in [Axiom::Prefix, Axiom::SnapshotIsolation, Axiom::Serializable].into_iter().enumerate() {
+        out[3 + i] = oracle::enumerate(&f, a).expect("small enough to enumerate");
+    }
+    out
+}
