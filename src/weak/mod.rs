@@ -211,17 +211,19 @@ pub fn check_front(f: &Front, level: Level, opts: &Options) -> Verdict {
         };
     };
     let mut pick = vec![0usize; f.choices.len()];
-    let mut first_violation: Option<Box<Violation>> = None;
+    let mut strongest: Option<Box<Violation>> = None;
     for _ in 0..total {
         let wr = resolve(f, &pick);
         match decide(f, &wr, level, opts) {
             Ok(Verdict::Valid(e)) => return Verdict::Valid(e),
-            Ok(Verdict::Invalid(v)) => {
-                if first_violation.is_none() {
-                    let mut v = v;
+            Ok(Verdict::Invalid(mut v)) => {
+                // Each assignment fails at some weakest level; the history
+                // fails at the strongest of those (a weaker level still has
+                // an assignment that satisfies it).
+                if strongest.as_ref().is_none_or(|w| w.level < v.level) {
                     v.assumed = assumed(f, &pick);
                     v.assignments = total;
-                    first_violation = Some(v);
+                    strongest = Some(v);
                 }
             }
             Ok(u @ Verdict::Unknown(_)) => return u,
@@ -236,7 +238,7 @@ pub fn check_front(f: &Front, level: Level, opts: &Options) -> Verdict {
             *c = 0;
         }
     }
-    match first_violation {
+    match strongest {
         Some(v) => Verdict::Invalid(v),
         None => Verdict::Unknown("no writer assignment was tried".into()),
     }

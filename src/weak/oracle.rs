@@ -218,8 +218,10 @@ fn extend(f: &Front, wr: &[TxnId], e: &[Vec<bool>], axiom: Axiom, order: &mut Ve
     false
 }
 
-/// Whether the commit order `order` satisfies `axiom` (weak.md §1.2).
-fn satisfies(f: &Front, wr: &[TxnId], axiom: Axiom, order: &[TxnId]) -> bool {
+/// Whether the commit order `order` (every transaction once, `⊥` first)
+/// satisfies `axiom` (weak.md §1.2) with the writers `wr`. It does not check
+/// that `order` extends `so ∪ wr`; [`extends`] does.
+pub fn satisfies(f: &Front, wr: &[TxnId], axiom: Axiom, order: &[TxnId]) -> bool {
     let n = f.len();
     let mut at = vec![0usize; n];
     for (i, &t) in order.iter().enumerate() {
@@ -258,6 +260,24 @@ fn satisfies(f: &Front, wr: &[TxnId], axiom: Axiom, order: &[TxnId]) -> bool {
         }
     }
     true
+}
+
+/// Whether `order` lists every transaction once, `⊥` first, and extends
+/// `so ∪ wr ∪ version edges` under the writers `wr`.
+pub fn extends(f: &Front, wr: &[TxnId], order: &[TxnId]) -> bool {
+    let n = f.len();
+    if order.len() != n || order.first() != Some(&BOTTOM) {
+        return false;
+    }
+    let mut at = vec![usize::MAX; n];
+    for (i, &t) in order.iter().enumerate() {
+        if at[t as usize] != usize::MAX {
+            return false;
+        }
+        at[t as usize] = i;
+    }
+    let e = base_edges(f, wr);
+    (0..n).all(|a| (0..n).all(|b| !e[a][b] || at[a] < at[b]))
 }
 
 /// True when some read of `f` has several candidate writers.
