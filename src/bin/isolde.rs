@@ -111,6 +111,17 @@ struct AnalyzeArgs {
     /// leave unordered) before it answers unknown instead.
     #[arg(long, default_value_t = 50_000_000)]
     max_constraints: usize,
+    /// Session order of the exact weak levels (read-committed-be,
+    /// read-atomic, causal-cerone): `process` takes each process as a
+    /// session (Biswas–Enea, Cerone); `none` drops it, Elle's plain semantics.
+    #[arg(long, value_enum, default_value = "process")]
+    sessions: SessionsArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SessionsArg {
+    Process,
+    None,
 }
 
 /// Options shared by both generators.
@@ -353,6 +364,13 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
         }),
+        weak: isolde::weak::Options {
+            sessions: match a.sessions {
+                SessionsArg::Process => isolde::weak::front::Sessions::Process,
+                SessionsArg::None => isolde::weak::front::Sessions::None,
+            },
+            ..isolde::weak::Options::default()
+        },
     };
     if let Some(p) = &spinner {
         p.set_message(format!("analyzing {} operations", h.ops.len()));

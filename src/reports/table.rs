@@ -95,6 +95,7 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             }
         }
         Case::ExactCheckUnknown { model, detail } => format!("{model} undecided: {detail}"),
+        Case::Weak(v) => crate::weak::report::short(h, v),
     }
 }
 
@@ -130,6 +131,9 @@ pub enum ModelStatus {
 
 /// The status of a model given an outcome.
 pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
+    if let Some(status) = crate::weak::elle::model_status(o, model) {
+        return status;
+    }
     let Some(canonical) = lattice::canonical_model_name(model) else { return ModelStatus::NotChecked };
     let found: Vec<&str> = o.found_types.iter().map(String::as_str).collect();
     for t in crate::check::boundary_names(&found) {
@@ -232,6 +236,7 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
                 match c {
                     Case::Cycle(cy) => out.push_str(&super::text::explain_cycle(h, o.workload, cy)),
                     Case::Refuted(r) => out.push_str(&super::text::explain_refutation(h, r)),
+                    Case::Weak(v) => out.push_str(&crate::weak::report::explain(h, v)),
                     other => out.push_str(&super::edn::to_string(h, &super::tree::case(h, o.workload, other))),
                 }
                 out.push('\n');

@@ -44,6 +44,7 @@
 //! is `unknown`, never a guessed `valid`.
 
 pub mod cc;
+pub mod elle;
 pub mod front;
 pub mod graph;
 pub mod oracle;

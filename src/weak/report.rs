@@ -87,6 +87,7 @@ pub fn short(h: &History, v: &Violation) -> String {
 /// The reason `a` must commit before `b`, in words.
 fn step_sentence(h: &History, s: &WStep, a: &str, b: &str, b_op: Option<OpId>) -> String {
     match s {
+        WStep::So if a == "⊥" => format!("the initial state precedes every transaction, {b} included"),
         WStep::So => format!("{a} precedes {b} in session order"),
         WStep::Wr { mop, .. } => match b_op {
             Some(o) => format!("{b} read {} from {a}", mop_text(h, o, *mop)),

@@ -59,6 +59,14 @@ pub struct WCycle {
     pub steps: Vec<WStep>,
 }
 
+impl WCycle {
+    /// Whether a step is session order between two real transactions (`⊥`
+    /// precedes everyone with or without sessions).
+    pub fn session_steps(&self) -> bool {
+        self.steps.iter().zip(&self.txns).any(|(s, t)| matches!(s, WStep::So) && t.is_some())
+    }
+}
+
 /// Why the history violates the level.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cause {
@@ -127,7 +135,7 @@ impl Violation {
                 'm' | 'n' => "causal-violation".to_string(),
                 _ => {
                     let wr = c.steps.iter().any(|s| matches!(s, WStep::Wr { .. }));
-                    let so = c.steps.iter().any(|s| matches!(s, WStep::So));
+                    let so = c.session_steps();
                     format!("{}{}", if wr { "G1c" } else { "G0" }, if so { "-process" } else { "" })
                 }
             },
@@ -148,9 +156,8 @@ impl Violation {
             return None;
         }
         let adjacent = (0..forced.len()).any(|i| forced[i] && forced[(i + 1) % forced.len()]);
-        let so = c.steps.iter().any(|s| {
-            matches!(s, WStep::So) || matches!(s, WStep::Forced { kind: Kind::FracturedSo | Kind::Causal, .. })
-        });
+        let so = c.session_steps()
+            || c.steps.iter().any(|s| matches!(s, WStep::Forced { kind: Kind::FracturedSo | Kind::Causal, .. }));
         let base = match (n, adjacent) {
             (1, _) => "G-single-item",
             (_, false) => "G-nonadjacent-item",
