@@ -66,3 +66,31 @@ pub fn ladder(h: &History, sessions: Sessions) -> [bool; 6] {
     }
     out
 }
+
+/// A history in the PolySI / Plume / C4 text format (`r(k,v,s,t)`,
+/// `w(k,v,s,t)`, `t = -1` for aborted writes).
+pub fn text(t: &str) -> History {
+    read_bytes("test.txt", t.as_bytes(), Format::PolysiText).expect("test history parses")
+}
+
+/// The fast checker's verdicts at RC, RA and CC (which must agree with the
+/// saturation oracle and the enumerator), and the Plume TAP letter of the
+/// violation at the strongest level, if any.
+pub fn weak_ladder(h: &History) -> ([bool; 3], Option<char>) {
+    let f = front_of(h, Sessions::Process);
+    let mut out = [false; 3];
+    let mut tap = None;
+    for (i, level) in Level::ALL.into_iter().enumerate() {
+        let v = check_front(&f, level, &Options::default());
+        out[i] = matches!(v, Verdict::Valid(_));
+        assert!(!matches!(v, Verdict::Unknown(_)), "{level:?} undecided");
+        assert_eq!(out[i], oracle::saturate(&f, level), "fast vs saturation at {level:?}");
+        if let Some(e) = oracle::enumerate(&f, level.into()) {
+            assert_eq!(out[i], e, "fast vs enumeration at {level:?}");
+        }
+        if let Verdict::Invalid(v) = v {
+            tap = Some(v.tap);
+        }
+    }
+    (out, tap)
+}
