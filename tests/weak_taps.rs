@@ -64,10 +64,20 @@ const CASES: &[(&str, &str, [bool; 3], char, &str)] = &[
         "tap-n",
         "w(1,2,0,0)\nr(1,2,1,1)\nw(1,1,1,2)\nw(2,1,1,2)\nr(2,1,2,3)\nr(1,2,2,4)\nr(1,2,3,5)\nr(1,1,3,6)",
         [T, T, F],
-        'n',
+        // C4's tap-n case begins with its tap-m case, whose cycle (one
+        // forced edge) is the shortest witness.
+        'm',
         "causal-violation",
     ),
 ];
+
+/// weak.md §1.4's E-CC-s, the TAP-n pattern on its own: two sessions
+/// disagree on the order of two writes, a cycle of two causal forced edges.
+#[test]
+fn two_sessions_disagreeing_on_write_order_is_tap_n() {
+    let t = "w(1,1,0,0)\nw(1,2,1,1)\nr(1,1,2,2)\nr(1,2,2,3)\nr(1,2,3,4)\nr(1,1,3,5)";
+    assert_eq!(weak_ladder(&text(t)), ([T, T, F], Some('n')));
+}
 
 #[test]
 fn every_tap_has_its_verdict_and_name_at_each_level() {

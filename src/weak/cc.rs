@@ -57,6 +57,19 @@ pub fn forced(
     let mut ws: FxHashMap<KeyId, Vec<(u32, Vec<u32>)>> = FxHashMap::default();
     let mut slot: FxHashMap<(KeyId, u32), usize> = FxHashMap::default();
     let mut first_read: Vec<(TxnId, u32)> = Vec::new();
+    // Whether `a (so ∪ wr)⁺ b`, for `b` an immediate predecessor of the
+    // transaction being processed (its clock is still held): then the edge
+    // `a → b` is implied and need not be added.
+    let reaches = |a: TxnId, b: TxnId, clocks: &[Option<Box<[u32]>>]| -> bool {
+        if b == BOTTOM {
+            return false;
+        }
+        let (sa, pa) = (f.session[a as usize], f.pos[a as usize]);
+        if f.session[b as usize] == sa {
+            return pa < f.pos[b as usize];
+        }
+        clocks[b as usize].as_ref().is_some_and(|c| c[sa as usize] > pa)
+    };
     for &t3 in topo {
         if t3 == BOTTOM {
             continue;
@@ -71,10 +84,6 @@ pub fn forced(
             }
             let s = f.session[p as usize] as usize;
             vc[s] = vc[s].max(f.pos[p as usize] + 1);
-            succ[p as usize] -= 1;
-            if succ[p as usize] == 0 && clocks[p as usize].take().is_some() {
-                live -= 1;
-            }
         }
         let base = f.read_start[t3 as usize];
         let rs = f.reads_of(t3);
@@ -96,7 +105,7 @@ pub fn forced(
                     continue;
                 }
                 let t2 = f.sessions[*s as usize][positions[idx - 1] as usize];
-                if t2 == t1 {
+                if t2 == t1 || reaches(t2, t1, &clocks) {
                     continue;
                 }
                 let read_t2 = first_read.iter().find(|&&(x, _)| x == t2).map(|&(_, q)| q);
@@ -114,6 +123,14 @@ pub fn forced(
                     via: read_t2.map(|q| base + q),
                     kind,
                 });
+            }
+        }
+        // The predecessors' clocks were needed for the lookups; release
+        // those no other successor needs.
+        for &p in &preds {
+            succ[p as usize] -= 1;
+            if succ[p as usize] == 0 && clocks[p as usize].take().is_some() {
+                live -= 1;
             }
         }
         for &x in f.writes_of(t3) {
