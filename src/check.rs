@@ -216,13 +216,19 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
 }
 
 /// Validates model names and returns the list to check (default applied),
-/// each in Elle's spelling. Names match case-insensitively (`Serializable`,
+/// each in Elle's spelling; `all` stands for every level of the ladder
+/// ([`weak::ladder::ALL_MODELS`]). Names match case-insensitively (`Serializable`,
 /// `PL-SI`); an empty name or one Elle does not know is an error, never
 /// ignored, so a typo cannot turn a check into a vacuous `valid`.
 pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
-    let ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
+    let mut ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
+    if weak::ladder::requested(models) {
+        ms.retain(|m| !m.trim().eq_ignore_ascii_case(weak::ladder::ALL));
+        ms.extend(weak::ladder::ALL_MODELS.iter().map(|m| m.to_string()));
+    }
     let mut known = lattice::all_model_names();
     known.extend(weak::elle::ISOLDE_ONLY_MODELS);
+    known.push(weak::ladder::ALL);
     known.sort_unstable();
     ms.iter()
         .map(|m| {

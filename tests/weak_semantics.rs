@@ -134,3 +134,33 @@ fn cli_sessions_flag_and_model_names() {
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stderr.contains("read-committed-be") && r.stderr.contains("transactional-causal"), "{}", r.stderr);
 }
+
+#[test]
+fn model_all_prints_the_ladder_with_the_weakest_violated_level() {
+    let dir = temp_dir("weak-ladder");
+    let p = dir.join("e-cc.edn");
+    std::fs::write(
+        &p,
+        ops(&[("ok", 0, "[[:w :x 1]]"), ("ok", 1, "[[:r :x 1] [:w :y 1]]"), ("ok", 2, "[[:r :y 1] [:r :x nil]]")]),
+    )
+    .expect("write");
+    let path = p.to_string_lossy();
+    let t = Duration::from_secs(60);
+    let r = isolde(&["analyze", &path, "--format", "table", "-m", "all"], None, t);
+    assert_eq!(r.code, 1, "{r:?}");
+    // The ladder is the table after the one with the "broken by" column header.
+    let ladder: Vec<&str> = r.stdout.lines().skip_while(|l| !l.contains("broken by")).collect();
+    let row = |model: &str| {
+        ladder
+            .iter()
+            .find(|l| l.contains(&format!(" {model} ")))
+            .unwrap_or_else(|| panic!("{model} row: {}", r.stdout))
+            .to_string()
+    };
+    assert!(row("read-committed-be").contains("valid") && !row("read-committed-be").contains("INVALID"));
+    assert!(row("read-atomic").contains(" valid "), "{}", row("read-atomic"));
+    assert!(row("causal-cerone").contains("INVALID (weakest violated)") && row("causal-cerone").contains("TAP-m"));
+    assert!(row("strong-session-serializable").contains("invalid"));
+    let r = isolde(&["analyze", &path, "--format", "json", "-m", "all"], None, t);
+    assert!(anomaly_types(&r.json()).contains(&"causal-violation".to_string()), "{:?}", r.json());
+}

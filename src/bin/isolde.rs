@@ -41,7 +41,10 @@ struct AnalyzeArgs {
     #[arg(long, value_enum, default_value = "auto")]
     workload: WorkloadArg,
     /// Consistency models expected to hold, comma separated (Elle's names, or
-    /// si, ser, strict-ser, rc, ru, rr), or `none`. Default: strict-serializable.
+    /// si, ser, strict-ser, rc, ru, rr, read-committed-be,
+    /// transactional-causal), `all` for every level from read-committed-be to
+    /// serializability (the table format adds one row per level), or `none`.
+    /// Default: strict-serializable.
     #[arg(long = "model", alias = "models", short = 'm', value_delimiter = ',')]
     model: Option<Vec<String>>,
     /// Specific anomalies to look for, comma separated (e.g. G0,G1c,G2).
@@ -432,6 +435,10 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         FormatArg::Edn => reports::edn::write_io(&mut out, &h, &reports::tree::result_map(&h, &outcome)),
     }
     .and_then(|()| if format == FormatArg::Table { Ok(()) } else { out.write_all(b"\n") })
+    .and_then(|()| match format == FormatArg::Table && isolde::weak::ladder::requested(&a.model) {
+        true => out.write_all(isolde::weak::ladder::render(&h, &outcome).as_bytes()),
+        false => Ok(()),
+    })
     .and_then(|()| out.flush())
     .map_err(|e| e.to_string())?;
     drop(out);

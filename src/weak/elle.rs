@@ -182,6 +182,7 @@ pub fn model_status(o: &Outcome, model: &str) -> Option<ModelStatus> {
     }
     Some(match &o.stats.weak {
         Some(r) if r.proved && r.level >= level => ModelStatus::Holds,
+        Some(r) if r.violated.is_some_and(|(l, _)| level < l) => ModelStatus::Holds,
         Some(r) if r.unknown => ModelStatus::Unknown,
         _ => ModelStatus::NotChecked,
     })

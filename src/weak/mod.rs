@@ -47,6 +47,7 @@ pub mod cc;
 pub mod elle;
 pub mod front;
 pub mod graph;
+pub mod ladder;
 pub mod oracle;
 pub mod ra;
 pub mod rc;
