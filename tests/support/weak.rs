@@ -94,3 +94,44 @@ pub fn weak_ladder(h: &History) -> ([bool; 3], Option<char>) {
     }
     (out, tap)
 }
+
+/// A history in AWDIT's `test` format: sessions separated by lines of `=`,
+/// transactions by lines of `-`, events `r K V` / `w K V`, all committed.
+/// AWDIT's files give the initial state as a first session holding one
+/// transaction that writes 0 to keys; that session becomes `⊥` (its reads
+/// of 0 read nil). Anything else is an ordinary transaction.
+pub fn awdit_test(t: &str) -> History {
+    let mut sessions: Vec<Vec<Vec<(char, i64, i64)>>> = vec![vec![vec![]]];
+    for line in t.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with('=') {
+            sessions.push(vec![vec![]]);
+        } else if line.starts_with('-') {
+            sessions.last_mut().expect("session").push(vec![]);
+        } else {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (k, v) = (f[1].parse().expect("key"), f[2].parse().expect("value"));
+            let c = f[0].chars().next().expect("event");
+            sessions.last_mut().and_then(|s| s.last_mut()).expect("txn").push((c, k, v));
+        }
+    }
+    let init: Vec<i64> = match &sessions[0][..] {
+        [txn] if txn.iter().all(|&(c, _, v)| c == 'w' && v == 0) => txn.iter().map(|&(_, k, _)| k).collect(),
+        _ => Vec::new(),
+    };
+    let skip = usize::from(!init.is_empty());
+    let mut out = String::new();
+    for (s, txns) in sessions.iter().enumerate().skip(skip) {
+        for txn in txns.iter().filter(|t| !t.is_empty()) {
+            let mops: Vec<String> = txn
+                .iter()
+                .map(|&(c, k, v)| match c {
+                    'r' if v == 0 && init.contains(&k) => format!("[:r {k} nil]"),
+                    'r' => format!("[:r {k} {v}]"),
+                    _ => format!("[:w {k} {v}]"),
+                })
+                .collect();
+            out.push_str(&format!("{{:type :ok, :f :txn, :process {s}, :value [{}]}}\n", mops.join(" ")));
+        }
+    }
+    edn(&out)
+}
