@@ -87,13 +87,11 @@ pub fn forced(
         }
         let base = f.read_start[t3 as usize];
         let rs = f.reads_of(t3);
+        // Each distinct writer read, with its first read (sorted by writer).
         first_read.clear();
-        for (i, _) in rs.iter().enumerate() {
-            let w = wr[base as usize + i];
-            if !first_read.iter().any(|&(x, _)| x == w) {
-                first_read.push((w, i as u32));
-            }
-        }
+        first_read.extend((0..rs.len()).map(|i| (wr[base as usize + i], i as u32)));
+        first_read.sort_unstable();
+        first_read.dedup_by_key(|e| e.0);
         let s3 = f.session[t3 as usize];
         for (i, r) in rs.iter().enumerate() {
             let t1 = wr[base as usize + i];
@@ -108,7 +106,7 @@ pub fn forced(
                 if t2 == t1 || reaches(t2, t1, &clocks) {
                     continue;
                 }
-                let read_t2 = first_read.iter().find(|&&(x, _)| x == t2).map(|&(_, q)| q);
+                let read_t2 = first_read.binary_search_by_key(&t2, |e| e.0).ok().map(|k| first_read[k].1);
                 let kind = match read_t2 {
                     Some(q) if (q as usize) < i => Kind::NonMonotonic,
                     Some(_) => Kind::FracturedWr,

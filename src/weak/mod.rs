@@ -325,27 +325,34 @@ fn decide(f: &Front, wr: &[TxnId], level: Level, opts: &Options) -> Result<Verdi
 /// TAP-j: two external reads of one key in one transaction from different
 /// writers; each writer was read, so each must commit before the other.
 fn non_repeatable(f: &Front, wr: &[TxnId], level: Level, opts: &Options) -> Option<Violation> {
+    let mut by_key: Vec<(crate::history::KeyId, usize)> = Vec::new();
     for t in 1..f.len() as TxnId {
         let base = f.read_start[t as usize] as usize;
         let rs = f.reads_of(t);
-        for (i, a) in rs.iter().enumerate() {
-            for (j, b) in rs.iter().enumerate().skip(i + 1) {
-                if a.key == b.key && wr[base + i] != wr[base + j] {
-                    let op = |w: TxnId| (w != BOTTOM).then(|| f.op[w as usize]);
-                    return Some(Violation {
-                        level,
-                        tap: 'j',
-                        sessions: opts.sessions,
-                        cause: Cause::NonRepeatable {
-                            reader: f.op[t as usize],
-                            key: a.key,
-                            mops: [a.mop, b.mop],
-                            writers: [op(wr[base + i]), op(wr[base + j])],
-                        },
-                        assumed: Vec::new(),
-                        assignments: 1,
-                    });
-                }
+        if rs.len() < 2 {
+            continue;
+        }
+        by_key.clear();
+        by_key.extend(rs.iter().enumerate().map(|(i, r)| (r.key, i)));
+        by_key.sort_unstable();
+        for w in by_key.windows(2) {
+            let ((ka, i), (kb, j)) = (w[0], w[1]);
+            if ka == kb && wr[base + i] != wr[base + j] {
+                let (a, b) = (&rs[i], &rs[j]);
+                let op = |w: TxnId| (w != BOTTOM).then(|| f.op[w as usize]);
+                return Some(Violation {
+                    level,
+                    tap: 'j',
+                    sessions: opts.sessions,
+                    cause: Cause::NonRepeatable {
+                        reader: f.op[t as usize],
+                        key: a.key,
+                        mops: [a.mop, b.mop],
+                        writers: [op(wr[base + i]), op(wr[base + j])],
+                    },
+                    assumed: Vec::new(),
+                    assignments: 1,
+                });
             }
         }
     }

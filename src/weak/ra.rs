@@ -20,16 +20,20 @@ use rustc_hash::FxHashMap;
 pub fn forced(f: &Front, wr: &[TxnId], out: &mut Vec<Forced>) {
     // The so premise.
     let mut last_w: FxHashMap<KeyId, TxnId> = FxHashMap::default();
+    let mut read_from: Vec<TxnId> = Vec::new();
     for s in &f.sessions {
         last_w.clear();
         for &t3 in s {
             let base = f.read_start[t3 as usize];
             let rs = f.reads_of(t3);
+            read_from.clear();
+            read_from.extend_from_slice(&wr[base as usize..base as usize + rs.len()]);
+            read_from.sort_unstable();
+            read_from.dedup();
             for (i, r) in rs.iter().enumerate() {
                 let Some(&t2) = last_w.get(&r.key) else { continue };
                 let t1 = wr[base as usize + i];
-                let reads_t2 = (0..rs.len()).any(|j| wr[base as usize + j] == t2);
-                if t2 != t1 && !reads_t2 {
+                if t2 != t1 && read_from.binary_search(&t2).is_err() {
                     out.push(Forced {
                         from: t2,
                         to: t1,
@@ -59,11 +63,14 @@ pub fn forced(f: &Front, wr: &[TxnId], out: &mut Vec<Forced>) {
         for (i, r) in rs.iter().enumerate() {
             let w = wr[base as usize + i];
             by_key.push((r.key, i as u32, w));
-            if w != BOTTOM && !writers.iter().any(|&(x, _)| x == w) {
+            if w != BOTTOM {
                 writers.push((w, i as u32));
             }
         }
         by_key.sort_unstable();
+        // Each distinct writer with its first read.
+        writers.sort_unstable();
+        writers.dedup_by_key(|e| e.0);
         for &(t2, q) in &writers {
             let ws = f.writes_of(t2);
             let mut emit = |x: KeyId| {
@@ -87,7 +94,7 @@ pub fn forced(f: &Front, wr: &[TxnId], out: &mut Vec<Forced>) {
                 }
             } else {
                 let mut prev = None;
-                for &(x, _, _) in by_key.clone().iter() {
+                for &(x, _, _) in by_key.iter() {
                     if prev != Some(x) && ws.binary_search(&x).is_ok() {
                         emit(x);
                     }
