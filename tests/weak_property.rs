@@ -124,12 +124,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2500, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn registers_small_agree_with_oracle_and_enumerator(t in raw_txns(6), keys in 1u8..4, repeat in any::<bool>()) {
+    fn registers_small_agree_with_oracle_and_enumerator(t in raw_txns(8), keys in 1u8..4, repeat in any::<bool>()) {
         agree(&render(false, &t, keys, repeat), true);
     }
 
     #[test]
-    fn lists_small_agree_with_oracle_and_enumerator(t in raw_txns(6), keys in 1u8..4) {
+    fn lists_small_agree_with_oracle_and_enumerator(t in raw_txns(8), keys in 1u8..4) {
         agree(&render(true, &t, keys, false), true);
     }
 
