@@ -53,8 +53,10 @@ pub fn forced(
     }
     let mut clocks: Vec<Option<Box<[u32]>>> = vec![None; n];
     let mut live = 0usize;
-    // Per key, the sessions that wrote it and their writers' positions.
-    let mut ws: FxHashMap<KeyId, Vec<(u32, Vec<u32>)>> = FxHashMap::default();
+    // Per key, the sessions that wrote it: their writers' positions, and the
+    // last edge emitted for that (key, session).
+    type Entry = (u32, Vec<u32>, (TxnId, TxnId));
+    let mut ws: FxHashMap<KeyId, Vec<Entry>> = FxHashMap::default();
     let mut slot: FxHashMap<(KeyId, u32), usize> = FxHashMap::default();
     let mut first_read: Vec<(TxnId, u32)> = Vec::new();
     // Whether `a (so ∪ wr)⁺ b`, for `b` an immediate predecessor of the
@@ -95,17 +97,23 @@ pub fn forced(
         let s3 = f.session[t3 as usize];
         for (i, r) in rs.iter().enumerate() {
             let t1 = wr[base as usize + i];
-            let Some(list) = ws.get(&r.key) else { continue };
-            for (s, positions) in list {
+            let Some(list) = ws.get_mut(&r.key) else { continue };
+            for (s, positions, last) in list.iter_mut() {
                 let lim = vc[*s as usize];
-                let idx = positions.partition_point(|&p| p < lim);
+                // Usually every writer so far is visible: no search needed.
+                let idx = match positions.last() {
+                    Some(&p) if p < lim => positions.len(),
+                    _ => positions.partition_point(|&p| p < lim),
+                };
                 if idx == 0 {
                     continue;
                 }
                 let t2 = f.sessions[*s as usize][positions[idx - 1] as usize];
-                if t2 == t1 || reaches(t2, t1, &clocks) {
+                // The same edge as this entry's previous one adds nothing.
+                if t2 == t1 || *last == (t2, t1) || reaches(t2, t1, &clocks) {
                     continue;
                 }
+                *last = (t2, t1);
                 let read_t2 = first_read.binary_search_by_key(&t2, |e| e.0).ok().map(|k| first_read[k].1);
                 let kind = match read_t2 {
                     Some(q) if (q as usize) < i => Kind::NonMonotonic,
@@ -134,7 +142,7 @@ pub fn forced(
         for &x in f.writes_of(t3) {
             let list = ws.entry(x).or_default();
             let at = *slot.entry((x, s3)).or_insert_with(|| {
-                list.push((s3, Vec::new()));
+                list.push((s3, Vec::new(), (BOTTOM, BOTTOM)));
                 list.len() - 1
             });
             list[at].1.push(f.pos[t3 as usize]);

@@ -293,7 +293,10 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
     }
     // Index writes: final writers of each (key, value); every other writer
     // (intermediate, aborted) for the findings.
-    let mut finals: FxHashMap<(KeyId, i64), Vec<TxnId>> = FxHashMap::default();
+    // The final writer of each (key, value), and every final writer of the
+    // values more than one transaction wrote last.
+    let mut finals: FxHashMap<(KeyId, i64), TxnId> = FxHashMap::default();
+    let mut repeated: FxHashMap<(KeyId, i64), Vec<TxnId>> = FxHashMap::default();
     let mut other: FxHashMap<(KeyId, i64), OpId> = FxHashMap::default();
     let mut aborted: FxHashMap<(KeyId, i64), OpId> = FxHashMap::default();
     f.write_start.push(0);
@@ -312,9 +315,17 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
             let last = !mops[mi + 1..].iter().any(|n| n.f == writes_fn && n.key == m.key);
             if last {
                 keys.push(m.key);
-                let ws = finals.entry((m.key, v)).or_default();
-                if ws.last() != Some(&t) {
-                    ws.push(t);
+                match finals.get(&(m.key, v)) {
+                    None => {
+                        finals.insert((m.key, v), t);
+                    }
+                    Some(&w) if w == t => {}
+                    Some(&w) => {
+                        let ws = repeated.entry((m.key, v)).or_insert_with(|| vec![w]);
+                        if !ws.contains(&t) {
+                            ws.push(t);
+                        }
+                    }
                 }
             } else {
                 other.entry((m.key, v)).or_insert(f.op[t as usize]);
@@ -345,8 +356,8 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
     }
     // The writer of an element (list-append) for version edges and findings.
     let element_writer = |k: KeyId, e: i64| -> Option<TxnId> {
-        if let Some(ws) = finals.get(&(k, e)) {
-            return ws.first().copied();
+        if let Some(&w) = finals.get(&(k, e)) {
+            return Some(w);
         }
         other.get(&(k, e)).map(|&o| f.txn_of_op[o as usize])
     };
@@ -415,10 +426,14 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
                     reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(BOTTOM), mop: mi });
                     continue;
                 }
-                let cands: Vec<TxnId> = finals
-                    .get(&(m.key, value))
-                    .map(|ws| ws.iter().copied().filter(|&w| w != t).collect())
-                    .unwrap_or_default();
+                let cands: Vec<TxnId> = match (finals.get(&(m.key, value)), repeated.get(&(m.key, value))) {
+                    (_, Some(ws)) => ws.iter().copied().filter(|&w| w != t).collect(),
+                    (Some(&w), None) if w != t => {
+                        reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi });
+                        continue;
+                    }
+                    _ => Vec::new(),
+                };
                 match cands[..] {
                     [w] => reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi }),
                     [] => {
