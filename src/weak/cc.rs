@@ -55,22 +55,21 @@ pub fn forced(
     let mut live = 0usize;
     // Per key, the sessions that wrote it: their writers' positions, and the
     // last edge emitted for that (key, session).
-    type Entry = (u32, Vec<u32>, (TxnId, TxnId));
     let mut ws: FxHashMap<KeyId, Vec<Entry>> = FxHashMap::default();
     let mut slot: FxHashMap<(KeyId, u32), usize> = FxHashMap::default();
     let mut first_read: Vec<(TxnId, u32)> = Vec::new();
     // Whether `a (so ∪ wr)⁺ b`, for `b` an immediate predecessor of the
     // transaction being processed (its clock is still held): then the edge
     // `a → b` is implied and need not be added.
-    let reaches = |a: TxnId, b: TxnId, clocks: &[Option<Box<[u32]>>]| -> bool {
+    // `a` is given by its session and position.
+    let reaches = |(sa, pa): (u32, u32), b: TxnId, b_clock: Option<&[u32]>| -> bool {
         if b == BOTTOM {
             return false;
         }
-        let (sa, pa) = (f.session[a as usize], f.pos[a as usize]);
         if f.session[b as usize] == sa {
             return pa < f.pos[b as usize];
         }
-        clocks[b as usize].as_ref().is_some_and(|c| c[sa as usize] > pa)
+        b_clock.is_some_and(|c| c[sa as usize] > pa)
     };
     for &t3 in topo {
         if t3 == BOTTOM {
@@ -98,22 +97,25 @@ pub fn forced(
         for (i, r) in rs.iter().enumerate() {
             let t1 = wr[base as usize + i];
             let Some(list) = ws.get_mut(&r.key) else { continue };
-            for (s, positions, last) in list.iter_mut() {
+            let t1_clock = clocks[t1 as usize].as_deref();
+            for e in list.iter_mut() {
+                let s = &e.session;
                 let lim = vc[*s as usize];
                 // Usually every writer so far is visible: no search needed.
-                let idx = match positions.last() {
-                    Some(&p) if p < lim => positions.len(),
-                    _ => positions.partition_point(|&p| p < lim),
+                let p2 = if e.last_pos < lim {
+                    e.last_pos
+                } else {
+                    match e.positions.partition_point(|&p| p < lim) {
+                        0 => continue,
+                        idx => e.positions[idx - 1],
+                    }
                 };
-                if idx == 0 {
-                    continue;
-                }
-                let t2 = f.sessions[*s as usize][positions[idx - 1] as usize];
+                let t2 = if p2 == e.last_pos { e.last_txn } else { f.sessions[*s as usize][p2 as usize] };
                 // The same edge as this entry's previous one adds nothing.
-                if t2 == t1 || *last == (t2, t1) || reaches(t2, t1, &clocks) {
+                if t2 == t1 || e.emitted == (t2, t1) || reaches((*s, p2), t1, t1_clock) {
                     continue;
                 }
-                *last = (t2, t1);
+                e.emitted = (t2, t1);
                 let read_t2 = first_read.binary_search_by_key(&t2, |e| e.0).ok().map(|k| first_read[k].1);
                 let kind = match read_t2 {
                     Some(q) if (q as usize) < i => Kind::NonMonotonic,
@@ -142,10 +144,19 @@ pub fn forced(
         for &x in f.writes_of(t3) {
             let list = ws.entry(x).or_default();
             let at = *slot.entry((x, s3)).or_insert_with(|| {
-                list.push((s3, Vec::new(), (BOTTOM, BOTTOM)));
+                list.push(Entry {
+                    session: s3,
+                    last_pos: u32::MAX,
+                    last_txn: BOTTOM,
+                    emitted: (BOTTOM, BOTTOM),
+                    positions: Vec::new(),
+                });
                 list.len() - 1
             });
-            list[at].1.push(f.pos[t3 as usize]);
+            let e = &mut list[at];
+            e.positions.push(f.pos[t3 as usize]);
+            e.last_pos = f.pos[t3 as usize];
+            e.last_txn = t3;
         }
         if succ[t3 as usize] > 0 {
             clocks[t3 as usize] = Some(vc);
@@ -158,4 +169,18 @@ pub fn forced(
         }
     }
     Ok(())
+}
+
+/// The writers of one key in one session, as the causal lookups need them:
+/// the latest inline (the common case touches nothing else).
+struct Entry {
+    session: u32,
+    /// Position of the session's latest writer of the key (`u32::MAX` none).
+    last_pos: u32,
+    /// That writer.
+    last_txn: TxnId,
+    /// The last edge emitted from this entry.
+    emitted: (TxnId, TxnId),
+    /// Positions of all the session's writers of the key, increasing.
+    positions: Vec<u32>,
 }
