@@ -280,6 +280,9 @@ pub enum Case {
     /// A refutation by the exact (polygraph) check: no order of the writes
     /// explains the history at the level checked.
     Refuted(Box<Refutation>),
+    /// A violation of a Biswas–Enea weak level (read committed, read atomic,
+    /// causal) with its witness (isolde only; see [`crate::weak`]).
+    Weak(Box<crate::weak::witness::Violation>),
     /// The exact check could not decide (a time or size limit; isolde only).
     ExactCheckUnknown {
         /// Elle's name of the level being checked.

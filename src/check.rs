@@ -13,6 +13,7 @@ use crate::graph::Graph;
 use crate::history::{History, MopFn, MopValue, OpId};
 use crate::infer::{self, order, InferError};
 use crate::si_check;
+use crate::weak;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -47,6 +48,9 @@ pub struct CheckOptions {
     /// histories exactly (polygraph + SAT) when a requested model is one of
     /// them; `None` keeps Elle's inference-only analysis.
     pub exact: Option<si_check::ExactOptions>,
+    /// Options of the exact weak-level checks (`read-committed-be`,
+    /// `read-atomic`, `causal-cerone`): session order and limits.
+    pub weak: weak::Options,
 }
 
 impl Default for CheckOptions {
@@ -59,6 +63,7 @@ impl Default for CheckOptions {
             rw: infer::rw_register::RwOptions::default(),
             keep_sccs: false,
             exact: Some(si_check::ExactOptions::default()),
+            weak: weak::Options::default(),
         }
     }
 }
@@ -103,6 +108,8 @@ pub struct Stats {
     pub exact: Vec<(String, si_check::ExactStats)>,
     /// Levels the exact check proved to hold.
     pub exact_valid: Vec<si_check::Level>,
+    /// What the exact weak-level check found, when it ran.
+    pub weak: Option<weak::elle::WeakRun>,
 }
 
 /// The result of a check: Elle's result map plus context.
@@ -209,17 +216,28 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
 }
 
 /// Validates model names and returns the list to check (default applied),
-/// each in Elle's spelling. Names match case-insensitively (`Serializable`,
+/// each in Elle's spelling; `all` stands for every level of the ladder
+/// ([`weak::ladder::ALL_MODELS`]). Names match case-insensitively (`Serializable`,
 /// `PL-SI`); an empty name or one Elle does not know is an error, never
 /// ignored, so a typo cannot turn a check into a vacuous `valid`.
 pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
-    let ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
-    let known = lattice::all_model_names();
+    let mut ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
+    if weak::ladder::requested(models) {
+        ms.retain(|m| !m.trim().eq_ignore_ascii_case(weak::ladder::ALL));
+        ms.extend(weak::ladder::ALL_MODELS.iter().map(|m| m.to_string()));
+    }
+    let mut known = lattice::all_model_names();
+    known.extend(weak::elle::ISOLDE_ONLY_MODELS);
+    known.push(weak::ladder::ALL);
+    known.sort_unstable();
     ms.iter()
         .map(|m| {
             let name = m.trim().trim_start_matches(':');
             if name.is_empty() {
                 return Err(CheckError::EmptyName { what: "model", hint: ", or `none` alone for no model" });
+            }
+            if let Some(weak_name) = weak::elle::resolve_model(name) {
+                return Ok(weak_name.to_string());
             }
             if lattice::canonical_model_name(name).is_some() {
                 return Ok(name.to_string());
@@ -239,6 +257,7 @@ pub fn known_anomaly_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = lattice::all_anomalies().to_vec();
     names.extend(PROHIBITED_BY_EVERY_MODEL);
     names.extend(UNKNOWN_ANOMALY_TYPES);
+    names.extend(weak::elle::WEAK_ANOMALY_TYPES);
     names.sort_unstable();
     names.dedup();
     names
@@ -271,10 +290,14 @@ pub fn resolve_anomalies(anomalies: &[String]) -> Result<Vec<String>, CheckError
 pub fn prohibited_anomalies(opts: &CheckOptions) -> Result<BTreeSet<String>, CheckError> {
     let models = resolve_models(&opts.models)?;
     let anomalies = resolve_anomalies(&opts.anomalies)?;
-    let ms: Vec<&str> = models.iter().map(String::as_str).collect();
+    let ms: Vec<&str> =
+        models.iter().map(String::as_str).filter(|m| !weak::elle::ISOLDE_ONLY_MODELS.contains(m)).collect();
     let an: Vec<&str> = anomalies.iter().map(String::as_str).collect();
     let mut p = lattice::all_anomalies_implying(&an);
     p.extend(lattice::anomalies_prohibited_by(&ms));
+    if let Some(level) = weak::elle::requested(&models) {
+        p.extend(weak::elle::prohibited(level).into_iter().map(str::to_string));
+    }
     if !models.is_empty() {
         p.extend(PROHIBITED_BY_EVERY_MODEL.iter().map(|s| s.to_string()));
     }
@@ -352,7 +375,27 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
             anomalies.remove("empty-transaction-graph");
         }
     }
+    let mut violated = None;
+    if let Some(level) = weak::elle::requested(&resolve_models(&opts.models)?) {
+        let weak_run = weak::elle::run(h, workload, level, &opts.weak, &mut anomalies);
+        violated = weak_run.violated;
+        let proved_weak = weak_run.proved;
+        stats.weak = Some(weak_run);
+        let models = resolve_models(&opts.models)?;
+        let proved = |m: &String| {
+            weak::Level::from_model(m).is_some_and(|l| l <= level && proved_weak)
+                || si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)))
+        };
+        if !models.is_empty() && models.iter().all(proved) {
+            anomalies.remove("empty-transaction-graph");
+        }
+    }
     let mut outcome = result_map(workload, anomalies, &prohibited, &reportable, stats);
+    if let Some((level, without_sessions)) = violated {
+        if outcome.valid != Validity::Valid {
+            weak::elle::extend_boundary(level, without_sessions, &mut outcome.not, &mut outcome.also_not);
+        }
+    }
     if opts.keep_sccs {
         outcome.sccs = sccs
             .into_iter()

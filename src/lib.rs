@@ -16,7 +16,9 @@
 //! 4. [`si_check`] decides serializability and snapshot isolation of a
 //!    register history exactly (a polygraph of the unknown write orders,
 //!    pruned, then solved), where inference alone cannot;
-//! 5. [`reports`] renders the result map as a table, EDN or JSON.
+//! 5. [`weak`] decides read committed, read atomic and causal consistency
+//!    (Biswas–Enea) exactly in near-linear time, with witness cycles;
+//! 6. [`reports`] renders the result map as a table, EDN or JSON.
 //!
 //! [`anomaly`] holds the plain data every stage reports (anomaly cases,
 //! cycles and their steps); [`check`] wires the stages together for the CLI
@@ -37,6 +39,7 @@ pub mod infer;
 pub mod ingest;
 pub mod reports;
 pub mod si_check;
+pub mod weak;
 
 /// The examples of `docs/library.md`, compiled and run as doctests.
 #[cfg(doctest)]

@@ -52,7 +52,10 @@ struct AnalyzeArgs {
     #[arg(long, value_enum, default_value = "auto")]
     workload: WorkloadArg,
     /// Consistency models expected to hold, comma separated (Elle's names, or
-    /// si, ser, strict-ser, rc, ru, rr), or `none`. Default: strict-serializable.
+    /// si, ser, strict-ser, rc, ru, rr, read-committed-be,
+    /// transactional-causal), `all` for every level from read-committed-be to
+    /// serializability (the table format adds one row per level), or `none`.
+    /// Default: strict-serializable.
     #[arg(
         long = "model",
         alias = "models",
@@ -138,6 +141,17 @@ struct AnalyzeArgs {
     /// leave unordered) before it answers unknown instead.
     #[arg(long, default_value_t = 50_000_000)]
     max_constraints: usize,
+    /// Session order of the exact weak levels (read-committed-be,
+    /// read-atomic, causal-cerone): `process` takes each process as a
+    /// session (Biswas–Enea, Cerone); `none` drops it, Elle's plain semantics.
+    #[arg(long, value_enum, default_value = "process")]
+    sessions: SessionsArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SessionsArg {
+    Process,
+    None,
 }
 
 /// Options shared by both generators.
@@ -372,6 +386,13 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
         }),
+        weak: isolde::weak::Options {
+            sessions: match a.sessions {
+                SessionsArg::Process => isolde::weak::front::Sessions::Process,
+                SessionsArg::None => isolde::weak::front::Sessions::None,
+            },
+            ..isolde::weak::Options::default()
+        },
     };
     let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let several = a.files.len() > 1;
@@ -509,6 +530,10 @@ fn analyze_one(
         FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
         FormatArg::Edn => reports::edn::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
     }
+    .and_then(|()| match format == FormatArg::Table && isolde::weak::ladder::requested(&a.model) {
+        true => out.write_all(isolde::weak::ladder::render(h, outcome).as_bytes()),
+        false => Ok(()),
+    })
     .and_then(|()| out.flush())
     .map_err(|e| e.to_string())?;
     drop(out);

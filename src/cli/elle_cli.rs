@@ -438,6 +438,7 @@ impl Args {
             rw: crate::infer::rw_register::RwOptions::default(),
             keep_sccs: self.directory.is_some(),
             exact: Some(crate::si_check::ExactOptions::default()),
+            weak: crate::weak::Options::default(),
         })
     }
 

@@ -100,6 +100,7 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             }
         }
         Case::ExactCheckUnknown { model, detail } => format!("{model} undecided: {detail}"),
+        Case::Weak(v) => crate::weak::report::short(h, v),
     }
 }
 
@@ -135,6 +136,9 @@ pub enum ModelStatus {
 
 /// The status of a model given an outcome.
 pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
+    if let Some(status) = crate::weak::elle::model_status(o, model) {
+        return status;
+    }
     let Some(canonical) = lattice::canonical_model_name(model) else { return ModelStatus::NotChecked };
     let found: Vec<&str> = o.found_types.iter().map(String::as_str).collect();
     for t in crate::check::boundary_names(&found) {
@@ -281,6 +285,7 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
                 match c {
                     Case::Cycle(cy) => out.push_str(&super::text::explain_cycle_named(h, o.workload, cy, naming)),
                     Case::Refuted(r) => out.push_str(&super::text::explain_refutation_named(h, r, naming)),
+                    Case::Weak(v) => out.push_str(&crate::weak::report::explain(h, v)),
                     other => out.push_str(&super::edn::to_string(h, &super::tree::case(h, o.workload, other))),
                 }
                 out.push('\n');

@@ -272,6 +272,7 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
         ]),
         Case::EmptyTransactionGraph => Node::Bool(true),
         Case::Refuted(r) => refutation(h, w, r),
+        Case::Weak(v) => crate::weak::report::node(h, v),
         Case::ExactCheckUnknown { model, detail } => Node::Map(vec![
             (kw("type"), kw("exact-check-unknown")),
             (kw("model"), kw(model)),

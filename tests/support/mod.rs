@@ -7,6 +7,7 @@ pub mod cli;
 pub mod fuzz;
 pub mod gen;
 pub mod shared;
+pub mod weak;
 
 use isolde::anomaly::{Case, Cycle, Step};
 use isolde::check::Outcome;

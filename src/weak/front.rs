@@ -1,0 +1,470 @@
+//! The common front end of the weak-level checkers (weak.md §3.0, §4).
+//!
+//! From a [`History`] it builds the Biswas–Enea history `⟨T, so, wr⟩`:
+//!
+//! * **transactions**: a virtual initial transaction `⊥` ([`BOTTOM`]) that
+//!   writes every key's initial value, every `:ok` transaction, and every
+//!   `:info` transaction. An `:info` transaction takes part only through its
+//!   writes: its reads are unknown (Jepsen records only the invocation), and
+//!   it is the last of its session, so when nobody reads from it it adds no
+//!   constraint at all (which is exactly dropping it, §4.2). `:fail`
+//!   transactions are not transactions; their writes are *aborted*.
+//! * **sessions** (`so`): each process's transactions in history order,
+//!   a new session after each `:info` (Jepsen retires a process there);
+//!   with [`Sessions::None`] every transaction is its own session, which is
+//!   Elle's plain, session-free semantics. `⊥` precedes everyone.
+//! * **external reads** in program order, each resolved to the transaction
+//!   whose final write of the key has the value read (`nil`, or the empty
+//!   list, to `⊥`). A value several transactions wrote last is a
+//!   [`ReadFrom::Choice`] among them (§4.4): the driver decides it by
+//!   trying the choices, never by guessing one.
+//! * **read findings** (TAP-a…f): reads no committed final write explains.
+//!   Each breaks every level; they are kept as witnesses.
+//! * for list-append, **version edges** (§4.5): the appender of each element
+//!   of a read list commits before the appender of the next element.
+//!
+//! Everything is linear in the size of the history (hashing by key and
+//! value).
+
+use crate::anomaly::Workload;
+use crate::history::{History, KeyId, MopFn, MopValue, OpId, OpType, NONE};
+use rustc_hash::FxHashMap;
+use thiserror::Error;
+
+/// Dense index of a transaction; [`BOTTOM`] is the initial transaction.
+pub type TxnId = u32;
+
+/// The initial transaction `⊥`.
+pub const BOTTOM: TxnId = 0;
+
+/// Where session order comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Sessions {
+    /// Each `:process` is a session (Biswas–Enea, Cerone; a new session
+    /// starts after an `:info`).
+    #[default]
+    Process,
+    /// No session order besides `⊥` first: Elle's plain models.
+    None,
+}
+
+/// Who an external read observed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadFrom {
+    /// This transaction's final write ([`BOTTOM`] for the initial value).
+    Txn(TxnId),
+    /// One of several transactions that wrote the value last: an index into
+    /// [`Front::choices`].
+    Choice(u32),
+}
+
+/// An external read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExtRead {
+    /// The key read.
+    pub key: KeyId,
+    /// Its writer.
+    pub from: ReadFrom,
+    /// Index of the read micro-op in its operation.
+    pub mop: u32,
+}
+
+/// What is wrong with a read that no committed final write explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindingKind {
+    /// TAP-a: nobody wrote the value.
+    ThinAir,
+    /// TAP-b: only a `:fail` transaction (`writer`) wrote it.
+    Aborted {
+        /// The failed operation.
+        writer: OpId,
+    },
+    /// TAP-c: the reading transaction writes it later itself.
+    Future,
+    /// TAP-d: after writing the key, the transaction read someone else's value.
+    NotMyOwnWrite,
+    /// TAP-e: after writing the key twice, it read its own earlier write.
+    NotMyLastWrite,
+    /// TAP-f: another transaction (`writer`) wrote it, but overwrote it itself.
+    Intermediate {
+        /// The writing operation.
+        writer: OpId,
+    },
+}
+
+impl FindingKind {
+    /// The Plume TAP letter.
+    pub fn tap(self) -> char {
+        match self {
+            FindingKind::ThinAir => 'a',
+            FindingKind::Aborted { .. } => 'b',
+            FindingKind::Future => 'c',
+            FindingKind::NotMyOwnWrite => 'd',
+            FindingKind::NotMyLastWrite => 'e',
+            FindingKind::Intermediate { .. } => 'f',
+        }
+    }
+
+    /// Elle's anomaly name for the same read (isolde's `garbage-read` for a
+    /// thin-air read, which Elle has no name for).
+    pub fn elle_name(self) -> &'static str {
+        match self {
+            FindingKind::ThinAir => "garbage-read",
+            FindingKind::Aborted { .. } => "G1a",
+            FindingKind::Future => "future-read",
+            FindingKind::NotMyOwnWrite | FindingKind::NotMyLastWrite => "internal",
+            FindingKind::Intermediate { .. } => "G1b",
+        }
+    }
+}
+
+/// A read that breaks every level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// What is wrong.
+    pub kind: FindingKind,
+    /// The reading operation.
+    pub op: OpId,
+    /// The read micro-op's index in it.
+    pub mop: u32,
+    /// The key.
+    pub key: KeyId,
+}
+
+/// A version-order fact of a list read: `from`'s append precedes `to`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VersionEdge {
+    /// Appender of the earlier element.
+    pub from: TxnId,
+    /// Appender of the next element.
+    pub to: TxnId,
+    /// The key.
+    pub key: KeyId,
+    /// The operation whose read shows the two elements side by side.
+    pub op: OpId,
+    /// That read's micro-op index.
+    pub mop: u32,
+}
+
+/// Histories the front end cannot turn into a Biswas–Enea history.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum FrontError {
+    /// List-append needs each element appended once (reads are traced
+    /// element by element).
+    #[error("key {key}: element {element} was appended by more than one operation; list-append needs unique elements")]
+    DuplicateElement {
+        /// The key, as written.
+        key: String,
+        /// The element, as written.
+        element: String,
+    },
+    /// A micro-op the workload does not have.
+    #[error("a :{mop} micro-op in a {workload} history (operation index {index})")]
+    UnexpectedMop {
+        /// The micro-op.
+        mop: &'static str,
+        /// The workload.
+        workload: &'static str,
+        /// Its operation's `:index`.
+        index: i64,
+    },
+}
+
+/// The Biswas–Enea history of a [`History`], in flat arrays.
+#[derive(Clone, Debug, Default)]
+pub struct Front {
+    /// Completion operation of each transaction ([`NONE`] for `⊥`).
+    pub op: Vec<OpId>,
+    /// Whether the transaction is an `:info` one.
+    pub info: Vec<bool>,
+    /// Session of each transaction (`u32::MAX` for `⊥`).
+    pub session: Vec<u32>,
+    /// Position within its session.
+    pub pos: Vec<u32>,
+    /// The sessions, each in order.
+    pub sessions: Vec<Vec<TxnId>>,
+    /// External reads of `t`: `reads[read_start[t]..read_start[t + 1]]`, in
+    /// program order.
+    pub reads: Vec<ExtRead>,
+    /// Offsets into `reads`.
+    pub read_start: Vec<u32>,
+    /// Keys `t` writes (its final writes), sorted: `writes[write_start[t]..]`.
+    pub writes: Vec<KeyId>,
+    /// Offsets into `writes`.
+    pub write_start: Vec<u32>,
+    /// Candidate writers of each ambiguous read (at least two each).
+    pub choices: Vec<Vec<TxnId>>,
+    /// Reads no committed final write explains.
+    pub findings: Vec<Finding>,
+    /// List-append version facts.
+    pub version_edges: Vec<VersionEdge>,
+    /// The transaction of each operation (`NONE` if it is none).
+    pub txn_of_op: Vec<TxnId>,
+}
+
+impl Front {
+    /// Number of transactions, `⊥` included.
+    pub fn len(&self) -> usize {
+        self.op.len()
+    }
+
+    /// True when there is no transaction besides `⊥`.
+    pub fn is_empty(&self) -> bool {
+        self.op.len() <= 1
+    }
+
+    /// External reads of `t`, in program order.
+    pub fn reads_of(&self, t: TxnId) -> &[ExtRead] {
+        &self.reads[self.read_start[t as usize] as usize..self.read_start[t as usize + 1] as usize]
+    }
+
+    /// Keys `t` writes, sorted. `⊥` writes every key, which the checkers
+    /// treat specially (an edge into or out of `⊥` needs no key).
+    pub fn writes_of(&self, t: TxnId) -> &[KeyId] {
+        &self.writes[self.write_start[t as usize] as usize..self.write_start[t as usize + 1] as usize]
+    }
+
+    /// Whether `t` writes `key` (`⊥` writes every key).
+    pub fn writes_key(&self, t: TxnId, key: KeyId) -> bool {
+        t == BOTTOM || self.writes_of(t).binary_search(&key).is_ok()
+    }
+}
+
+/// Value identity used for `nil` and the empty list (the initial state).
+const INIT: i64 = i64::MIN;
+
+/// The value a write or append micro-op writes (its identity).
+fn written(v: MopValue) -> Option<i64> {
+    match v {
+        MopValue::Int(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// Builds the Biswas–Enea history of `h` under `workload`'s rules.
+pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Front, FrontError> {
+    let writes_fn = match workload {
+        Workload::RwRegister => MopFn::Write,
+        Workload::ListAppend => MopFn::Append,
+    };
+    let mut f = Front { txn_of_op: vec![NONE; h.ops.len()], ..Front::default() };
+    // ⊥.
+    f.op.push(NONE);
+    f.info.push(false);
+    f.session.push(u32::MAX);
+    f.pos.push(0);
+    // Transactions and sessions.
+    let mut open: FxHashMap<i64, u32> = FxHashMap::default();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
+            continue;
+        }
+        for m in h.mops_of(op) {
+            let wrong = match (workload, m.f) {
+                (Workload::RwRegister, MopFn::Append) => Some("append"),
+                (Workload::ListAppend, MopFn::Write) => Some("w"),
+                _ => None,
+            };
+            if let Some(mop) = wrong {
+                return Err(FrontError::UnexpectedMop { mop, workload: workload.name(), index: op.index });
+            }
+        }
+        let t = f.op.len() as TxnId;
+        f.txn_of_op[i] = t;
+        f.op.push(i as OpId);
+        f.info.push(op.op_type == OpType::Info);
+        let s = match (sessions, open.get(&op.process)) {
+            (Sessions::Process, Some(&s)) => s,
+            _ => {
+                f.sessions.push(Vec::new());
+                let s = (f.sessions.len() - 1) as u32;
+                if sessions == Sessions::Process {
+                    open.insert(op.process, s);
+                }
+                s
+            }
+        };
+        f.session.push(s);
+        f.pos.push(f.sessions[s as usize].len() as u32);
+        f.sessions[s as usize].push(t);
+        if op.op_type == OpType::Info {
+            open.remove(&op.process);
+        }
+    }
+    // Index writes: final writers of each (key, value); every other writer
+    // (intermediate, aborted) for the findings.
+    // The final writer of each (key, value), and every final writer of the
+    // values more than one transaction wrote last.
+    let mut finals: FxHashMap<(KeyId, i64), TxnId> = FxHashMap::default();
+    let mut repeated: FxHashMap<(KeyId, i64), Vec<TxnId>> = FxHashMap::default();
+    let mut other: FxHashMap<(KeyId, i64), OpId> = FxHashMap::default();
+    let mut aborted: FxHashMap<(KeyId, i64), OpId> = FxHashMap::default();
+    f.write_start.push(0);
+    f.write_start.push(0);
+    let mut keys: Vec<KeyId> = Vec::new();
+    let mut appended: FxHashMap<(KeyId, i64), TxnId> = FxHashMap::default();
+    for t in 1..f.op.len() as TxnId {
+        let op = h.op(f.op[t as usize]);
+        let mops = h.mops_of(op);
+        keys.clear();
+        for (mi, m) in mops.iter().enumerate() {
+            if m.f != writes_fn {
+                continue;
+            }
+            let Some(v) = written(m.value) else { continue };
+            let last = !mops[mi + 1..].iter().any(|n| n.f == writes_fn && n.key == m.key);
+            if last {
+                keys.push(m.key);
+                match finals.get(&(m.key, v)) {
+                    None => {
+                        finals.insert((m.key, v), t);
+                    }
+                    Some(&w) if w == t => {}
+                    Some(&w) => {
+                        let ws = repeated.entry((m.key, v)).or_insert_with(|| vec![w]);
+                        if !ws.contains(&t) {
+                            ws.push(t);
+                        }
+                    }
+                }
+            } else {
+                other.entry((m.key, v)).or_insert(f.op[t as usize]);
+            }
+            if workload == Workload::ListAppend {
+                if appended.contains_key(&(m.key, v)) {
+                    return Err(FrontError::DuplicateElement {
+                        key: h.key(m.key).to_string(),
+                        element: h.value_text(v),
+                    });
+                }
+                appended.insert((m.key, v), t);
+            }
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        f.writes.extend_from_slice(&keys);
+        f.write_start.push(f.writes.len() as u32);
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Fail {
+            for m in h.mops_of(op) {
+                if let (true, Some(v)) = (m.f == writes_fn, written(m.value)) {
+                    aborted.entry((m.key, v)).or_insert(i as OpId);
+                }
+            }
+        }
+    }
+    // The writer of an element (list-append) for version edges and findings.
+    let element_writer = |k: KeyId, e: i64| -> Option<TxnId> {
+        if let Some(&w) = finals.get(&(k, e)) {
+            return Some(w);
+        }
+        other.get(&(k, e)).map(|&o| f.txn_of_op[o as usize])
+    };
+    // External reads.
+    f.read_start.push(0);
+    f.read_start.push(0);
+    let mut own: FxHashMap<KeyId, i64> = FxHashMap::default();
+    let mut version_edges = Vec::new();
+    let mut findings = Vec::new();
+    let mut reads = Vec::new();
+    let mut choices = Vec::new();
+    for t in 1..f.op.len() as TxnId {
+        let o = f.op[t as usize];
+        let op = h.op(o);
+        if op.op_type == OpType::Ok {
+            own.clear();
+            let mops = h.mops_of(op);
+            for (mi, m) in mops.iter().enumerate() {
+                if m.f == writes_fn {
+                    if let Some(v) = written(m.value) {
+                        own.insert(m.key, v);
+                    }
+                    continue;
+                }
+                let mi = mi as u32;
+                let finding = |kind| Finding { kind, op: o, mop: mi, key: m.key };
+                // The value read: the register value, or the list's last element.
+                let value = match (workload, m.value) {
+                    (_, MopValue::Nil) => INIT,
+                    (Workload::RwRegister, MopValue::Int(v)) => v,
+                    (Workload::ListAppend, MopValue::List { .. }) => {
+                        let list = h.list(m.value);
+                        for w in list.windows(2) {
+                            if let (Some(a), Some(b)) = (element_writer(m.key, w[0]), element_writer(m.key, w[1])) {
+                                if a != b && a != NONE && b != NONE {
+                                    version_edges.push(VersionEdge { from: a, to: b, key: m.key, op: o, mop: mi });
+                                }
+                            }
+                        }
+                        for &e in &list[..list.len().saturating_sub(1)] {
+                            if element_writer(m.key, e).is_none() {
+                                findings.push(finding(match aborted.get(&(m.key, e)) {
+                                    Some(&w) => FindingKind::Aborted { writer: w },
+                                    None => FindingKind::ThinAir,
+                                }));
+                            }
+                        }
+                        list.last().copied().unwrap_or(INIT)
+                    }
+                    _ => continue,
+                };
+                if let Some(&mine) = own.get(&m.key) {
+                    if value != mine {
+                        let earlier = mops[..mi as usize]
+                            .iter()
+                            .any(|n| n.f == writes_fn && n.key == m.key && written(n.value) == Some(value));
+                        findings.push(finding(if earlier {
+                            FindingKind::NotMyLastWrite
+                        } else {
+                            FindingKind::NotMyOwnWrite
+                        }));
+                    }
+                    continue;
+                }
+                if value == INIT {
+                    reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(BOTTOM), mop: mi });
+                    continue;
+                }
+                let cands: Vec<TxnId> = match (finals.get(&(m.key, value)), repeated.get(&(m.key, value))) {
+                    (_, Some(ws)) => ws.iter().copied().filter(|&w| w != t).collect(),
+                    (Some(&w), None) if w != t => {
+                        reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi });
+                        continue;
+                    }
+                    _ => Vec::new(),
+                };
+                match cands[..] {
+                    [w] => reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi }),
+                    [] => {
+                        let later_own = mops[mi as usize + 1..]
+                            .iter()
+                            .any(|n| n.f == writes_fn && n.key == m.key && written(n.value) == Some(value));
+                        let kind = if later_own {
+                            FindingKind::Future
+                        } else if let Some(&w) = other.get(&(m.key, value)) {
+                            FindingKind::Intermediate { writer: w }
+                        } else if let Some(&w) = aborted.get(&(m.key, value)) {
+                            FindingKind::Aborted { writer: w }
+                        } else {
+                            FindingKind::ThinAir
+                        };
+                        findings.push(finding(kind));
+                    }
+                    _ => {
+                        choices.push(cands);
+                        reads.push(ExtRead { key: m.key, from: ReadFrom::Choice((choices.len() - 1) as u32), mop: mi });
+                    }
+                }
+            }
+        }
+        f.read_start.push(reads.len() as u32);
+    }
+    f.reads = reads;
+    f.choices = choices;
+    f.findings = findings;
+    version_edges.sort_unstable_by_key(|e| (e.from, e.to));
+    version_edges.dedup_by_key(|e| (e.from, e.to));
+    f.version_edges = version_edges;
+    Ok(f)
+}

@@ -1,0 +1,137 @@
+//! Helpers for the weak-level tests: tiny histories written inline, and the
+//! verdicts of the fast checkers, the saturation oracle and the enumerator
+//! side by side.
+
+use isolde::anomaly::Workload;
+use isolde::check::resolve_workload;
+use isolde::history::History;
+use isolde::ingest::{read_bytes, Format};
+use isolde::weak::front::{self, Front, Sessions};
+use isolde::weak::oracle::{self, Axiom};
+use isolde::weak::{check_front, Level, Options, Verdict};
+
+/// A history of `:ok` transactions, one `(process, value)` pair per
+/// operation in history order, `value` an EDN vector of micro-ops.
+pub fn history(ops: &[(i64, &str)]) -> History {
+    let text: String = ops
+        .iter()
+        .enumerate()
+        .map(|(i, (p, v))| format!("{{:type :ok, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
+        .collect();
+    edn(&text)
+}
+
+/// A history from EDN text.
+pub fn edn(text: &str) -> History {
+    read_bytes("test.edn", text.as_bytes(), Format::Edn).expect("test history parses")
+}
+
+/// The front end of `h` (workload decided as the CLI does).
+pub fn front_of(h: &History, sessions: Sessions) -> Front {
+    let w = resolve_workload(h, isolde::check::WorkloadChoice::Auto);
+    front::build(h, w, sessions).expect("front end")
+}
+
+/// The workload the CLI picks.
+pub fn workload(h: &History) -> Workload {
+    resolve_workload(h, isolde::check::WorkloadChoice::Auto)
+}
+
+/// The fast checker's verdict at `level`: `Some(true)` valid, `Some(false)`
+/// invalid, `None` unknown.
+pub fn fast(f: &Front, level: Level, sessions: Sessions) -> Option<bool> {
+    match check_front(f, level, &Options { sessions, ..Options::default() }) {
+        Verdict::Valid(_) => Some(true),
+        Verdict::Invalid(_) => Some(false),
+        Verdict::Unknown(_) => None,
+    }
+}
+
+/// Verdicts at RC, RA, CC, PC, SI, SER. RC, RA and CC come from the fast
+/// checker, which must agree with the saturation oracle and (for small
+/// histories) the enumerator; the stronger three from the enumerator.
+pub fn ladder(h: &History, sessions: Sessions) -> [bool; 6] {
+    let f = front_of(h, sessions);
+    let mut out = [false; 6];
+    for (i, level) in Level::ALL.into_iter().enumerate() {
+        let fast = fast(&f, level, sessions).unwrap_or_else(|| panic!("{level:?} undecided"));
+        assert_eq!(fast, oracle::saturate(&f, level), "fast vs saturation at {level:?}");
+        if let Some(e) = oracle::enumerate(&f, level.into()) {
+            assert_eq!(fast, e, "fast vs enumeration at {level:?}");
+        }
+        out[i] = fast;
+    }
+    for (i, a) in [Axiom::Prefix, Axiom::SnapshotIsolation, Axiom::Serializable].into_iter().enumerate() {
+        out[3 + i] = oracle::enumerate(&f, a).expect("small enough to enumerate");
+    }
+    out
+}
+
+/// A history in the PolySI / Plume / C4 text format (`r(k,v,s,t)`,
+/// `w(k,v,s,t)`, `t = -1` for aborted writes).
+pub fn text(t: &str) -> History {
+    read_bytes("test.txt", t.as_bytes(), Format::PolysiText).expect("test history parses")
+}
+
+/// The fast checker's verdicts at RC, RA and CC (which must agree with the
+/// saturation oracle and the enumerator), and the Plume TAP letter of the
+/// violation at the strongest level, if any.
+pub fn weak_ladder(h: &History) -> ([bool; 3], Option<char>) {
+    let f = front_of(h, Sessions::Process);
+    let mut out = [false; 3];
+    let mut tap = None;
+    for (i, level) in Level::ALL.into_iter().enumerate() {
+        let v = check_front(&f, level, &Options::default());
+        out[i] = matches!(v, Verdict::Valid(_));
+        assert!(!matches!(v, Verdict::Unknown(_)), "{level:?} undecided");
+        assert_eq!(out[i], oracle::saturate(&f, level), "fast vs saturation at {level:?}");
+        if let Some(e) = oracle::enumerate(&f, level.into()) {
+            assert_eq!(out[i], e, "fast vs enumeration at {level:?}");
+        }
+        if let Verdict::Invalid(v) = v {
+            tap = Some(v.tap);
+        }
+    }
+    (out, tap)
+}
+
+/// A history in AWDIT's `test` format: sessions separated by lines of `=`,
+/// transactions by lines of `-`, events `r K V` / `w K V`, all committed.
+/// AWDIT's files give the initial state as a first session holding one
+/// transaction that writes 0 to keys; that session becomes `⊥` (its reads
+/// of 0 read nil). Anything else is an ordinary transaction.
+pub fn awdit_test(t: &str) -> History {
+    let mut sessions: Vec<Vec<Vec<(char, i64, i64)>>> = vec![vec![vec![]]];
+    for line in t.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with('=') {
+            sessions.push(vec![vec![]]);
+        } else if line.starts_with('-') {
+            sessions.last_mut().expect("session").push(vec![]);
+        } else {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (k, v) = (f[1].parse().expect("key"), f[2].parse().expect("value"));
+            let c = f[0].chars().next().expect("event");
+            sessions.last_mut().and_then(|s| s.last_mut()).expect("txn").push((c, k, v));
+        }
+    }
+    let init: Vec<i64> = match &sessions[0][..] {
+        [txn] if txn.iter().all(|&(c, _, v)| c == 'w' && v == 0) => txn.iter().map(|&(_, k, _)| k).collect(),
+        _ => Vec::new(),
+    };
+    let skip = usize::from(!init.is_empty());
+    let mut out = String::new();
+    for (s, txns) in sessions.iter().enumerate().skip(skip) {
+        for txn in txns.iter().filter(|t| !t.is_empty()) {
+            let mops: Vec<String> = txn
+                .iter()
+                .map(|&(c, k, v)| match c {
+                    'r' if v == 0 && init.contains(&k) => format!("[:r {k} nil]"),
+                    'r' => format!("[:r {k} {v}]"),
+                    _ => format!("[:w {k} {v}]"),
+                })
+                .collect();
+            out.push_str(&format!("{{:type :ok, :f :txn, :process {s}, :value [{}]}}\n", mops.join(" ")));
+        }
+    }
+    edn(&out)
+}
