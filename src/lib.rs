@@ -33,5 +33,6 @@ pub mod graph;
 pub mod history;
 pub mod infer;
 pub mod ingest;
+pub mod record;
 pub mod reports;
 pub mod si_check;

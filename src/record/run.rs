@@ -1,0 +1,590 @@
+//! `isolde record`: the command line, the sessions, and `--check`.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::writer::{Completion, HistoryWriter};
+use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
+use crate::check::{self, CheckOptions, Validity};
+use crate::gen::list_append::{KeyDist, ListAppendConfig};
+use crate::gen::rw_register::{RwKeyDist, RwRegisterConfig};
+use crate::gen::{DrawnMop, Pattern, TxnSource};
+use crate::{ingest, reports};
+
+/// Key distributions: `uniform` for both workloads, `exponential` (Elle's,
+/// over the window of active keys) for list-append, `zipf` and `hotspot`
+/// for rw-register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeyDistArg {
+    /// Every key equally likely.
+    Uniform,
+    /// list-append: Elle's exponential distribution over the active window.
+    Exponential,
+    /// rw-register: Zipf's law with --zipf-exponent.
+    Zipf,
+    /// rw-register: --hot-probability of the micro-ops on the first
+    /// --hot-fraction of the keys.
+    Hotspot,
+}
+
+/// Transaction shapes (see `docs/record.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PatternArg {
+    /// Random reads and writes per --read-fraction (as `isolde gen`).
+    Mixed,
+    /// Read-modify-write: read a key, then write it, --txn-len times.
+    Rmw,
+    /// Read two keys, write one of them.
+    WriteSkew,
+}
+
+/// The arguments of `isolde record`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct RecordArgs {
+    /// Database URL: sqlite:PATH, postgres://user:pass@host:port/db,
+    /// mysql://user:pass@host:port/db. Default: a fresh SQLite file in a
+    /// temporary directory.
+    #[arg(long)]
+    pub db: Option<String>,
+    /// Workload to run.
+    #[arg(long, value_enum, default_value = "list-append")]
+    pub workload: Workload,
+    /// Isolation level, set per transaction with the database's own
+    /// statement.
+    #[arg(long, value_enum, default_value = "serializable")]
+    pub isolation: Isolation,
+    /// History file to write (Jepsen EDN, one op per line, flushed as the
+    /// run goes).
+    #[arg(long, short = 'o', default_value = "history.edn")]
+    pub output: PathBuf,
+    /// Transactions to run (all sessions together). Default: 10000, or no
+    /// limit with --duration.
+    #[arg(long)]
+    pub txns: Option<usize>,
+    /// Stop invoking new transactions after this many seconds (in-flight
+    /// ones complete).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Concurrent sessions (one connection and one Jepsen :process each).
+    /// Default: 10 for list-append, 20 for rw-register (as `isolde gen`).
+    #[arg(long, alias = "processes")]
+    pub sessions: Option<usize>,
+    /// Transaction shape: mixed reads and writes, read-modify-write, or
+    /// write skew (read two keys, write one).
+    #[arg(long, value_enum, default_value = "mixed")]
+    pub pattern: PatternArg,
+    /// Keys: rw-register's key space, list-append's window of active keys.
+    /// Default: 10000 (rw-register), 100 (list-append).
+    #[arg(long)]
+    pub keys: Option<usize>,
+    /// list-append: appends a key receives before it is retired.
+    #[arg(long, default_value_t = 100)]
+    pub max_writes_per_key: usize,
+    /// Maximum micro-ops (read-modify-write pairs with --pattern rmw) per
+    /// transaction. Default: 15 (rw-register), 5 (list-append).
+    #[arg(long)]
+    pub txn_len: Option<usize>,
+    /// Minimum micro-ops per transaction. Default: --txn-len (rw-register),
+    /// 1 (list-append).
+    #[arg(long)]
+    pub min_txn_len: Option<usize>,
+    /// Fraction of micro-ops that are reads (--pattern mixed).
+    #[arg(long, default_value_t = 0.5)]
+    pub read_fraction: f64,
+    /// Key distribution. Default: exponential (list-append), zipf
+    /// (rw-register).
+    #[arg(long, value_enum)]
+    pub key_dist: Option<KeyDistArg>,
+    /// Zipf exponent.
+    #[arg(long, default_value_t = 1.0)]
+    pub zipf_exponent: f64,
+    /// Hotspot: fraction of keys that are hot.
+    #[arg(long, default_value_t = 0.2)]
+    pub hot_fraction: f64,
+    /// Hotspot: probability that a micro-op targets a hot key.
+    #[arg(long, default_value_t = 0.8)]
+    pub hot_probability: f64,
+    /// Random seed of the workload.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Analyze the history when recording ends and exit with its verdict.
+    #[arg(long)]
+    pub check: bool,
+    /// Models --check checks, comma separated (Elle's names). Default: the
+    /// model the level promises on the database.
+    #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check")]
+    pub model: Option<Vec<String>>,
+    /// Do not show the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// What a recording did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordStats {
+    /// Transactions invoked.
+    pub invoked: u64,
+    /// Completed `:ok`.
+    pub ok: u64,
+    /// Completed `:fail`.
+    pub fail: u64,
+    /// Completed `:info`.
+    pub info: u64,
+    /// Why the run stopped before its transaction count or duration, if it
+    /// did (a dead server, a session that kept failing, the file).
+    pub cut_short: Option<String>,
+}
+
+/// The workload and run parameters, resolved from [`RecordArgs`].
+pub struct Plan {
+    /// Workload.
+    pub workload: Workload,
+    /// Isolation level.
+    pub isolation: Isolation,
+    /// Transaction source.
+    pub source: TxnSource,
+    /// Transaction limit.
+    pub txns: Option<u64>,
+    /// Time limit.
+    pub duration: Option<Duration>,
+    /// Sessions.
+    pub sessions: usize,
+}
+
+impl Plan {
+    /// Resolves the arguments into a plan (usage errors only; nothing is
+    /// connected).
+    pub fn from_args(a: &RecordArgs) -> Result<Plan, RecordError> {
+        let bad = RecordError::Workload;
+        let pattern = match a.pattern {
+            PatternArg::Mixed => Pattern::Mixed,
+            PatternArg::Rmw => Pattern::ReadModifyWrite,
+            PatternArg::WriteSkew => Pattern::WriteSkew,
+        };
+        let (source, sessions) = match a.workload {
+            Workload::ListAppend => {
+                let d = ListAppendConfig::default();
+                let key_dist = match a.key_dist.unwrap_or(KeyDistArg::Exponential) {
+                    KeyDistArg::Uniform => KeyDist::Uniform,
+                    KeyDistArg::Exponential => KeyDist::Exponential,
+                    KeyDistArg::Zipf | KeyDistArg::Hotspot => {
+                        return Err(bad(
+                            "--key-dist zipf and hotspot are for rw-register; list-append takes uniform or exponential"
+                                .into(),
+                        ))
+                    }
+                };
+                let max = a.txn_len.unwrap_or(d.max_txn_len);
+                let cfg = ListAppendConfig {
+                    seed: a.seed,
+                    processes: a.sessions.unwrap_or(d.processes),
+                    min_txn_len: a.min_txn_len.unwrap_or(d.min_txn_len.min(max)),
+                    max_txn_len: max,
+                    active_keys: a.keys.unwrap_or(d.active_keys),
+                    max_writes_per_key: a.max_writes_per_key,
+                    read_fraction: a.read_fraction,
+                    key_dist,
+                    ..d
+                };
+                (TxnSource::list_append(&cfg, pattern).map_err(bad)?, cfg.processes)
+            }
+            Workload::RwRegister => {
+                let d = RwRegisterConfig::default();
+                let key_dist = match a.key_dist.unwrap_or(KeyDistArg::Zipf) {
+                    KeyDistArg::Uniform => RwKeyDist::Uniform,
+                    KeyDistArg::Zipf => RwKeyDist::Zipf(a.zipf_exponent),
+                    KeyDistArg::Hotspot => {
+                        RwKeyDist::Hotspot { hot_fraction: a.hot_fraction, hot_probability: a.hot_probability }
+                    }
+                    KeyDistArg::Exponential => {
+                        return Err(bad(
+                            "--key-dist exponential is for list-append; rw-register takes uniform, zipf or hotspot"
+                                .into(),
+                        ))
+                    }
+                };
+                let max = a.txn_len.unwrap_or(d.max_txn_len);
+                let cfg = RwRegisterConfig {
+                    seed: a.seed,
+                    processes: a.sessions.unwrap_or(d.processes),
+                    min_txn_len: a.min_txn_len.unwrap_or(max),
+                    max_txn_len: max,
+                    keys: a.keys.unwrap_or(d.keys),
+                    read_fraction: a.read_fraction,
+                    key_dist,
+                    ..d
+                };
+                (TxnSource::rw_register(&cfg, pattern).map_err(bad)?, cfg.processes)
+            }
+        };
+        let duration = match a.duration {
+            Some(s) if !(s.is_finite() && s > 0.0) => {
+                return Err(bad(format!("--duration must be a positive number of seconds, got {s}")))
+            }
+            Some(s) => Some(Duration::from_secs_f64(s)),
+            None => None,
+        };
+        let txns = match (a.txns, duration) {
+            (Some(0), _) => return Err(bad("--txns must be at least 1".into())),
+            (Some(n), _) => Some(n as u64),
+            (None, Some(_)) => None,
+            (None, None) => Some(10_000),
+        };
+        Ok(Plan { workload: a.workload, isolation: a.isolation, source, txns, duration, sessions })
+    }
+}
+
+/// Runs `isolde record`: returns the exit status (0 recorded, or with
+/// `--check` the verdict's: 0 valid, 1 invalid, 3 unknown; 2 when the run
+/// was cut short) or an error that happened before any transaction ran.
+pub fn run(a: &RecordArgs) -> Result<u8, RecordError> {
+    let plan = Plan::from_args(a)?;
+    let models = match &a.model {
+        Some(ms) => Some(ms.iter().map(|m| m.trim().to_string()).collect::<Vec<_>>()),
+        None => None,
+    };
+    check::resolve_models(&models).map_err(|e| RecordError::Workload(e.to_string()))?;
+    let url = a.db.as_deref();
+    match url.map(scheme) {
+        None => dispatch(&Sqlite::open(None, plan.workload)?, plan, a, models),
+        Some(Ok("sqlite")) => {
+            let u = url.unwrap_or_default();
+            let path = u.strip_prefix("sqlite://").or_else(|| u.strip_prefix("sqlite:")).unwrap_or_default();
+            if path.is_empty() {
+                return Err(RecordError::BadUrl { url: u.into(), reason: "no database file path".into() });
+            }
+            dispatch(&Sqlite::open(Some(Path::new(path)), plan.workload)?, plan, a, models)
+        }
+        Some(Ok("postgres" | "postgresql")) => {
+            #[cfg(feature = "postgres")]
+            {
+                let db = super::postgres::Postgres::open(url.unwrap_or_default(), plan.workload)?;
+                dispatch(&db, plan, a, models)
+            }
+            #[cfg(not(feature = "postgres"))]
+            Err(RecordError::MissingFeature { scheme: "postgres".into(), feature: "postgres" })
+        }
+        Some(Ok("mysql" | "mariadb")) => {
+            #[cfg(feature = "mysql")]
+            {
+                let db = super::mysql::Mysql::open(url.unwrap_or_default(), plan.workload)?;
+                dispatch(&db, plan, a, models)
+            }
+            #[cfg(not(feature = "mysql"))]
+            Err(RecordError::MissingFeature { scheme: "mysql".into(), feature: "mysql" })
+        }
+        Some(Ok(other)) => Err(RecordError::BadUrl {
+            url: url.unwrap_or_default().into(),
+            reason: format!("unknown scheme {other:?}; use sqlite:, postgres:// or mysql://"),
+        }),
+        Some(Err(reason)) => Err(RecordError::BadUrl { url: url.unwrap_or_default().into(), reason }),
+    }
+}
+
+/// The scheme of a URL (before the first `:`).
+fn scheme(url: &str) -> Result<&str, String> {
+    match url.split_once(':') {
+        Some((s, _)) if !s.is_empty() => Ok(s),
+        _ => Err("expected scheme:..., e.g. sqlite:FILE or postgres://user@host/db".into()),
+    }
+}
+
+/// Records against `db`, tears it down, reports, and checks if asked.
+fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<String>>) -> Result<u8, RecordError> {
+    let model = db.promised_model(plan.isolation);
+    let file = File::create(&a.output)
+        .map_err(|source| RecordError::Output { path: a.output.display().to_string(), source })?;
+    let show = !a.quiet && std::io::stderr().is_terminal();
+    let t0 = Instant::now();
+    let stats = record(db, plan, BufWriter::new(file), show);
+    if let Err(e) = db.teardown() {
+        eprintln!("isolde: warning: could not drop the run's tables: {e}");
+    }
+    let stats = stats.map_err(|e| match e {
+        RecordError::Output { source, .. } => RecordError::Output { path: a.output.display().to_string(), source },
+        other => other,
+    })?;
+    let secs = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "isolde: recorded {} transactions in {:.2}s ({:.0}/s) from {}: {} ok, {} fail, {} info -> {}",
+        stats.invoked,
+        secs,
+        stats.invoked as f64 / secs.max(1e-9),
+        db.describe(),
+        stats.ok,
+        stats.fail,
+        stats.info,
+        a.output.display()
+    );
+    if let Some(why) = &stats.cut_short {
+        eprintln!(
+            "isolde: the run stopped early: {why}; the history written so far is complete (transactions whose outcome is unknown are :info)"
+        );
+    }
+    let mut status = if stats.cut_short.is_some() { 2 } else { 0 };
+    if a.check {
+        let models = models.unwrap_or_else(|| vec![model.to_string()]);
+        let v = check_history(&a.output, models)?;
+        if status == 0 {
+            status = v;
+        }
+    }
+    Ok(status)
+}
+
+/// Analyzes the history file against `models`, prints the table on stdout,
+/// and returns the verdict's exit status.
+fn check_history(path: &Path, models: Vec<String>) -> Result<u8, RecordError> {
+    let err = |message: String| RecordError::Check { path: path.display().to_string(), message };
+    let h = ingest::read_path(path, ingest::Format::Edn).map_err(|e| err(e.to_string()))?;
+    let opts = CheckOptions { models: Some(models), ..CheckOptions::default() };
+    let outcome = check::check(&h, &opts).map_err(|e| err(e.to_string()))?;
+    print!("{}", reports::table::render(&h, &outcome, false));
+    Ok(match outcome.valid {
+        Validity::Valid => 0,
+        Validity::Invalid => 1,
+        Validity::Unknown => 3,
+    })
+}
+
+/// Consecutive transactions of one session that may fail with an
+/// [`ErrorClass::Unknown`] error before the run stops (something other
+/// than contention is wrong).
+const MAX_UNKNOWN_STREAK: u32 = 20;
+
+/// State shared by the sessions.
+struct Shared<W: std::io::Write> {
+    source: TxnSource,
+    writer: HistoryWriter<W>,
+    invoked: u64,
+}
+
+/// Counters the progress bar and the summary read.
+#[derive(Default)]
+struct Counters {
+    ok: AtomicU64,
+    fail: AtomicU64,
+    info: AtomicU64,
+}
+
+/// Runs the plan's sessions against `db`, writing the history to `out`.
+/// Every session connects before any transaction runs, so an unreachable
+/// server or missing privileges fail the run with nothing recorded.
+pub fn record<D: Database, W: std::io::Write + Send>(
+    db: &D,
+    plan: Plan,
+    out: W,
+    progress: bool,
+) -> Result<RecordStats, RecordError> {
+    let sessions: Vec<D::Session> = (0..plan.sessions).map(|_| db.connect()).collect::<Result<_, _>>()?;
+    let start = Instant::now();
+    let shared = Mutex::new(Shared { source: plan.source, writer: HistoryWriter::new(out, start), invoked: 0 });
+    let counters = Counters::default();
+    let stop = AtomicBool::new(false);
+    let cut_short: Mutex<Option<String>> = Mutex::new(None);
+    let write_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
+    let bar = progress.then(|| progress_bar(plan.txns));
+    let n = plan.sessions as u64;
+    let ctx = Ctx {
+        db,
+        shared: &shared,
+        counters: &counters,
+        stop: &stop,
+        cut_short: &cut_short,
+        write_error: &write_error,
+        bar: bar.as_ref(),
+        txns: plan.txns,
+        deadline: plan.duration.map(|d| start + d),
+        isolation: plan.isolation,
+        sessions: n,
+        start,
+    };
+    std::thread::scope(|s| {
+        for (p, conn) in sessions.into_iter().enumerate() {
+            let ctx = &ctx;
+            s.spawn(move || session(ctx, conn, p as u64));
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = write_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(RecordError::Output { path: String::new(), source: e });
+    }
+    let invoked = shared.into_inner().unwrap_or_else(|p| p.into_inner()).invoked;
+    Ok(RecordStats {
+        invoked,
+        ok: counters.ok.into_inner(),
+        fail: counters.fail.into_inner(),
+        info: counters.info.into_inner(),
+        cut_short: cut_short.into_inner().unwrap_or_else(|p| p.into_inner()),
+    })
+}
+
+fn progress_bar(txns: Option<u64>) -> indicatif::ProgressBar {
+    let (bar, template) = match txns {
+        Some(n) => (indicatif::ProgressBar::new(n), "{bar:30} {pos}/{len} txns {msg} [{elapsed}]"),
+        None => (indicatif::ProgressBar::new_spinner(), "{spinner} {pos} txns {msg} [{elapsed}]"),
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// What every session thread shares.
+struct Ctx<'a, D: Database, W: std::io::Write> {
+    db: &'a D,
+    shared: &'a Mutex<Shared<W>>,
+    counters: &'a Counters,
+    stop: &'a AtomicBool,
+    cut_short: &'a Mutex<Option<String>>,
+    write_error: &'a Mutex<Option<std::io::Error>>,
+    bar: Option<&'a indicatif::ProgressBar>,
+    txns: Option<u64>,
+    deadline: Option<Instant>,
+    isolation: Isolation,
+    sessions: u64,
+    start: Instant,
+}
+
+impl<D: Database, W: std::io::Write> Ctx<'_, D, W> {
+    /// Stops the run, keeping the first reason.
+    fn halt(&self, why: String) {
+        self.stop.store(true, Ordering::SeqCst);
+        let mut c = self.cut_short.lock().unwrap_or_else(|p| p.into_inner());
+        c.get_or_insert(why);
+    }
+
+    fn write_failed(&self, e: std::io::Error) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.write_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+    }
+}
+
+/// How [`execute`] ended.
+enum Outcome {
+    Ok(Vec<Observed>),
+    /// Certainly not committed; `Unknown`-class errors mean the connection
+    /// may be unusable.
+    Fail(ErrorClass, String),
+    /// Commit sent, outcome unknown.
+    Info(String),
+}
+
+/// Runs one transaction.
+fn execute<B: Backend>(conn: &mut B, level: Isolation, mops: &[DrawnMop]) -> Outcome {
+    let writes = mops.iter().any(|m| !matches!(m, DrawnMop::Read(_)));
+    let mut observed = Vec::new();
+    let body = (|| {
+        conn.begin(level, writes)?;
+        for m in mops {
+            match *m {
+                DrawnMop::Read(k) => observed.push(conn.read(k)?),
+                DrawnMop::Write(k, v) => conn.write(k, v)?,
+                DrawnMop::Append(k, v) => conn.append(k, v)?,
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = body {
+        // Nothing was committed: COMMIT was never sent. Roll back (a lost
+        // connection aborts the transaction on the server anyway).
+        let class = B::classify(&e);
+        let _ = conn.rollback();
+        return Outcome::Fail(class, e.to_string());
+    }
+    match conn.commit() {
+        Ok(()) => Outcome::Ok(observed),
+        Err(e) => match B::classify(&e) {
+            ErrorClass::Rejected => {
+                // Some databases (SQLite) keep the transaction open after a
+                // refused COMMIT: end it.
+                let _ = conn.rollback();
+                Outcome::Fail(ErrorClass::Rejected, e.to_string())
+            }
+            ErrorClass::Unknown => Outcome::Info(e.to_string()),
+        },
+    }
+}
+
+/// One session's loop: invoke, execute, complete, until the run ends.
+fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Session, first_process: u64) {
+    let mut process = first_process;
+    let mut mops = Vec::new();
+    let mut unknown_streak = 0u32;
+    loop {
+        {
+            let mut g = ctx.shared.lock().unwrap_or_else(|p| p.into_inner());
+            let done = ctx.stop.load(Ordering::SeqCst)
+                || ctx.txns.is_some_and(|n| g.invoked >= n)
+                || ctx.deadline.is_some_and(|d| Instant::now() >= d);
+            if done {
+                return;
+            }
+            g.source.next_txn(&mut mops);
+            if let Err(e) = g.writer.invoke(process, &mops) {
+                drop(g);
+                ctx.write_failed(e);
+                return;
+            }
+            g.invoked += 1;
+        }
+        let outcome = execute(&mut conn, ctx.isolation, &mops);
+        let (how, observed, reconnect, error) = match outcome {
+            Outcome::Ok(obs) => (Completion::Ok, obs, false, None),
+            Outcome::Fail(class, e) => (Completion::Fail, Vec::new(), class == ErrorClass::Unknown, Some(e)),
+            Outcome::Info(e) => (Completion::Info, Vec::new(), true, Some(e)),
+        };
+        {
+            let mut g = ctx.shared.lock().unwrap_or_else(|p| p.into_inner());
+            if let Err(e) = g.writer.complete(process, how, &mops, &observed) {
+                drop(g);
+                ctx.write_failed(e);
+                return;
+            }
+        }
+        let counter = match how {
+            Completion::Ok => &ctx.counters.ok,
+            Completion::Fail => &ctx.counters.fail,
+            Completion::Info => &ctx.counters.info,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        if let Some(bar) = ctx.bar {
+            bar.inc(1);
+            let secs = ctx.start.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{} fail, {} info, {:.0} txn/s",
+                ctx.counters.fail.load(Ordering::Relaxed),
+                ctx.counters.info.load(Ordering::Relaxed),
+                bar.position() as f64 / secs
+            ));
+        }
+        if how == Completion::Info {
+            // As Jepsen does after an indeterminate op: a new process.
+            process += ctx.sessions;
+        }
+        if !reconnect {
+            unknown_streak = 0;
+            continue;
+        }
+        unknown_streak += 1;
+        let error = error.unwrap_or_default();
+        if unknown_streak >= MAX_UNKNOWN_STREAK {
+            ctx.halt(format!("session {first_process}: {unknown_streak} transactions in a row failed; last error: {error}"));
+            return;
+        }
+        match ctx.db.connect() {
+            Ok(c) => conn = c,
+            Err(e) => {
+                ctx.halt(format!("session {first_process} lost its connection ({error}) and cannot reconnect: {e}"));
+                return;
+            }
+        }
+    }
+}
