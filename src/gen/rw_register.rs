@@ -955,8 +955,8 @@ mod tests {
         assert!(n.keys().all(|&k| k < 50));
         // The hot set is hot_fraction of the keys, despite float rounding.
         for (f, keys, hot) in [(0.07, 100, 7), (0.001, 100, 1), (0.5, 3, 2), (1.0, 9, 9)] {
-            match KeyPicker::new(RwKeyDist::Hotspot { hot_fraction: f, hot_probability: 0.5 }, keys) {
-                KeyPicker::Hotspot { hot: h, cold, .. } => assert_eq!((h, cold), (hot, keys - hot), "{f} of {keys}"),
+            match RwKeyPicker::new(RwKeyDist::Hotspot { hot_fraction: f, hot_probability: 0.5 }, keys) {
+                RwKeyPicker::Hotspot { hot: h, cold, .. } => assert_eq!((h, cold), (hot, keys - hot), "{f} of {keys}"),
                 _ => unreachable!(),
             }
         }

@@ -235,6 +235,18 @@ pub(crate) fn table_name(workload: Workload) -> String {
     format!("isolde_{ms}_{}_{w}", std::process::id())
 }
 
+/// A database URL without its password (for messages).
+pub(crate) fn redact(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://") {
+        if let Some((userinfo, host)) = rest.rsplit_once('@') {
+            if let Some((user, _)) = userinfo.split_once(':') {
+                return format!("{scheme}://{user}:***@{host}");
+            }
+        }
+    }
+    url.to_string()
+}
+
 /// Parses a list stored as comma-separated decimal elements (Jepsen's SQL
 /// list-append encoding); the empty string is the empty list. A malformed
 /// element is an error, never dropped.
@@ -256,6 +268,13 @@ mod tests {
         assert_eq!(parse_list("3,1,2"), Ok(vec![3, 1, 2]));
         assert!(parse_list("3,,2").is_err());
         assert!(parse_list("3,x").is_err());
+    }
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(redact("postgres://u:secret@h:5/db"), "postgres://u:***@h:5/db");
+        assert_eq!(redact("mysql://u:p@ss@h/db"), "mysql://u:***@h/db");
+        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
     }
 
     #[test]

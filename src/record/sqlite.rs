@@ -2,9 +2,9 @@
 //!
 //! URLs: `sqlite:PATH` or `sqlite://PATH` (a database file, created if
 //! missing); without `--db` a fresh file in a temporary directory, removed at
-//! the end. The file is put in WAL mode with `synchronous = NORMAL` (no fsync per commit); every connection
-//! waits up to
-//! [`BUSY_TIMEOUT`] for locks.
+//! the end. The file is put in WAL mode with `synchronous = NORMAL` (no
+//! fsync per commit); every connection waits up to [`BUSY_TIMEOUT`] for
+//! locks.
 //!
 //! SQLite has one isolation level: without shared-cache mode (never used
 //! here) every transaction is serializable, so every requested level is
