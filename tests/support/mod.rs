@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod fuzz;
 pub mod gen;
+pub mod record;
 
 use isolde::anomaly::{Case, Cycle, Step};
 use isolde::check::Outcome;
