@@ -89,7 +89,7 @@ fn bad_input_fails_before_any_transaction() {
         (&["--workload", "list-append", "--key-dist", "zipf"], "list-append takes uniform or exponential"),
         (&["--pattern", "write-skew", "--keys", "1"], "at least 2 keys"),
         (&["--txns", "0"], "--txns must be at least 1"),
-        (&["--duration", "-1"], "--duration must be a positive"),
+        (&["--duration=-1"], "--duration must be a positive"),
         (&["--check", "--model", "serialisable"], "unknown consistency model"),
     ];
     for (args, msg) in cases {
