@@ -31,8 +31,23 @@ fn sqlite_rw_register_is_strict_serializable_and_check_agrees() {
     let out = dir.join("rw.edn");
     let r = isolde(
         &[
-            "record", "--quiet", "--workload", "rw-register", "--isolation", "read-committed", "--txns", "1000",
-            "--sessions", "8", "--keys", "20", "--txn-len", "4", "-o", out.to_str().unwrap(), "--check",
+            "record",
+            "--quiet",
+            "--workload",
+            "rw-register",
+            "--isolation",
+            "read-committed",
+            "--txns",
+            "1000",
+            "--sessions",
+            "8",
+            "--keys",
+            "20",
+            "--txn-len",
+            "4",
+            "-o",
+            out.to_str().unwrap(),
+            "--check",
         ],
         None,
         Duration::from_secs(300),
@@ -155,8 +170,20 @@ mod postgres {
             &dir,
             "skew.edn",
             &[
-                "--db", &url, "--isolation", "repeatable-read", "--pattern", "write-skew", "--keys", "4",
-                "--key-dist", "uniform", "--txns", "1500", "--sessions", "8",
+                "--db",
+                &url,
+                "--isolation",
+                "repeatable-read",
+                "--pattern",
+                "write-skew",
+                "--keys",
+                "4",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
             ],
         );
         let v = analyze(&h, "snapshot-isolation");
@@ -174,17 +201,27 @@ mod postgres {
             &dir,
             "rc.edn",
             &[
-                "--db", &url, "--isolation", "read-committed", "--pattern", "rmw", "--keys", "3", "--txn-len", "1",
-                "--key-dist", "uniform", "--txns", "1500", "--sessions", "8",
+                "--db",
+                &url,
+                "--isolation",
+                "read-committed",
+                "--pattern",
+                "rmw",
+                "--keys",
+                "3",
+                "--txn-len",
+                "1",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
             ],
         );
         let v = analyze(&h, "snapshot-isolation");
         assert_eq!(v.valid, "false");
-        assert!(
-            v.anomalies.iter().any(|a| a == "lost-update" || a == "G-single"),
-            "{:?}",
-            v.anomalies
-        );
+        assert!(v.anomalies.iter().any(|a| a == "lost-update" || a == "G-single"), "{:?}", v.anomalies);
         // Read committed itself holds.
         assert_eq!(analyze(&h, "read-committed").valid, "true");
     }
@@ -205,8 +242,24 @@ mod mariadb {
             &dir,
             "rr.edn",
             &[
-                "--db", &url, "--workload", "rw-register", "--isolation", "repeatable-read", "--pattern", "rmw",
-                "--keys", "3", "--txn-len", "1", "--key-dist", "uniform", "--txns", "1500", "--sessions", "8",
+                "--db",
+                &url,
+                "--workload",
+                "rw-register",
+                "--isolation",
+                "repeatable-read",
+                "--pattern",
+                "rmw",
+                "--keys",
+                "3",
+                "--txn-len",
+                "1",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
             ],
         );
         let v = analyze(&h, "repeatable-read");

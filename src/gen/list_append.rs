@@ -60,11 +60,11 @@ use std::io::{self, Write};
 use super::inject::{Inject, InjectWorkload};
 use super::out::push_u64;
 use super::rng::Rng;
-use super::txn::{draw_txn, Draw, Pattern, Shape, Window};
 use super::sim::{
     self, check_clients, check_faults, check_fraction, invalid, GenOptions, IntMap, MvStore, Scripted, SimParams,
     Workload,
 };
+use super::txn::{draw_txn, Draw, Pattern, Shape, Window};
 
 pub use super::sim::GenStats;
 

@@ -18,7 +18,9 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, Statement};
 use std::time::Duration;
 
-use super::{parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
+use super::{
+    parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload,
+};
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -39,8 +41,8 @@ impl Mysql {
             Some(rest) => format!("mysql://{rest}"),
             None => url.to_string(),
         };
-        let opts = Opts::from_url(&normalized)
-            .map_err(|e| RecordError::BadUrl { url: redact(url), reason: e.to_string() })?;
+        let opts =
+            Opts::from_url(&normalized).map_err(|e| RecordError::BadUrl { url: redact(url), reason: e.to_string() })?;
         let opts: Opts = OptsBuilder::from_opts(opts).tcp_connect_timeout(Some(CONNECT_TIMEOUT)).into();
         let db = Mysql { opts, describe: redact(url), table: table_name(workload), workload };
         let mut c = db.conn()?;
@@ -48,8 +50,11 @@ impl Mysql {
             Workload::ListAppend => "LONGTEXT",
             Workload::RwRegister => "BIGINT",
         };
-        c.query_drop(format!("CREATE TABLE {} (k BIGINT PRIMARY KEY, v {value_type} NOT NULL) ENGINE = InnoDB", db.table))
-            .map_err(|e| db.err(e))?;
+        c.query_drop(format!(
+            "CREATE TABLE {} (k BIGINT PRIMARY KEY, v {value_type} NOT NULL) ENGINE = InnoDB",
+            db.table
+        ))
+        .map_err(|e| db.err(e))?;
         Ok(db)
     }
 
@@ -74,7 +79,9 @@ impl Database for Mysql {
         let t = &self.table;
         let read = conn.prep(format!("SELECT v FROM {t} WHERE k = ?")).map_err(|e| self.err(e))?;
         let upsert = match self.workload {
-            Workload::RwRegister => format!("INSERT INTO {t} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)"),
+            Workload::RwRegister => {
+                format!("INSERT INTO {t} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)")
+            }
             Workload::ListAppend => {
                 format!("INSERT INTO {t} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = CONCAT(v, ',', VALUES(v))")
             }

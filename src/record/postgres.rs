@@ -23,7 +23,9 @@ use std::time::Duration;
 
 use postgres::{Client, NoTls, Statement};
 
-use super::{parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
+use super::{
+    parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload,
+};
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -40,8 +42,9 @@ impl Postgres {
     /// Parses `url`, connects, and creates the run's table: a bad URL, an
     /// unreachable server or missing privileges fail here.
     pub fn open(url: &str, workload: Workload) -> Result<Postgres, RecordError> {
-        let mut config: postgres::Config =
-            url.parse().map_err(|e: postgres::Error| RecordError::BadUrl { url: redact(url), reason: e.to_string() })?;
+        let mut config: postgres::Config = url
+            .parse()
+            .map_err(|e: postgres::Error| RecordError::BadUrl { url: redact(url), reason: e.to_string() })?;
         config.connect_timeout(CONNECT_TIMEOUT);
         let db = Postgres { config, describe: redact(url), table: table_name(workload), workload };
         let mut c = db.client()?;

@@ -165,62 +165,60 @@ impl Plan {
             PatternArg::Rmw => Pattern::ReadModifyWrite,
             PatternArg::WriteSkew => Pattern::WriteSkew,
         };
-        let (source, sessions) = match a.workload {
-            Workload::ListAppend => {
-                let d = ListAppendConfig::default();
-                let key_dist = match a.key_dist.unwrap_or(KeyDistArg::Exponential) {
-                    KeyDistArg::Uniform => KeyDist::Uniform,
-                    KeyDistArg::Exponential => KeyDist::Exponential,
-                    KeyDistArg::Zipf | KeyDistArg::Hotspot => {
-                        return Err(bad(
+        let (source, sessions) =
+            match a.workload {
+                Workload::ListAppend => {
+                    let d = ListAppendConfig::default();
+                    let key_dist = match a.key_dist.unwrap_or(KeyDistArg::Exponential) {
+                        KeyDistArg::Uniform => KeyDist::Uniform,
+                        KeyDistArg::Exponential => KeyDist::Exponential,
+                        KeyDistArg::Zipf | KeyDistArg::Hotspot => return Err(bad(
                             "--key-dist zipf and hotspot are for rw-register; list-append takes uniform or exponential"
                                 .into(),
-                        ))
-                    }
-                };
-                let max = a.txn_len.unwrap_or(d.max_txn_len);
-                let cfg = ListAppendConfig {
-                    seed: a.seed,
-                    processes: a.sessions.unwrap_or(d.processes),
-                    min_txn_len: a.min_txn_len.unwrap_or(d.min_txn_len.min(max)),
-                    max_txn_len: max,
-                    active_keys: a.keys.unwrap_or(d.active_keys),
-                    max_writes_per_key: a.max_writes_per_key,
-                    read_fraction: a.read_fraction,
-                    key_dist,
-                    ..d
-                };
-                (TxnSource::list_append(&cfg, pattern).map_err(bad)?, cfg.processes)
-            }
-            Workload::RwRegister => {
-                let d = RwRegisterConfig::default();
-                let key_dist = match a.key_dist.unwrap_or(KeyDistArg::Zipf) {
-                    KeyDistArg::Uniform => RwKeyDist::Uniform,
-                    KeyDistArg::Zipf => RwKeyDist::Zipf(a.zipf_exponent),
-                    KeyDistArg::Hotspot => {
-                        RwKeyDist::Hotspot { hot_fraction: a.hot_fraction, hot_probability: a.hot_probability }
-                    }
-                    KeyDistArg::Exponential => {
-                        return Err(bad(
-                            "--key-dist exponential is for list-append; rw-register takes uniform, zipf or hotspot"
-                                .into(),
-                        ))
-                    }
-                };
-                let max = a.txn_len.unwrap_or(d.max_txn_len);
-                let cfg = RwRegisterConfig {
-                    seed: a.seed,
-                    processes: a.sessions.unwrap_or(d.processes),
-                    min_txn_len: a.min_txn_len.unwrap_or(max),
-                    max_txn_len: max,
-                    keys: a.keys.unwrap_or(d.keys),
-                    read_fraction: a.read_fraction,
-                    key_dist,
-                    ..d
-                };
-                (TxnSource::rw_register(&cfg, pattern).map_err(bad)?, cfg.processes)
-            }
-        };
+                        )),
+                    };
+                    let max = a.txn_len.unwrap_or(d.max_txn_len);
+                    let cfg = ListAppendConfig {
+                        seed: a.seed,
+                        processes: a.sessions.unwrap_or(d.processes),
+                        min_txn_len: a.min_txn_len.unwrap_or(d.min_txn_len.min(max)),
+                        max_txn_len: max,
+                        active_keys: a.keys.unwrap_or(d.active_keys),
+                        max_writes_per_key: a.max_writes_per_key,
+                        read_fraction: a.read_fraction,
+                        key_dist,
+                        ..d
+                    };
+                    (TxnSource::list_append(&cfg, pattern).map_err(bad)?, cfg.processes)
+                }
+                Workload::RwRegister => {
+                    let d = RwRegisterConfig::default();
+                    let key_dist =
+                        match a.key_dist.unwrap_or(KeyDistArg::Zipf) {
+                            KeyDistArg::Uniform => RwKeyDist::Uniform,
+                            KeyDistArg::Zipf => RwKeyDist::Zipf(a.zipf_exponent),
+                            KeyDistArg::Hotspot => {
+                                RwKeyDist::Hotspot { hot_fraction: a.hot_fraction, hot_probability: a.hot_probability }
+                            }
+                            KeyDistArg::Exponential => return Err(bad(
+                                "--key-dist exponential is for list-append; rw-register takes uniform, zipf or hotspot"
+                                    .into(),
+                            )),
+                        };
+                    let max = a.txn_len.unwrap_or(d.max_txn_len);
+                    let cfg = RwRegisterConfig {
+                        seed: a.seed,
+                        processes: a.sessions.unwrap_or(d.processes),
+                        min_txn_len: a.min_txn_len.unwrap_or(max),
+                        max_txn_len: max,
+                        keys: a.keys.unwrap_or(d.keys),
+                        read_fraction: a.read_fraction,
+                        key_dist,
+                        ..d
+                    };
+                    (TxnSource::rw_register(&cfg, pattern).map_err(bad)?, cfg.processes)
+                }
+            };
         let duration = match a.duration {
             Some(s) if !(s.is_finite() && s > 0.0) => {
                 return Err(bad(format!("--duration must be a positive number of seconds, got {s}")))
@@ -243,10 +241,7 @@ impl Plan {
 /// was cut short) or an error that happened before any transaction ran.
 pub fn run(a: &RecordArgs) -> Result<u8, RecordError> {
     let plan = Plan::from_args(a)?;
-    let models = match &a.model {
-        Some(ms) => Some(ms.iter().map(|m| m.trim().to_string()).collect::<Vec<_>>()),
-        None => None,
-    };
+    let models = a.model.as_ref().map(|ms| ms.iter().map(|m| m.trim().to_string()).collect::<Vec<_>>());
     check::resolve_models(&models).map_err(|e| RecordError::Workload(e.to_string()))?;
     let url = a.db.as_deref();
     match url.map(scheme) {
@@ -576,7 +571,9 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
         unknown_streak += 1;
         let error = error.unwrap_or_default();
         if unknown_streak >= MAX_UNKNOWN_STREAK {
-            ctx.halt(format!("session {first_process}: {unknown_streak} transactions in a row failed; last error: {error}"));
+            ctx.halt(format!(
+                "session {first_process}: {unknown_streak} transactions in a row failed; last error: {error}"
+            ));
             return;
         }
         match ctx.db.connect() {

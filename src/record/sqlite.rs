@@ -94,7 +94,9 @@ impl Database for Sqlite {
         let stmts = [
             format!("SELECT v FROM {t} WHERE k = ?1"),
             format!("INSERT INTO {t} (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = excluded.v"),
-            format!("INSERT INTO {t} (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = {t}.v || ',' || excluded.v"),
+            format!(
+                "INSERT INTO {t} (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = {t}.v || ',' || excluded.v"
+            ),
         ];
         for s in &stmts {
             conn.prepare_cached(s).map_err(|e| self.err(e))?;

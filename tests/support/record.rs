@@ -29,9 +29,7 @@ pub fn servers() -> &'static Servers {
         match Command::new("bash").arg(&script).arg("start").output() {
             Ok(out) => {
                 let stdout = String::from_utf8_lossy(&out.stdout);
-                let find = |var: &str| {
-                    stdout.lines().find_map(|l| l.strip_prefix(var).map(|u| u.trim().to_string()))
-                };
+                let find = |var: &str| stdout.lines().find_map(|l| l.strip_prefix(var).map(|u| u.trim().to_string()));
                 Servers {
                     postgres: find("ISOLDE_POSTGRES_URL="),
                     mysql: find("ISOLDE_MYSQL_URL="),
