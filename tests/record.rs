@@ -280,3 +280,31 @@ mod mariadb {
         assert_eq!(v.valid, "true", "{:?}", v.anomalies);
     }
 }
+
+#[test]
+fn ctrl_c_stops_with_a_complete_history() {
+    let dir = temp_dir("record-ctrl-c");
+    let out = dir.join("int.edn");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
+        .args(["record", "--quiet", "--duration", "60", "--sessions", "4", "-o", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    // Wait until transactions are being recorded, then interrupt.
+    let t0 = std::time::Instant::now();
+    while std::fs::metadata(&out).map_or(0, |m| m.len()) < 10_000 {
+        assert!(t0.elapsed() < Duration::from_secs(30), "nothing recorded");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(kill.success());
+    let output = child.wait_with_output().expect("exits");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("interrupted (Ctrl-C)"), "{stderr}");
+    assert!(t0.elapsed() < Duration::from_secs(30), "Ctrl-C did not stop the run");
+    let (inv, ok, fail, info) = op_counts(&out);
+    assert!(inv > 0 && inv == ok + fail + info);
+    assert_eq!(analyze(&out, "strict-serializable").valid, "true");
+}

@@ -238,9 +238,20 @@ impl Plan {
 
 /// Runs `isolde record`: returns the exit status (0 recorded, or with
 /// `--check` the verdict's: 0 valid, 1 invalid, 3 unknown; 2 when the run
-/// was cut short) or an error that happened before any transaction ran.
+/// was cut short by Ctrl-C or a lost server, after writing what it
+/// recorded) or an error that happened before any transaction ran.
 pub fn run(a: &RecordArgs) -> Result<u8, RecordError> {
     let plan = Plan::from_args(a)?;
+    // Ctrl-C stops invoking transactions and lets in-flight ones complete,
+    // so the history ends complete; a second Ctrl-C exits at once (the file
+    // still holds whole lines; invocations without completions read as
+    // indeterminate).
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nisolde: interrupted: stopping after the transactions in flight (Ctrl-C again to quit now)");
+    });
     let models = a.model.as_ref().map(|ms| ms.iter().map(|m| m.trim().to_string()).collect::<Vec<_>>());
     check::resolve_models(&models).map_err(|e| RecordError::Workload(e.to_string()))?;
     let url = a.db.as_deref();
@@ -345,6 +356,9 @@ fn check_history(path: &Path, models: Vec<String>) -> Result<u8, RecordError> {
         Validity::Unknown => 3,
     })
 }
+
+/// Set by Ctrl-C (in [`run`]): sessions stop invoking transactions.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Consecutive transactions of one session that may fail with an
 /// [`ErrorClass::Unknown`] error before the run stops (something other
@@ -516,6 +530,10 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
     loop {
         {
             let mut g = ctx.shared.lock().unwrap_or_else(|p| p.into_inner());
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                ctx.halt("interrupted (Ctrl-C)".into());
+                return;
+            }
             let done = ctx.stop.load(Ordering::SeqCst)
                 || ctx.txns.is_some_and(|n| g.invoked >= n)
                 || ctx.deadline.is_some_and(|d| Instant::now() >= d);
