@@ -48,9 +48,19 @@
 //! name, so no value from an earlier run can be read back, and drops them at
 //! the end.
 //!
+//! # Faults
+//!
+//! With `--faults` (servers on this machine only), a nemesis thread kills a
+//! random session's connection every `--fault-interval-ms`
+//! (`kill-connections`: `pg_terminate_backend`, MariaDB's `KILL`), and/or
+//! every statement runs under a short server-side timeout (`timeouts`). The
+//! outcomes stay honest by the rules above: a transaction killed before its
+//! `COMMIT` is a `:fail`, one killed or timed out during it an `:info`.
+//!
 //! [`run::RecordArgs`] is the command line and [`run::run`] its entry point.
 
 use std::fmt;
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -157,6 +167,10 @@ pub trait Backend {
     fn rollback(&mut self) -> Result<(), Self::Error>;
     /// What an error says about the transaction it ended.
     fn classify(err: &Self::Error) -> ErrorClass;
+    /// Prepares the connection for `--faults`: makes every later statement
+    /// fail once it runs longer than `timeout` (if given), and returns the
+    /// server's id of the connection for [`Database::kill`] (if it has one).
+    fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, Self::Error>;
 }
 
 /// A database a run records against: it sets up the run's tables and opens
@@ -175,6 +189,12 @@ pub trait Database: Sync {
     fn promised_model(&self, level: Isolation) -> &'static str {
         level.standard_model()
     }
+    /// Whether `--faults` may be injected: only into a server on this
+    /// machine (loopback or a Unix socket); the reason when not.
+    fn faultable(&self) -> Result<(), String>;
+    /// Kills the connection with this server id (see
+    /// [`Backend::prepare_faults`]) from a separate connection.
+    fn kill(&self, id: u64) -> Result<(), RecordError>;
 }
 
 /// Why a run could not start, or stopped.
@@ -235,6 +255,12 @@ pub(crate) fn table_name(workload: Workload) -> String {
     format!("isolde_{ms}_{}_{w}", std::process::id())
 }
 
+/// Whether a host name is this machine's loopback.
+pub(crate) fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 /// A database URL without its password (for messages).
 pub(crate) fn redact(url: &str) -> String {
     if let Some((scheme, rest)) = url.split_once("://") {
@@ -275,6 +301,16 @@ mod tests {
         assert_eq!(redact("postgres://u:secret@h:5/db"), "postgres://u:***@h:5/db");
         assert_eq!(redact("mysql://u:p@ss@h/db"), "mysql://u:***@h/db");
         assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for h in ["localhost", "127.0.0.1", "127.3.4.5", "::1", "[::1]"] {
+            assert!(is_loopback(h), "{h}");
+        }
+        for h in ["example.com", "10.0.0.1", "", "localhost.example.com"] {
+            assert!(!is_loopback(h), "{h}");
+        }
     }
 
     #[test]

@@ -19,7 +19,8 @@ use mysql::{Conn, Opts, OptsBuilder, Statement};
 use std::time::Duration;
 
 use super::{
-    parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload,
+    is_loopback, parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError,
+    Workload,
 };
 
 /// How long connecting may take.
@@ -88,6 +89,24 @@ impl Database for Mysql {
         };
         let upsert = conn.prep(upsert).map_err(|e| self.err(e))?;
         Ok(MysqlSession { conn, workload: self.workload, read, upsert })
+    }
+
+    fn faultable(&self) -> Result<(), String> {
+        let host = self.opts.get_ip_or_hostname();
+        if self.opts.get_socket().is_some() || is_loopback(&host) {
+            Ok(())
+        } else {
+            Err(format!("{} is not on this machine; faults are only injected into loopback servers", self.describe))
+        }
+    }
+
+    fn kill(&self, id: u64) -> Result<(), RecordError> {
+        let mut c = self.conn()?;
+        match c.query_drop(format!("KILL CONNECTION {id}")) {
+            // 1094: unknown thread id (it ended on its own meanwhile).
+            Err(mysql::Error::MySqlError(e)) if e.code == 1094 => Ok(()),
+            other => other.map_err(|e| self.err(e)),
+        }
     }
 
     fn teardown(&self) -> Result<(), RecordError> {
@@ -159,6 +178,16 @@ impl Backend for MysqlSession {
 
     fn rollback(&mut self) -> Result<(), MysqlError> {
         Ok(self.conn.query_drop("ROLLBACK")?)
+    }
+
+    /// The timeout is MariaDB's `max_statement_time` (MySQL has no
+    /// equivalent for writes).
+    fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, MysqlError> {
+        if let Some(t) = timeout {
+            self.conn.query_drop(format!("SET SESSION max_statement_time = {:.3}", t.as_secs_f64().max(0.001)))?;
+        }
+        let id: Option<u64> = self.conn.query_first("SELECT CONNECTION_ID()")?;
+        Ok(id)
     }
 
     fn classify(err: &MysqlError) -> ErrorClass {

@@ -24,7 +24,8 @@ use std::time::Duration;
 use postgres::{Client, NoTls, Statement};
 
 use super::{
-    parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload,
+    is_loopback, parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError,
+    Workload,
 };
 
 /// How long connecting may take.
@@ -59,6 +60,10 @@ impl Postgres {
 
     fn err(&self, e: postgres::Error) -> RecordError {
         RecordError::Connect { db: self.describe.clone(), message: error_text(&e) }
+    }
+
+    fn err_text(&self, message: String) -> RecordError {
+        RecordError::Connect { db: self.describe.clone(), message }
     }
 
     fn client(&self) -> Result<Client, RecordError> {
@@ -100,6 +105,25 @@ impl Database for Postgres {
     fn teardown(&self) -> Result<(), RecordError> {
         let mut c = self.client()?;
         c.batch_execute(&format!("DROP TABLE {}", self.table)).map_err(|e| self.err(e))
+    }
+
+    fn faultable(&self) -> Result<(), String> {
+        let local = self.config.get_hosts().iter().all(|h| match h {
+            postgres::config::Host::Tcp(name) => is_loopback(name),
+            #[cfg(unix)]
+            postgres::config::Host::Unix(_) => true,
+        });
+        if local && !self.config.get_hosts().is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{} is not on this machine; faults are only injected into loopback servers", self.describe))
+        }
+    }
+
+    fn kill(&self, id: u64) -> Result<(), RecordError> {
+        let mut c = self.client()?;
+        let pid = i32::try_from(id).map_err(|_| self.err_text(format!("no backend pid {id}")))?;
+        c.query_one("SELECT pg_terminate_backend($1)", &[&pid]).map(drop).map_err(|e| self.err(e))
     }
 
     fn promised_model(&self, level: Isolation) -> &'static str {
@@ -176,6 +200,14 @@ impl Backend for PgSession {
 
     fn rollback(&mut self) -> Result<(), PgError> {
         Ok(self.client.batch_execute("ROLLBACK")?)
+    }
+
+    fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, PgError> {
+        if let Some(t) = timeout {
+            self.client.batch_execute(&format!("SET statement_timeout = {}", t.as_millis().max(1)))?;
+        }
+        let pid: i32 = self.client.query_one("SELECT pg_backend_pid()", &[])?.try_get(0)?;
+        Ok(u64::try_from(pid).ok())
     }
 
     fn classify(err: &PgError) -> ErrorClass {

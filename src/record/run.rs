@@ -118,9 +118,47 @@ pub struct RecordArgs {
     /// model the level promises on the database.
     #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check")]
     pub model: Option<Vec<String>>,
+    /// Inject faults, comma separated (servers on this machine only):
+    /// kill-connections (kill a random session's connection every
+    /// --fault-interval-ms), timeouts (every statement times out on the
+    /// server after --timeout-ms).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub faults: Vec<FaultArg>,
+    /// kill-connections: milliseconds between kills.
+    #[arg(long, default_value_t = 100)]
+    pub fault_interval_ms: u64,
+    /// timeouts: the statement timeout, milliseconds.
+    #[arg(long, default_value_t = 10)]
+    pub timeout_ms: u64,
     /// Do not show the progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// Faults `--faults` injects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FaultArg {
+    /// Kill random sessions' connections (PostgreSQL `pg_terminate_backend`,
+    /// MariaDB `KILL CONNECTION`).
+    KillConnections,
+    /// Short server-side statement timeouts (PostgreSQL `statement_timeout`,
+    /// MariaDB `max_statement_time`).
+    Timeouts,
+}
+
+/// Faults injected into a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Kill a random session's connection this often.
+    pub kill_every: Option<Duration>,
+    /// Statement timeout of every session.
+    pub timeout: Option<Duration>,
+}
+
+impl Faults {
+    fn any(&self) -> bool {
+        self.kill_every.is_some() || self.timeout.is_some()
+    }
 }
 
 /// What a recording did.
@@ -134,6 +172,8 @@ pub struct RecordStats {
     pub fail: u64,
     /// Completed `:info`.
     pub info: u64,
+    /// Connections killed by `--faults kill-connections`.
+    pub kills: u64,
     /// Why the run stopped before its transaction count or duration, if it
     /// did (a dead server, a session that kept failing, the file).
     pub cut_short: Option<String>,
@@ -153,6 +193,10 @@ pub struct Plan {
     pub duration: Option<Duration>,
     /// Sessions.
     pub sessions: usize,
+    /// Faults to inject.
+    pub faults: Faults,
+    /// Seed of the fault schedule.
+    pub seed: u64,
 }
 
 impl Plan {
@@ -232,7 +276,33 @@ impl Plan {
             (None, Some(_)) => None,
             (None, None) => Some(10_000),
         };
-        Ok(Plan { workload: a.workload, isolation: a.isolation, source, txns, duration, sessions })
+        let ms = |name: &str, v: u64| {
+            if v == 0 {
+                Err(bad(format!("{name} must be at least 1")))
+            } else {
+                Ok(Duration::from_millis(v))
+            }
+        };
+        let faults = Faults {
+            kill_every: match a.faults.contains(&FaultArg::KillConnections) {
+                true => Some(ms("--fault-interval-ms", a.fault_interval_ms)?),
+                false => None,
+            },
+            timeout: match a.faults.contains(&FaultArg::Timeouts) {
+                true => Some(ms("--timeout-ms", a.timeout_ms)?),
+                false => None,
+            },
+        };
+        Ok(Plan {
+            workload: a.workload,
+            isolation: a.isolation,
+            source,
+            txns,
+            duration,
+            sessions,
+            faults,
+            seed: a.seed,
+        })
     }
 }
 
@@ -301,6 +371,12 @@ fn scheme(url: &str) -> Result<&str, String> {
 
 /// Records against `db`, tears it down, reports, and checks if asked.
 fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<String>>) -> Result<u8, RecordError> {
+    if plan.faults.any() {
+        if let Err(why) = db.faultable() {
+            let _ = db.teardown();
+            return Err(RecordError::Workload(why));
+        }
+    }
     let model = db.promised_model(plan.isolation);
     let file = File::create(&a.output)
         .map_err(|source| RecordError::Output { path: a.output.display().to_string(), source })?;
@@ -326,6 +402,9 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
         stats.info,
         a.output.display()
     );
+    if stats.kills > 0 {
+        eprintln!("isolde: faults: {} connections killed", stats.kills);
+    }
     if let Some(why) = &stats.cut_short {
         eprintln!(
             "isolde: the run stopped early: {why}; the history written so far is complete (transactions whose outcome is unknown are :info)"
@@ -362,7 +441,8 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Consecutive transactions of one session that may fail with an
 /// [`ErrorClass::Unknown`] error before the run stops (something other
-/// than contention is wrong).
+/// than contention is wrong); not applied with `--faults`, which cause
+/// such errors on purpose.
 const MAX_UNKNOWN_STREAK: u32 = 20;
 
 /// State shared by the sessions.
@@ -389,7 +469,17 @@ pub fn record<D: Database, W: std::io::Write + Send>(
     out: W,
     progress: bool,
 ) -> Result<RecordStats, RecordError> {
-    let sessions: Vec<D::Session> = (0..plan.sessions).map(|_| db.connect()).collect::<Result<_, _>>()?;
+    let faults = plan.faults;
+    let server_ids: Vec<AtomicU64> = (0..plan.sessions).map(|_| AtomicU64::new(0)).collect();
+    let mut sessions = Vec::with_capacity(plan.sessions);
+    for ids in &server_ids {
+        let mut conn = db.connect()?;
+        if faults.any() {
+            let id = prepare_faults(db, &mut conn, faults)?;
+            ids.store(id, Ordering::SeqCst);
+        }
+        sessions.push(conn);
+    }
     let start = Instant::now();
     let shared = Mutex::new(Shared { source: plan.source, writer: HistoryWriter::new(out, start), invoked: 0 });
     let counters = Counters::default();
@@ -411,13 +501,25 @@ pub fn record<D: Database, W: std::io::Write + Send>(
         isolation: plan.isolation,
         sessions: n,
         start,
+        faults,
+        server_ids: &server_ids,
+        running: AtomicU64::new(n),
+        kills: AtomicU64::new(0),
     };
     std::thread::scope(|s| {
         for (p, conn) in sessions.into_iter().enumerate() {
             let ctx = &ctx;
-            s.spawn(move || session(ctx, conn, p as u64));
+            s.spawn(move || {
+                session(ctx, conn, p as u64);
+                ctx.running.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+        if let Some(every) = faults.kill_every {
+            let ctx = &ctx;
+            s.spawn(move || nemesis(ctx, every, plan.seed));
         }
     });
+    let kills = ctx.kills.load(Ordering::SeqCst);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -430,6 +532,7 @@ pub fn record<D: Database, W: std::io::Write + Send>(
         ok: counters.ok.into_inner(),
         fail: counters.fail.into_inner(),
         info: counters.info.into_inner(),
+        kills,
         cut_short: cut_short.into_inner().unwrap_or_else(|p| p.into_inner()),
     })
 }
@@ -460,6 +563,44 @@ struct Ctx<'a, D: Database, W: std::io::Write> {
     isolation: Isolation,
     sessions: u64,
     start: Instant,
+    faults: Faults,
+    /// Each session's current server-side connection id (0: none yet).
+    server_ids: &'a [AtomicU64],
+    /// Sessions still running.
+    running: AtomicU64,
+    /// Connections the nemesis killed.
+    kills: AtomicU64,
+}
+
+/// Applies `faults` to a fresh connection and returns its server id.
+fn prepare_faults<D: Database>(db: &D, conn: &mut D::Session, faults: Faults) -> Result<u64, RecordError> {
+    match conn.prepare_faults(faults.timeout) {
+        Ok(Some(id)) => Ok(id),
+        Ok(None) if faults.kill_every.is_none() => Ok(0),
+        Ok(None) => Err(RecordError::Workload(format!("{}: connections have no id to kill", db.describe()))),
+        Err(e) => Err(RecordError::Connect { db: db.describe(), message: e.to_string() }),
+    }
+}
+
+/// Kills a random session's connection every `every` until the sessions
+/// are done. A failed kill (the connection ended meanwhile) is not counted.
+fn nemesis<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, every: Duration, seed: u64) {
+    let mut rng = crate::gen::rng::Rng::new(seed ^ 0x6e65_6d65_7369_73);
+    while ctx.running.load(Ordering::SeqCst) > 0 {
+        // Sleep in small steps so the nemesis ends soon after the sessions.
+        let until = Instant::now() + every;
+        while Instant::now() < until && ctx.running.load(Ordering::SeqCst) > 0 {
+            std::thread::sleep(Duration::from_millis(5).min(every));
+        }
+        if ctx.running.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let victim = rng.below(ctx.server_ids.len() as u64) as usize;
+        let id = ctx.server_ids[victim].load(Ordering::SeqCst);
+        if id != 0 && ctx.db.kill(id).is_ok() {
+            ctx.kills.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 }
 
 impl<D: Database, W: std::io::Write> Ctx<'_, D, W> {
@@ -479,9 +620,9 @@ impl<D: Database, W: std::io::Write> Ctx<'_, D, W> {
 /// How [`execute`] ended.
 enum Outcome {
     Ok(Vec<Observed>),
-    /// Certainly not committed; `Unknown`-class errors mean the connection
-    /// may be unusable.
-    Fail(ErrorClass, String),
+    /// Certainly not committed: the error's class, its message, and
+    /// whether the connection still answered the rollback.
+    Fail(ErrorClass, String, bool),
     /// Commit sent, outcome unknown.
     Info(String),
 }
@@ -505,8 +646,8 @@ fn execute<B: Backend>(conn: &mut B, level: Isolation, mops: &[DrawnMop]) -> Out
         // Nothing was committed: COMMIT was never sent. Roll back (a lost
         // connection aborts the transaction on the server anyway).
         let class = B::classify(&e);
-        let _ = conn.rollback();
-        return Outcome::Fail(class, e.to_string());
+        let healthy = conn.rollback().is_ok();
+        return Outcome::Fail(class, e.to_string(), healthy);
     }
     match conn.commit() {
         Ok(()) => Outcome::Ok(observed),
@@ -514,8 +655,8 @@ fn execute<B: Backend>(conn: &mut B, level: Isolation, mops: &[DrawnMop]) -> Out
             ErrorClass::Rejected => {
                 // Some databases (SQLite) keep the transaction open after a
                 // refused COMMIT: end it.
-                let _ = conn.rollback();
-                Outcome::Fail(ErrorClass::Rejected, e.to_string())
+                let healthy = conn.rollback().is_ok();
+                Outcome::Fail(ErrorClass::Rejected, e.to_string(), healthy)
             }
             ErrorClass::Unknown => Outcome::Info(e.to_string()),
         },
@@ -549,10 +690,14 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
             g.invoked += 1;
         }
         let outcome = execute(&mut conn, ctx.isolation, &mops);
-        let (how, observed, reconnect, error) = match outcome {
-            Outcome::Ok(obs) => (Completion::Ok, obs, false, None),
-            Outcome::Fail(class, e) => (Completion::Fail, Vec::new(), class == ErrorClass::Unknown, Some(e)),
-            Outcome::Info(e) => (Completion::Info, Vec::new(), true, Some(e)),
+        // `unexpected`: the error was not the database refusing the
+        // transaction; `reconnect`: the connection may be unusable.
+        let (how, observed, unexpected, reconnect, error) = match outcome {
+            Outcome::Ok(obs) => (Completion::Ok, obs, false, false, None),
+            Outcome::Fail(class, e, healthy) => {
+                (Completion::Fail, Vec::new(), class == ErrorClass::Unknown, !healthy, Some(e))
+            }
+            Outcome::Info(e) => (Completion::Info, Vec::new(), true, true, Some(e)),
         };
         {
             let mut g = ctx.shared.lock().unwrap_or_else(|p| p.into_inner());
@@ -582,19 +727,31 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
             // As Jepsen does after an indeterminate op: a new process.
             process += ctx.sessions;
         }
-        if !reconnect {
-            unknown_streak = 0;
-            continue;
-        }
-        unknown_streak += 1;
         let error = error.unwrap_or_default();
-        if unknown_streak >= MAX_UNKNOWN_STREAK {
+        if unexpected {
+            unknown_streak += 1;
+        } else {
+            unknown_streak = 0;
+        }
+        // Injected faults cause unexpected errors by design.
+        if unknown_streak >= MAX_UNKNOWN_STREAK && !ctx.faults.any() {
             ctx.halt(format!(
                 "session {first_process}: {unknown_streak} transactions in a row failed; last error: {error}"
             ));
             return;
         }
-        match ctx.db.connect() {
+        if !reconnect {
+            continue;
+        }
+        let ids = &ctx.server_ids[first_process as usize];
+        ids.store(0, Ordering::SeqCst);
+        let fresh = ctx.db.connect().and_then(|mut c| {
+            if ctx.faults.any() {
+                ids.store(prepare_faults(ctx.db, &mut c, ctx.faults)?, Ordering::SeqCst);
+            }
+            Ok(c)
+        });
+        match fresh {
             Ok(c) => conn = c,
             Err(e) => {
                 ctx.halt(format!("session {first_process} lost its connection ({error}) and cannot reconnect: {e}"));

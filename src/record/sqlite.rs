@@ -115,6 +115,14 @@ impl Database for Sqlite {
         }
     }
 
+    fn faultable(&self) -> Result<(), String> {
+        Err("SQLite has no server connections to kill or time out; --faults needs a postgres:// or mysql:// URL".into())
+    }
+
+    fn kill(&self, _id: u64) -> Result<(), RecordError> {
+        Err(self.err("SQLite connections have no server to kill them"))
+    }
+
     /// Every level runs serializably, and SQLite is a single node whose
     /// commits are immediately visible: strict serializability.
     fn promised_model(&self, _level: Isolation) -> &'static str {
@@ -171,6 +179,15 @@ impl Backend for SqliteSession {
 
     fn rollback(&mut self) -> Result<(), rusqlite::Error> {
         self.conn.execute_batch("ROLLBACK")
+    }
+
+    /// SQLite's only timeout is the lock wait ([`BUSY_TIMEOUT`] by default);
+    /// there is no server id.
+    fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, rusqlite::Error> {
+        if let Some(t) = timeout {
+            self.conn.busy_timeout(t)?;
+        }
+        Ok(None)
     }
 
     fn classify(err: &rusqlite::Error) -> ErrorClass {
