@@ -108,6 +108,7 @@ fn bad_input_fails_before_any_transaction() {
         (&["--check", "--model", "serialisable"], "unknown consistency model"),
         (&["--faults", "timeouts"], "--faults needs a postgres:// or mysql:// URL"),
         (&["--faults", "lightning"], "invalid value 'lightning'"),
+        (&["--init-sql", "BOGUS"], "--init-sql \"BOGUS\""),
     ];
     for (args, msg) in cases {
         let mut all = vec!["record", "--quiet", "-o", o];
@@ -350,6 +351,44 @@ mod mariadb {
         assert_eq!(inv, 2000);
         assert!(r.stderr.contains(&format!("{ok} ok, {fail} fail, {info} info")), "{}", r.stderr);
         let v = analyze(&out, "serializable");
+        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+    }
+
+    #[test]
+    fn repeatable_read_with_snapshot_isolation_on_fails_the_conflict_instead() {
+        let Some(url) = mysql("mariadb::repeatable_read_with_snapshot_isolation_on_fails_the_conflict_instead") else {
+            return;
+        };
+        let dir = temp_dir("record-maria-si");
+        let h = record(
+            &dir,
+            "si.edn",
+            &[
+                "--db",
+                &url,
+                "--workload",
+                "rw-register",
+                "--isolation",
+                "repeatable-read",
+                "--pattern",
+                "rmw",
+                "--keys",
+                "3",
+                "--txn-len",
+                "1",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
+                "--init-sql",
+                "SET SESSION innodb_snapshot_isolation = ON",
+            ],
+        );
+        let (_, ok, fail, _) = op_counts(&h);
+        assert!(ok > 0 && fail > 0, "{ok} ok, {fail} fail");
+        let v = analyze(&h, "snapshot-isolation");
         assert_eq!(v.valid, "true", "{:?}", v.anomalies);
     }
 

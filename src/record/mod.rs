@@ -167,6 +167,8 @@ pub trait Backend {
     fn rollback(&mut self) -> Result<(), Self::Error>;
     /// What an error says about the transaction it ended.
     fn classify(err: &Self::Error) -> ErrorClass;
+    /// Runs a statement outside any transaction (`--init-sql`).
+    fn execute(&mut self, sql: &str) -> Result<(), Self::Error>;
     /// Prepares the connection for `--faults`: makes every later statement
     /// fail once it runs longer than `timeout` (if given), and returns the
     /// server's id of the connection for [`Database::kill`] (if it has one).

@@ -180,6 +180,10 @@ impl Backend for MysqlSession {
         Ok(self.conn.query_drop("ROLLBACK")?)
     }
 
+    fn execute(&mut self, sql: &str) -> Result<(), MysqlError> {
+        Ok(self.conn.query_drop(sql)?)
+    }
+
     /// The timeout is MariaDB's `max_statement_time` (MySQL has no
     /// equivalent for writes).
     fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, MysqlError> {

@@ -202,6 +202,10 @@ impl Backend for PgSession {
         Ok(self.client.batch_execute("ROLLBACK")?)
     }
 
+    fn execute(&mut self, sql: &str) -> Result<(), PgError> {
+        Ok(self.client.batch_execute(sql)?)
+    }
+
     fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, PgError> {
         if let Some(t) = timeout {
             self.client.batch_execute(&format!("SET statement_timeout = {}", t.as_millis().max(1)))?;

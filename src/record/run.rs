@@ -118,6 +118,11 @@ pub struct RecordArgs {
     /// model the level promises on the database.
     #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check")]
     pub model: Option<Vec<String>>,
+    /// A statement every connection runs once, before its first
+    /// transaction (repeatable), e.g. `SET SESSION
+    /// innodb_snapshot_isolation = ON` on MariaDB.
+    #[arg(long)]
+    pub init_sql: Vec<String>,
     /// Inject faults, comma separated (servers on this machine only):
     /// kill-connections (kill a random session's connection every
     /// --fault-interval-ms), timeouts (every statement times out on the
@@ -197,6 +202,8 @@ pub struct Plan {
     pub faults: Faults,
     /// Seed of the fault schedule.
     pub seed: u64,
+    /// Statements every connection runs before its first transaction.
+    pub init_sql: Vec<String>,
 }
 
 impl Plan {
@@ -302,6 +309,7 @@ impl Plan {
             sessions,
             faults,
             seed: a.seed,
+            init_sql: a.init_sql.clone(),
         })
     }
 }
@@ -385,6 +393,10 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     let stats = record(db, plan, BufWriter::new(file), show);
     if let Err(e) = db.teardown() {
         eprintln!("isolde: warning: could not drop the run's tables: {e}");
+    }
+    if matches!(stats, Err(RecordError::Connect { .. })) {
+        // No transaction ran: leave no empty history behind.
+        let _ = std::fs::remove_file(&a.output);
     }
     let stats = stats.map_err(|e| match e {
         RecordError::Output { source, .. } => RecordError::Output { path: a.output.display().to_string(), source },
@@ -473,12 +485,7 @@ pub fn record<D: Database, W: std::io::Write + Send>(
     let server_ids: Vec<AtomicU64> = (0..plan.sessions).map(|_| AtomicU64::new(0)).collect();
     let mut sessions = Vec::with_capacity(plan.sessions);
     for ids in &server_ids {
-        let mut conn = db.connect()?;
-        if faults.any() {
-            let id = prepare_faults(db, &mut conn, faults)?;
-            ids.store(id, Ordering::SeqCst);
-        }
-        sessions.push(conn);
+        sessions.push(open_session(db, &plan.init_sql, faults, ids)?);
     }
     let start = Instant::now();
     let shared = Mutex::new(Shared { source: plan.source, writer: HistoryWriter::new(out, start), invoked: 0 });
@@ -502,6 +509,7 @@ pub fn record<D: Database, W: std::io::Write + Send>(
         sessions: n,
         start,
         faults,
+        init_sql: &plan.init_sql,
         server_ids: &server_ids,
         running: AtomicU64::new(n),
         kills: AtomicU64::new(0),
@@ -564,12 +572,33 @@ struct Ctx<'a, D: Database, W: std::io::Write> {
     sessions: u64,
     start: Instant,
     faults: Faults,
+    init_sql: &'a [String],
     /// Each session's current server-side connection id (0: none yet).
     server_ids: &'a [AtomicU64],
     /// Sessions still running.
     running: AtomicU64,
     /// Connections the nemesis killed.
     kills: AtomicU64,
+}
+
+/// Connects a session: runs the `--init-sql` statements, applies the
+/// faults, and publishes the connection's server id in `id`.
+fn open_session<D: Database>(
+    db: &D,
+    init_sql: &[String],
+    faults: Faults,
+    id: &AtomicU64,
+) -> Result<D::Session, RecordError> {
+    id.store(0, Ordering::SeqCst);
+    let mut conn = db.connect()?;
+    for sql in init_sql {
+        conn.execute(sql)
+            .map_err(|e| RecordError::Connect { db: db.describe(), message: format!("--init-sql {sql:?}: {e}") })?;
+    }
+    if faults.any() {
+        id.store(prepare_faults(db, &mut conn, faults)?, Ordering::SeqCst);
+    }
+    Ok(conn)
 }
 
 /// Applies `faults` to a fresh connection and returns its server id.
@@ -743,15 +772,7 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
         if !reconnect {
             continue;
         }
-        let ids = &ctx.server_ids[first_process as usize];
-        ids.store(0, Ordering::SeqCst);
-        let fresh = ctx.db.connect().and_then(|mut c| {
-            if ctx.faults.any() {
-                ids.store(prepare_faults(ctx.db, &mut c, ctx.faults)?, Ordering::SeqCst);
-            }
-            Ok(c)
-        });
-        match fresh {
+        match open_session(ctx.db, ctx.init_sql, ctx.faults, &ctx.server_ids[first_process as usize]) {
             Ok(c) => conn = c,
             Err(e) => {
                 ctx.halt(format!("session {first_process} lost its connection ({error}) and cannot reconnect: {e}"));

@@ -181,6 +181,10 @@ impl Backend for SqliteSession {
         self.conn.execute_batch("ROLLBACK")
     }
 
+    fn execute(&mut self, sql: &str) -> Result<(), rusqlite::Error> {
+        self.conn.execute_batch(sql)
+    }
+
     /// SQLite's only timeout is the lock wait ([`BUSY_TIMEOUT`] by default);
     /// there is no server id.
     fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, rusqlite::Error> {
