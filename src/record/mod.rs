@@ -83,6 +83,16 @@ pub enum Workload {
     RwRegister,
 }
 
+impl Workload {
+    /// The workload's command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::ListAppend => "list-append",
+            Workload::RwRegister => "rw-register",
+        }
+    }
+}
+
 /// The isolation level transactions are run at (the SQL standard's names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Isolation {
