@@ -410,7 +410,7 @@ mod mariadb {
 fn ctrl_c_stops_with_a_complete_history() {
     let dir = temp_dir("record-ctrl-c");
     let out = dir.join("int.edn");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
         .args(["record", "--quiet", "--duration", "60", "--sessions", "4", "-o", out.to_str().unwrap()])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -614,7 +614,7 @@ fn prepare_faults<D: Database>(db: &D, conn: &mut D::Session, faults: Faults) ->
 /// Kills a random session's connection every `every` until the sessions
 /// are done. A failed kill (the connection ended meanwhile) is not counted.
 fn nemesis<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, every: Duration, seed: u64) {
-    let mut rng = crate::gen::rng::Rng::new(seed ^ 0x6e65_6d65_7369_73);
+    let mut rng = crate::gen::rng::Rng::new(seed ^ 0x006e_656d_6573_6973);
     while ctx.running.load(Ordering::SeqCst) > 0 {
         // Sleep in small steps so the nemesis ends soon after the sessions.
         let until = Instant::now() + every;
