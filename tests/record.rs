@@ -118,6 +118,9 @@ fn bad_input_fails_before_any_transaction() {
         assert!(r.stderr.contains(msg), "{args:?}: {}", r.stderr);
         assert!(!out.exists(), "{args:?} wrote a history");
     }
+    let r = isolde(&["record", "--quiet", "-o", "/nonexistent-dir/h.edn"], None, Duration::from_secs(60));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("/nonexistent-dir/h.edn"), "{}", r.stderr);
 }
 
 #[test]

@@ -54,7 +54,7 @@ pub struct RecordArgs {
     #[arg(long, value_enum, default_value = "list-append")]
     pub workload: Workload,
     /// Isolation level, set per transaction with the database's own
-    /// statement.
+    /// statement (SQLite runs every level serializably).
     #[arg(long, value_enum, default_value = "serializable")]
     pub isolation: Isolation,
     /// History file to write (Jepsen EDN, one op per line, flushed as the
@@ -386,8 +386,13 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
         }
     }
     let model = db.promised_model(plan.isolation);
-    let file = File::create(&a.output)
-        .map_err(|source| RecordError::Output { path: a.output.display().to_string(), source })?;
+    let file = match File::create(&a.output) {
+        Ok(f) => f,
+        Err(source) => {
+            let _ = db.teardown();
+            return Err(RecordError::Output { path: a.output.display().to_string(), source });
+        }
+    };
     let show = !a.quiet && std::io::stderr().is_terminal();
     let t0 = Instant::now();
     let stats = record(db, plan, BufWriter::new(file), show);
