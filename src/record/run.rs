@@ -786,3 +786,178 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A scripted connection: `fail_at` names the call (counted from 0 over
+    /// begin, each micro-op, commit) that fails, with `class`.
+    struct Fake {
+        calls: usize,
+        fail_at: Option<usize>,
+        class: ErrorClass,
+        rollbacks: usize,
+    }
+
+    impl Fake {
+        fn step(&mut self) -> Result<(), (ErrorClass, String)> {
+            let n = self.calls;
+            self.calls += 1;
+            match self.fail_at {
+                Some(f) if f == n => Err((self.class, format!("call {n} failed"))),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    struct FakeError(ErrorClass, String);
+
+    impl std::fmt::Display for FakeError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.1)
+        }
+    }
+
+    impl Backend for Fake {
+        type Error = FakeError;
+        fn begin(&mut self, _: Isolation, _: bool) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn read(&mut self, key: u64) -> Result<Observed, FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))?;
+            Ok(Observed::Register(Some(key * 10)))
+        }
+        fn write(&mut self, _: u64, _: u64) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn append(&mut self, _: u64, _: u64) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn commit(&mut self) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn rollback(&mut self) -> Result<(), FakeError> {
+            self.rollbacks += 1;
+            Ok(())
+        }
+        fn classify(err: &FakeError) -> ErrorClass {
+            err.0
+        }
+        fn execute(&mut self, _: &str) -> Result<(), FakeError> {
+            Ok(())
+        }
+        fn prepare_faults(&mut self, _: Option<Duration>) -> Result<Option<u64>, FakeError> {
+            Ok(None)
+        }
+    }
+
+    fn fake(fail_at: Option<usize>, class: ErrorClass) -> Fake {
+        Fake { calls: 0, fail_at, class, rollbacks: 0 }
+    }
+
+    const TXN: [DrawnMop; 2] = [DrawnMop::Read(1), DrawnMop::Write(2, 5)];
+
+    #[test]
+    fn outcomes_claim_no_more_than_the_client_saw() {
+        // Committed: reads are reported.
+        let mut c = fake(None, ErrorClass::Unknown);
+        assert!(
+            matches!(execute(&mut c, Isolation::Serializable, &TXN), Outcome::Ok(o) if o == [Observed::Register(Some(10))])
+        );
+        // Any failure before COMMIT is a :fail, whatever its class, and is
+        // rolled back.
+        for at in 0..3 {
+            for class in [ErrorClass::Rejected, ErrorClass::Unknown] {
+                let mut c = fake(Some(at), class);
+                let o = execute(&mut c, Isolation::Serializable, &TXN);
+                assert!(matches!(o, Outcome::Fail(k, _, true) if k == class), "call {at}");
+                assert_eq!(c.rollbacks, 1);
+            }
+        }
+        // A refused COMMIT is a :fail; an unexplained COMMIT error an :info.
+        let mut c = fake(Some(3), ErrorClass::Rejected);
+        assert!(matches!(execute(&mut c, Isolation::Serializable, &TXN), Outcome::Fail(ErrorClass::Rejected, ..)));
+        let mut c = fake(Some(3), ErrorClass::Unknown);
+        assert!(matches!(execute(&mut c, Isolation::Serializable, &TXN), Outcome::Info(m) if m == "call 3 failed"));
+        assert_eq!(c.rollbacks, 0);
+    }
+
+    /// A database whose first connection fails the commit of its
+    /// transaction numbered `info_at` with an unexplained error.
+    struct OneInfo {
+        connects: AtomicUsize,
+        info_at: usize,
+    }
+
+    impl Database for OneInfo {
+        type Session = Fake;
+        fn describe(&self) -> String {
+            "fake".into()
+        }
+        fn connect(&self) -> Result<Fake, RecordError> {
+            // Each transaction is begin + 2 micro-ops + commit.
+            let nth = self.connects.fetch_add(1, Ordering::SeqCst);
+            Ok(fake((nth == 0).then_some(4 * self.info_at + 3), ErrorClass::Unknown))
+        }
+        fn teardown(&self) -> Result<(), RecordError> {
+            Ok(())
+        }
+        fn faultable(&self) -> Result<(), String> {
+            Err("no server".into())
+        }
+        fn kill(&self, _: u64) -> Result<(), RecordError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_info_moves_the_session_to_a_new_process() {
+        // One session, three transactions; the second commit is an :info.
+        let db = OneInfo { connects: AtomicUsize::new(0), info_at: 1 };
+        let args = RecordArgs {
+            db: None,
+            workload: Workload::RwRegister,
+            isolation: Isolation::Serializable,
+            output: PathBuf::new(),
+            txns: Some(3),
+            duration: None,
+            sessions: Some(1),
+            pattern: PatternArg::Mixed,
+            keys: Some(5),
+            max_writes_per_key: 100,
+            txn_len: Some(2),
+            min_txn_len: Some(2),
+            read_fraction: 0.5,
+            key_dist: Some(KeyDistArg::Uniform),
+            zipf_exponent: 1.0,
+            hot_fraction: 0.2,
+            hot_probability: 0.8,
+            seed: 3,
+            check: false,
+            model: None,
+            init_sql: Vec::new(),
+            faults: Vec::new(),
+            fault_interval_ms: 100,
+            timeout_ms: 10,
+            quiet: true,
+        };
+        let mut out = Vec::new();
+        let stats = record(&db, Plan::from_args(&args).unwrap(), &mut out, false).unwrap();
+        assert_eq!((stats.invoked, stats.ok, stats.fail, stats.info), (3, 2, 0, 1));
+        let text = String::from_utf8(out).unwrap();
+        let procs: Vec<(&str, &str)> = text
+            .lines()
+            .map(|l| {
+                let ty = l.split(' ').nth(1).unwrap();
+                let p = l.split(":process ").nth(1).unwrap().split(',').next().unwrap();
+                (ty, p)
+            })
+            .collect();
+        assert_eq!(
+            procs,
+            [(":invoke,", "0"), (":ok,", "0"), (":invoke,", "0"), (":info,", "0"), (":invoke,", "1"), (":ok,", "1")]
+        );
+    }
+}
