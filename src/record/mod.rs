@@ -268,12 +268,14 @@ pub(crate) fn table_name(workload: Workload) -> String {
 }
 
 /// Whether a host name is this machine's loopback.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) fn is_loopback(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
     h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// A database URL without its password (for messages).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) fn redact(url: &str) -> String {
     if let Some((scheme, rest)) = url.split_once("://") {
         if let Some((userinfo, host)) = rest.rsplit_once('@') {
@@ -308,6 +310,7 @@ mod tests {
         assert!(parse_list("3,x").is_err());
     }
 
+    #[cfg(any(feature = "postgres", feature = "mysql"))]
     #[test]
     fn passwords_are_redacted() {
         assert_eq!(redact("postgres://u:secret@h:5/db"), "postgres://u:***@h:5/db");
@@ -315,6 +318,7 @@ mod tests {
         assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
     }
 
+    #[cfg(any(feature = "postgres", feature = "mysql"))]
     #[test]
     fn loopback_hosts() {
         for h in ["localhost", "127.0.0.1", "127.3.4.5", "::1", "[::1]"] {
