@@ -44,7 +44,8 @@
 //! connections) and [`Backend`] (one connection: begin with a level, read,
 //! write, append, commit, rollback, and classify an error): [`sqlite`]
 //! (embedded, the default), `postgres` and `mysql` (behind the cargo
-//! features of those names). Every run creates fresh tables with a unique
+//! features of those names, on by default; a URL whose feature is not built
+//! is a clear error). Every run creates fresh tables with a unique
 //! name, so no value from an earlier run can be read back, and drops them at
 //! the end.
 //!
