@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throwaway PostgreSQL and MariaDB servers for `isolde record` tests.
 #
-#   scripts/dbs.sh start   # start both (installing Debian packages if missing)
+#   scripts/dbs.sh start [postgres|mariadb]  # start both, or one (installing
+#                                            # Debian packages if missing)
 #   scripts/dbs.sh stop    # stop both and delete their data
 #   scripts/dbs.sh status  # print the URLs of the running ones
 #
@@ -158,13 +159,23 @@ stop_my() {
 
 case "${1:-}" in
   start)
+    which=${2:-both}
+    case "$which" in
+      both | postgres | mariadb) ;;
+      *) echo "usage: $0 start [postgres|mariadb]" >&2; exit 2 ;;
+    esac
     mkdir -p "$dir"
     chmod 755 "$dir"
     status=0
-    out=$(start_pg) || status=1
-    [ -n "$out" ] && echo "$out"
-    out2=$(start_my) || status=1
-    [ -n "$out2" ] && echo "$out2"
+    out="" out2=""
+    if [ "$which" != mariadb ]; then
+      out=$(start_pg) || status=1
+      [ -n "$out" ] && echo "$out"
+    fi
+    if [ "$which" != postgres ]; then
+      out2=$(start_my) || status=1
+      [ -n "$out2" ] && echo "$out2"
+    fi
     printf '%s\n' "$out" "$out2" | grep . >"$dir/urls.env" || true
     exit $status
     ;;
@@ -177,7 +188,7 @@ case "${1:-}" in
     [ -f "$dir/urls.env" ] && cat "$dir/urls.env"
     ;;
   *)
-    echo "usage: $0 start|stop|status" >&2
+    echo "usage: $0 start [postgres|mariadb] | stop | status" >&2
     exit 2
     ;;
 esac

@@ -245,6 +245,39 @@ mod postgres {
         assert_eq!(v.valid, "true", "{:?}", v.anomalies);
     }
 
+    /// A server that dies mid-run: the run ends by itself with a message,
+    /// exit status 2, and a complete history (every invocation completed:
+    /// `:info` where the COMMIT was in flight, `:fail` where it was never
+    /// sent).
+    #[test]
+    fn a_server_dying_mid_run_ends_it_with_a_complete_history() {
+        let test = "postgres::a_server_dying_mid_run_ends_it_with_a_complete_history";
+        let Some(url) = support::record::private_postgres(test, "dying", 54341) else { return };
+        let dir = temp_dir("record-pg-dies");
+        let out = dir.join("d.edn");
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
+            .args(["record", "--quiet", "--db", &url, "--duration", "120", "--sessions", "6", "--keys", "8"])
+            .args(["--isolation", "serializable", "-o", out.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        let t0 = std::time::Instant::now();
+        while std::fs::metadata(&out).map_or(0, |m| m.len()) < 20_000 {
+            assert!(t0.elapsed() < Duration::from_secs(60), "nothing recorded");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        support::record::stop_private("dying");
+        let output = child.wait_with_output().expect("exits");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("cannot reconnect") && stderr.contains("stopped early"), "{stderr}");
+        assert!(t0.elapsed() < Duration::from_secs(90), "the run did not end by itself");
+        let (inv, ok, fail, info) = op_counts(&out);
+        assert!(inv == ok + fail + info && ok > 0, "{inv} {ok} {fail} {info}");
+        assert_eq!(analyze(&out, "serializable").valid, "true");
+    }
+
     #[test]
     fn read_committed_loses_updates() {
         let Some(url) = postgres("postgres::read_committed_loses_updates") else { return };

@@ -131,3 +131,46 @@ pub fn op_counts(history: &Path) -> (usize, usize, usize, usize) {
     assert!(text.ends_with('\n'));
     (inv, ok, fail, info)
 }
+
+/// The state directory of a private server named `name`.
+fn private_dir(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("isolde-dbs-{name}-{}", std::process::id()))
+}
+
+/// Starts a PostgreSQL of this test's own (which the test may stop) on
+/// `port` through `scripts/dbs.sh start postgres`, or prints why `test` is
+/// skipped and returns `None`.
+pub fn private_postgres(test: &str, name: &str, port: u16) -> Option<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dbs.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(["start", "postgres"])
+        .env("ISOLDE_DBS_DIR", private_dir(name))
+        .env("ISOLDE_PG_PORT", port.to_string())
+        .output();
+    match out {
+        Ok(o) => {
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            let url = stdout.lines().find_map(|l| l.strip_prefix("ISOLDE_POSTGRES_URL=").map(str::to_string));
+            if url.is_none() {
+                skip(
+                    test,
+                    &format!("scripts/dbs.sh could not start PostgreSQL: {}", String::from_utf8_lossy(&o.stderr)),
+                );
+            }
+            url
+        }
+        Err(e) => {
+            skip(test, &format!("cannot run {}: {e}", script.display()));
+            None
+        }
+    }
+}
+
+/// Stops (and deletes) the private servers named `name`.
+pub fn stop_private(name: &str) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dbs.sh");
+    let status = Command::new("bash").arg(&script).arg("stop").env("ISOLDE_DBS_DIR", private_dir(name)).status();
+    assert!(status.is_ok_and(|s| s.success()), "scripts/dbs.sh stop failed");
+    let _ = std::fs::remove_dir_all(private_dir(name));
+}
