@@ -54,7 +54,7 @@ fn sqlite_rw_register_is_strict_serializable_and_check_agrees() {
     );
     // --check defaults to SQLite's promise: strict-serializable.
     assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("strict-serializable") && r.stdout.contains("VALID"), "{}", r.stdout);
+    assert!(r.stdout.contains("strict-serializable") && r.stdout.contains("verdict: VALID"), "{}", r.stdout);
     let (inv, ..) = op_counts(&out);
     assert_eq!(inv, 1000);
     let v = analyze(&out, "serializable,strict-serializable");
