@@ -37,6 +37,7 @@ pub mod graph;
 pub mod history;
 pub mod infer;
 pub mod ingest;
+pub mod record;
 pub mod reports;
 pub mod si_check;
 pub mod weak;

@@ -39,6 +39,10 @@ enum Cmd {
         #[command(subcommand)]
         what: GenCmd,
     },
+    /// Record a history by running a workload against a database (SQLite
+    /// by default), optionally checking it (see docs/record.md).
+    #[command(after_help = EXIT_HELP)]
+    Record(isolde::record::RecordArgs),
 }
 
 #[derive(clap::Args)]
@@ -699,6 +703,7 @@ fn main() -> ExitCode {
         Cmd::ElleCli { args } => return elle_cli(&args),
         Cmd::Analyze(a) => analyze(a),
         Cmd::Gen { what } => generate(what),
+        Cmd::Record(a) => isolde::record::run(&a).map(ExitCode::from).map_err(|e| e.to_string()),
     };
     match r {
         Ok(c) => c,

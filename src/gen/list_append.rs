@@ -64,6 +64,7 @@ use super::sim::{
     self, check_clients, check_faults, check_fraction, invalid, GenOptions, IntMap, MvStore, Scripted, SimParams,
     Workload,
 };
+use super::txn::{draw_txn, Draw, Pattern, Shape, Window};
 
 pub use super::sim::GenStats;
 
@@ -204,8 +205,6 @@ struct KeyState {
     text: Vec<u8>,
     /// `ends[i]` is the length of `text` rendering the first `i + 1` values.
     ends: Vec<u32>,
-    /// Appends allocated by the workload so far (the last value handed out).
-    writes: u64,
     /// Micro-ops of in-flight (invoked, not completed) transactions on this key.
     refs: u32,
     /// No longer in the window; dropped once `refs` reaches 0.
@@ -214,7 +213,7 @@ struct KeyState {
 
 impl KeyState {
     fn new() -> Self {
-        KeyState { text: Vec::new(), ends: Vec::new(), writes: 0, refs: 0, retired: false }
+        KeyState { text: Vec::new(), ends: Vec::new(), refs: 0, retired: false }
     }
 
     /// Appends `v` to the key's list.
@@ -255,48 +254,10 @@ struct Mop {
     val: u64,
 }
 
-/// Picks window positions per [`KeyDist`].
-struct KeyPicker {
-    dist: KeyDist,
-    n: usize,
-    /// Number of top window positions the exponential draw ranges over:
-    /// positions below `n - m` have probability < 2^-60 and are skipped so
-    /// that `2^m` stays finite.
-    m: usize,
-    scale: f64,
-}
-
-impl KeyPicker {
-    const BASE: f64 = 2.0;
-
-    fn new(dist: KeyDist, n: usize) -> Self {
-        let m = n.min(60);
-        // Elle's key-dist-scale: (base^m - 1) * base / (base - 1).
-        let scale = (Self::BASE.powi(m as i32) - 1.0) * Self::BASE / (Self::BASE - 1.0);
-        KeyPicker { dist, n, m, scale }
-    }
-
-    #[inline]
-    fn pick(&self, rng: &mut Rng) -> usize {
-        match self.dist {
-            KeyDist::Uniform => rng.below(self.n as u64) as usize,
-            KeyDist::Exponential => {
-                // Elle's rand-key: floor(log_base(rand(scale) + base) - 1).
-                let x = rng.next_f64() * self.scale + Self::BASE;
-                let j = (x.log2() - 1.0).floor();
-                let j = if j <= 0.0 { 0 } else { (j as usize).min(self.m - 1) };
-                self.n - self.m + j
-            }
-        }
-    }
-}
-
 /// The list store and the key window, driven by [`sim::run`].
 struct Gen<'a> {
     cfg: &'a ListAppendConfig,
-    picker: KeyPicker,
-    window: Vec<u64>,
-    next_key: u64,
+    window: Window,
     keys: KeyMap,
     /// Committed versions (list lengths), for the multi-version levels.
     mv: MvStore,
@@ -307,13 +268,53 @@ struct Gen<'a> {
 impl Gen<'_> {
     /// A reserved key: the next unused integer, never put in the window.
     fn fresh(&mut self) -> u64 {
-        self.next_key += 1;
-        self.next_key - 1
+        self.window.fresh()
     }
 
     fn lit(&mut self, key: u64, vs: &[u64]) -> Mop {
         self.lits.push(vs.to_vec());
         Mop { kind: MopKind::Lit, key, val: self.lits.len() as u64 - 1 }
+    }
+}
+
+/// The window of list keys as [`draw_txn`] sees it: every micro-op takes a
+/// reference on its key's state; a retired key's replacement gets a state.
+struct ListDraw<'a> {
+    window: &'a mut Window,
+    keys: &'a mut KeyMap,
+    mops: &'a mut Vec<Mop>,
+}
+
+impl Draw for ListDraw<'_> {
+    type Slot = usize;
+
+    #[inline]
+    fn pick(&mut self, rng: &mut Rng) -> usize {
+        self.window.pick(rng)
+    }
+
+    #[inline]
+    fn key(&self, pos: usize) -> u64 {
+        self.window.key(pos)
+    }
+
+    #[inline]
+    fn read(&mut self, pos: usize) {
+        let key = self.window.key(pos);
+        self.keys.get_mut(&key).expect("window keys are live").refs += 1;
+        self.mops.push(Mop { kind: MopKind::Read, key, val: 0 });
+    }
+
+    #[inline]
+    fn write(&mut self, pos: usize) {
+        let a = self.window.append(pos);
+        let ks = self.keys.get_mut(&a.key).expect("window keys are live");
+        ks.refs += 1;
+        self.mops.push(Mop { kind: MopKind::Append, key: a.key, val: a.val });
+        if let Some(fresh) = a.replaced_by {
+            ks.retired = true;
+            self.keys.insert(fresh, KeyState::new());
+        }
     }
 }
 
@@ -332,27 +333,13 @@ impl Workload for Gen<'_> {
     /// retiring keys that reach `max_writes_per_key`.
     fn gen_txn(&mut self, rng: &mut Rng, mops: &mut Vec<Mop>) {
         mops.clear();
-        let len = rng.range_inclusive(self.cfg.min_txn_len as u64, self.cfg.max_txn_len as u64);
-        for _ in 0..len {
-            let pos = self.picker.pick(rng);
-            let key = self.window[pos];
-            let read = rng.chance(self.cfg.read_fraction);
-            let ks = self.keys.get_mut(&key).expect("window keys are live");
-            ks.refs += 1;
-            if read {
-                mops.push(Mop { kind: MopKind::Read, key, val: 0 });
-            } else {
-                ks.writes += 1;
-                mops.push(Mop { kind: MopKind::Append, key, val: ks.writes });
-                if ks.writes >= self.cfg.max_writes_per_key as u64 {
-                    ks.retired = true;
-                    let fresh = self.next_key;
-                    self.next_key += 1;
-                    self.window[pos] = fresh;
-                    self.keys.insert(fresh, KeyState::new());
-                }
-            }
-        }
+        let shape = Shape {
+            min_len: self.cfg.min_txn_len,
+            max_len: self.cfg.max_txn_len,
+            read_fraction: self.cfg.read_fraction,
+        };
+        let mut d = ListDraw { window: &mut self.window, keys: &mut self.keys, mops };
+        draw_txn(rng, &shape, Pattern::Mixed, &mut d);
     }
 
     /// Appends extend lists; reads record the length of the list they observe.
@@ -537,9 +524,7 @@ fn run<W: Write>(
     opts.validate(InjectWorkload::ListAppend, cfg.txns, cfg.processes, cfg.info_fraction).map_err(invalid)?;
     let mut g = Gen {
         cfg,
-        picker: KeyPicker::new(cfg.key_dist, cfg.active_keys),
-        window: (0..cfg.active_keys as u64).collect(),
-        next_key: cfg.active_keys as u64,
+        window: Window::new(cfg.key_dist, cfg.active_keys, cfg.max_writes_per_key),
         keys: KeyMap::default(),
         mv: MvStore::default(),
         lits: Vec::new(),

@@ -67,7 +67,7 @@ use super::sim::{
     self, check_clients, check_faults, check_fraction, invalid, GenOptions, IntMap, MvStore, Scripted, SimParams,
     Workload,
 };
-use super::zipf::Zipf;
+use super::txn::{draw_txn, Draw, Pattern, RwKeyPicker, Shape};
 
 pub use super::sim::GenStats;
 
@@ -295,56 +295,47 @@ impl Registers {
     }
 }
 
-/// Draws keys per [`RwKeyDist`].
-enum KeyPicker {
-    Uniform(u64),
-    Zipf(Zipf),
-    /// Keys `0..hot` are hot, `hot..hot + cold` cold.
-    Hotspot {
-        hot: u64,
-        cold: u64,
-        p: f64,
-    },
-}
-
-impl KeyPicker {
-    fn new(dist: RwKeyDist, keys: u64) -> Self {
-        match dist {
-            RwKeyDist::Uniform => KeyPicker::Uniform(keys),
-            RwKeyDist::Zipf(s) => KeyPicker::Zipf(Zipf::new(keys, s)),
-            RwKeyDist::Hotspot { hot_fraction, hot_probability } => {
-                // Rounded, not ceiled: 0.07 * 100 is 7.000000000000001.
-                let hot = ((hot_fraction * keys as f64).round() as u64).clamp(1, keys);
-                KeyPicker::Hotspot { hot, cold: keys - hot, p: hot_probability }
-            }
-        }
-    }
-
-    #[inline]
-    fn pick(&self, rng: &mut Rng) -> u64 {
-        match *self {
-            KeyPicker::Uniform(n) => rng.below(n),
-            KeyPicker::Zipf(ref z) => z.sample(rng) - 1,
-            KeyPicker::Hotspot { hot, cold, p } => {
-                if cold == 0 || rng.chance(p) {
-                    rng.below(hot)
-                } else {
-                    hot + rng.below(cold)
-                }
-            }
-        }
-    }
-}
-
 /// The register store and key picker, driven by [`sim::run`].
 struct Gen<'a> {
     cfg: &'a RwRegisterConfig,
-    picker: KeyPicker,
+    picker: RwKeyPicker,
     regs: Registers,
     /// Committed versions (values), for the multi-version levels.
     mv: MvStore,
     /// Next reserved key for injected scenarios.
     next_reserved: u64,
+}
+
+/// The register key space as [`draw_txn`] sees it: keys from the picker,
+/// values from the store.
+struct RegDraw<'a> {
+    picker: &'a RwKeyPicker,
+    regs: &'a mut Registers,
+    mops: &'a mut Vec<Mop>,
+}
+
+impl Draw for RegDraw<'_> {
+    type Slot = u64;
+
+    #[inline]
+    fn pick(&mut self, rng: &mut Rng) -> u64 {
+        self.picker.pick(rng)
+    }
+
+    #[inline]
+    fn key(&self, key: u64) -> u64 {
+        key
+    }
+
+    #[inline]
+    fn read(&mut self, key: u64) {
+        self.mops.push(Mop { write: false, key, val: 0 });
+    }
+
+    #[inline]
+    fn write(&mut self, key: u64) {
+        self.mops.push(Mop { write: true, key, val: self.regs.alloc(key) });
+    }
 }
 
 fn w(key: u64, val: u64) -> Mop {
@@ -366,15 +357,13 @@ impl Workload for Gen<'_> {
     /// Draws each micro-op's key and kind, allocating write values.
     fn gen_txn(&mut self, rng: &mut Rng, mops: &mut Vec<Mop>) {
         mops.clear();
-        let len = rng.range_inclusive(self.cfg.min_txn_len as u64, self.cfg.max_txn_len as u64);
-        for _ in 0..len {
-            let key = self.picker.pick(rng);
-            if rng.chance(self.cfg.read_fraction) {
-                mops.push(Mop { write: false, key, val: 0 });
-            } else {
-                mops.push(Mop { write: true, key, val: self.regs.alloc(key) });
-            }
-        }
+        let shape = Shape {
+            min_len: self.cfg.min_txn_len,
+            max_len: self.cfg.max_txn_len,
+            read_fraction: self.cfg.read_fraction,
+        };
+        let mut d = RegDraw { picker: &self.picker, regs: &mut self.regs, mops };
+        draw_txn(rng, &shape, Pattern::Mixed, &mut d);
     }
 
     /// Runs the micro-ops in order: writes commit, reads record what they see
@@ -489,7 +478,7 @@ fn run<W: Write>(
     opts.validate(InjectWorkload::RwRegister, cfg.txns, cfg.processes, cfg.info_fraction).map_err(invalid)?;
     let mut g = Gen {
         cfg,
-        picker: KeyPicker::new(cfg.key_dist, cfg.keys as u64),
+        picker: RwKeyPicker::new(cfg.key_dist, cfg.keys as u64),
         regs: Registers::new(cfg.keys),
         mv: MvStore::default(),
         next_reserved: cfg.keys as u64,
@@ -966,8 +955,8 @@ mod tests {
         assert!(n.keys().all(|&k| k < 50));
         // The hot set is hot_fraction of the keys, despite float rounding.
         for (f, keys, hot) in [(0.07, 100, 7), (0.001, 100, 1), (0.5, 3, 2), (1.0, 9, 9)] {
-            match KeyPicker::new(RwKeyDist::Hotspot { hot_fraction: f, hot_probability: 0.5 }, keys) {
-                KeyPicker::Hotspot { hot: h, cold, .. } => assert_eq!((h, cold), (hot, keys - hot), "{f} of {keys}"),
+            match RwKeyPicker::new(RwKeyDist::Hotspot { hot_fraction: f, hot_probability: 0.5 }, keys) {
+                RwKeyPicker::Hotspot { hot: h, cold, .. } => assert_eq!((h, cold), (hot, keys - hot), "{f} of {keys}"),
                 _ => unreachable!(),
             }
         }

@@ -517,10 +517,24 @@ fn write_op<L: Workload>(
     time: u64,
     index: u64,
 ) {
+    push_op_line(buf, ty, process, time, index, |buf| wl.push_mops(buf, mops, observed));
+}
+
+/// Appends one Jepsen op line of a transaction, in Jepsen's key order:
+/// `{:type <ty>, :f :txn, :value [<mops>], :process p, :time t, :index i}`,
+/// where `push_mops` renders the micro-ops inside the value's brackets.
+pub(crate) fn push_op_line(
+    buf: &mut Vec<u8>,
+    ty: &[u8],
+    process: u64,
+    time: u64,
+    index: u64,
+    push_mops: impl FnOnce(&mut Vec<u8>),
+) {
     buf.extend_from_slice(b"{:type ");
     buf.extend_from_slice(ty);
     buf.extend_from_slice(b", :f :txn, :value [");
-    wl.push_mops(buf, mops, observed);
+    push_mops(buf);
     buf.extend_from_slice(b"], :process ");
     push_u64(buf, process);
     buf.extend_from_slice(b", :time ");

@@ -61,10 +61,23 @@ pub fn run_program(program: &std::path::Path, args: &[&str], stdin: Option<&[u8]
             let _ = pipe.write_all(&bytes);
         });
     }
+    // Drain both pipes from threads: a child whose output outgrows the pipe
+    // buffer would otherwise block on writing and never exit.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
     let start = Instant::now();
-    loop {
+    let status = loop {
         match child.try_wait() {
-            Ok(Some(_)) => break,
+            Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
             _ => {
                 let _ = child.kill();
@@ -72,8 +85,12 @@ pub fn run_program(program: &std::path::Path, args: &[&str], stdin: Option<&[u8]
                 panic!("isolde {args:?} did not finish within {limit:?}");
             }
         }
-    }
-    let out = child.wait_with_output().expect("output");
+    };
+    let out = std::process::Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    };
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

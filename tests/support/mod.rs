@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod fuzz;
 pub mod gen;
+pub mod record;
 pub mod shared;
 pub mod weak;
 

@@ -1,0 +1,963 @@
+//! `isolde record`: the command line, the sessions, and `--check`.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::writer::{Completion, HistoryWriter};
+use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
+use crate::check::{self, CheckOptions, Validity};
+use crate::gen::list_append::{KeyDist, ListAppendConfig};
+use crate::gen::rw_register::{RwKeyDist, RwRegisterConfig};
+use crate::gen::{DrawnMop, Pattern, TxnSource};
+use crate::{ingest, reports};
+
+/// Key distributions: `uniform` for both workloads, `exponential` (Elle's,
+/// over the window of active keys) for list-append, `zipf` and `hotspot`
+/// for rw-register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeyDistArg {
+    /// Every key equally likely.
+    Uniform,
+    /// list-append: Elle's exponential distribution over the active window.
+    Exponential,
+    /// rw-register: Zipf's law with --zipf-exponent.
+    Zipf,
+    /// rw-register: --hot-probability of the micro-ops on the first
+    /// --hot-fraction of the keys.
+    Hotspot,
+}
+
+/// Transaction shapes (see `docs/record.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PatternArg {
+    /// Random reads and writes per --read-fraction (as `isolde gen`).
+    Mixed,
+    /// Read-modify-write: read a key, then write it, --txn-len times.
+    Rmw,
+    /// Read two keys, write one of them.
+    WriteSkew,
+}
+
+/// The arguments of `isolde record`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct RecordArgs {
+    /// Database URL: sqlite:PATH, postgres://user:pass@host:port/db,
+    /// mysql://user:pass@host:port/db. Default: a fresh SQLite file in a
+    /// temporary directory.
+    #[arg(long)]
+    pub db: Option<String>,
+    /// Workload to run.
+    #[arg(long, value_enum, default_value = "list-append")]
+    pub workload: Workload,
+    /// Isolation level, set per transaction with the database's own
+    /// statement (SQLite runs every level serializably).
+    #[arg(long, value_enum, default_value = "serializable")]
+    pub isolation: Isolation,
+    /// History file to write (Jepsen EDN, one op per line, flushed as the
+    /// run goes).
+    #[arg(long, short = 'o', default_value = "history.edn")]
+    pub output: PathBuf,
+    /// Transactions to run (all sessions together). Default: 10000, or no
+    /// limit with --duration.
+    #[arg(long)]
+    pub txns: Option<usize>,
+    /// Stop invoking new transactions after this many seconds (in-flight
+    /// ones complete).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Concurrent sessions (one connection and one Jepsen :process each).
+    /// Default: 10 for list-append, 20 for rw-register (as `isolde gen`).
+    #[arg(long, alias = "processes")]
+    pub sessions: Option<usize>,
+    /// Transaction shape: mixed reads and writes, read-modify-write, or
+    /// write skew (read two keys, write one).
+    #[arg(long, value_enum, default_value = "mixed")]
+    pub pattern: PatternArg,
+    /// Keys: rw-register's key space, list-append's window of active keys.
+    /// Default: 10000 (rw-register), 100 (list-append).
+    #[arg(long)]
+    pub keys: Option<usize>,
+    /// list-append: appends a key receives before it is retired.
+    #[arg(long, default_value_t = 100)]
+    pub max_writes_per_key: usize,
+    /// Maximum micro-ops (read-modify-write pairs with --pattern rmw) per
+    /// transaction. Default: 15 (rw-register), 5 (list-append).
+    #[arg(long)]
+    pub txn_len: Option<usize>,
+    /// Minimum micro-ops per transaction. Default: --txn-len (rw-register),
+    /// 1 (list-append).
+    #[arg(long)]
+    pub min_txn_len: Option<usize>,
+    /// Fraction of micro-ops that are reads (--pattern mixed).
+    #[arg(long, default_value_t = 0.5)]
+    pub read_fraction: f64,
+    /// Key distribution. Default: exponential (list-append), zipf
+    /// (rw-register).
+    #[arg(long, value_enum)]
+    pub key_dist: Option<KeyDistArg>,
+    /// Zipf exponent.
+    #[arg(long, default_value_t = 1.0)]
+    pub zipf_exponent: f64,
+    /// Hotspot: fraction of keys that are hot.
+    #[arg(long, default_value_t = 0.2)]
+    pub hot_fraction: f64,
+    /// Hotspot: probability that a micro-op targets a hot key.
+    #[arg(long, default_value_t = 0.8)]
+    pub hot_probability: f64,
+    /// Random seed of the workload.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Analyze the history when recording ends and exit with its verdict.
+    #[arg(long)]
+    pub check: bool,
+    /// Models --check checks, comma separated (Elle's names). Default: the
+    /// model the level promises on the database.
+    #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check")]
+    pub model: Option<Vec<String>>,
+    /// A statement every connection runs once, before its first
+    /// transaction (repeatable), e.g. `SET SESSION
+    /// innodb_snapshot_isolation = ON` on MariaDB.
+    #[arg(long)]
+    pub init_sql: Vec<String>,
+    /// Inject faults, comma separated (servers on this machine only):
+    /// kill-connections (kill a random session's connection every
+    /// --fault-interval-ms), timeouts (every statement times out on the
+    /// server after --timeout-ms).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub faults: Vec<FaultArg>,
+    /// kill-connections: milliseconds between kills.
+    #[arg(long, default_value_t = 100)]
+    pub fault_interval_ms: u64,
+    /// timeouts: the statement timeout, milliseconds.
+    #[arg(long, default_value_t = 10)]
+    pub timeout_ms: u64,
+    /// Do not show the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Faults `--faults` injects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FaultArg {
+    /// Kill random sessions' connections (PostgreSQL `pg_terminate_backend`,
+    /// MariaDB `KILL CONNECTION`).
+    KillConnections,
+    /// Short server-side statement timeouts (PostgreSQL `statement_timeout`,
+    /// MariaDB `max_statement_time`).
+    Timeouts,
+}
+
+/// Faults injected into a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Kill a random session's connection this often.
+    pub kill_every: Option<Duration>,
+    /// Statement timeout of every session.
+    pub timeout: Option<Duration>,
+}
+
+impl Faults {
+    fn any(&self) -> bool {
+        self.kill_every.is_some() || self.timeout.is_some()
+    }
+}
+
+/// What a recording did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordStats {
+    /// Transactions invoked.
+    pub invoked: u64,
+    /// Completed `:ok`.
+    pub ok: u64,
+    /// Completed `:fail`.
+    pub fail: u64,
+    /// Completed `:info`.
+    pub info: u64,
+    /// Connections killed by `--faults kill-connections`.
+    pub kills: u64,
+    /// Why the run stopped before its transaction count or duration, if it
+    /// did (a dead server, a session that kept failing, the file).
+    pub cut_short: Option<String>,
+}
+
+/// The workload and run parameters, resolved from [`RecordArgs`].
+pub struct Plan {
+    /// Workload.
+    pub workload: Workload,
+    /// Isolation level.
+    pub isolation: Isolation,
+    /// Transaction source.
+    pub source: TxnSource,
+    /// Transaction limit.
+    pub txns: Option<u64>,
+    /// Time limit.
+    pub duration: Option<Duration>,
+    /// Sessions.
+    pub sessions: usize,
+    /// Faults to inject.
+    pub faults: Faults,
+    /// Seed of the fault schedule.
+    pub seed: u64,
+    /// Statements every connection runs before its first transaction.
+    pub init_sql: Vec<String>,
+}
+
+impl Plan {
+    /// Resolves the arguments into a plan (usage errors only; nothing is
+    /// connected).
+    pub fn from_args(a: &RecordArgs) -> Result<Plan, RecordError> {
+        let bad = RecordError::Workload;
+        let pattern = match a.pattern {
+            PatternArg::Mixed => Pattern::Mixed,
+            PatternArg::Rmw => Pattern::ReadModifyWrite,
+            PatternArg::WriteSkew => Pattern::WriteSkew,
+        };
+        let (source, sessions) =
+            match a.workload {
+                Workload::ListAppend => {
+                    let d = ListAppendConfig::default();
+                    let key_dist = match a.key_dist.unwrap_or(KeyDistArg::Exponential) {
+                        KeyDistArg::Uniform => KeyDist::Uniform,
+                        KeyDistArg::Exponential => KeyDist::Exponential,
+                        KeyDistArg::Zipf | KeyDistArg::Hotspot => return Err(bad(
+                            "--key-dist zipf and hotspot are for rw-register; list-append takes uniform or exponential"
+                                .into(),
+                        )),
+                    };
+                    let max = a.txn_len.unwrap_or(d.max_txn_len);
+                    let cfg = ListAppendConfig {
+                        seed: a.seed,
+                        processes: a.sessions.unwrap_or(d.processes),
+                        min_txn_len: a.min_txn_len.unwrap_or(d.min_txn_len.min(max)),
+                        max_txn_len: max,
+                        active_keys: a.keys.unwrap_or(d.active_keys),
+                        max_writes_per_key: a.max_writes_per_key,
+                        read_fraction: a.read_fraction,
+                        key_dist,
+                        ..d
+                    };
+                    (TxnSource::list_append(&cfg, pattern).map_err(bad)?, cfg.processes)
+                }
+                Workload::RwRegister => {
+                    let d = RwRegisterConfig::default();
+                    let key_dist =
+                        match a.key_dist.unwrap_or(KeyDistArg::Zipf) {
+                            KeyDistArg::Uniform => RwKeyDist::Uniform,
+                            KeyDistArg::Zipf => RwKeyDist::Zipf(a.zipf_exponent),
+                            KeyDistArg::Hotspot => {
+                                RwKeyDist::Hotspot { hot_fraction: a.hot_fraction, hot_probability: a.hot_probability }
+                            }
+                            KeyDistArg::Exponential => return Err(bad(
+                                "--key-dist exponential is for list-append; rw-register takes uniform, zipf or hotspot"
+                                    .into(),
+                            )),
+                        };
+                    let max = a.txn_len.unwrap_or(d.max_txn_len);
+                    let cfg = RwRegisterConfig {
+                        seed: a.seed,
+                        processes: a.sessions.unwrap_or(d.processes),
+                        min_txn_len: a.min_txn_len.unwrap_or(max),
+                        max_txn_len: max,
+                        keys: a.keys.unwrap_or(d.keys),
+                        read_fraction: a.read_fraction,
+                        key_dist,
+                        ..d
+                    };
+                    (TxnSource::rw_register(&cfg, pattern).map_err(bad)?, cfg.processes)
+                }
+            };
+        let duration = match a.duration {
+            Some(s) if !(s.is_finite() && s > 0.0) => {
+                return Err(bad(format!("--duration must be a positive number of seconds, got {s}")))
+            }
+            Some(s) => Some(Duration::from_secs_f64(s)),
+            None => None,
+        };
+        let txns = match (a.txns, duration) {
+            (Some(0), _) => return Err(bad("--txns must be at least 1".into())),
+            (Some(n), _) => Some(n as u64),
+            (None, Some(_)) => None,
+            (None, None) => Some(10_000),
+        };
+        let ms = |name: &str, v: u64| {
+            if v == 0 {
+                Err(bad(format!("{name} must be at least 1")))
+            } else {
+                Ok(Duration::from_millis(v))
+            }
+        };
+        let faults = Faults {
+            kill_every: match a.faults.contains(&FaultArg::KillConnections) {
+                true => Some(ms("--fault-interval-ms", a.fault_interval_ms)?),
+                false => None,
+            },
+            timeout: match a.faults.contains(&FaultArg::Timeouts) {
+                true => Some(ms("--timeout-ms", a.timeout_ms)?),
+                false => None,
+            },
+        };
+        Ok(Plan {
+            workload: a.workload,
+            isolation: a.isolation,
+            source,
+            txns,
+            duration,
+            sessions,
+            faults,
+            seed: a.seed,
+            init_sql: a.init_sql.clone(),
+        })
+    }
+}
+
+/// Runs `isolde record`: returns the exit status (0 recorded, or with
+/// `--check` the verdict's: 0 valid, 1 invalid, 3 unknown; 2 when the run
+/// was cut short by Ctrl-C or a lost server, after writing what it
+/// recorded) or an error that happened before any transaction ran.
+pub fn run(a: &RecordArgs) -> Result<u8, RecordError> {
+    let plan = Plan::from_args(a)?;
+    // Ctrl-C stops invoking transactions and lets in-flight ones complete,
+    // so the history ends complete; a second Ctrl-C exits at once (the file
+    // still holds whole lines; invocations without completions read as
+    // indeterminate).
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nisolde: interrupted: stopping after the transactions in flight (Ctrl-C again to quit now)");
+    });
+    let models = a.model.as_ref().map(|ms| ms.iter().map(|m| m.trim().to_string()).collect::<Vec<_>>());
+    check::resolve_models(&models).map_err(|e| RecordError::Workload(e.to_string()))?;
+    let url = a.db.as_deref();
+    match url.map(scheme) {
+        None => dispatch(&Sqlite::open(None, plan.workload)?, plan, a, models),
+        Some(Ok("sqlite")) => {
+            let u = url.unwrap_or_default();
+            let path = u.strip_prefix("sqlite://").or_else(|| u.strip_prefix("sqlite:")).unwrap_or_default();
+            if path.is_empty() {
+                return Err(RecordError::BadUrl { url: u.into(), reason: "no database file path".into() });
+            }
+            dispatch(&Sqlite::open(Some(Path::new(path)), plan.workload)?, plan, a, models)
+        }
+        Some(Ok("postgres" | "postgresql")) => {
+            #[cfg(feature = "postgres")]
+            {
+                let db = super::postgres::Postgres::open(url.unwrap_or_default(), plan.workload)?;
+                dispatch(&db, plan, a, models)
+            }
+            #[cfg(not(feature = "postgres"))]
+            Err(RecordError::MissingFeature { scheme: "postgres".into(), feature: "postgres" })
+        }
+        Some(Ok("mysql" | "mariadb")) => {
+            #[cfg(feature = "mysql")]
+            {
+                let db = super::mysql::Mysql::open(url.unwrap_or_default(), plan.workload)?;
+                dispatch(&db, plan, a, models)
+            }
+            #[cfg(not(feature = "mysql"))]
+            Err(RecordError::MissingFeature { scheme: "mysql".into(), feature: "mysql" })
+        }
+        Some(Ok(other)) => Err(RecordError::BadUrl {
+            url: url.unwrap_or_default().into(),
+            reason: format!("unknown scheme {other:?}; use sqlite:, postgres:// or mysql://"),
+        }),
+        Some(Err(reason)) => Err(RecordError::BadUrl { url: url.unwrap_or_default().into(), reason }),
+    }
+}
+
+/// The scheme of a URL (before the first `:`).
+fn scheme(url: &str) -> Result<&str, String> {
+    match url.split_once(':') {
+        Some((s, _)) if !s.is_empty() => Ok(s),
+        _ => Err("expected scheme:..., e.g. sqlite:FILE or postgres://user@host/db".into()),
+    }
+}
+
+/// Records against `db`, tears it down, reports, and checks if asked.
+fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<String>>) -> Result<u8, RecordError> {
+    if plan.faults.any() {
+        if let Err(why) = db.faultable() {
+            let _ = db.teardown();
+            return Err(RecordError::Workload(why));
+        }
+    }
+    let model = db.promised_model(plan.isolation);
+    let file = match File::create(&a.output) {
+        Ok(f) => f,
+        Err(source) => {
+            let _ = db.teardown();
+            return Err(RecordError::Output { path: a.output.display().to_string(), source });
+        }
+    };
+    let show = !a.quiet && std::io::stderr().is_terminal();
+    let t0 = Instant::now();
+    let stats = record(db, plan, BufWriter::new(file), show);
+    if let Err(e) = db.teardown() {
+        eprintln!("isolde: warning: could not drop the run's tables: {e}");
+    }
+    if matches!(stats, Err(RecordError::Connect { .. })) {
+        // No transaction ran: leave no empty history behind.
+        let _ = std::fs::remove_file(&a.output);
+    }
+    let stats = stats.map_err(|e| match e {
+        RecordError::Output { source, .. } => RecordError::Output { path: a.output.display().to_string(), source },
+        other => other,
+    })?;
+    let secs = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "isolde: recorded {} transactions in {:.2}s ({:.0}/s) from {}: {} ok, {} fail, {} info -> {}",
+        stats.invoked,
+        secs,
+        stats.invoked as f64 / secs.max(1e-9),
+        db.describe(),
+        stats.ok,
+        stats.fail,
+        stats.info,
+        a.output.display()
+    );
+    if stats.kills > 0 {
+        eprintln!("isolde: faults: {} connections killed", stats.kills);
+    }
+    if let Some(why) = &stats.cut_short {
+        eprintln!(
+            "isolde: the run stopped early: {why}; the history written so far is complete (transactions whose outcome is unknown are :info)"
+        );
+    }
+    let mut status = if stats.cut_short.is_some() { 2 } else { 0 };
+    if a.check {
+        let models = models.unwrap_or_else(|| vec![model.to_string()]);
+        let v = check_history(&a.output, models)?;
+        if status == 0 {
+            status = v;
+        }
+    }
+    Ok(status)
+}
+
+/// Analyzes the history file against `models`, prints the table on stdout,
+/// and returns the verdict's exit status.
+fn check_history(path: &Path, models: Vec<String>) -> Result<u8, RecordError> {
+    let err = |message: String| RecordError::Check { path: path.display().to_string(), message };
+    let h = ingest::read_path(path, ingest::Format::Edn).map_err(|e| err(e.to_string()))?;
+    let opts = CheckOptions { models: Some(models), ..CheckOptions::default() };
+    let outcome = check::check(&h, &opts).map_err(|e| err(e.to_string()))?;
+    print!("{}", reports::table::render(&h, &outcome, false));
+    Ok(match outcome.valid {
+        Validity::Valid => 0,
+        Validity::Invalid => 1,
+        Validity::Unknown => 3,
+    })
+}
+
+/// Set by Ctrl-C (in [`run`]): sessions stop invoking transactions.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Consecutive transactions of one session that may fail with an
+/// [`ErrorClass::Unknown`] error before the run stops (something other
+/// than contention is wrong); not applied with `--faults`, which cause
+/// such errors on purpose.
+const MAX_UNKNOWN_STREAK: u32 = 20;
+
+/// State shared by the sessions.
+struct Shared<W: std::io::Write> {
+    source: TxnSource,
+    writer: HistoryWriter<W>,
+    invoked: u64,
+}
+
+/// Counters the progress bar and the summary read.
+#[derive(Default)]
+struct Counters {
+    ok: AtomicU64,
+    fail: AtomicU64,
+    info: AtomicU64,
+}
+
+/// Runs the plan's sessions against `db`, writing the history to `out`.
+/// Every session connects before any transaction runs, so an unreachable
+/// server or missing privileges fail the run with nothing recorded.
+pub fn record<D: Database, W: std::io::Write + Send>(
+    db: &D,
+    plan: Plan,
+    out: W,
+    progress: bool,
+) -> Result<RecordStats, RecordError> {
+    let faults = plan.faults;
+    let server_ids: Vec<AtomicU64> = (0..plan.sessions).map(|_| AtomicU64::new(0)).collect();
+    let mut sessions = Vec::with_capacity(plan.sessions);
+    for ids in &server_ids {
+        sessions.push(open_session(db, &plan.init_sql, faults, ids)?);
+    }
+    let start = Instant::now();
+    let shared = Mutex::new(Shared { source: plan.source, writer: HistoryWriter::new(out, start), invoked: 0 });
+    let counters = Counters::default();
+    let stop = AtomicBool::new(false);
+    let cut_short: Mutex<Option<String>> = Mutex::new(None);
+    let write_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
+    let bar = progress.then(|| progress_bar(plan.txns));
+    let n = plan.sessions as u64;
+    let ctx = Ctx {
+        db,
+        shared: &shared,
+        counters: &counters,
+        stop: &stop,
+        cut_short: &cut_short,
+        write_error: &write_error,
+        bar: bar.as_ref(),
+        txns: plan.txns,
+        deadline: plan.duration.map(|d| start + d),
+        isolation: plan.isolation,
+        sessions: n,
+        start,
+        faults,
+        init_sql: &plan.init_sql,
+        server_ids: &server_ids,
+        running: AtomicU64::new(n),
+        kills: AtomicU64::new(0),
+    };
+    std::thread::scope(|s| {
+        for (p, conn) in sessions.into_iter().enumerate() {
+            let ctx = &ctx;
+            s.spawn(move || {
+                session(ctx, conn, p as u64);
+                ctx.running.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+        if let Some(every) = faults.kill_every {
+            let ctx = &ctx;
+            s.spawn(move || nemesis(ctx, every, plan.seed));
+        }
+    });
+    let kills = ctx.kills.load(Ordering::SeqCst);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = write_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(RecordError::Output { path: String::new(), source: e });
+    }
+    let invoked = shared.into_inner().unwrap_or_else(|p| p.into_inner()).invoked;
+    Ok(RecordStats {
+        invoked,
+        ok: counters.ok.into_inner(),
+        fail: counters.fail.into_inner(),
+        info: counters.info.into_inner(),
+        kills,
+        cut_short: cut_short.into_inner().unwrap_or_else(|p| p.into_inner()),
+    })
+}
+
+fn progress_bar(txns: Option<u64>) -> indicatif::ProgressBar {
+    let (bar, template) = match txns {
+        Some(n) => (indicatif::ProgressBar::new(n), "{bar:30} {pos}/{len} txns {msg} [{elapsed}]"),
+        None => (indicatif::ProgressBar::new_spinner(), "{spinner} {pos} txns {msg} [{elapsed}]"),
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// What every session thread shares.
+struct Ctx<'a, D: Database, W: std::io::Write> {
+    db: &'a D,
+    shared: &'a Mutex<Shared<W>>,
+    counters: &'a Counters,
+    stop: &'a AtomicBool,
+    cut_short: &'a Mutex<Option<String>>,
+    write_error: &'a Mutex<Option<std::io::Error>>,
+    bar: Option<&'a indicatif::ProgressBar>,
+    txns: Option<u64>,
+    deadline: Option<Instant>,
+    isolation: Isolation,
+    sessions: u64,
+    start: Instant,
+    faults: Faults,
+    init_sql: &'a [String],
+    /// Each session's current server-side connection id (0: none yet).
+    server_ids: &'a [AtomicU64],
+    /// Sessions still running.
+    running: AtomicU64,
+    /// Connections the nemesis killed.
+    kills: AtomicU64,
+}
+
+/// Connects a session: runs the `--init-sql` statements, applies the
+/// faults, and publishes the connection's server id in `id`.
+fn open_session<D: Database>(
+    db: &D,
+    init_sql: &[String],
+    faults: Faults,
+    id: &AtomicU64,
+) -> Result<D::Session, RecordError> {
+    id.store(0, Ordering::SeqCst);
+    let mut conn = db.connect()?;
+    for sql in init_sql {
+        conn.execute(sql)
+            .map_err(|e| RecordError::Connect { db: db.describe(), message: format!("--init-sql {sql:?}: {e}") })?;
+    }
+    if faults.any() {
+        id.store(prepare_faults(db, &mut conn, faults)?, Ordering::SeqCst);
+    }
+    Ok(conn)
+}
+
+/// Applies `faults` to a fresh connection and returns its server id.
+fn prepare_faults<D: Database>(db: &D, conn: &mut D::Session, faults: Faults) -> Result<u64, RecordError> {
+    match conn.prepare_faults(faults.timeout) {
+        Ok(Some(id)) => Ok(id),
+        Ok(None) if faults.kill_every.is_none() => Ok(0),
+        Ok(None) => Err(RecordError::Workload(format!("{}: connections have no id to kill", db.describe()))),
+        Err(e) => Err(RecordError::Connect { db: db.describe(), message: e.to_string() }),
+    }
+}
+
+/// Kills a random session's connection every `every` until the sessions
+/// are done. A failed kill (the connection ended meanwhile) is not counted.
+fn nemesis<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, every: Duration, seed: u64) {
+    let mut rng = crate::gen::rng::Rng::new(seed ^ 0x006e_656d_6573_6973);
+    while ctx.running.load(Ordering::SeqCst) > 0 {
+        // Sleep in small steps so the nemesis ends soon after the sessions.
+        let until = Instant::now() + every;
+        while Instant::now() < until && ctx.running.load(Ordering::SeqCst) > 0 {
+            std::thread::sleep(Duration::from_millis(5).min(every));
+        }
+        if ctx.running.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let victim = rng.below(ctx.server_ids.len() as u64) as usize;
+        let id = ctx.server_ids[victim].load(Ordering::SeqCst);
+        if id != 0 && ctx.db.kill(id).is_ok() {
+            ctx.kills.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl<D: Database, W: std::io::Write> Ctx<'_, D, W> {
+    /// Stops the run, keeping the first reason.
+    fn halt(&self, why: String) {
+        self.stop.store(true, Ordering::SeqCst);
+        let mut c = self.cut_short.lock().unwrap_or_else(|p| p.into_inner());
+        c.get_or_insert(why);
+    }
+
+    fn write_failed(&self, e: std::io::Error) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.write_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+    }
+}
+
+/// How [`execute`] ended.
+enum Outcome {
+    Ok(Vec<Observed>),
+    /// Certainly not committed: the error's class, its message, and
+    /// whether the connection still answered the rollback.
+    Fail(ErrorClass, String, bool),
+    /// Commit sent, outcome unknown.
+    Info(String),
+}
+
+/// Runs one transaction.
+fn execute<B: Backend>(conn: &mut B, level: Isolation, mops: &[DrawnMop]) -> Outcome {
+    let writes = mops.iter().any(|m| !matches!(m, DrawnMop::Read(_)));
+    let mut observed = Vec::new();
+    let body = (|| {
+        conn.begin(level, writes)?;
+        for m in mops {
+            match *m {
+                DrawnMop::Read(k) => observed.push(conn.read(k)?),
+                DrawnMop::Write(k, v) => conn.write(k, v)?,
+                DrawnMop::Append(k, v) => conn.append(k, v)?,
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = body {
+        // Nothing was committed: COMMIT was never sent. Roll back (a lost
+        // connection aborts the transaction on the server anyway).
+        let class = B::classify(&e);
+        let healthy = conn.rollback().is_ok();
+        return Outcome::Fail(class, e.to_string(), healthy);
+    }
+    match conn.commit() {
+        Ok(()) => Outcome::Ok(observed),
+        Err(e) => match B::classify(&e) {
+            ErrorClass::Rejected => {
+                // Some databases (SQLite) keep the transaction open after a
+                // refused COMMIT: end it.
+                let healthy = conn.rollback().is_ok();
+                Outcome::Fail(ErrorClass::Rejected, e.to_string(), healthy)
+            }
+            ErrorClass::Unknown => Outcome::Info(e.to_string()),
+        },
+    }
+}
+
+/// One session's loop: invoke, execute, complete, until the run ends.
+fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Session, first_process: u64) {
+    let mut process = first_process;
+    let mut mops = Vec::new();
+    let mut unknown_streak = 0u32;
+    loop {
+        {
+            let mut g = ctx.shared.lock().unwrap_or_else(|p| p.into_inner());
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                ctx.halt("interrupted (Ctrl-C)".into());
+                return;
+            }
+            let done = ctx.stop.load(Ordering::SeqCst)
+                || ctx.txns.is_some_and(|n| g.invoked >= n)
+                || ctx.deadline.is_some_and(|d| Instant::now() >= d);
+            if done {
+                return;
+            }
+            g.source.next_txn(&mut mops);
+            if let Err(e) = g.writer.invoke(process, &mops) {
+                drop(g);
+                ctx.write_failed(e);
+                return;
+            }
+            g.invoked += 1;
+        }
+        let outcome = execute(&mut conn, ctx.isolation, &mops);
+        // `unexpected`: the error was not the database refusing the
+        // transaction; `reconnect`: the connection may be unusable.
+        let (how, observed, unexpected, reconnect, error) = match outcome {
+            Outcome::Ok(obs) => (Completion::Ok, obs, false, false, None),
+            Outcome::Fail(class, e, healthy) => {
+                (Completion::Fail, Vec::new(), class == ErrorClass::Unknown, !healthy, Some(e))
+            }
+            Outcome::Info(e) => (Completion::Info, Vec::new(), true, true, Some(e)),
+        };
+        {
+            let mut g = ctx.shared.lock().unwrap_or_else(|p| p.into_inner());
+            if let Err(e) = g.writer.complete(process, how, &mops, &observed) {
+                drop(g);
+                ctx.write_failed(e);
+                return;
+            }
+        }
+        let counter = match how {
+            Completion::Ok => &ctx.counters.ok,
+            Completion::Fail => &ctx.counters.fail,
+            Completion::Info => &ctx.counters.info,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        if let Some(bar) = ctx.bar {
+            bar.inc(1);
+            let secs = ctx.start.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{} fail, {} info, {:.0} txn/s",
+                ctx.counters.fail.load(Ordering::Relaxed),
+                ctx.counters.info.load(Ordering::Relaxed),
+                bar.position() as f64 / secs
+            ));
+        }
+        if how == Completion::Info {
+            // As Jepsen does after an indeterminate op: a new process.
+            process += ctx.sessions;
+        }
+        let error = error.unwrap_or_default();
+        if unexpected {
+            unknown_streak += 1;
+        } else {
+            unknown_streak = 0;
+        }
+        // Injected faults cause unexpected errors by design.
+        if unknown_streak >= MAX_UNKNOWN_STREAK && !ctx.faults.any() {
+            ctx.halt(format!(
+                "session {first_process}: {unknown_streak} transactions in a row failed; last error: {error}"
+            ));
+            return;
+        }
+        if !reconnect {
+            continue;
+        }
+        match open_session(ctx.db, ctx.init_sql, ctx.faults, &ctx.server_ids[first_process as usize]) {
+            Ok(c) => conn = c,
+            Err(e) => {
+                ctx.halt(format!("session {first_process} lost its connection ({error}) and cannot reconnect: {e}"));
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A scripted connection: `fail_at` names the call (counted from 0 over
+    /// begin, each micro-op, commit) that fails, with `class`.
+    struct Fake {
+        calls: usize,
+        fail_at: Option<usize>,
+        class: ErrorClass,
+        rollbacks: usize,
+    }
+
+    impl Fake {
+        fn step(&mut self) -> Result<(), (ErrorClass, String)> {
+            let n = self.calls;
+            self.calls += 1;
+            match self.fail_at {
+                Some(f) if f == n => Err((self.class, format!("call {n} failed"))),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    struct FakeError(ErrorClass, String);
+
+    impl std::fmt::Display for FakeError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.1)
+        }
+    }
+
+    impl Backend for Fake {
+        type Error = FakeError;
+        fn begin(&mut self, _: Isolation, _: bool) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn read(&mut self, key: u64) -> Result<Observed, FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))?;
+            Ok(Observed::Register(Some(key * 10)))
+        }
+        fn write(&mut self, _: u64, _: u64) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn append(&mut self, _: u64, _: u64) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn commit(&mut self) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn rollback(&mut self) -> Result<(), FakeError> {
+            self.rollbacks += 1;
+            Ok(())
+        }
+        fn classify(err: &FakeError) -> ErrorClass {
+            err.0
+        }
+        fn execute(&mut self, _: &str) -> Result<(), FakeError> {
+            Ok(())
+        }
+        fn prepare_faults(&mut self, _: Option<Duration>) -> Result<Option<u64>, FakeError> {
+            Ok(None)
+        }
+    }
+
+    fn fake(fail_at: Option<usize>, class: ErrorClass) -> Fake {
+        Fake { calls: 0, fail_at, class, rollbacks: 0 }
+    }
+
+    const TXN: [DrawnMop; 2] = [DrawnMop::Read(1), DrawnMop::Write(2, 5)];
+
+    #[test]
+    fn outcomes_claim_no_more_than_the_client_saw() {
+        // Committed: reads are reported.
+        let mut c = fake(None, ErrorClass::Unknown);
+        assert!(
+            matches!(execute(&mut c, Isolation::Serializable, &TXN), Outcome::Ok(o) if o == [Observed::Register(Some(10))])
+        );
+        // Any failure before COMMIT is a :fail, whatever its class, and is
+        // rolled back.
+        for at in 0..3 {
+            for class in [ErrorClass::Rejected, ErrorClass::Unknown] {
+                let mut c = fake(Some(at), class);
+                let o = execute(&mut c, Isolation::Serializable, &TXN);
+                assert!(matches!(o, Outcome::Fail(k, _, true) if k == class), "call {at}");
+                assert_eq!(c.rollbacks, 1);
+            }
+        }
+        // A refused COMMIT is a :fail; an unexplained COMMIT error an :info.
+        let mut c = fake(Some(3), ErrorClass::Rejected);
+        assert!(matches!(execute(&mut c, Isolation::Serializable, &TXN), Outcome::Fail(ErrorClass::Rejected, ..)));
+        let mut c = fake(Some(3), ErrorClass::Unknown);
+        assert!(matches!(execute(&mut c, Isolation::Serializable, &TXN), Outcome::Info(m) if m == "call 3 failed"));
+        assert_eq!(c.rollbacks, 0);
+    }
+
+    /// A database whose first connection fails the commit of its
+    /// transaction numbered `info_at` with an unexplained error.
+    struct OneInfo {
+        connects: AtomicUsize,
+        info_at: usize,
+    }
+
+    impl Database for OneInfo {
+        type Session = Fake;
+        fn describe(&self) -> String {
+            "fake".into()
+        }
+        fn connect(&self) -> Result<Fake, RecordError> {
+            // Each transaction is begin + 2 micro-ops + commit.
+            let nth = self.connects.fetch_add(1, Ordering::SeqCst);
+            Ok(fake((nth == 0).then_some(4 * self.info_at + 3), ErrorClass::Unknown))
+        }
+        fn teardown(&self) -> Result<(), RecordError> {
+            Ok(())
+        }
+        fn faultable(&self) -> Result<(), String> {
+            Err("no server".into())
+        }
+        fn kill(&self, _: u64) -> Result<(), RecordError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_info_moves_the_session_to_a_new_process() {
+        // One session, three transactions; the second commit is an :info.
+        let db = OneInfo { connects: AtomicUsize::new(0), info_at: 1 };
+        let args = RecordArgs {
+            db: None,
+            workload: Workload::RwRegister,
+            isolation: Isolation::Serializable,
+            output: PathBuf::new(),
+            txns: Some(3),
+            duration: None,
+            sessions: Some(1),
+            pattern: PatternArg::Mixed,
+            keys: Some(5),
+            max_writes_per_key: 100,
+            txn_len: Some(2),
+            min_txn_len: Some(2),
+            read_fraction: 0.5,
+            key_dist: Some(KeyDistArg::Uniform),
+            zipf_exponent: 1.0,
+            hot_fraction: 0.2,
+            hot_probability: 0.8,
+            seed: 3,
+            check: false,
+            model: None,
+            init_sql: Vec::new(),
+            faults: Vec::new(),
+            fault_interval_ms: 100,
+            timeout_ms: 10,
+            quiet: true,
+        };
+        let mut out = Vec::new();
+        let stats = record(&db, Plan::from_args(&args).unwrap(), &mut out, false).unwrap();
+        assert_eq!((stats.invoked, stats.ok, stats.fail, stats.info), (3, 2, 0, 1));
+        let text = String::from_utf8(out).unwrap();
+        let procs: Vec<(&str, &str)> = text
+            .lines()
+            .map(|l| {
+                let ty = l.split(' ').nth(1).unwrap();
+                let p = l.split(":process ").nth(1).unwrap().split(',').next().unwrap();
+                (ty, p)
+            })
+            .collect();
+        assert_eq!(
+            procs,
+            [(":invoke,", "0"), (":ok,", "0"), (":invoke,", "0"), (":info,", "0"), (":invoke,", "1"), (":ok,", "1")]
+        );
+    }
+}

@@ -1,0 +1,214 @@
+//! SQLite backend (embedded, via `rusqlite` with the bundled library).
+//!
+//! URLs: `sqlite:PATH` or `sqlite://PATH` (a database file, created if
+//! missing); without `--db` a fresh file in a temporary directory, removed at
+//! the end. The file is put in WAL mode with `synchronous = NORMAL` (no
+//! fsync per commit); every connection waits up to [`BUSY_TIMEOUT`] for
+//! locks.
+//!
+//! SQLite has one isolation level: without shared-cache mode (never used
+//! here) every transaction is serializable, so every requested level is
+//! accepted and run serializably. Transactions that write start with
+//! `BEGIN IMMEDIATE` (taking the write lock up front, queueing behind other
+//! writers), read-only ones with `BEGIN DEFERRED` (reading a WAL snapshot
+//! concurrently). `SQLITE_BUSY`, `SQLITE_LOCKED` and constraint errors are
+//! [`ErrorClass::Rejected`]: the statement did nothing and the transaction is
+//! rolled back, so such a transaction is a `:fail`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OptionalExtension};
+
+use super::{parse_list, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
+
+/// How long a statement waits for another connection's lock before
+/// `SQLITE_BUSY`.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A SQLite database file and the run's table in it.
+pub struct Sqlite {
+    path: PathBuf,
+    table: String,
+    workload: Workload,
+    /// A temporary directory to remove at teardown.
+    temp_dir: Option<PathBuf>,
+}
+
+impl Sqlite {
+    /// Opens (creating if needed) the database at `path`, puts it in WAL
+    /// mode and creates the run's table; `None` uses a fresh file in a new
+    /// temporary directory.
+    pub fn open(path: Option<&Path>, workload: Workload) -> Result<Sqlite, RecordError> {
+        let (path, temp_dir) = match path {
+            Some(p) => (p.to_path_buf(), None),
+            None => {
+                let dir = std::env::temp_dir().join(format!("isolde-record-{}", table_name(workload)));
+                std::fs::create_dir_all(&dir).map_err(|e| RecordError::Connect {
+                    db: dir.display().to_string(),
+                    message: format!("cannot create a temporary directory: {e}"),
+                })?;
+                (dir.join("history.sqlite"), Some(dir))
+            }
+        };
+        let db = Sqlite { path, table: table_name(workload), workload, temp_dir };
+        let conn = db.raw_connect()?;
+        let value_type = match workload {
+            Workload::ListAppend => "TEXT",
+            Workload::RwRegister => "INTEGER",
+        };
+        conn.execute_batch(&format!(
+            "PRAGMA journal_mode = WAL; CREATE TABLE {} (k INTEGER PRIMARY KEY, v {value_type} NOT NULL);",
+            db.table
+        ))
+        .map_err(|e| db.err(e))?;
+        Ok(db)
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> RecordError {
+        RecordError::Connect { db: self.describe(), message: e.to_string() }
+    }
+
+    fn raw_connect(&self) -> Result<Connection, RecordError> {
+        let conn = Connection::open(&self.path).map_err(|e| self.err(e))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| self.err(e))?;
+        // WAL with NORMAL sync: commits survive a crash of this process (not
+        // a power cut), without an fsync per transaction.
+        conn.execute_batch("PRAGMA synchronous = NORMAL").map_err(|e| self.err(e))?;
+        Ok(conn)
+    }
+}
+
+impl Database for Sqlite {
+    type Session = SqliteSession;
+
+    fn describe(&self) -> String {
+        format!("sqlite:{}", self.path.display())
+    }
+
+    fn connect(&self) -> Result<SqliteSession, RecordError> {
+        let conn = self.raw_connect()?;
+        let t = &self.table;
+        // Prepare (and cache) every statement now: a missing table or a
+        // privilege problem shows before any transaction runs.
+        let stmts = [
+            format!("SELECT v FROM {t} WHERE k = ?1"),
+            format!("INSERT INTO {t} (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = excluded.v"),
+            format!(
+                "INSERT INTO {t} (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = {t}.v || ',' || excluded.v"
+            ),
+        ];
+        for s in &stmts {
+            conn.prepare_cached(s).map_err(|e| self.err(e))?;
+        }
+        let [read, write, append] = stmts;
+        Ok(SqliteSession { conn, workload: self.workload, read, write, append })
+    }
+
+    fn teardown(&self) -> Result<(), RecordError> {
+        match &self.temp_dir {
+            Some(dir) => std::fs::remove_dir_all(dir).map_err(|e| self.err(e)),
+            None => {
+                let conn = self.raw_connect()?;
+                conn.execute_batch(&format!("DROP TABLE {}", self.table)).map_err(|e| self.err(e))
+            }
+        }
+    }
+
+    fn faultable(&self) -> Result<(), String> {
+        Err("SQLite has no server connections to kill or time out; --faults needs a postgres:// or mysql:// URL".into())
+    }
+
+    fn kill(&self, _id: u64) -> Result<(), RecordError> {
+        Err(self.err("SQLite connections have no server to kill them"))
+    }
+
+    /// Every level runs serializably, and SQLite is a single node whose
+    /// commits are immediately visible: strict serializability.
+    fn promised_model(&self, _level: Isolation) -> &'static str {
+        "strict-serializable"
+    }
+}
+
+/// One SQLite connection.
+pub struct SqliteSession {
+    conn: Connection,
+    workload: Workload,
+    read: String,
+    write: String,
+    append: String,
+}
+
+impl Backend for SqliteSession {
+    type Error = rusqlite::Error;
+
+    fn begin(&mut self, _level: Isolation, writes: bool) -> Result<(), rusqlite::Error> {
+        self.conn.execute_batch(if writes { "BEGIN IMMEDIATE" } else { "BEGIN DEFERRED" })
+    }
+
+    fn read(&mut self, key: u64) -> Result<Observed, rusqlite::Error> {
+        let k = key_param(key)?;
+        let mut st = self.conn.prepare_cached(&self.read)?;
+        match self.workload {
+            Workload::RwRegister => {
+                let v: Option<i64> = st.query_row([k], |r| r.get(0)).optional()?;
+                v.map(|v| u64::try_from(v).map_err(|_| bad_value(format!("negative register value {v}"))))
+                    .transpose()
+                    .map(Observed::Register)
+            }
+            Workload::ListAppend => {
+                let v: Option<String> = st.query_row([k], |r| r.get(0)).optional()?;
+                parse_list(v.as_deref().unwrap_or("")).map(Observed::List).map_err(bad_value)
+            }
+        }
+    }
+
+    fn write(&mut self, key: u64, value: u64) -> Result<(), rusqlite::Error> {
+        let mut st = self.conn.prepare_cached(&self.write)?;
+        st.execute([key_param(key)?, key_param(value)?]).map(drop)
+    }
+
+    fn append(&mut self, key: u64, value: u64) -> Result<(), rusqlite::Error> {
+        let mut st = self.conn.prepare_cached(&self.append)?;
+        st.execute(rusqlite::params![key_param(key)?, value.to_string()]).map(drop)
+    }
+
+    fn commit(&mut self) -> Result<(), rusqlite::Error> {
+        self.conn.execute_batch("COMMIT")
+    }
+
+    fn rollback(&mut self) -> Result<(), rusqlite::Error> {
+        self.conn.execute_batch("ROLLBACK")
+    }
+
+    fn execute(&mut self, sql: &str) -> Result<(), rusqlite::Error> {
+        self.conn.execute_batch(sql)
+    }
+
+    /// SQLite's only timeout is the lock wait ([`BUSY_TIMEOUT`] by default);
+    /// there is no server id.
+    fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, rusqlite::Error> {
+        if let Some(t) = timeout {
+            self.conn.busy_timeout(t)?;
+        }
+        Ok(None)
+    }
+
+    fn classify(err: &rusqlite::Error) -> ErrorClass {
+        match err.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked | ErrorCode::ConstraintViolation) => {
+                ErrorClass::Rejected
+            }
+            _ => ErrorClass::Unknown,
+        }
+    }
+}
+
+/// SQLite integers are signed 64-bit.
+fn key_param(x: u64) -> Result<i64, rusqlite::Error> {
+    i64::try_from(x).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(0, i64::MAX))
+}
+
+fn bad_value(msg: String) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, msg.into())
+}

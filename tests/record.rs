@@ -1,0 +1,471 @@
+//! `isolde record` end to end: SQLite (always), PostgreSQL and MariaDB
+//! (throwaway servers from `scripts/dbs.sh`; skipped, with a printed
+//! message, only when the script cannot start one). Each test records a
+//! small history and asserts the verdict the database's documented
+//! behaviour implies.
+
+mod support;
+
+use std::time::Duration;
+use support::cli::{isolde, temp_dir};
+use support::record::{analyze, op_counts, record};
+
+// ---- SQLite ----------------------------------------------------------------
+
+#[test]
+fn sqlite_list_append_is_strict_serializable() {
+    let dir = temp_dir("record-sqlite-la");
+    let h = record(&dir, "la.edn", &["--workload", "list-append", "--txns", "1500", "--sessions", "6", "--keys", "10"]);
+    let (inv, ok, fail, info) = op_counts(&h);
+    assert_eq!(inv, 1500);
+    assert_eq!(ok + fail + info, 1500);
+    assert_eq!(info, 0);
+    assert!(ok > 1000, "{ok} ok");
+    let v = analyze(&h, "serializable,strict-serializable");
+    assert_eq!(v.valid, "true", "{:?} {}", v.anomalies, v.run.stdout);
+}
+
+#[test]
+fn sqlite_rw_register_is_strict_serializable_and_check_agrees() {
+    let dir = temp_dir("record-sqlite-rw");
+    let out = dir.join("rw.edn");
+    let r = isolde(
+        &[
+            "record",
+            "--quiet",
+            "--workload",
+            "rw-register",
+            "--isolation",
+            "read-committed",
+            "--txns",
+            "1000",
+            "--sessions",
+            "8",
+            "--keys",
+            "20",
+            "--txn-len",
+            "4",
+            "-o",
+            out.to_str().unwrap(),
+            "--check",
+        ],
+        None,
+        Duration::from_secs(300),
+    );
+    // --check defaults to SQLite's promise: strict-serializable.
+    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("strict-serializable") && r.stdout.contains("verdict: VALID"), "{}", r.stdout);
+    let (inv, ..) = op_counts(&out);
+    assert_eq!(inv, 1000);
+    let v = analyze(&out, "serializable,strict-serializable");
+    assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+    // Reads saw values: the history is not trivially valid.
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("{:type :ok") && l.contains("[:r ") && !l.contains(" nil]")));
+}
+
+#[test]
+fn sqlite_write_skew_and_rmw_patterns_stay_serializable() {
+    let dir = temp_dir("record-sqlite-patterns");
+    for pattern in ["write-skew", "rmw"] {
+        let h = record(
+            &dir,
+            &format!("{pattern}.edn"),
+            &["--workload", "list-append", "--pattern", pattern, "--keys", "2", "--txns", "600", "--sessions", "4"],
+        );
+        let text = std::fs::read_to_string(&h).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(first.starts_with("{:type :invoke, :f :txn, :value [[:r "), "{first}");
+        let v = analyze(&h, "strict-serializable");
+        assert_eq!(v.valid, "true", "{pattern}: {:?}", v.anomalies);
+    }
+}
+
+#[test]
+fn a_run_stopped_by_duration_is_a_complete_history() {
+    let dir = temp_dir("record-duration");
+    let h = record(&dir, "d.edn", &["--duration", "1", "--sessions", "4"]);
+    let (inv, ok, fail, info) = op_counts(&h);
+    assert!(inv > 0 && inv == ok + fail + info, "{inv} {ok} {fail} {info}");
+    let v = analyze(&h, "strict-serializable");
+    assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+}
+
+#[test]
+fn bad_input_fails_before_any_transaction() {
+    let dir = temp_dir("record-bad");
+    let out = dir.join("h.edn");
+    let o = out.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--db", "nonsense"], "bad database URL"),
+        (&["--db", "redis://localhost"], "unknown scheme"),
+        (&["--db", "sqlite:"], "no database file path"),
+        (&["--db", "sqlite:/nonexistent-dir/x/y.db"], "sqlite:/nonexistent-dir/x/y.db"),
+        (&["--workload", "list-append", "--key-dist", "zipf"], "list-append takes uniform or exponential"),
+        (&["--pattern", "write-skew", "--keys", "1"], "at least 2 keys"),
+        (&["--txns", "0"], "--txns must be at least 1"),
+        (&["--duration=-1"], "--duration must be a positive"),
+        (&["--check", "--model", "serialisable"], "unknown consistency model"),
+        (&["--faults", "timeouts"], "--faults needs a postgres:// or mysql:// URL"),
+        (&["--faults", "lightning"], "invalid value 'lightning'"),
+        (&["--init-sql", "BOGUS"], "--init-sql \"BOGUS\""),
+    ];
+    for (args, msg) in cases {
+        let mut all = vec!["record", "--quiet", "-o", o];
+        all.extend_from_slice(args);
+        let r = isolde(&all, None, Duration::from_secs(60));
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(msg), "{args:?}: {}", r.stderr);
+        assert!(!out.exists(), "{args:?} wrote a history");
+    }
+    let r = isolde(&["record", "--quiet", "-o", "/nonexistent-dir/h.edn"], None, Duration::from_secs(60));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("/nonexistent-dir/h.edn"), "{}", r.stderr);
+}
+
+#[test]
+fn server_urls_need_a_reachable_server() {
+    let dir = temp_dir("record-unreachable");
+    let out = dir.join("h.edn");
+    for url in ["postgres://nobody@127.0.0.1:1/db", "mysql://nobody:x@127.0.0.1:1/db"] {
+        let r = isolde(&["record", "--quiet", "--db", url, "-o", out.to_str().unwrap()], None, Duration::from_secs(60));
+        assert_eq!(r.code, 2, "{url}: {}", r.stderr);
+        // Either the connection is refused, or the backend is not built in
+        // (and the message names the cargo feature).
+        assert!(r.stderr.contains("127.0.0.1") || r.stderr.contains("cargo feature"), "{url}: {}", r.stderr);
+        assert!(!out.exists());
+    }
+}
+
+// ---- PostgreSQL ------------------------------------------------------------
+
+#[cfg(feature = "postgres")]
+mod postgres {
+    use super::*;
+    use support::record::postgres;
+
+    #[test]
+    fn serializable_is_serializable() {
+        let Some(url) = postgres("postgres::serializable_is_serializable") else { return };
+        let dir = temp_dir("record-pg-ser");
+        let h = record(
+            &dir,
+            "ser.edn",
+            &["--db", &url, "--isolation", "serializable", "--txns", "1500", "--sessions", "8", "--keys", "8"],
+        );
+        let (_, ok, fail, _) = op_counts(&h);
+        assert!(ok > 500 && fail > 0, "{ok} ok, {fail} fail: contention should abort some");
+        let v = analyze(&h, "serializable");
+        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+    }
+
+    #[test]
+    fn repeatable_read_is_snapshot_isolation_but_allows_write_skew() {
+        let Some(url) = postgres("postgres::repeatable_read_is_snapshot_isolation_but_allows_write_skew") else {
+            return;
+        };
+        let dir = temp_dir("record-pg-rr");
+        let h = record(
+            &dir,
+            "rr.edn",
+            &["--db", &url, "--isolation", "repeatable-read", "--txns", "1500", "--sessions", "8", "--keys", "8"],
+        );
+        let v = analyze(&h, "snapshot-isolation");
+        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+        let h = record(
+            &dir,
+            "skew.edn",
+            &[
+                "--db",
+                &url,
+                "--isolation",
+                "repeatable-read",
+                "--pattern",
+                "write-skew",
+                "--keys",
+                "4",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
+            ],
+        );
+        let v = analyze(&h, "snapshot-isolation");
+        assert_eq!(v.valid, "true", "write skew is snapshot isolation: {:?}", v.anomalies);
+        let v = analyze(&h, "serializable");
+        assert_eq!(v.valid, "false");
+        assert!(v.anomalies.iter().any(|a| a == "G2-item"), "{:?}", v.anomalies);
+    }
+
+    #[test]
+    fn faults_cause_no_false_alarm() {
+        let Some(url) = postgres("postgres::faults_cause_no_false_alarm") else { return };
+        let dir = temp_dir("record-pg-faults");
+        let out = dir.join("f.edn");
+        let r = isolde(
+            &[
+                "record",
+                "--quiet",
+                "--db",
+                &url,
+                "--isolation",
+                "serializable",
+                "--txns",
+                "2000",
+                "--sessions",
+                "8",
+                "--keys",
+                "8",
+                "--faults",
+                "kill-connections,timeouts",
+                "--fault-interval-ms",
+                "10",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            None,
+            Duration::from_secs(300),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let kills: u64 = r
+            .stderr
+            .split("faults: ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no kill count: {}", r.stderr));
+        assert!(kills > 0);
+        let (inv, ok, fail, info) = op_counts(&out);
+        assert_eq!(inv, 2000);
+        // The summary counts every outcome, :info included.
+        assert!(r.stderr.contains(&format!("{ok} ok, {fail} fail, {info} info")), "{}", r.stderr);
+        let v = analyze(&out, "serializable");
+        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+    }
+
+    /// A server that dies mid-run: the run ends by itself with a message,
+    /// exit status 2, and a complete history (every invocation completed:
+    /// `:info` where the COMMIT was in flight, `:fail` where it was never
+    /// sent).
+    #[test]
+    fn a_server_dying_mid_run_ends_it_with_a_complete_history() {
+        let test = "postgres::a_server_dying_mid_run_ends_it_with_a_complete_history";
+        let Some(url) = support::record::private_postgres(test, "dying", 54341) else { return };
+        let dir = temp_dir("record-pg-dies");
+        let out = dir.join("d.edn");
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
+            .args(["record", "--quiet", "--db", &url, "--duration", "120", "--sessions", "6", "--keys", "8"])
+            .args(["--isolation", "serializable", "-o", out.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        let t0 = std::time::Instant::now();
+        while std::fs::metadata(&out).map_or(0, |m| m.len()) < 20_000 {
+            assert!(t0.elapsed() < Duration::from_secs(60), "nothing recorded");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        support::record::stop_private("dying");
+        let output = child.wait_with_output().expect("exits");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("cannot reconnect") && stderr.contains("stopped early"), "{stderr}");
+        assert!(t0.elapsed() < Duration::from_secs(90), "the run did not end by itself");
+        let (inv, ok, fail, info) = op_counts(&out);
+        assert!(inv == ok + fail + info && ok > 0, "{inv} {ok} {fail} {info}");
+        assert_eq!(analyze(&out, "serializable").valid, "true");
+    }
+
+    #[test]
+    fn read_committed_loses_updates() {
+        let Some(url) = postgres("postgres::read_committed_loses_updates") else { return };
+        let dir = temp_dir("record-pg-rc");
+        let h = record(
+            &dir,
+            "rc.edn",
+            &[
+                "--db",
+                &url,
+                "--isolation",
+                "read-committed",
+                "--pattern",
+                "rmw",
+                "--keys",
+                "3",
+                "--txn-len",
+                "1",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
+            ],
+        );
+        let v = analyze(&h, "snapshot-isolation");
+        assert_eq!(v.valid, "false");
+        assert!(v.anomalies.iter().any(|a| a == "lost-update" || a == "G-single"), "{:?}", v.anomalies);
+        // Read committed itself holds.
+        assert_eq!(analyze(&h, "read-committed").valid, "true");
+    }
+}
+
+// ---- MariaDB ---------------------------------------------------------------
+
+#[cfg(feature = "mysql")]
+mod mariadb {
+    use super::*;
+    use support::record::mysql;
+
+    #[test]
+    fn repeatable_read_loses_updates() {
+        let Some(url) = mysql("mariadb::repeatable_read_loses_updates") else { return };
+        let dir = temp_dir("record-maria-rr");
+        let h = record(
+            &dir,
+            "rr.edn",
+            &[
+                "--db",
+                &url,
+                "--workload",
+                "rw-register",
+                "--isolation",
+                "repeatable-read",
+                "--pattern",
+                "rmw",
+                "--keys",
+                "3",
+                "--txn-len",
+                "1",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
+            ],
+        );
+        let v = analyze(&h, "repeatable-read");
+        assert_eq!(v.valid, "false");
+        assert!(v.anomalies.iter().any(|a| a == "lost-update"), "{:?}", v.anomalies);
+    }
+
+    #[test]
+    fn faults_cause_no_false_alarm() {
+        let Some(url) = mysql("mariadb::faults_cause_no_false_alarm") else { return };
+        let dir = temp_dir("record-maria-faults");
+        let out = dir.join("f.edn");
+        let r = isolde(
+            &[
+                "record",
+                "--quiet",
+                "--db",
+                &url,
+                "--isolation",
+                "serializable",
+                "--txns",
+                "2000",
+                "--sessions",
+                "8",
+                "--keys",
+                "8",
+                "--faults",
+                "kill-connections,timeouts",
+                "--fault-interval-ms",
+                "10",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            None,
+            Duration::from_secs(300),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stderr.contains("connections killed"), "{}", r.stderr);
+        let (inv, ok, fail, info) = op_counts(&out);
+        assert_eq!(inv, 2000);
+        assert!(r.stderr.contains(&format!("{ok} ok, {fail} fail, {info} info")), "{}", r.stderr);
+        let v = analyze(&out, "serializable");
+        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+    }
+
+    #[test]
+    fn repeatable_read_with_snapshot_isolation_on_fails_the_conflict_instead() {
+        let Some(url) = mysql("mariadb::repeatable_read_with_snapshot_isolation_on_fails_the_conflict_instead") else {
+            return;
+        };
+        let dir = temp_dir("record-maria-si");
+        let h = record(
+            &dir,
+            "si.edn",
+            &[
+                "--db",
+                &url,
+                "--workload",
+                "rw-register",
+                "--isolation",
+                "repeatable-read",
+                "--pattern",
+                "rmw",
+                "--keys",
+                "3",
+                "--txn-len",
+                "1",
+                "--key-dist",
+                "uniform",
+                "--txns",
+                "1500",
+                "--sessions",
+                "8",
+                "--init-sql",
+                "SET SESSION innodb_snapshot_isolation = ON",
+            ],
+        );
+        let (_, ok, fail, _) = op_counts(&h);
+        assert!(ok > 0 && fail > 0, "{ok} ok, {fail} fail");
+        let v = analyze(&h, "snapshot-isolation");
+        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+    }
+
+    #[test]
+    fn serializable_is_serializable() {
+        let Some(url) = mysql("mariadb::serializable_is_serializable") else { return };
+        let dir = temp_dir("record-maria-ser");
+        let h = record(
+            &dir,
+            "ser.edn",
+            &["--db", &url, "--isolation", "serializable", "--txns", "1000", "--sessions", "6", "--keys", "8"],
+        );
+        let v = analyze(&h, "serializable");
+        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+    }
+}
+
+#[test]
+fn ctrl_c_stops_with_a_complete_history() {
+    let dir = temp_dir("record-ctrl-c");
+    let out = dir.join("int.edn");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
+        .args(["record", "--quiet", "--duration", "60", "--sessions", "4", "-o", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    // Wait until transactions are being recorded, then interrupt.
+    let t0 = std::time::Instant::now();
+    while std::fs::metadata(&out).map_or(0, |m| m.len()) < 10_000 {
+        assert!(t0.elapsed() < Duration::from_secs(30), "nothing recorded");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(kill.success());
+    let output = child.wait_with_output().expect("exits");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("interrupted (Ctrl-C)"), "{stderr}");
+    assert!(t0.elapsed() < Duration::from_secs(30), "Ctrl-C did not stop the run");
+    let (inv, ok, fail, info) = op_counts(&out);
+    assert!(inv > 0 && inv == ok + fail + info);
+    assert_eq!(analyze(&out, "strict-serializable").valid, "true");
+}
