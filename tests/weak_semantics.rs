@@ -164,3 +164,25 @@ fn model_all_prints_the_ladder_with_the_weakest_violated_level() {
     let r = isolde(&["analyze", &path, "--format", "json", "-m", "all"], None, t);
     assert!(anomaly_types(&r.json()).contains(&"causal-violation".to_string()), "{:?}", r.json());
 }
+
+#[test]
+fn cli_undecided_is_exit_3_and_no_committed_transaction_is_not_valid() {
+    let dir = temp_dir("weak-unknown");
+    let t = Duration::from_secs(60);
+    // Nine reads, each of a value two transactions wrote: 512 assignments.
+    let mut lines: Vec<(&str, i64, String)> =
+        (0..9).flat_map(|k| [("ok", 0, format!("[[:w {k} 1]]")), ("ok", 1, format!("[[:w {k} 1]]"))]).collect();
+    let reads: Vec<String> = (0..9).map(|k| format!("[:r {k} 1]")).collect();
+    lines.push(("ok", 2, format!("[{}]", reads.join(" "))));
+    let refs: Vec<(&str, i64, &str)> = lines.iter().map(|(a, b, c)| (*a, *b, c.as_str())).collect();
+    let p = dir.join("repeated.edn");
+    std::fs::write(&p, ops(&refs)).expect("write");
+    let r = isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "read-atomic"], None, t);
+    assert_eq!(r.code, 3, "{r:?}");
+    assert!(anomaly_types(&r.json()).contains(&"exact-check-unknown".to_string()), "{:?}", r.json());
+    // Only an indeterminate transaction: nothing committed, never valid.
+    let p = dir.join("info-only.edn");
+    std::fs::write(&p, ops(&[("info", 0, "[[:w :x 1]]")])).expect("write");
+    let r = isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "causal-cerone"], None, t);
+    assert_ne!(r.code, 0, "{r:?}");
+}

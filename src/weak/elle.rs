@@ -76,6 +76,11 @@ pub struct WeakRun {
 /// already reported that type, which then stands as the witness), an
 /// undecided level as `exact-check-unknown`.
 pub fn run(h: &History, workload: Workload, level: Level, opts: &Options, anomalies: &mut Anomalies) -> WeakRun {
+    // With no committed transaction there is nothing to vouch for (weak.md
+    // §4.6): Elle's empty-transaction-graph verdict stands.
+    if !h.ops.iter().any(|o| o.op_type == crate::history::OpType::Ok) {
+        return WeakRun { level, proved: false, unknown: false, violated: None };
+    }
     match check(h, workload, level, opts) {
         Verdict::Valid(_) => WeakRun { level, proved: true, unknown: false, violated: None },
         Verdict::Invalid(v) => {
