@@ -186,3 +186,27 @@ fn cli_undecided_is_exit_3_and_no_committed_transaction_is_not_valid() {
     let r = isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "causal-cerone"], None, t);
     assert_ne!(r.code, 0, "{r:?}");
 }
+
+#[test]
+fn prefix_is_exact_or_unknown_never_a_false_valid() {
+    let dir = temp_dir("weak-prefix");
+    let t = Duration::from_secs(60);
+    let run = |name: &str, lines: &[(&str, i64, &str)]| {
+        let p = dir.join(format!("{name}.edn"));
+        std::fs::write(&p, ops(lines)).expect("write");
+        isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "prefix"], None, t).code
+    };
+    // E-PC, a long fork: causal, not prefix consistent. Undecided, not valid.
+    let long_fork = [
+        ("ok", 0, "[[:w :x 1]]"),
+        ("ok", 1, "[[:w :y 1]]"),
+        ("ok", 2, "[[:r :x 1] [:r :y nil]]"),
+        ("ok", 3, "[[:r :y 1] [:r :x nil]]"),
+    ];
+    assert_eq!(run("long-fork", &long_fork), 3);
+    // Session snapshot isolation holds, so prefix consistency does.
+    assert_eq!(run("plain", &[("ok", 0, "[[:w :x 1]]"), ("ok", 1, "[[:r :x 1]]")]), 0);
+    // A causal violation refutes it.
+    let e_cc = [("ok", 0, "[[:w :x 1]]"), ("ok", 1, "[[:r :x 1] [:w :y 1]]"), ("ok", 2, "[[:r :y 1] [:r :x nil]]")];
+    assert_eq!(run("e-cc", &e_cc), 1);
+}
