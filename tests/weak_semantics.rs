@@ -9,18 +9,10 @@ use isolde::weak::witness::Cause;
 use isolde::weak::{check_front, Level, Options, Verdict};
 use std::time::Duration;
 use support::cli::{anomaly_types, isolde, temp_dir};
-use support::weak::{edn, front_of, history, weak_ladder};
+use support::weak::{edn, front_of, history, ops_edn as ops, weak_ladder};
 
 const T: bool = true;
 const F: bool = false;
-
-fn ops(lines: &[(&str, i64, &str)]) -> String {
-    lines
-        .iter()
-        .enumerate()
-        .map(|(i, (ty, p, v))| format!("{{:type :{ty}, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
-        .collect()
-}
 
 #[test]
 fn an_observed_info_transaction_committed_and_its_writes_count() {

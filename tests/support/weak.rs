@@ -10,15 +10,21 @@ use isolde::weak::front::{self, Front, Sessions};
 use isolde::weak::oracle::{self, Axiom};
 use isolde::weak::{check_front, Level, Options, Verdict};
 
+/// EDN text of transactions, one `(type, process, value)` per operation in
+/// history order (`type` as in `:ok`, without the colon; `value` an EDN
+/// vector of micro-ops).
+pub fn ops_edn(ops: &[(&str, i64, &str)]) -> String {
+    ops.iter()
+        .enumerate()
+        .map(|(i, (ty, p, v))| format!("{{:type :{ty}, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
+        .collect()
+}
+
 /// A history of `:ok` transactions, one `(process, value)` pair per
 /// operation in history order, `value` an EDN vector of micro-ops.
 pub fn history(ops: &[(i64, &str)]) -> History {
-    let text: String = ops
-        .iter()
-        .enumerate()
-        .map(|(i, (p, v))| format!("{{:type :ok, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
-        .collect();
-    edn(&text)
+    let typed: Vec<(&str, i64, &str)> = ops.iter().map(|&(p, v)| ("ok", p, v)).collect();
+    edn(&ops_edn(&typed))
 }
 
 /// A history from EDN text.
