@@ -380,8 +380,23 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         let weak_run = weak::elle::run(h, workload, level, &opts.weak, &mut anomalies);
         violated = weak_run.violated;
         let proved_weak = weak_run.proved;
-        stats.weak = Some(weak_run);
         let models = resolve_models(&opts.models)?;
+        let session_si =
+            si_check::Level { semantics: si_check::Semantics::SnapshotIsolation, order: si_check::OrderKind::Session };
+        let mut si_proved = stats.exact_valid.iter().any(|v| v.implies(session_si));
+        // Prefix consistency holds when session snapshot isolation does;
+        // for registers the exact check can show it.
+        if models.iter().any(|m| m == "prefix") && weak_run.proved && !si_proved {
+            if let (Workload::RwRegister, Some(exact)) = (workload, &opts.exact) {
+                si_proved = si_check::check_level_knowing(h, session_si, exact, &[])
+                    .is_ok_and(|o| matches!(o.verdict, si_check::Verdict::Valid));
+            }
+        }
+        if let Some(detail) = weak::elle::prefix_undecided(&models, &weak_run, si_proved) {
+            let case = Case::ExactCheckUnknown { model: "prefix".into(), detail };
+            anomalies.entry("exact-check-unknown".into()).or_default().push(case);
+        }
+        stats.weak = Some(weak_run);
         let proved = |m: &String| {
             weak::Level::from_model(m).is_some_and(|l| l <= level && proved_weak)
                 || si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)))

@@ -12,7 +12,7 @@ use isolde::weak::front::Sessions;
 use isolde::weak::oracle::{self, Axiom};
 use isolde::weak::{check_front, Level, Options, Verdict};
 use proptest::prelude::*;
-use support::weak::{edn, front_of};
+use support::weak::{check_witness, edn, front_of};
 
 /// One micro-op before values are fixed: (is_write, key, pick).
 type RawMop = (bool, u8, u8);
@@ -111,6 +111,12 @@ fn agree(text: &str, enumerate: bool) {
                 }
                 Verdict::Invalid(v) => {
                     assert!(!oracle, "fast invalid, oracle valid at {level:?} {sessions:?}\n{text}");
+                    if f.choices.is_empty() {
+                        let wr = isolde::weak::resolve(&f, &[]);
+                        if let Err(e) = check_witness(&f, &wr, &v) {
+                            panic!("witness at {level:?} {sessions:?}: {e}\n{text}");
+                        }
+                    }
                     assert_eq!(Some(v.level), weakest_invalid, "weakest level at {level:?} {sessions:?}\n{text}");
                 }
                 // Unknown only where the writer assignments are too many to try.

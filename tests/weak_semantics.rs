@@ -9,18 +9,10 @@ use isolde::weak::witness::Cause;
 use isolde::weak::{check_front, Level, Options, Verdict};
 use std::time::Duration;
 use support::cli::{anomaly_types, isolde, temp_dir};
-use support::weak::{edn, front_of, history, weak_ladder};
+use support::weak::{edn, front_of, history, ops_edn as ops, weak_ladder};
 
 const T: bool = true;
 const F: bool = false;
-
-fn ops(lines: &[(&str, i64, &str)]) -> String {
-    lines
-        .iter()
-        .enumerate()
-        .map(|(i, (ty, p, v))| format!("{{:type :{ty}, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
-        .collect()
-}
 
 #[test]
 fn an_observed_info_transaction_committed_and_its_writes_count() {
@@ -163,4 +155,50 @@ fn model_all_prints_the_ladder_with_the_weakest_violated_level() {
     assert!(row("strong-session-serializable").contains("invalid"));
     let r = isolde(&["analyze", &path, "--format", "json", "-m", "all"], None, t);
     assert!(anomaly_types(&r.json()).contains(&"causal-violation".to_string()), "{:?}", r.json());
+}
+
+#[test]
+fn cli_undecided_is_exit_3_and_no_committed_transaction_is_not_valid() {
+    let dir = temp_dir("weak-unknown");
+    let t = Duration::from_secs(60);
+    // Nine reads, each of a value two transactions wrote: 512 assignments.
+    let mut lines: Vec<(&str, i64, String)> =
+        (0..9).flat_map(|k| [("ok", 0, format!("[[:w {k} 1]]")), ("ok", 1, format!("[[:w {k} 1]]"))]).collect();
+    let reads: Vec<String> = (0..9).map(|k| format!("[:r {k} 1]")).collect();
+    lines.push(("ok", 2, format!("[{}]", reads.join(" "))));
+    let refs: Vec<(&str, i64, &str)> = lines.iter().map(|(a, b, c)| (*a, *b, c.as_str())).collect();
+    let p = dir.join("repeated.edn");
+    std::fs::write(&p, ops(&refs)).expect("write");
+    let r = isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "read-atomic"], None, t);
+    assert_eq!(r.code, 3, "{r:?}");
+    assert!(anomaly_types(&r.json()).contains(&"exact-check-unknown".to_string()), "{:?}", r.json());
+    // Only an indeterminate transaction: nothing committed, never valid.
+    let p = dir.join("info-only.edn");
+    std::fs::write(&p, ops(&[("info", 0, "[[:w :x 1]]")])).expect("write");
+    let r = isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "causal-cerone"], None, t);
+    assert_ne!(r.code, 0, "{r:?}");
+}
+
+#[test]
+fn prefix_is_exact_or_unknown_never_a_false_valid() {
+    let dir = temp_dir("weak-prefix");
+    let t = Duration::from_secs(60);
+    let run = |name: &str, lines: &[(&str, i64, &str)]| {
+        let p = dir.join(format!("{name}.edn"));
+        std::fs::write(&p, ops(lines)).expect("write");
+        isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "prefix"], None, t).code
+    };
+    // E-PC, a long fork: causal, not prefix consistent. Undecided, not valid.
+    let long_fork = [
+        ("ok", 0, "[[:w :x 1]]"),
+        ("ok", 1, "[[:w :y 1]]"),
+        ("ok", 2, "[[:r :x 1] [:r :y nil]]"),
+        ("ok", 3, "[[:r :y 1] [:r :x nil]]"),
+    ];
+    assert_eq!(run("long-fork", &long_fork), 3);
+    // Session snapshot isolation holds, so prefix consistency does.
+    assert_eq!(run("plain", &[("ok", 0, "[[:w :x 1]]"), ("ok", 1, "[[:r :x 1]]")]), 0);
+    // A causal violation refutes it.
+    let e_cc = [("ok", 0, "[[:w :x 1]]"), ("ok", 1, "[[:r :x 1] [:w :y 1]]"), ("ok", 2, "[[:r :y 1] [:r :x nil]]")];
+    assert_eq!(run("e-cc", &e_cc), 1);
 }

@@ -110,9 +110,8 @@ fn the_cli_reports_each_tap_under_its_anomaly_type() {
 }
 
 /// The cases that pass read committed all break causal consistency, while
-/// Elle's single-object
-/// `causal` (which proscribes nothing) accepts them: the names keep their
-/// meanings.
+/// Elle's single-object `causal` (which proscribes nothing) accepts them: the
+/// names keep their meanings.
 #[test]
 fn elle_causal_keeps_its_meaning() {
     let dir = temp_dir("weak-taps-causal");

@@ -36,9 +36,29 @@ pub fn resolve_model(name: &str) -> Option<&'static str> {
     Level::from_model(name).map(Level::model)
 }
 
-/// The strongest weak level among the requested models.
+/// The strongest weak level among the requested models. `prefix` asks for
+/// causal consistency too: prefix consistency implies it, and isolde has no
+/// exact check of prefix consistency itself (see [`prefix_undecided`]).
 pub fn requested(models: &[String]) -> Option<Level> {
-    models.iter().filter_map(|m| Level::from_model(m)).max()
+    models.iter().filter_map(|m| if m == "prefix" { Some(Level::Causal) } else { Level::from_model(m) }).max()
+}
+
+/// For a requested `prefix`: the reason it stays undecided, or `None` when
+/// it is decided — refuted by the weak check, or implied by a proved
+/// session snapshot isolation. Prefix consistency is NP-complete to check
+/// and Elle's rules for it are incomplete, so isolde answers `unknown`
+/// rather than a `valid` it cannot vouch for.
+pub fn prefix_undecided(models: &[String], run: &WeakRun, session_si_proved: bool) -> Option<String> {
+    if !models.iter().any(|m| m == "prefix") || run.violated.is_some() || session_si_proved {
+        return None;
+    }
+    Some(if run.proved {
+        "causal consistency, which prefix consistency implies, holds; prefix consistency itself is NP-complete \
+         to check and isolde has no exact check of it"
+            .to_string()
+    } else {
+        "prefix consistency has no exact check in isolde, and causal consistency was not decided".to_string()
+    })
 }
 
 /// The anomaly types a weak level prohibits: its own and every weaker
@@ -76,6 +96,11 @@ pub struct WeakRun {
 /// already reported that type, which then stands as the witness), an
 /// undecided level as `exact-check-unknown`.
 pub fn run(h: &History, workload: Workload, level: Level, opts: &Options, anomalies: &mut Anomalies) -> WeakRun {
+    // With no committed transaction there is nothing to vouch for (weak.md
+    // §4.6): Elle's empty-transaction-graph verdict stands.
+    if !h.ops.iter().any(|o| o.op_type == crate::history::OpType::Ok) {
+        return WeakRun { level, proved: false, unknown: false, violated: None };
+    }
     match check(h, workload, level, opts) {
         Verdict::Valid(_) => WeakRun { level, proved: true, unknown: false, violated: None },
         Verdict::Invalid(v) => {

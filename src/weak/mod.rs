@@ -55,7 +55,7 @@ pub mod report;
 pub mod witness;
 
 use crate::anomaly::Workload;
-use crate::history::{History, OpId};
+use crate::history::History;
 use front::{Front, ReadFrom, Sessions, TxnId, BOTTOM};
 use graph::{LGraph, Label};
 use witness::{Assumed, Cause, Violation, WCycle, WStep};
@@ -295,10 +295,10 @@ fn assumed(f: &Front, pick: &[usize]) -> Vec<Assumed> {
 fn decide(f: &Front, wr: &[TxnId], level: Level, opts: &Options) -> Result<Verdict, String> {
     let base = LGraph::build(f, wr, &[]);
     let Some(so_wr) = base.topo(|l| matches!(l, Label::So | Label::Wr(_))) else {
-        return Ok(cycle_violation(f, wr, &base, &[], Level::ReadCommitted, opts));
+        return Ok(cycle_violation(f, &base, &[], Level::ReadCommitted, opts));
     };
     if base.topo(|_| true).is_none() {
-        return Ok(cycle_violation(f, wr, &base, &[], Level::ReadCommitted, opts));
+        return Ok(cycle_violation(f, &base, &[], Level::ReadCommitted, opts));
     }
     let mut co = Vec::new();
     for lvl in Level::ALL.into_iter().filter(|&l| l <= level) {
@@ -316,7 +316,7 @@ fn decide(f: &Front, wr: &[TxnId], level: Level, opts: &Options) -> Result<Verdi
         let g = LGraph::build(f, wr, &forced);
         match g.topo(|_| true) {
             Some(order) => co = order,
-            None => return Ok(cycle_violation(f, wr, &g, &forced, lvl, opts)),
+            None => return Ok(cycle_violation(f, &g, &forced, lvl, opts)),
         }
     }
     Ok(Verdict::Valid(Box::new(Explanation { wr: wr.to_vec(), co })))
@@ -360,7 +360,7 @@ fn non_repeatable(f: &Front, wr: &[TxnId], level: Level, opts: &Options) -> Opti
 }
 
 /// The violation shown by a cycle of `g` at `level`.
-fn cycle_violation(f: &Front, wr: &[TxnId], g: &LGraph, forced: &[Forced], level: Level, opts: &Options) -> Verdict {
+fn cycle_violation(f: &Front, g: &LGraph, forced: &[Forced], level: Level, opts: &Options) -> Verdict {
     let Some((vs, ls)) = g.short_cycle() else {
         return Verdict::Unknown("the graph is cyclic but no cycle was recovered".into());
     };
@@ -387,7 +387,6 @@ fn cycle_violation(f: &Front, wr: &[TxnId], g: &LGraph, forced: &[Forced], level
             }
         })
         .collect();
-    let _ = wr;
     let n_forced = steps.iter().filter(|s| matches!(s, WStep::Forced { .. })).count();
     let (one, many) = level.taps();
     let tap = match n_forced {
@@ -404,9 +403,4 @@ fn cycle_violation(f: &Front, wr: &[TxnId], g: &LGraph, forced: &[Forced], level
         assumed: Vec::new(),
         assignments: 1,
     }))
-}
-
-/// The completion operations of a commit order, `⊥` left out.
-pub fn co_ops(f: &Front, co: &[TxnId]) -> Vec<OpId> {
-    co.iter().filter(|&&t| t != BOTTOM).map(|&t| f.op[t as usize]).collect()
 }

@@ -12,7 +12,7 @@
 //! Both decide the front end's history with every assignment of writers to
 //! reads of repeated values: valid iff some assignment is.
 
-use super::front::{Front, ReadFrom, TxnId, BOTTOM};
+use super::front::{Front, TxnId, BOTTOM};
 use super::{resolve, Level};
 
 /// The most transactions (besides `⊥`) [`enumerate`] accepts.
@@ -278,9 +278,4 @@ pub fn extends(f: &Front, wr: &[TxnId], order: &[TxnId]) -> bool {
     }
     let e = base_edges(f, wr);
     (0..n).all(|a| (0..n).all(|b| !e[a][b] || at[a] < at[b]))
-}
-
-/// True when some read of `f` has several candidate writers.
-pub fn has_choices(f: &Front) -> bool {
-    f.reads.iter().any(|r| matches!(r.from, ReadFrom::Choice(_)))
 }

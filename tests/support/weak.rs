@@ -10,15 +10,21 @@ use isolde::weak::front::{self, Front, Sessions};
 use isolde::weak::oracle::{self, Axiom};
 use isolde::weak::{check_front, Level, Options, Verdict};
 
+/// EDN text of transactions, one `(type, process, value)` per operation in
+/// history order (`type` as in `:ok`, without the colon; `value` an EDN
+/// vector of micro-ops).
+pub fn ops_edn(ops: &[(&str, i64, &str)]) -> String {
+    ops.iter()
+        .enumerate()
+        .map(|(i, (ty, p, v))| format!("{{:type :{ty}, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
+        .collect()
+}
+
 /// A history of `:ok` transactions, one `(process, value)` pair per
 /// operation in history order, `value` an EDN vector of micro-ops.
 pub fn history(ops: &[(i64, &str)]) -> History {
-    let text: String = ops
-        .iter()
-        .enumerate()
-        .map(|(i, (p, v))| format!("{{:type :ok, :f :txn, :process {p}, :value {v}, :index {i}}}\n"))
-        .collect();
-    edn(&text)
+    let typed: Vec<(&str, i64, &str)> = ops.iter().map(|&(p, v)| ("ok", p, v)).collect();
+    edn(&ops_edn(&typed))
 }
 
 /// A history from EDN text.
@@ -89,6 +95,10 @@ pub fn weak_ladder(h: &History) -> ([bool; 3], Option<char>) {
             assert_eq!(out[i], e, "fast vs enumeration at {level:?}");
         }
         if let Verdict::Invalid(v) = v {
+            if f.choices.is_empty() {
+                let wr = isolde::weak::resolve(&f, &[]);
+                check_witness(&f, &wr, &v).unwrap_or_else(|e| panic!("{level:?} witness: {e}"));
+            }
             tap = Some(v.tap);
         }
     }
@@ -134,4 +144,56 @@ pub fn awdit_test(t: &str) -> History {
         }
     }
     edn(&out)
+}
+
+/// Checks a violation's witness against the history, step by step, without
+/// the checkers' own data structures: every session step is session order,
+/// every read step a read of the key from that writer, every forced step a
+/// read of the key from the next transaction by a reader that had to see
+/// this one, which writes the key; the cycle closes. `wr` gives the writers
+/// assumed for reads of repeated values.
+pub fn check_witness(f: &Front, wr: &[u32], v: &isolde::weak::witness::Violation) -> Result<(), String> {
+    use isolde::weak::witness::{Cause, WStep};
+    use isolde::weak::Kind;
+    let Cause::Cycle(c) = &v.cause else { return Ok(()) };
+    let txn = |o: Option<u32>| o.map_or(0, |o| f.txn_of_op[o as usize]);
+    let n = c.txns.len();
+    if n < 2 || c.steps.len() != n {
+        return Err(format!("malformed cycle {c:?}"));
+    }
+    // The writer of the read micro-op `mop` of transaction `t`.
+    let writer_of = |t: u32, mop: u32| -> Option<u32> {
+        let base = f.read_start[t as usize] as usize;
+        f.reads_of(t).iter().position(|r| r.mop == mop).map(|i| wr[base + i])
+    };
+    let so = |a: u32, b: u32| {
+        a == 0 || (f.session[a as usize] == f.session[b as usize] && f.pos[a as usize] < f.pos[b as usize])
+    };
+    for i in 0..n {
+        let (a, b) = (txn(c.txns[i]), txn(c.txns[(i + 1) % n]));
+        let ok = match &c.steps[i] {
+            WStep::So => so(a, b),
+            WStep::Wr { key, mop } => {
+                writer_of(b, *mop) == Some(a) && f.reads_of(b).iter().any(|r| r.mop == *mop && r.key == *key)
+            }
+            WStep::Version { key, .. } => f.version_edges.iter().any(|e| e.from == a && e.to == b && e.key == *key),
+            WStep::Forced { kind, reader, key, read_mop, via_mop } => {
+                let t3 = f.txn_of_op[*reader as usize];
+                let reads_next = writer_of(t3, *read_mop) == Some(b);
+                let writes = f.writes_key(a, *key);
+                let premise = match (kind, via_mop) {
+                    (Kind::NonMonotonic, Some(q)) => q < read_mop && writer_of(t3, *q) == Some(a),
+                    (Kind::FracturedWr, Some(q)) => writer_of(t3, *q) == Some(a),
+                    (Kind::FracturedSo, _) => so(a, t3),
+                    (Kind::Causal, _) => v.level == isolde::weak::Level::Causal,
+                    _ => false,
+                };
+                reads_next && writes && premise
+            }
+        };
+        if !ok {
+            return Err(format!("step {i} ({:?}) from txn {a} to txn {b} is not justified", c.steps[i]));
+        }
+    }
+    Ok(())
 }
