@@ -159,12 +159,19 @@ pub type Event = (bool, u64, u64, bool);
 /// flag, so tests can write the dialects real clients produce (failed
 /// events inside committed transactions, failed transactions).
 pub fn encode_events(sessions: &[Vec<(Vec<Event>, bool)>]) -> Vec<u8> {
-    let mut out = Vec::new();
     let txns = sessions.first().map_or(0, Vec::len) as u64;
-    for v in [7u64, sessions.len() as u64, 10, txns, 2] {
+    let params = [7u64, sessions.len() as u64, 10, txns, 2];
+    encode_with(params, ["PostgreSQL", "2022-07-22T17:32:02+08:00", "2022-07-22T17:32:06+08:00"], sessions)
+}
+
+/// [`encode_events`] with the given `params` (id, nodes, variables,
+/// transactions, events) and `info`, `start`, `end` strings.
+pub fn encode_with(params: [u64; 5], strings: [&str; 3], sessions: &[Vec<(Vec<Event>, bool)>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in params {
         out.extend_from_slice(&v.to_le_bytes());
     }
-    for s in ["PostgreSQL", "2022-07-22T17:32:02+08:00", "2022-07-22T17:32:06+08:00"] {
+    for s in strings {
         out.extend_from_slice(&(s.len() as u64).to_le_bytes());
         out.extend_from_slice(s.as_bytes());
     }

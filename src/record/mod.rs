@@ -65,6 +65,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+pub mod convert;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(feature = "postgres")]
@@ -253,6 +254,17 @@ pub enum RecordError {
     Check {
         /// The history file.
         path: String,
+        /// Why.
+        message: String,
+    },
+    /// The recorded history (complete, in EDN) cannot be written in the
+    /// requested `--output-format`.
+    #[error("{path}: cannot write it as {format}: {message}")]
+    Convert {
+        /// The EDN history.
+        path: String,
+        /// The format asked for.
+        format: &'static str,
         /// Why.
         message: String,
     },

@@ -61,6 +61,12 @@ pub struct RecordArgs {
     /// run goes).
     #[arg(long, short = 'o', default_value = "history.edn")]
     pub output: PathBuf,
+    /// Output format. The run always writes Jepsen EDN as it goes; with
+    /// json (elle-cli's) or dbcop (bincode; rw-register without :info
+    /// transactions) it writes it to OUTPUT.edn, kept, and converts it to
+    /// OUTPUT when the run ends.
+    #[arg(long, value_enum, default_value = "edn")]
+    pub output_format: OutputFormat,
     /// Transactions to run (all sessions together). Default: 10000, or no
     /// limit with --duration.
     #[arg(long)]
@@ -320,6 +326,11 @@ impl Plan {
 /// recorded) or an error that happened before any transaction ran.
 pub fn run(a: &RecordArgs) -> Result<u8, RecordError> {
     let plan = Plan::from_args(a)?;
+    if a.output_format == OutputFormat::Dbcop && plan.workload == Workload::ListAppend {
+        return Err(RecordError::Workload(
+            "--output-format dbcop holds read-write registers: use --workload rw-register (or edn/json)".into(),
+        ));
+    }
     // Ctrl-C stops invoking transactions and lets in-flight ones complete,
     // so the history ends complete; a second Ctrl-C exits at once (the file
     // still holds whole lines; invocations without completions read as
@@ -377,6 +388,17 @@ fn scheme(url: &str) -> Result<&str, String> {
     }
 }
 
+/// `--output-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Jepsen EDN, one op per line, written as the run goes.
+    Edn,
+    /// elle-cli JSON (one array), converted from the EDN at the end.
+    Json,
+    /// dbcop's history.bincode, converted from the EDN at the end.
+    Dbcop,
+}
+
 /// Records against `db`, tears it down, reports, and checks if asked.
 fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<String>>) -> Result<u8, RecordError> {
     if plan.faults.any() {
@@ -386,11 +408,15 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
         }
     }
     let model = db.promised_model(plan.isolation);
-    let file = match File::create(&a.output) {
+    let edn = match a.output_format {
+        OutputFormat::Edn => a.output.clone(),
+        OutputFormat::Json | OutputFormat::Dbcop => super::convert::edn_path(&a.output),
+    };
+    let file = match File::create(&edn) {
         Ok(f) => f,
         Err(source) => {
             let _ = db.teardown();
-            return Err(RecordError::Output { path: a.output.display().to_string(), source });
+            return Err(RecordError::Output { path: edn.display().to_string(), source });
         }
     };
     let show = !a.quiet && std::io::stderr().is_terminal();
@@ -401,10 +427,10 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     }
     if matches!(stats, Err(RecordError::Connect { .. })) {
         // No transaction ran: leave no empty history behind.
-        let _ = std::fs::remove_file(&a.output);
+        let _ = std::fs::remove_file(&edn);
     }
     let stats = stats.map_err(|e| match e {
-        RecordError::Output { source, .. } => RecordError::Output { path: a.output.display().to_string(), source },
+        RecordError::Output { source, .. } => RecordError::Output { path: edn.display().to_string(), source },
         other => other,
     })?;
     let secs = t0.elapsed().as_secs_f64();
@@ -417,8 +443,16 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
         stats.ok,
         stats.fail,
         stats.info,
-        a.output.display()
+        edn.display()
     );
+    match a.output_format {
+        OutputFormat::Edn => {}
+        OutputFormat::Json => super::convert::to_json(&edn, &a.output)?,
+        OutputFormat::Dbcop => super::convert::to_dbcop(&edn, &a.output)?,
+    }
+    if a.output_format != OutputFormat::Edn {
+        eprintln!("isolde: wrote {} (from {})", a.output.display(), edn.display());
+    }
     if stats.kills > 0 {
         eprintln!("isolde: faults: {} connections killed", stats.kills);
     }
@@ -430,7 +464,7 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     let mut status = if stats.cut_short.is_some() { 2 } else { 0 };
     if a.check {
         let models = models.unwrap_or_else(|| vec![model.to_string()]);
-        let v = check_history(&a.output, models)?;
+        let v = check_history(&edn, models)?;
         if status == 0 {
             status = v;
         }
@@ -921,6 +955,7 @@ mod tests {
             workload: Workload::RwRegister,
             isolation: Isolation::Serializable,
             output: PathBuf::new(),
+            output_format: OutputFormat::Edn,
             txns: Some(3),
             duration: None,
             sessions: Some(1),
