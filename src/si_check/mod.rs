@@ -323,7 +323,17 @@ fn check_exactly(
                 if (narrowed.is_none() && !ruled_out) || out.verdict == Verdict::Valid {
                     return out;
                 }
+                narrowed = None;
                 break;
+            }
+        }
+    }
+    // Narrowing passes ran out: check what they left, without narrowing.
+    if let Some(t) = &narrowed {
+        if let Attempt::Done(mut out, _) = check_once(h, t, level, opts, deadline, false) {
+            if out.verdict == Verdict::Valid {
+                out.stats.add_times(&before);
+                return out;
             }
         }
     }
