@@ -244,47 +244,7 @@ mod postgres {
     #[test]
     fn faults_cause_no_false_alarm() {
         let Some(url) = postgres("postgres::faults_cause_no_false_alarm") else { return };
-        let dir = temp_dir("record-pg-faults");
-        let out = dir.join("f.edn");
-        let r = isolde(
-            &[
-                "record",
-                "--quiet",
-                "--db",
-                &url,
-                "--isolation",
-                "serializable",
-                "--txns",
-                "2000",
-                "--sessions",
-                "8",
-                "--keys",
-                "8",
-                "--faults",
-                "kill-connections,timeouts",
-                "--fault-interval-ms",
-                "10",
-                "-o",
-                out.to_str().unwrap(),
-            ],
-            None,
-            Duration::from_secs(300),
-        );
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        let kills: u64 = r
-            .stderr
-            .split("faults: ")
-            .nth(1)
-            .and_then(|s| s.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("no kill count: {}", r.stderr));
-        assert!(kills > 0);
-        let (inv, ok, fail, info) = op_counts(&out);
-        assert_eq!(inv, 2000);
-        // The summary counts every outcome, :info included.
-        assert!(r.stderr.contains(&format!("{ok} ok, {fail} fail, {info} info")), "{}", r.stderr);
-        let v = analyze(&out, "serializable");
-        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+        support::record::faults_cause_no_false_alarm(&url, "record-pg-faults");
     }
 
     /// A server that dies mid-run: the run ends by itself with a message,
@@ -397,39 +357,7 @@ mod mariadb {
     #[test]
     fn faults_cause_no_false_alarm() {
         let Some(url) = mysql("mariadb::faults_cause_no_false_alarm") else { return };
-        let dir = temp_dir("record-maria-faults");
-        let out = dir.join("f.edn");
-        let r = isolde(
-            &[
-                "record",
-                "--quiet",
-                "--db",
-                &url,
-                "--isolation",
-                "serializable",
-                "--txns",
-                "2000",
-                "--sessions",
-                "8",
-                "--keys",
-                "8",
-                "--faults",
-                "kill-connections,timeouts",
-                "--fault-interval-ms",
-                "10",
-                "-o",
-                out.to_str().unwrap(),
-            ],
-            None,
-            Duration::from_secs(300),
-        );
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        assert!(r.stderr.contains("connections killed"), "{}", r.stderr);
-        let (inv, ok, fail, info) = op_counts(&out);
-        assert_eq!(inv, 2000);
-        assert!(r.stderr.contains(&format!("{ok} ok, {fail} fail, {info} info")), "{}", r.stderr);
-        let v = analyze(&out, "serializable");
-        assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+        support::record::faults_cause_no_false_alarm(&url, "record-maria-faults");
     }
 
     #[test]

@@ -174,3 +174,53 @@ pub fn stop_private(name: &str) {
     assert!(status.is_ok_and(|s| s.success()), "scripts/dbs.sh stop failed");
     let _ = std::fs::remove_dir_all(private_dir(name));
 }
+
+/// Records 2000 serializable transactions against `url` while connections
+/// are killed and statements time out (`--faults kill-connections,timeouts`),
+/// and asserts that connections were killed, every invocation completed and
+/// was counted in the summary (`:info` included), and the history is still
+/// serializable: faults cause no false alarm.
+pub fn faults_cause_no_false_alarm(url: &str, dir_name: &str) {
+    let dir = super::cli::temp_dir(dir_name);
+    let out = dir.join("f.edn");
+    let path = out.to_str().expect("utf-8 path");
+    let r = isolde(
+        &[
+            "record",
+            "--quiet",
+            "--db",
+            url,
+            "--isolation",
+            "serializable",
+            "--txns",
+            "2000",
+            "--sessions",
+            "8",
+            "--keys",
+            "8",
+            "--faults",
+            "kill-connections,timeouts",
+            "--fault-interval-ms",
+            "10",
+            "-o",
+            path,
+        ],
+        None,
+        Duration::from_secs(300),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let kills: u64 = r
+        .stderr
+        .split("faults: ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no kill count: {}", r.stderr));
+    assert!(kills > 0, "{}", r.stderr);
+    let (inv, ok, fail, info) = op_counts(&out);
+    assert_eq!(inv, 2000);
+    // The summary counts every outcome, :info included.
+    assert!(r.stderr.contains(&format!("{ok} ok, {fail} fail, {info} info")), "{}", r.stderr);
+    let v = analyze(&out, "serializable");
+    assert_eq!(v.valid, "true", "{:?}", v.anomalies);
+}
