@@ -10,6 +10,25 @@ use std::time::Duration;
 use support::cli::{isolde, temp_dir};
 use support::record::{analyze, op_counts, record};
 
+/// A read-modify-write workload on 3 keys, one key per transaction: where
+/// the database lets two transactions read the same version and both write,
+/// 1500 transactions in 8 sessions show a lost update.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+const LOST_UPDATE_RMW: &[&str] = &[
+    "--pattern",
+    "rmw",
+    "--keys",
+    "3",
+    "--txn-len",
+    "1",
+    "--key-dist",
+    "uniform",
+    "--txns",
+    "1500",
+    "--sessions",
+    "8",
+];
+
 // ---- SQLite ----------------------------------------------------------------
 
 #[test]
@@ -284,28 +303,8 @@ mod postgres {
     fn read_committed_loses_updates() {
         let Some(url) = postgres("postgres::read_committed_loses_updates") else { return };
         let dir = temp_dir("record-pg-rc");
-        let h = record(
-            &dir,
-            "rc.edn",
-            &[
-                "--db",
-                &url,
-                "--isolation",
-                "read-committed",
-                "--pattern",
-                "rmw",
-                "--keys",
-                "3",
-                "--txn-len",
-                "1",
-                "--key-dist",
-                "uniform",
-                "--txns",
-                "1500",
-                "--sessions",
-                "8",
-            ],
-        );
+        let h =
+            record(&dir, "rc.edn", &[&["--db", &url, "--isolation", "read-committed"][..], LOST_UPDATE_RMW].concat());
         let v = analyze(&h, "snapshot-isolation");
         assert_eq!(v.valid, "false");
         assert!(v.anomalies.iter().any(|a| a == "lost-update" || a == "G-single"), "{:?}", v.anomalies);
@@ -328,26 +327,8 @@ mod mariadb {
         let h = record(
             &dir,
             "rr.edn",
-            &[
-                "--db",
-                &url,
-                "--workload",
-                "rw-register",
-                "--isolation",
-                "repeatable-read",
-                "--pattern",
-                "rmw",
-                "--keys",
-                "3",
-                "--txn-len",
-                "1",
-                "--key-dist",
-                "uniform",
-                "--txns",
-                "1500",
-                "--sessions",
-                "8",
-            ],
+            &[&["--db", &url, "--workload", "rw-register", "--isolation", "repeatable-read"][..], LOST_UPDATE_RMW]
+                .concat(),
         );
         let v = analyze(&h, "repeatable-read");
         assert_eq!(v.valid, "false");
@@ -370,27 +351,11 @@ mod mariadb {
             &dir,
             "si.edn",
             &[
-                "--db",
-                &url,
-                "--workload",
-                "rw-register",
-                "--isolation",
-                "repeatable-read",
-                "--pattern",
-                "rmw",
-                "--keys",
-                "3",
-                "--txn-len",
-                "1",
-                "--key-dist",
-                "uniform",
-                "--txns",
-                "1500",
-                "--sessions",
-                "8",
-                "--init-sql",
-                "SET SESSION innodb_snapshot_isolation = ON",
-            ],
+                &["--db", &url, "--workload", "rw-register", "--isolation", "repeatable-read"][..],
+                LOST_UPDATE_RMW,
+                &["--init-sql", "SET SESSION innodb_snapshot_isolation = ON"],
+            ]
+            .concat(),
         );
         let (_, ok, fail, _) = op_counts(&h);
         assert!(ok > 0 && fail > 0, "{ok} ok, {fail} fail");
