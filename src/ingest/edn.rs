@@ -160,6 +160,13 @@ struct Parser<'a> {
     /// up to each op's start).
     line_pos: usize,
     line_no: usize,
+    /// Lines of the whole input before `full` (a streamed segment's place in
+    /// the stream; 0 when `full` is the whole input), added to every line
+    /// this parser names.
+    line_base: usize,
+    /// Where the history vector was opened, when it was opened in an earlier
+    /// segment of a stream (see [`OPENED_EARLIER`]).
+    opener: Option<String>,
     /// `KeyId`s of small non-negative integer keys, `NONE` when not yet seen.
     small_keys: Vec<u32>,
     /// `KeyId`s of keyword (kind 0) and escape-free string (kind 1) keys,
@@ -175,6 +182,8 @@ impl<'a> Parser<'a> {
             pos: start,
             line_pos: start,
             line_no: first_line,
+            line_base: 0,
+            opener: None,
             small_keys: Vec::new(),
             named_keys: FxHashMap::default(),
         }
@@ -188,8 +197,13 @@ impl<'a> Parser<'a> {
     /// `line:column` of an offset, for "opened at" notes (cold path).
     #[cold]
     fn loc(&self, pos: usize) -> String {
+        if pos == OPENED_EARLIER {
+            if let Some(at) = &self.opener {
+                return at.clone();
+            }
+        }
         let (l, c) = line_col(self.full, pos);
-        format!("{l}:{c}")
+        format!("{}:{c}", l as usize + self.line_base)
     }
 
     /// 1-based line of `pos`, which must not precede the previous query.
@@ -1199,6 +1213,10 @@ fn hex4(s: &[u8], i: usize) -> Option<u32> {
     Some(v)
 }
 
+/// The "opened at" offset of a history vector opened in an earlier segment
+/// of a stream: [`Parser::loc`] names [`Parser::opener`] instead.
+const OPENED_EARLIER: usize = usize::MAX;
+
 /// Parses an EDN history, in parallel when it is large enough.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
     Ok(merge(source, parse_chunks(source, input)?))
@@ -1210,7 +1228,7 @@ pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> 
 pub(crate) fn parse_chunks(source: &str, input: &[u8]) -> Result<Vec<HistoryBuilder>, IngestError> {
     // One chunk per thread: merging copies every chunk but the first, so
     // more chunks than threads only add copying.
-    parse_chunks_sized(source, input, DEFAULT_MIN_CHUNK, rayon::current_num_threads())
+    parse_chunks_sized(source, input, DEFAULT_MIN_CHUNK, rayon::current_num_threads(), 1)
 }
 
 /// Merges chunk builders, in input order, into the finished history.
@@ -1226,14 +1244,107 @@ pub(crate) fn merge(source: &str, chunks: Vec<HistoryBuilder>) -> History {
 /// Parses sequentially, in one pass over the whole input.
 #[cfg(test)]
 pub(crate) fn parse_sequential(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    Ok(merge(source, vec![parse_sequential_builder(source, input)?]))
+    Ok(merge(source, vec![parse_sequential_builder(source, input, 1)?]))
 }
 
-fn parse_sequential_builder(source: &str, input: &[u8]) -> Result<HistoryBuilder, IngestError> {
+fn parse_sequential_builder(source: &str, input: &[u8], first_line: usize) -> Result<HistoryBuilder, IngestError> {
     let mut b = HistoryBuilder::with_capacity_for(source, input.len());
-    let mut p = Parser::new(input, 0, input.len(), 1);
-    p.document(&mut b).map_err(|e| e.into_ingest(source, input))?;
-    Ok(b)
+    let mut p = Parser::new(input, 0, input.len(), first_line);
+    p.line_base = first_line - 1;
+    match p.document(&mut b) {
+        Ok(()) => Ok(b),
+        Err(e) => Err(shift_lines(e.into_ingest(source, input), first_line - 1)),
+    }
+}
+
+/// Moves a syntax error found in a segment to its line in the whole input.
+fn shift_lines(e: IngestError, lines_before: usize) -> IngestError {
+    match e {
+        IngestError::Syntax { source_name, line, column, expected, found } => IngestError::Syntax {
+            source_name,
+            line: u32::try_from(line as usize + lines_before).unwrap_or(u32::MAX),
+            column,
+            expected,
+            found,
+        },
+        e => e,
+    }
+}
+
+/// How a history streamed in segments begins: where its ops start in the
+/// first bytes read, and, when they lie in one vector or list, the byte that
+/// closes it and where it was opened (`line:column`).
+pub(crate) struct StreamOpening {
+    /// Offset of the first op (after the opening bracket, if any).
+    pub ops_start: usize,
+    /// The closing bracket and the opening's location, for a history vector.
+    pub vector: Option<(u8, String)>,
+}
+
+/// Finds where the ops of a streamed EDN history begin in `head`, its first
+/// bytes; `None` when `head` holds nothing but blanks and comments (the
+/// caller then reads more, or the whole input).
+pub(crate) fn stream_opening(head: &[u8]) -> Option<StreamOpening> {
+    let mut p = Parser::new(head, 0, head.len(), 1);
+    p.skip_ws(0).ok()?;
+    match p.peek()? {
+        c @ (b'[' | b'(') => {
+            let (l, col) = line_col(head, p.pos);
+            Some(StreamOpening { ops_start: p.pos + 1, vector: Some((closer(c), format!("{l}:{col}"))) })
+        }
+        _ => Some(StreamOpening { ops_start: p.pos, vector: None }),
+    }
+}
+
+/// Parses one segment of a streamed history: a run of whole ops (in
+/// parallel chunks when it is large), whose first byte is on line
+/// `first_line` of the stream. With `end_of_vector`, the segment is the last
+/// one of a history vector: it ends with the vector's closing bracket and
+/// nothing but blanks may follow. Errors name lines of the whole stream.
+pub(crate) fn parse_segment(
+    source: &str,
+    seg: &[u8],
+    first_line: usize,
+    end_of_vector: Option<&(u8, String)>,
+) -> Result<Vec<HistoryBuilder>, IngestError> {
+    let Some((close, opened_at)) = end_of_vector else {
+        return parse_chunks_sized(source, seg, DEFAULT_MIN_CHUNK, rayon::current_num_threads(), first_line);
+    };
+    let mut b = HistoryBuilder::with_capacity_for(source, seg.len());
+    let mut p = Parser::new(seg, 0, seg.len(), first_line);
+    p.line_base = first_line - 1;
+    p.opener = Some(opened_at.clone());
+    let done = p.ops(&mut b, Some((*close, OPENED_EARLIER))).and_then(|()| {
+        p.skip_ws(0)?;
+        match p.pos < p.src.len() {
+            true => Err(perr(p.pos, "end of input after the history vector")),
+            false => Ok(()),
+        }
+    });
+    match done {
+        Ok(()) => Ok(vec![b]),
+        Err(e) => Err(shift_lines(e.into_ingest(source, seg), first_line - 1)),
+    }
+}
+
+/// The offset of the last line start in `buf` (after position 0) whose first
+/// non-blank byte is `{` or `#`: where a streamed history may be cut between
+/// two ops. A cut that falls inside an op (a multi-line op with such a line)
+/// makes the segment before it fail to parse, and the caller reads on.
+pub(crate) fn last_cut(buf: &[u8]) -> Option<usize> {
+    let mut end = buf.len();
+    while let Some(nl) = buf[..end].iter().rposition(|&b| b == b'\n') {
+        let line = nl + 1;
+        let mut j = line;
+        while j < buf.len() && matches!(buf[j], b' ' | b'\t' | b',') {
+            j += 1;
+        }
+        if j < buf.len() && matches!(buf[j], b'{' | b'#') && line > 0 {
+            return Some(line);
+        }
+        end = nl;
+    }
+    None
 }
 
 /// Parses in at most `max_chunks` chunks of at least `min_chunk` bytes (tests
@@ -1245,7 +1356,7 @@ pub(crate) fn parse_with_chunk(
     min_chunk: usize,
     max_chunks: usize,
 ) -> Result<History, IngestError> {
-    Ok(merge(source, parse_chunks_sized(source, input, min_chunk, max_chunks)?))
+    Ok(merge(source, parse_chunks_sized(source, input, min_chunk, max_chunks, 1)?))
 }
 
 fn parse_chunks_sized(
@@ -1253,13 +1364,14 @@ fn parse_chunks_sized(
     input: &[u8],
     min_chunk: usize,
     max_chunks: usize,
+    first_line: usize,
 ) -> Result<Vec<HistoryBuilder>, IngestError> {
     let Some(bounds) = plan_chunks(input, min_chunk.max(1), max_chunks) else {
-        return Ok(vec![parse_sequential_builder(source, input)?]);
+        return Ok(vec![parse_sequential_builder(source, input, first_line)?]);
     };
     let line_counts: Vec<usize> = bounds.par_windows(2).map(|w| count_newlines(&input[w[0]..w[1]])).collect();
     let mut first_lines = Vec::with_capacity(line_counts.len());
-    let mut line = 1 + count_newlines(&input[..bounds[0]]);
+    let mut line = first_line + count_newlines(&input[..bounds[0]]);
     for n in &line_counts {
         first_lines.push(line);
         line += n;
@@ -1279,7 +1391,7 @@ fn parse_chunks_sized(
     if chunks.iter().any(Option::is_none) {
         // Some cut fell inside an op, or the input has an error: the
         // sequential parse gives the authoritative result and message.
-        return Ok(vec![parse_sequential_builder(source, input)?]);
+        return Ok(vec![parse_sequential_builder(source, input, first_line)?]);
     }
     Ok(chunks.into_iter().flatten().collect())
 }

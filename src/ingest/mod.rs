@@ -27,8 +27,10 @@ mod error;
 mod json;
 mod num;
 mod polysi_text;
+mod stream;
 
 pub use error::IngestError;
+pub use stream::read_stream;
 
 use crate::history::History;
 use std::path::Path;
@@ -106,8 +108,7 @@ pub fn read_path(path: &Path, format: Format) -> Result<History, IngestError> {
 /// [`read_path`] with options.
 pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<History, IngestError> {
     if path.as_os_str() == "-" {
-        let bytes = read_capped("<stdin>", std::io::stdin().lock(), MAX_INPUT_BYTES)?;
-        return read_bytes_with("<stdin>", &bytes, format, opts);
+        return stream::read_stdin(format, opts);
     }
     let name = path.display().to_string();
     let io = |source| IngestError::Io { path: name.clone(), source };
