@@ -340,3 +340,40 @@ fn refutations_are_written_to_the_output_directory_with_a_plot_per_case() {
     assert!(dot.starts_with("digraph"), "{dot}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A check stopped by its time limit says `unknown` with what it had
+/// decided so far (components satisfiable, undecided, decisions), never
+/// valid; and publishes its progress while it runs.
+#[test]
+fn a_timed_out_check_is_unknown_and_says_what_was_decided() {
+    use isolde::gen::rw_register::{rw_register_string, RwRegisterConfig};
+    use isolde::si_check::{progress::Phase, ExactOptions, ExactProgress};
+    // Every transaction its own process: nothing orders the writers, so
+    // the solver has one large component to search.
+    let text = rw_register_string(&RwRegisterConfig {
+        txns: 2000,
+        processes: 1_000_000,
+        min_txn_len: 3,
+        max_txn_len: 3,
+        seed: 1,
+        ..RwRegisterConfig::default()
+    });
+    let h = history(&text);
+    static PROGRESS: ExactProgress = ExactProgress::new();
+    let opts = CheckOptions {
+        workload: WorkloadChoice::Fixed(Workload::RwRegister),
+        models: Some(vec!["serializable".to_string()]),
+        exact: Some(ExactOptions {
+            timeout: Some(std::time::Duration::from_millis(300)),
+            progress: Some(&PROGRESS),
+            ..ExactOptions::default()
+        }),
+        ..CheckOptions::default()
+    };
+    let o = check(&h, &opts).expect("check runs");
+    assert_eq!(o.valid, Validity::Unknown, "{:?}", o.anomaly_types);
+    let detail = format!("{:?}", o.anomalies.get("exact-check-unknown"));
+    assert!(detail.contains("did not finish within the time limit"), "{detail}");
+    assert!(detail.contains("undecided after"), "{detail}");
+    assert_eq!(PROGRESS.phase(), Phase::Idle, "the check leaves the progress record idle");
+}

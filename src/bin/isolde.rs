@@ -389,6 +389,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             reach_bytes: a.reach_memory.saturating_mul(1 << 20),
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
+            progress: None,
         }),
         weak: isolde::weak::Options {
             sessions: match a.sessions {

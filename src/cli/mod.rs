@@ -11,6 +11,7 @@ use crate::check::{self, CheckOptions, Outcome};
 use crate::history::History;
 use crate::ingest::{self, Format, ReadOptions};
 use crate::reports::directory::{self, PlotOptions};
+use crate::si_check;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -49,8 +50,17 @@ pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &Che
     };
     let parse_time = t0.elapsed();
     let parse_peak_mb = peak_rss_mb();
+    let mut watched;
+    let mut opts = opts;
     if let Some(p) = &spinner {
-        p.set_message(format!("analyzing {} operations", h.ops.len()));
+        let what = format!("analyzing {} operations", h.ops.len());
+        p.set_message(what.clone());
+        if let Some(exact) = &opts.exact {
+            watched = opts.clone();
+            watched.exact = Some(si_check::ExactOptions { progress: Some(&EXACT_PROGRESS), ..*exact });
+            opts = &watched;
+            show_exact_progress(p.clone(), what);
+        }
     }
     let outcome = check::check(&h, opts);
     if let Some(p) = spinner {
@@ -58,6 +68,24 @@ pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &Che
     }
     let outcome = outcome.map_err(|e| e.to_string())?;
     Ok(Checked { history: h, outcome, parse_time, parse_peak_mb })
+}
+
+/// Progress of the exact check of the history being read, shown by the
+/// spinner (histories are checked one at a time).
+static EXACT_PROGRESS: si_check::ExactProgress = si_check::ExactProgress::new();
+
+/// Shows the exact check's progress (level, phase, components solved,
+/// decisions) after `what` on `p`, every quarter second until it finishes.
+fn show_exact_progress(p: indicatif::ProgressBar, what: String) {
+    std::thread::spawn(move || {
+        while !p.is_finished() {
+            std::thread::sleep(Duration::from_millis(250));
+            match EXACT_PROGRESS.describe() {
+                Some(d) => p.set_message(format!("{what}; {d}")),
+                None => p.set_message(what.clone()),
+            }
+        }
+    });
 }
 
 /// A spinner on stderr for runs that take more than about a second, only

@@ -27,6 +27,7 @@
 //! component; a timeout yields `Unknown`, never `Valid`.
 
 pub mod polygraph;
+pub mod progress;
 pub mod prune;
 pub mod reach;
 pub mod solver;
@@ -34,6 +35,8 @@ pub mod txns;
 pub mod witness;
 
 pub use polygraph::Dep;
+pub use progress::ExactProgress;
+use progress::Phase;
 
 use crate::anomaly::{Branch, Refutation};
 use crate::cycles::scc::{tarjan, Adjacency};
@@ -141,6 +144,9 @@ pub struct ExactOptions {
     /// constraints than this (they grow quadratically with the number of
     /// independent writers of a key that known dependencies leave unordered).
     pub max_constraints: usize,
+    /// Where to publish live progress (level, phase, components solved,
+    /// decisions) for a display on another thread; `None` publishes nothing.
+    pub progress: Option<&'static ExactProgress>,
 }
 
 impl Default for ExactOptions {
@@ -150,6 +156,7 @@ impl Default for ExactOptions {
             reach_bytes: 1 << 30,
             timeout: Some(Duration::from_secs(600)),
             max_constraints: 50_000_000,
+            progress: None,
         }
     }
 }
@@ -277,10 +284,17 @@ pub fn check_level_knowing(
         });
         let out = check_exactly(h, &txns, attempt, opts, half);
         if out.verdict == Verdict::Valid {
+            if let Some(p) = opts.progress {
+                p.leave();
+            }
             return Ok(ExactOutcome { level, ..out });
         }
     }
-    Ok(check_exactly(h, &txns, level, opts, deadline))
+    let out = check_exactly(h, &txns, level, opts, deadline);
+    if let Some(p) = opts.progress {
+        p.leave();
+    }
+    Ok(out)
 }
 
 /// Rounds of narrowing the candidates of ambiguous reads at most.
@@ -376,6 +390,12 @@ fn check_once(
 ) -> Attempt {
     let start = Instant::now();
     let mut stats = ExactStats::default();
+    let phase = |p: Phase| {
+        if let Some(progress) = opts.progress {
+            progress.enter(level, p);
+        }
+    };
+    phase(Phase::Build);
     let priority = prune::time_estimate(h, txns);
     let filter = opts.prune.then_some(polygraph::PairFilter { priority: &priority, reach_bytes: opts.reach_bytes });
     let polygraph::Built { graph: g, known_reach } =
@@ -406,6 +426,7 @@ fn check_once(
     // Candidates the known graph alone rules out: narrow at once, before
     // any pruning round (pruning the narrowed history starts from more
     // known edges).
+    phase(Phase::Prune);
     let t = Instant::now();
     if narrow && opts.prune && !g.choices.is_empty() {
         if let Some(k) = &known_reach {
@@ -432,12 +453,14 @@ fn check_once(
     let mut ruled_out = false;
     let verdict = match pr.ending {
         Ending::Cycle { round } => {
+            phase(Phase::Witness);
             let t = Instant::now();
             let r = refute_known_cycle(&ctx, round, level);
             stats.witness = t.elapsed();
             r
         }
         Ending::BothSides { constraint, blocked, round } => {
+            phase(Phase::Witness);
             let t = Instant::now();
             let r = refute_both_sides(&ctx, constraint, blocked, round, level);
             stats.witness = t.elapsed();
@@ -452,7 +475,7 @@ fn check_once(
             // explanation to the search over every candidate.
             let dead = dead.filter(|d| d.iter().all(|c| c.iter().any(|&x| !x)));
             ruled_out = dead.as_ref().is_some_and(|d| d.iter().flatten().any(|&x| x));
-            solve_components(&ctx, &pr, dead, level, deadline, &mut stats)
+            solve_components(&ctx, &pr, dead, level, deadline, opts.progress, &mut stats)
         }
     };
     let verdict = match verdict {
@@ -888,11 +911,18 @@ fn solve_components(
     dead: Option<Vec<Vec<bool>>>,
     level: Level,
     deadline: Option<Instant>,
+    progress: Option<&'static ExactProgress>,
     stats: &mut ExactStats,
 ) -> Verdict {
     let t = Instant::now();
+    if let Some(p) = progress {
+        p.enter(level, Phase::Solve);
+    }
     let ce = choice_edges(ctx.g, pr, dead);
     let (comps, mut picks) = components(ctx, &pr.open, &ce);
+    if let Some(p) = progress {
+        p.set_components(comps.len());
+    }
     stats.components = comps.len();
     stats.largest_component = comps.iter().map(|c| c.vars.len()).max().unwrap_or(0);
     let results: Vec<(solver::Answer, solver::SolveStats, Vec<u32>)> = comps
@@ -901,7 +931,10 @@ fn solve_components(
             let all: Vec<usize> = (0..c.vars.len()).collect();
             let choices: Vec<usize> = (0..c.choices.len()).collect();
             let (inst, firsts) = instance(ctx, c, &all, &choices, &pr.pos, &ce);
-            let (answer, stats) = solver::solve(&inst, deadline);
+            let (answer, stats) = solver::solve_observed(&inst, deadline, progress);
+            if let Some(p) = progress {
+                p.component_done();
+            }
             (answer, stats, firsts)
         })
         .collect();
@@ -912,6 +945,9 @@ fn solve_components(
     }
     stats.solve = t.elapsed();
     if let Some(i) = results.iter().position(|r| r.0 == solver::Answer::Unsat) {
+        if let Some(p) = progress {
+            p.enter(level, Phase::Witness);
+        }
         let t = Instant::now();
         let v = if comps[i].choices.is_empty() {
             refute_component(ctx, &comps[i], pr, level, deadline)
@@ -922,12 +958,29 @@ fn solve_components(
         return v;
     }
     if results.iter().any(|r| r.0 == solver::Answer::Timeout) {
+        let decided: Vec<usize> = comps
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.0 != solver::Answer::Timeout)
+            .map(|(c, _)| c.vars.len())
+            .collect();
+        let open: Vec<usize> = comps
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.0 == solver::Answer::Timeout)
+            .map(|(c, _)| c.vars.len())
+            .collect();
         return Verdict::Unknown(format!(
             "the solver did not finish within the time limit ({} constraints and {} reads with several \
-             candidate writers in {} components)",
+             candidate writers in {} components: {} of them decided satisfiable, {} undecided after {} solver \
+             decisions, the largest undecided with {} variables)",
             pr.open.len(),
             ctx.g.choices.len(),
-            comps.len()
+            comps.len(),
+            decided.len(),
+            open.len(),
+            stats.decisions,
+            open.iter().max().copied().unwrap_or(0)
         ));
     }
     // Never answer valid on the solver's word alone: the write order and

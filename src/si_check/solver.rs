@@ -149,6 +149,19 @@ pub fn solve(inst: &Instance, deadline: Option<Instant>) -> (Answer, SolveStats)
     solve_with(inst, deadline, CHRONO_THRESHOLD)
 }
 
+/// [`solve`], adding its decisions to `progress` as it goes (every 1024).
+pub fn solve_observed(
+    inst: &Instance,
+    deadline: Option<Instant>,
+    progress: Option<&'static super::ExactProgress>,
+) -> (Answer, SolveStats) {
+    let mut s = Solver::new(inst);
+    s.chrono = CHRONO_THRESHOLD;
+    s.progress = progress;
+    let a = s.run(deadline);
+    (a, s.stats)
+}
+
 /// [`solve`] with backjumps longer than `chrono` levels made chronological
 /// (tests use 0 to exercise chronological backtracking on small instances).
 fn solve_with(inst: &Instance, deadline: Option<Instant>, chrono: u32) -> (Answer, SolveStats) {
@@ -160,6 +173,8 @@ fn solve_with(inst: &Instance, deadline: Option<Instant>, chrono: u32) -> (Answe
 
 struct Solver<'a> {
     inst: &'a Instance,
+    /// Where decisions are published, if anywhere.
+    progress: Option<&'static super::ExactProgress>,
     assign: Vec<i8>,
     level: Vec<u32>,
     reason: Vec<u32>,
@@ -222,6 +237,7 @@ impl<'a> Solver<'a> {
         }
         Solver {
             inst,
+            progress: None,
             assign: vec![-1; v],
             level: vec![0; v],
             reason: vec![NONE; v],
@@ -739,8 +755,13 @@ impl<'a> Solver<'a> {
                 return Answer::Sat(self.assign.iter().map(|&a| a == 1).collect());
             }
             self.stats.decisions += 1;
-            if self.stats.decisions.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d) {
-                return Answer::Timeout;
+            if self.stats.decisions.is_multiple_of(1024) {
+                if let Some(p) = self.progress {
+                    p.add_decisions(1024);
+                }
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Answer::Timeout;
+                }
             }
             let lit = self.pick(next);
             if lit >> 1 != next {
