@@ -215,6 +215,13 @@ fn ordered(g: &Polygraph, edges: impl Iterator<Item = DepEdge> + Clone, priority
     Some(Ordered { offsets, targets, order, pos })
 }
 
+/// Topological positions of the begin/commit nodes of `edges`, earliest
+/// first by `priority` (per transaction) among the nodes ready at each
+/// step; `None` when the edges are cyclic.
+pub fn positions(g: &Polygraph, edges: impl Iterator<Item = DepEdge> + Clone, priority: &[u32]) -> Option<Vec<u32>> {
+    ordered(g, edges, priority).map(|o| o.pos)
+}
+
 /// Runs pruning rounds. `first`, when given, is the reachability of `g`'s
 /// known edges (see [`known_reach`]) and serves as the first round's.
 pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<KnownReach>) -> Pruned {

@@ -1,0 +1,225 @@
+//! A serial order guessed by replaying the history, to decide valid
+//! histories without search (or to start the solver from a good order).
+//!
+//! A serializable history has a serial order in which every transaction
+//! reads, for each key, the value of the last writer before it. Such an
+//! order is found greedily most of the time by *replaying*: keep the current
+//! writer of every key; a transaction is *ready* when its known
+//! predecessors (session order, realtime, write-read, ... every known edge
+//! of the polygraph) are placed and each of its reads reads the current
+//! writer of its key (for a read of a repeated value: one of its candidate
+//! writers); among the ready ones take the earliest (by the time estimate)
+//! that *clobbers* nothing, that is, whose writes do not replace a version
+//! some unplaced transaction still has to read. Placing a transaction makes
+//! it the current writer of the keys it writes.
+//!
+//! When every transaction is placed ready, the replay is a serial execution
+//! explaining every read. The product never answers valid on that alone:
+//! the caller turns the order into a decision for every write-order
+//! constraint and checks the result against the polygraph, as it does the
+//! solver's model. When the replay gets stuck (no ready transaction: the
+//! history is not serializable, or greed chose badly), it goes on placing
+//! transactions whose predecessors are placed, earliest first, so that the
+//! order is still a good first order for the solver, whose phases follow it.
+//!
+//! Cost: every read is indexed by the version it needs, so placing a
+//! transaction touches its reads, its writes and the readers of the
+//! versions it replaces; with a bounded scan of ready transactions per step
+//! the replay is `O((n + reads + edges) log n)`.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+
+use super::polygraph::DepEdge;
+use super::txns::{Source, TxnId, Txns};
+
+/// Ready transactions examined per step for one that clobbers nothing.
+const SCAN: usize = 32;
+
+/// The initial state's "writer".
+const INIT: TxnId = TxnId::MAX;
+
+/// A replayed order of all transactions.
+pub struct Guess {
+    /// Every transaction once.
+    pub order: Vec<TxnId>,
+    /// Whether every transaction was placed with each read reading the
+    /// current writer of its key (a serial execution, to be checked).
+    pub replayed: bool,
+}
+
+/// Replays `txns` under `edges` (the polygraph's known edges, or those
+/// and the edges pruning derived from them), earliest first by `priority`
+/// (per transaction). `None` when the edges are cyclic.
+pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<Guess> {
+    let n = txns.len();
+    // Known predecessors, as transaction-level precedence.
+    let mut preds = vec![0u32; n];
+    let mut succ_start = vec![0u32; n + 1];
+    for e in edges {
+        if e.from != e.to {
+            succ_start[e.from as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        succ_start[i + 1] += succ_start[i];
+    }
+    let mut succ = vec![0 as TxnId; succ_start[n] as usize];
+    let mut fill = succ_start.clone();
+    for e in edges {
+        if e.from != e.to {
+            succ[fill[e.from as usize] as usize] = e.to;
+            fill[e.from as usize] += 1;
+            preds[e.to as usize] += 1;
+        }
+    }
+
+    // Reads, indexed by the (key, writer) versions that satisfy them.
+    let mut wanted: FxHashMap<(u32, TxnId), Vec<TxnId>> = FxHashMap::default();
+    let mut unsat = vec![0u32; n];
+    for t in 0..n as TxnId {
+        for r in &txns.reads[txns.read_start[t as usize] as usize..txns.read_start[t as usize + 1] as usize] {
+            let k = r.key.0;
+            match r.from {
+                Source::Init => wanted.entry((k, INIT)).or_default().push(t),
+                Source::Txn(w, _) => wanted.entry((k, w)).or_default().push(t),
+                Source::Choice(j) => {
+                    for &w in &txns.choices[j as usize].cands {
+                        wanted.entry((k, w)).or_default().push(t);
+                    }
+                }
+            }
+            // Satisfied at first only by the initial state.
+            if r.from != Source::Init {
+                unsat[t as usize] += 1;
+            }
+        }
+    }
+    // Unplaced readers of each version (a reader of a repeated value counts
+    // for each candidate).
+    let mut pending: FxHashMap<(u32, TxnId), u32> =
+        wanted.iter().map(|(&v, readers)| (v, readers.len() as u32)).collect();
+
+    let mut current: FxHashMap<u32, TxnId> = FxHashMap::default();
+    let mut placed = vec![false; n];
+    let key = |t: TxnId| Reverse((priority[t as usize], t));
+    let mut ready: BinaryHeap<Reverse<(u32, TxnId)>> = BinaryHeap::new();
+    let mut free: BinaryHeap<Reverse<(u32, TxnId)>> = BinaryHeap::new();
+    for t in 0..n as TxnId {
+        if preds[t as usize] == 0 {
+            free.push(key(t));
+            if unsat[t as usize] == 0 {
+                ready.push(key(t));
+            }
+        }
+    }
+    let writes =
+        |t: TxnId| &txns.writes[txns.write_start[t as usize] as usize..txns.write_start[t as usize + 1] as usize];
+    let reads = |t: TxnId| &txns.reads[txns.read_start[t as usize] as usize..txns.read_start[t as usize + 1] as usize];
+    // Versions `t`'s writes would replace that others still need.
+    let clobbers = |t: TxnId, current: &FxHashMap<u32, TxnId>, pending: &FxHashMap<(u32, TxnId), u32>| {
+        writes(t)
+            .iter()
+            .filter(|w| {
+                let v = (w.key.0, current.get(&w.key.0).copied().unwrap_or(INIT));
+                let own = reads(t).iter().any(|r| r.key.0 == w.key.0) as u32;
+                pending.get(&v).copied().unwrap_or(0) > own
+            })
+            .count()
+    };
+
+    let mut order = Vec::with_capacity(n);
+    let mut replayed = true;
+    let mut scanned: Vec<Reverse<(u32, TxnId)>> = Vec::with_capacity(SCAN);
+    while order.len() < n {
+        // The earliest ready transaction that clobbers nothing, else the
+        // earliest ready one, else (stuck) the earliest free one.
+        scanned.clear();
+        let mut pick = None;
+        while scanned.len() < SCAN {
+            let Some(Reverse((p, t))) = ready.pop() else { break };
+            if placed[t as usize] || unsat[t as usize] > 0 || preds[t as usize] > 0 {
+                continue;
+            }
+            if clobbers(t, &current, &pending) == 0 {
+                pick = Some(t);
+                break;
+            }
+            scanned.push(Reverse((p, t)));
+        }
+        let t = match pick.or_else(|| scanned.first().map(|e| e.0 .1)) {
+            Some(t) => t,
+            None => {
+                replayed = false;
+                loop {
+                    let Reverse((_, t)) = free.pop()?;
+                    if !placed[t as usize] {
+                        break t;
+                    }
+                }
+            }
+        };
+        for e in scanned.drain(..) {
+            if e.0 .1 != t {
+                ready.push(e);
+            }
+        }
+        if unsat[t as usize] > 0 {
+            replayed = false;
+        }
+        placed[t as usize] = true;
+        order.push(t);
+        // Its reads are no longer pending.
+        for r in reads(t) {
+            let k = r.key.0;
+            let mut done = |w: TxnId| {
+                if let Some(c) = pending.get_mut(&(k, w)) {
+                    *c -= 1;
+                }
+            };
+            match r.from {
+                Source::Init => done(INIT),
+                Source::Txn(w, _) => done(w),
+                Source::Choice(j) => txns.choices[j as usize].cands.iter().for_each(|&w| done(w)),
+            }
+        }
+        // It becomes the current writer of its keys: readers of the old
+        // version lose a satisfied read, readers of the new one gain one.
+        for w in writes(t) {
+            let k = w.key.0;
+            let old = current.insert(k, t).unwrap_or(INIT);
+            if old == t {
+                continue;
+            }
+            if let Some(readers) = wanted.get(&(k, old)) {
+                for &r in readers {
+                    if !placed[r as usize] {
+                        unsat[r as usize] += 1;
+                    }
+                }
+            }
+            if let Some(readers) = wanted.get(&(k, t)) {
+                for &r in readers {
+                    if !placed[r as usize] {
+                        unsat[r as usize] -= 1;
+                        if unsat[r as usize] == 0 && preds[r as usize] == 0 {
+                            ready.push(key(r));
+                        }
+                    }
+                }
+            }
+        }
+        for &s in &succ[succ_start[t as usize] as usize..succ_start[t as usize + 1] as usize] {
+            preds[s as usize] -= 1;
+            if preds[s as usize] == 0 {
+                free.push(key(s));
+                if unsat[s as usize] == 0 {
+                    ready.push(key(s));
+                }
+            }
+        }
+    }
+    Some(Guess { order, replayed })
+}
