@@ -134,16 +134,24 @@ pub fn compile_kernels() -> Result<Vec<(&'static str, String)>, GpuError> {
     if !nvrtc_present() {
         return Err(GpuError::NoNvrtc);
     }
+    KERNEL_SOURCES.iter().map(|&(file, src)| compile_source(file, src).map(|ptx| (file, ptx))).collect()
+}
+
+/// Compiles one CUDA source to PTX with NVRTC (for the target NVRTC picks
+/// by default; the driver JIT-compiles it for the device at load time).
+pub fn compile_source(file: &'static str, src: &str) -> Result<String, GpuError> {
+    if !nvrtc_present() {
+        return Err(GpuError::NoNvrtc);
+    }
     guarded(|| {
-        KERNEL_SOURCES
-            .iter()
-            .map(|&(file, src)| {
-                let opts = cudarc::nvrtc::CompileOptions { name: Some(file.into()), ..Default::default() };
-                cudarc::nvrtc::compile_ptx_with_opts(src, opts)
-                    .map(|ptx| (file, ptx.to_src()))
-                    .map_err(|e| GpuError::Compile { file, log: e.to_string() })
-            })
-            .collect()
+        let opts = cudarc::nvrtc::CompileOptions { name: Some(file.into()), ..Default::default() };
+        match cudarc::nvrtc::compile_ptx_with_opts(src, opts) {
+            Ok(ptx) => Ok(ptx.to_src()),
+            Err(cudarc::nvrtc::CompileError::CompileError { log, .. }) => {
+                Err(GpuError::Compile { file, log: log.to_string_lossy().into_owned() })
+            }
+            Err(e) => Err(GpuError::Compile { file, log: e.to_string() }),
+        }
     })
 }
 
