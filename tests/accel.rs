@@ -191,6 +191,11 @@ fn pruning_a_default_shape_history_derives_the_same_edges_on_both_paths() {
         assert_eq!(edges(&a), edges(&b));
         assert_eq!(classic.stats.closure.path, isolde::accel::ReachPath::Classic);
         assert_eq!(mirror.stats.closure.path, isolde::accel::ReachPath::Mirror);
-        eprintln!("reach_bytes {reach_bytes}: constraints {ca} -> {}; {} / {}", a.open.len(), classic.stats, mirror.stats);
+        eprintln!(
+            "reach_bytes {reach_bytes}: constraints {ca} -> {}; {} / {}",
+            a.open.len(),
+            classic.stats,
+            mirror.stats
+        );
     }
 }

@@ -79,8 +79,7 @@ impl Plan {
         let mut level = vec![0u32; n];
         let mut max_level = 0u32;
         for p in (0..n).rev() {
-            let l =
-                targets[offsets[p] as usize..offsets[p + 1] as usize].iter().map(|&q| level[q as usize] + 1).max();
+            let l = targets[offsets[p] as usize..offsets[p + 1] as usize].iter().map(|&q| level[q as usize] + 1).max();
             level[p] = l.unwrap_or(0);
             max_level = max_level.max(level[p]);
         }
@@ -140,25 +139,27 @@ pub fn row_word(src: &[u64], d: usize, j: usize) -> u64 {
 }
 
 /// `dst |= shift(src, d) | bit(d)`: [`row_word`] for every word, with the
-/// branches hoisted out of the loop.
+/// branches hoisted out of the loop (equal-length slices, so the loop has
+/// no bounds checks and vectorizes).
 #[inline]
 fn or_row(dst: &mut [u64], src: &[u64], d: usize) {
     let (ws, bs) = (d / 64, d % 64);
-    let n = dst.len();
-    if ws >= n {
+    if ws >= dst.len() {
         return;
     }
+    let dst = &mut dst[ws..];
+    let src = &src[..dst.len()];
     if bs == 0 {
-        for (x, &y) in dst[ws..].iter_mut().zip(src) {
+        for (x, &y) in dst.iter_mut().zip(src) {
             *x |= y;
         }
     } else {
-        dst[ws] |= src[0] << bs;
-        for (x, w) in dst[ws + 1..].iter_mut().zip(src.windows(2)) {
-            *x |= (w[1] << bs) | (w[0] >> (64 - bs));
+        for i in 1..dst.len() {
+            dst[i] |= (src[i] << bs) | (src[i - 1] >> (64 - bs));
         }
+        dst[0] |= src[0] << bs;
     }
-    dst[ws] |= 1 << bs;
+    dst[0] |= 1 << bs;
 }
 
 /// Bit rows by topological position (see the module docs).

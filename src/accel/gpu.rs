@@ -181,7 +181,11 @@ pub struct DeviceClosure {
 const BLOCK: u32 = 256;
 
 fn grid(threads: u64) -> LaunchConfig {
-    LaunchConfig { grid_dim: (threads.div_ceil(BLOCK as u64) as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+    LaunchConfig {
+        grid_dim: (threads.div_ceil(BLOCK as u64) as u32, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
 }
 
 impl Gpu {
@@ -240,11 +244,7 @@ impl Gpu {
 
     /// Runs `launch` between two timing events and adds its time to
     /// `stats.kernel`.
-    fn timed(
-        &self,
-        stats: &mut AccelStats,
-        launch: impl FnOnce() -> Result<(), GpuError>,
-    ) -> Result<(), GpuError> {
+    fn timed(&self, stats: &mut AccelStats, launch: impl FnOnce() -> Result<(), GpuError>) -> Result<(), GpuError> {
         let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
         let start = self.ctx.new_event(flags)?;
         let end = self.ctx.new_event(flags)?;

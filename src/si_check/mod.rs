@@ -464,11 +464,11 @@ fn check_once(
         }
         Ending::Open => {
             let t = Instant::now();
-            let dead =
-                if narrow && opts.prune { prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes, &mut engine)
-                } else {
-                    None
-                };
+            let dead = if narrow && opts.prune {
+                prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes, &mut engine)
+            } else {
+                None
+            };
             stats.prune += t.elapsed();
             // A read with no candidate left is refuted: leave the
             // explanation to the search over every candidate.

@@ -351,7 +351,8 @@ fn test_constraints(
     #[cfg(feature = "gpu")]
     if engine.tests_on_device(reach) && deadline.is_none_or(|d| std::time::Instant::now() < d) {
         // Flatten every side into node pairs, test them on the device.
-        let sides: Vec<(Vec<[u32; 2]>, Vec<[u32; 2]>)> = open
+        type Side = Vec<[u32; 2]>;
+        let sides: Vec<(Side, Side)> = open
             .par_iter()
             .map_init(Vec::new, |buf, &c| {
                 let con = &g.constraints[c as usize];
