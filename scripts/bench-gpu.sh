@@ -41,9 +41,12 @@ fi
 echo "| history | path | verdict | wall s | build s | prune s | closure | test | update | transfer s | kernels s | device MB | reach speed-up |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
-# seconds of a phase in a "reach:" line: "closure cpu-mirror x5 1.234s"
-phase() { grep -o "$1 [a-z-]* x[0-9]* [0-9.]*s" "$tmp/err" | head -1 | awk '{print $3 " " $4}'; }
+# First match of a pattern in the stats (empty when none).
+first() { { grep -o "$1" "$tmp/err" || true; } | head -1; }
+# A phase of the "reach:" line, "closure cpu-mirror x5 1.234s" -> "x5 1.234s".
+phase() { first "$1 [a-z-]* x[0-9]* [0-9.]*s" | awk '{print $3 " " $4}'; }
 secs() { echo "$1" | awk '{sub(/s$/, "", $2); print ($2 == "" ? 0 : $2)}'; }
+num() { first "$1 [0-9.]*s" | awk '{print $NF}' | tr -d s; }
 
 run() { # name file path-label args...
   local name="$1" file="$2" label="$3" rc=0
@@ -51,15 +54,15 @@ run() { # name file path-label args...
   "$BIN" analyze "$file" --model serializable --format json --stats "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
   local verdict wall build prune closure test update transfer kernels mem reach
   case "$rc" in 0) verdict=valid ;; 1) verdict=invalid ;; 3) verdict=unknown ;; *) verdict="error $rc" ;; esac
-  wall="$(grep -o 'total [0-9.]*s' "$tmp/err" | head -1 | awk '{print $2}' | tr -d s)"
-  build="$(grep -o 'build [0-9.]*s' "$tmp/err" | head -1 | awk '{print $2}' | tr -d s)"
-  prune="$(grep -o 'prune [0-9.]*s' "$tmp/err" | head -1 | awk '{print $2}' | tr -d s)"
+  wall="$(num total)"
+  build="$(num build)"
+  prune="$(num prune)"
   closure="$(phase closure)"
   test="$(phase test)"
   update="$(phase update)"
-  transfer="$(grep -o 'transfer [0-9.]*s' "$tmp/err" | head -1 | awk '{print $2}' | tr -d s)"
-  kernels="$(grep -o 'kernels [0-9.]*s' "$tmp/err" | head -1 | awk '{print $2}' | tr -d s)"
-  mem="$(grep -o 'device memory [0-9]* MB' "$tmp/err" | head -1 | awk '{print $3}')"
+  transfer="$(num transfer)"
+  kernels="$(num kernels)"
+  mem="$(first 'device memory [0-9]* MB' | awk '{print $3}')"
   reach="$(awk -v a="$(secs "$closure")" -v b="$(secs "$test")" -v c="$(secs "$update")" 'BEGIN{print a + b + c}')"
   [[ "$label" == classic ]] && classic_reach="$reach"
   local ratio

@@ -46,11 +46,12 @@ pub enum GpuMode {
 /// Which CPU computation serves when the GPU does not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CpuPath {
-    /// The mirror of the GPU kernels ([`bitreach`]).
+    /// [`WindowReach`], recomputed every round: the default, as the mirror
+    /// measured no faster on the CPU (see `docs/gpu.md`).
     #[default]
-    Mirror,
-    /// [`WindowReach`], recomputed every round.
     Classic,
+    /// The mirror of the GPU kernels ([`bitreach`]).
+    Mirror,
 }
 
 /// How pruning computes reachability.
