@@ -27,6 +27,7 @@
 //! properties (tests, benchmarks, demos), and [`clojure_hash`] reproduces
 //! Clojure's hash of a long, on which Elle's output order and colours depend.
 
+pub mod accel;
 pub mod anomaly;
 pub mod check;
 pub mod cli;

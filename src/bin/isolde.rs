@@ -140,6 +140,18 @@ struct AnalyzeArgs {
     /// rw-register: memory budget for the exact check's reachability rows, MB.
     #[arg(long, default_value_t = 1024)]
     reach_memory: usize,
+    /// rw-register: run the exact check's pruning reachability on a CUDA GPU:
+    /// `auto` when built with the `gpu` feature, a device is present and the
+    /// history is large enough; `on` requires one (exit 2 without);
+    /// `off` never touches CUDA. Verdicts do not depend on it.
+    #[arg(long, value_enum, default_value = "auto")]
+    gpu: GpuArg,
+    /// rw-register: the CPU computation of pruning's reachability: `classic`
+    /// (rows by node, recomputed every round) or `mirror` (the GPU kernels'
+    /// algorithm: rows by position, in-place updates). Verdicts do not
+    /// depend on it.
+    #[arg(long, value_enum, default_value = "classic")]
+    cpu_reach: CpuReachArg,
     /// rw-register: most write-order constraints the exact check builds
     /// (one per pair of independent writers of a key that known dependencies
     /// leave unordered) before it answers unknown instead.
@@ -150,6 +162,19 @@ struct AnalyzeArgs {
     /// session (Biswas–Enea, Cerone); `none` drops it, Elle's plain semantics.
     #[arg(long, value_enum, default_value = "process")]
     sessions: SessionsArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum GpuArg {
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CpuReachArg {
+    Mirror,
+    Classic,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -357,6 +382,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             ms.iter().map(|m| expand_model(m)).collect()
         }
     });
+    if matches!(a.gpu, GpuArg::On) && !a.no_exact {
+        isolde::accel::gpu_probe().map_err(|e| format!("--gpu on: {e}"))?;
+    }
     // Usage errors before reading a possibly large history.
     check::resolve_models(&models).map_err(|e| e.to_string())?;
     let anomalies = check::resolve_anomalies(&a.anomalies).map_err(|e| e.to_string())?;
@@ -390,6 +418,17 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
             progress: None,
+            accel: isolde::accel::AccelOptions {
+                gpu: match a.gpu {
+                    GpuArg::Auto => isolde::accel::GpuMode::Auto,
+                    GpuArg::On => isolde::accel::GpuMode::On,
+                    GpuArg::Off => isolde::accel::GpuMode::Off,
+                },
+                cpu: match a.cpu_reach {
+                    CpuReachArg::Mirror => isolde::accel::CpuPath::Mirror,
+                    CpuReachArg::Classic => isolde::accel::CpuPath::Classic,
+                },
+            },
         }),
         weak: isolde::weak::Options {
             sessions: match a.sessions {
@@ -502,6 +541,12 @@ fn analyze_one(
                 x.guess.as_secs_f64(),
                 if x.guessed { " (valid by the replayed serial order, no search)" } else { "" },
             );
+            eprintln!("  {}", x.accel);
+        }
+    }
+    for (model, x) in &outcome.stats.exact {
+        if let Some(e) = &x.accel.gpu_error {
+            return Err(format!("exact {model}: {e}"));
         }
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

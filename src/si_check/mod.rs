@@ -148,6 +148,8 @@ pub struct ExactOptions {
     /// Where to publish live progress (level, phase, components solved,
     /// decisions) for a display on another thread; `None` publishes nothing.
     pub progress: Option<&'static ExactProgress>,
+    /// Where pruning's reachability runs (CPU or GPU; see [`crate::accel`]).
+    pub accel: crate::accel::AccelOptions,
 }
 
 impl Default for ExactOptions {
@@ -158,6 +160,7 @@ impl Default for ExactOptions {
             timeout: Some(Duration::from_secs(600)),
             max_constraints: 50_000_000,
             progress: None,
+            accel: crate::accel::AccelOptions::default(),
         }
     }
 }
@@ -217,6 +220,8 @@ pub struct ExactStats {
     pub guess: Duration,
     /// Whether that order decided the level (valid, with no search).
     pub guessed: bool,
+    /// Which path computed reachability, with its times.
+    pub accel: crate::accel::AccelStats,
 }
 
 impl ExactStats {
@@ -228,6 +233,7 @@ impl ExactStats {
         self.witness += o.witness;
         self.narrowing_passes += o.narrowing_passes;
         self.guess += o.guess;
+        self.accel.add(&o.accel);
     }
 }
 
@@ -403,7 +409,19 @@ fn check_once(
     };
     phase(Phase::Build);
     let priority = prune::time_estimate(h, txns);
-    let filter = opts.prune.then_some(polygraph::PairFilter { priority: &priority, reach_bytes: opts.reach_bytes });
+    let mut engine = match crate::accel::Engine::new(opts.accel, 2 * txns.len()) {
+        Ok(e) => e,
+        Err(e) => {
+            stats.accel.gpu_error = Some(e.to_string());
+            let verdict = Verdict::Unknown(e.to_string());
+            return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
+        }
+    };
+    let filter = opts.prune.then_some(polygraph::PairFilter {
+        priority: &priority,
+        reach_bytes: opts.reach_bytes,
+        engine: &mut engine,
+    });
     let polygraph::Built { graph: g, known_reach } =
         match polygraph::build(h, txns, level, opts.max_constraints, filter) {
             Ok(b) => b,
@@ -461,6 +479,7 @@ fn check_once(
         &priority,
         PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune, deadline },
         known_reach,
+        &mut engine,
     );
     stats.prune = t.elapsed();
     stats.rounds = pr.rounds;
@@ -485,8 +504,11 @@ fn check_once(
         }
         Ending::Open => {
             let t = Instant::now();
-            let dead =
-                if narrow && opts.prune { prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes) } else { None };
+            let dead = if narrow && opts.prune {
+                prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes, &mut engine)
+            } else {
+                None
+            };
             stats.prune += t.elapsed();
             // A read with no candidate left is refuted: leave the
             // explanation to the search over every candidate.
@@ -525,6 +547,13 @@ fn check_once(
         )),
         v => v,
     };
+    // Under `--gpu on` a GPU failure is the check's error, whatever the
+    // CPU that took over found.
+    let verdict = match engine.failed() {
+        Some(e) => Verdict::Unknown(format!("the GPU failed (--gpu on): {e}")),
+        None => verdict,
+    };
+    stats.accel = engine.stats;
     Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
 }
 
@@ -1304,6 +1333,7 @@ mod tests {
             &vec![0; g.n],
             PruneOptions { reach_bytes: 1 << 20, enabled: false, deadline: None },
             None,
+            &mut crate::accel::Engine::new(Default::default(), 0).expect("no GPU wanted"),
         );
         let c = &g.constraints[0];
         let x1_first = g.chain(c.a)[0] == 0;

@@ -40,7 +40,7 @@
 //! composed edges.
 
 use super::prune::KnownReach;
-use super::reach::{Reach, WindowReach};
+use super::reach::Reach;
 use super::txns::{Source, TxnId, Txns};
 use super::{Level, OrderKind, Semantics};
 use crate::history::{History, KeyId, NONE};
@@ -270,13 +270,14 @@ fn realtime_span(
 
 /// What [`build`] needs to leave out the constraints whose outcome the known
 /// graph already settles.
-#[derive(Clone, Copy, Debug)]
 pub struct PairFilter<'a> {
     /// An estimate of when each transaction ran (see
     /// [`super::prune::time_estimate`]).
     pub priority: &'a [u32],
     /// Memory budget for the reachability rows, in bytes.
     pub reach_bytes: usize,
+    /// Where reachability is computed.
+    pub engine: &'a mut crate::accel::Engine,
 }
 
 /// A built polygraph, with the known graph's reachability when a filter
@@ -521,11 +522,11 @@ pub fn build(
         choices,
         tail_constraints: Default::default(),
     };
-    let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes));
+    let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes, f.engine));
     // Whether the known graph implies every edge of the side "chain x
     // first, then chain y" (see `Polygraph::side`): the ww edge is checked
     // first, since it alone settles most pairs.
-    let implied = |r: &WindowReach, x: u32, y: u32| {
+    let implied = |r: &crate::accel::Closure, x: u32, y: u32| {
         let key = g.chains[x as usize].key;
         let (tail, head) = (*g.chain(x).last().unwrap_or(&0), g.chain(y)[0]);
         let holds = |e: DepEdge| {

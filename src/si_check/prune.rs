@@ -12,7 +12,8 @@
 //! explained edge by edge.
 
 use super::polygraph::{bc_edge, begin, commit, DepEdge, Polygraph};
-use super::reach::{Dag, Reach, WindowReach};
+use super::reach::{Dag, Reach};
+use crate::accel::{Closure, Engine};
 use rayon::prelude::*;
 
 /// An edge of the known graph, with where it came from.
@@ -173,14 +174,14 @@ pub struct KnownReach {
     /// Topological position of every begin/commit node.
     pub pos: Vec<u32>,
     /// Reachability between them.
-    pub reach: WindowReach,
+    pub reach: Closure,
 }
 
 /// Reachability over the begin/commit graph of `g`'s known edges, or `None`
 /// when they already form a cycle.
-pub fn known_reach(g: &Polygraph, priority: &[u32], reach_bytes: usize) -> Option<KnownReach> {
+pub fn known_reach(g: &Polygraph, priority: &[u32], reach_bytes: usize, engine: &mut Engine) -> Option<KnownReach> {
     let bc = ordered(g, g.known.iter().copied(), priority)?;
-    let reach = bc.reach(g, reach_bytes);
+    let reach = bc.reach(g, reach_bytes, engine);
     Some(KnownReach { pos: bc.pos, reach })
 }
 
@@ -194,10 +195,10 @@ struct Ordered {
 
 impl Ordered {
     /// Windowed reachability, rows within `reach_bytes`.
-    fn reach(&self, g: &Polygraph, reach_bytes: usize) -> WindowReach {
+    fn reach(&self, g: &Polygraph, reach_bytes: usize, engine: &mut Engine) -> Closure {
         let nodes = 2 * g.n;
         let window = (reach_bytes.saturating_mul(8) / nodes.max(1)).clamp(64, nodes.max(64));
-        WindowReach::new(
+        engine.closure(
             &Dag { offsets: &self.offsets, targets: &self.targets, order: &self.order, pos: &self.pos },
             window,
         )
@@ -224,36 +225,68 @@ pub fn positions(g: &Polygraph, edges: impl Iterator<Item = DepEdge> + Clone, pr
 
 /// Runs pruning rounds. `first`, when given, is the reachability of `g`'s
 /// known edges (see [`known_reach`]) and serves as the first round's.
-pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<KnownReach>) -> Pruned {
-    let mut first = first;
+/// Reachability is computed by `engine` (CPU or GPU; see [`crate::accel`]):
+/// a round whose derived edges all go forward in the current order updates
+/// the closure in place when that is cheaper than recomputing it (the order
+/// a fresh topological sort would choose is then the same, so the result
+/// is too).
+pub fn prune(
+    g: &Polygraph,
+    priority: &[u32],
+    opts: PruneOptions,
+    first: Option<KnownReach>,
+    engine: &mut Engine,
+) -> Pruned {
     let mut edges: Vec<EdgeRec> = g.known.iter().map(|&e| EdgeRec { e, round: 0, why: u32::MAX }).collect();
     let mut derivations = Vec::new();
     let mut open: Vec<u32> = (0..g.constraints.len() as u32).collect();
     let mut round = 0u32;
     let mut last_decided = usize::MAX;
+    // The closure of the previous round and the begin/commit pairs of the
+    // edges that round derived.
+    let mut current: Option<(Vec<u32>, Closure)> = first.map(|k| (k.pos, k.reach));
+    let mut added: Vec<(u32, u32)> = Vec::new();
     loop {
-        let (pos, reach): (Vec<u32>, Box<dyn Reach>) = match first.take() {
-            Some(k) if round == 0 => (k.pos, Box::new(k.reach)),
-            _ => {
-                let Some(bc) = ordered(g, edges.iter().map(|r| r.e), priority) else {
-                    return Pruned {
-                        edges,
-                        derivations,
-                        open,
-                        pos: Vec::new(),
-                        ending: Ending::Cycle { round },
-                        rounds: round,
-                    };
-                };
+        let (pos, reach) = match current.take() {
+            Some(c) if round == 0 => c,
+            prev => {
                 let threshold = (open.len() / 100).max(1);
                 let late = opts.deadline.is_some_and(|d| std::time::Instant::now() >= d);
-                if !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) || late {
-                    return Pruned { edges, derivations, open, pos: bc.pos, ending: Ending::Open, rounds: round };
+                let stop = !opts.enabled || open.is_empty() || (round > 0 && last_decided < threshold) || late;
+                match prev {
+                    Some((pos, mut reach)) if engine.can_update(&reach, &added, edges.len() + g.n) => {
+                        // Forward edges in a topological order: no cycle.
+                        if stop {
+                            return Pruned { edges, derivations, open, pos, ending: Ending::Open, rounds: round };
+                        }
+                        engine.update(&mut reach, &added);
+                        (pos, reach)
+                    }
+                    _ => {
+                        let Some(bc) = ordered(g, edges.iter().map(|r| r.e), priority) else {
+                            return Pruned {
+                                edges,
+                                derivations,
+                                open,
+                                pos: Vec::new(),
+                                ending: Ending::Cycle { round },
+                                rounds: round,
+                            };
+                        };
+                        if stop {
+                            return Pruned {
+                                edges,
+                                derivations,
+                                open,
+                                pos: bc.pos,
+                                ending: Ending::Open,
+                                rounds: round,
+                            };
+                        }
+                        let reach = bc.reach(g, opts.reach_bytes, engine);
+                        (bc.pos, reach)
+                    }
                 }
-                // The loop below depends only on the `Reach` trait, so another
-                // implementation (e.g. an accelerator kernel) can take this place.
-                let reach = bc.reach(g, opts.reach_bytes);
-                (bc.pos, Box::new(reach))
             }
         };
         if !opts.enabled || open.is_empty() {
@@ -262,30 +295,11 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<
         // Evaluate every open constraint against this round's reachability;
         // keep only the decided ones: (constraint, blocked edge index of the
         // a-first side, of the b-first side), NONE when not blocked.
-        const NO: u32 = u32::MAX;
-        let decided_now: Vec<(u32, u32, u32)> = open
-            .par_iter()
-            .map_init(Vec::new, |buf, &c| {
-                if opts.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                    return (c, NO, NO);
-                }
-                let con = &g.constraints[c as usize];
-                let blocked = |a_first: bool, buf: &mut Vec<DepEdge>| {
-                    g.side(con, a_first, buf);
-                    buf.iter()
-                        .position(|e| {
-                            let (x, y) = g.bc(e);
-                            reach.reaches(y, x)
-                        })
-                        .map_or(NO, |i| i as u32)
-                };
-                (c, blocked(true, buf), blocked(false, buf))
-            })
-            .filter(|&(_, x, y)| x != NO || y != NO)
-            .collect();
+        let decided_now = test_constraints(g, &open, &reach, opts.deadline, engine);
         let mut is_decided = vec![false; g.constraints.len()];
         let mut decided = 0;
         let mut buf = Vec::new();
+        added.clear();
         for &(c, x, y) in &decided_now {
             is_decided[c as usize] = true;
             let con = &g.constraints[c as usize];
@@ -310,21 +324,98 @@ pub fn prune(g: &Polygraph, priority: &[u32], opts: PruneOptions, first: Option<
             derivations.push(Derivation { constraint: c, a_first, blocked, round });
             g.side(con, a_first, &mut buf);
             // Edges already implied by a known path change nothing.
-            edges.extend(
-                buf.iter()
-                    .filter(|e| {
-                        let (x, y) = g.bc(e);
-                        !reach.reaches(x, y)
-                    })
-                    .map(|&e| EdgeRec { e, round: round + 1, why }),
-            );
+            for &e in &buf {
+                let (x, y) = g.bc(&e);
+                if !reach.reaches(x, y) {
+                    edges.push(EdgeRec { e, round: round + 1, why });
+                    added.push((x, y));
+                }
+            }
             decided += 1;
         }
         let still: Vec<u32> = open.iter().copied().filter(|&c| !is_decided[c as usize]).collect();
         open = still;
         last_decided = decided;
         round += 1;
+        current = Some((pos, reach));
     }
+}
+
+/// "Not blocked" in [`test_constraints`]' results.
+const NO: u32 = u32::MAX;
+
+/// The decided constraints of `open` by `reach`: (constraint, index of the
+/// blocked edge of the a-first side, of the b-first side), [`NO`] where a
+/// side is not blocked; constraints with neither side blocked are left out.
+/// Past `deadline`, constraints are left undecided.
+fn test_constraints(
+    g: &Polygraph,
+    open: &[u32],
+    reach: &Closure,
+    deadline: Option<std::time::Instant>,
+    engine: &mut Engine,
+) -> Vec<(u32, u32, u32)> {
+    #[cfg(feature = "gpu")]
+    if engine.tests_on_device(reach) && deadline.is_none_or(|d| std::time::Instant::now() < d) {
+        // Flatten every side into node pairs, test them on the device.
+        type Side = Vec<[u32; 2]>;
+        let sides: Vec<(Side, Side)> = open
+            .par_iter()
+            .map_init(Vec::new, |buf, &c| {
+                let con = &g.constraints[c as usize];
+                let mut side = |a_first: bool| {
+                    g.side(con, a_first, buf);
+                    buf.iter()
+                        .map(|e| {
+                            let (x, y) = g.bc(e);
+                            [x, y]
+                        })
+                        .collect::<Vec<_>>()
+                };
+                (side(true), side(false))
+            })
+            .collect();
+        let mut side_ptr = Vec::with_capacity(2 * sides.len() + 1);
+        side_ptr.push(0u32);
+        let mut pairs = Vec::new();
+        for (a, b) in &sides {
+            pairs.extend_from_slice(a);
+            side_ptr.push(pairs.len() as u32);
+            pairs.extend_from_slice(b);
+            side_ptr.push(pairs.len() as u32);
+        }
+        if let Some(r) = engine.test_on_device(reach, &side_ptr, &pairs) {
+            return open
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| (c, r[2 * i], r[2 * i + 1]))
+                .filter(|&(_, x, y)| x != NO || y != NO)
+                .collect();
+        }
+    }
+    let t = std::time::Instant::now();
+    let out = open
+        .par_iter()
+        .map_init(Vec::new, |buf, &c| {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return (c, NO, NO);
+            }
+            let con = &g.constraints[c as usize];
+            let blocked = |a_first: bool, buf: &mut Vec<DepEdge>| {
+                g.side(con, a_first, buf);
+                buf.iter()
+                    .position(|e| {
+                        let (x, y) = g.bc(e);
+                        reach.reaches(y, x)
+                    })
+                    .map_or(NO, |i| i as u32)
+            };
+            (c, blocked(true, buf), blocked(false, buf))
+        })
+        .filter(|&(_, x, y)| x != NO || y != NO)
+        .collect();
+    engine.cpu_test_done(reach, t);
+    out
 }
 
 /// Breadth-first shortest path `from ⇝ to` in the begin/commit graph given
@@ -383,12 +474,18 @@ pub fn shortest_path(
 ///
 /// Returns `None` when nothing was computed (no ambiguous reads, or the
 /// graph is cyclic, which the caller has already ruled out).
-pub fn dead_candidates(g: &Polygraph, pr: &Pruned, priority: &[u32], reach_bytes: usize) -> Option<Vec<Vec<bool>>> {
+pub fn dead_candidates(
+    g: &Polygraph,
+    pr: &Pruned,
+    priority: &[u32],
+    reach_bytes: usize,
+    engine: &mut Engine,
+) -> Option<Vec<Vec<bool>>> {
     if g.choices.is_empty() {
         return None;
     }
     let bc = ordered(g, pr.edges.iter().map(|r| r.e), priority)?;
-    Some(dead_candidates_by(g, &bc.reach(g, reach_bytes)))
+    Some(dead_candidates_by(g, &bc.reach(g, reach_bytes, engine)))
 }
 
 /// [`dead_candidates`] by a given reachability (of edges every explanation

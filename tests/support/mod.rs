@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod accel;
 pub mod cli;
 pub mod fuzz;
 pub mod gen;

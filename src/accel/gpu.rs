@@ -1,0 +1,364 @@
+//! The CUDA path (cargo feature `gpu`): `kernels/reach.cu`, compiled at run
+//! time by NVRTC, launched through `cudarc`.
+//!
+//! Nothing here links against CUDA: `cudarc` loads `libcuda.so` and
+//! `libnvrtc.so` with `dlopen` on first use, and panics when they are
+//! missing, so every entry point first probes for the libraries
+//! (`is_culib_present`) and runs the rest under `catch_unwind`; a machine
+//! without a driver gets an `Err`, never a panic. NVRTC is looked up where
+//! the dynamic loader looks, or at the path in `ISOLDE_NVRTC` (what
+//! `scripts/nvrtc.sh` prints), which is loaded first so that the later
+//! lookup by name finds it already in the process.
+//!
+//! The device keeps the rows of the current closure; each phase copies its
+//! inputs over, runs its kernels (timed by CUDA events) and copies the rows
+//! back, so the host copy answers the queries pruning makes edge by edge.
+//! The rows and the plan must fit the device's free memory; otherwise the
+//! phase fails (under `--gpu auto` the CPU mirror takes over).
+
+use super::bitreach::{BitReach, Plan};
+use super::AccelStats;
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The kernels' sources, embedded: `(file name, source)`.
+pub const KERNEL_SOURCES: &[(&str, &str)] = &[("reach.cu", include_str!("../../kernels/reach.cu"))];
+
+/// The kernels' entry points.
+pub const KERNEL_NAMES: &[&str] = &["closure_level", "test_sides", "insert_edge"];
+
+/// The environment variable naming `libnvrtc.so` (see the module docs).
+pub const NVRTC_ENV: &str = "ISOLDE_NVRTC";
+
+/// A failure of the GPU path.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No CUDA driver library.
+    #[error("no CUDA driver (libcuda.so) could be loaded")]
+    NoDriver,
+    /// No NVRTC library.
+    #[error("NVRTC (libnvrtc.so) could not be loaded; install it (scripts/nvrtc.sh) and set {NVRTC_ENV}")]
+    NoNvrtc,
+    /// The driver has no device.
+    #[error("the CUDA driver reports no device")]
+    NoDevice,
+    /// A kernel does not compile.
+    #[error("NVRTC cannot compile {file}: {log}")]
+    Compile {
+        /// The kernel file.
+        file: &'static str,
+        /// NVRTC's log.
+        log: String,
+    },
+    /// A driver call failed.
+    #[error("CUDA driver error: {0}")]
+    Driver(String),
+    /// Not enough device memory.
+    #[error("the reachability rows need {need} MB of device memory, {free} MB are free")]
+    Memory {
+        /// Needed, MB.
+        need: usize,
+        /// Free, MB.
+        free: usize,
+    },
+    /// The GPU was dropped after an earlier failure.
+    #[error("the GPU was given up after an earlier failure")]
+    Gone,
+    /// `cudarc` panicked (a library it needs is missing or broken).
+    #[error("CUDA library failure: {0}")]
+    Panicked(String),
+}
+
+impl From<cudarc::driver::DriverError> for GpuError {
+    fn from(e: cudarc::driver::DriverError) -> Self {
+        GpuError::Driver(e.to_string())
+    }
+}
+
+/// Runs `f`, turning a panic of the CUDA libraries into an error.
+fn guarded<T>(f: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".into());
+            Err(GpuError::Panicked(msg))
+        }
+    }
+}
+
+/// Loads the NVRTC named by [`NVRTC_ENV`] (and its builtins beside it) into
+/// the process, once, so that `cudarc`'s lookup by name finds it.
+fn preload_nvrtc() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let Some(path) = std::env::var_os(NVRTC_ENV) else { return };
+        let path = std::path::PathBuf::from(path);
+        // The builtins first: NVRTC loads them by name when it compiles.
+        if let Some(dir) = path.parent() {
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                for e in entries.flatten() {
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    if name.starts_with("libnvrtc-builtins.so") {
+                        // SAFETY: NVIDIA's library; its initialisers have no
+                        // preconditions. Leaked: it must stay loaded.
+                        if let Ok(lib) = unsafe { libloading::Library::new(e.path()) } {
+                            std::mem::forget(lib);
+                        }
+                    }
+                }
+            }
+        }
+        // SAFETY: as above.
+        if let Ok(lib) = unsafe { libloading::Library::new(&path) } {
+            std::mem::forget(lib);
+        }
+    });
+}
+
+/// Whether NVRTC can be loaded (after [`NVRTC_ENV`]'s preload).
+pub fn nvrtc_present() -> bool {
+    preload_nvrtc();
+    // SAFETY: only tries to dlopen the library.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// Compiles every kernel to PTX with NVRTC: `(file name, PTX)`. Needs NVRTC
+/// only, no driver or device.
+pub fn compile_kernels() -> Result<Vec<(&'static str, String)>, GpuError> {
+    if !nvrtc_present() {
+        return Err(GpuError::NoNvrtc);
+    }
+    KERNEL_SOURCES.iter().map(|&(file, src)| compile_source(file, src).map(|ptx| (file, ptx))).collect()
+}
+
+/// Compiles one CUDA source to PTX with NVRTC (for the target NVRTC picks
+/// by default; the driver JIT-compiles it for the device at load time).
+pub fn compile_source(file: &'static str, src: &str) -> Result<String, GpuError> {
+    if !nvrtc_present() {
+        return Err(GpuError::NoNvrtc);
+    }
+    guarded(|| {
+        let opts = cudarc::nvrtc::CompileOptions { name: Some(file.into()), ..Default::default() };
+        match cudarc::nvrtc::compile_ptx_with_opts(src, opts) {
+            Ok(ptx) => Ok(ptx.to_src()),
+            Err(cudarc::nvrtc::CompileError::CompileError { log, .. }) => {
+                Err(GpuError::Compile { file, log: log.to_string_lossy().into_owned() })
+            }
+            Err(e) => Err(GpuError::Compile { file, log: e.to_string() }),
+        }
+    })
+}
+
+/// A device with the kernels loaded.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    closure_level: CudaFunction,
+    test_sides: CudaFunction,
+    insert_edge: CudaFunction,
+    name: String,
+}
+
+/// The process's GPU, probed and set up once.
+pub fn shared() -> Result<Arc<Gpu>, String> {
+    static GPU: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::new().map(Arc::new).map_err(|e| e.to_string())).clone()
+}
+
+/// The rows of a closure on the device, with their host copy.
+pub struct DeviceClosure {
+    /// The rows on the host (queries read these).
+    pub host: BitReach,
+    rows: CudaSlice<u64>,
+}
+
+const BLOCK: u32 = 256;
+
+fn grid(threads: u64) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (threads.div_ceil(BLOCK as u64) as u32, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+impl Gpu {
+    /// Probes the libraries, opens device 0 and loads the kernels.
+    pub fn new() -> Result<Gpu, GpuError> {
+        // SAFETY: only tries to dlopen the library.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(GpuError::NoDriver);
+        }
+        if !nvrtc_present() {
+            return Err(GpuError::NoNvrtc);
+        }
+        let ptx = compile_kernels()?;
+        guarded(|| {
+            if CudaContext::device_count()? < 1 {
+                return Err(GpuError::NoDevice);
+            }
+            let ctx = CudaContext::new(0)?;
+            let stream = ctx.default_stream();
+            let (_, src) = &ptx[0];
+            let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(src.clone()))?;
+            let name = ctx.name()?;
+            Ok(Gpu {
+                closure_level: module.load_function("closure_level")?,
+                test_sides: module.load_function("test_sides")?,
+                insert_edge: module.load_function("insert_edge")?,
+                name,
+                ctx,
+                stream,
+            })
+        })
+    }
+
+    /// The device, in words.
+    pub fn describe(&self) -> String {
+        let mem = self.ctx.total_mem().map(|b| format!(", {} MB", b >> 20)).unwrap_or_default();
+        format!("{}{mem}", self.name)
+    }
+
+    fn check_memory(&self, need: usize) -> Result<(), GpuError> {
+        let (free, _) = self.ctx.mem_get_info()?;
+        if need > free {
+            return Err(GpuError::Memory { need: need >> 20, free: free >> 20 });
+        }
+        Ok(())
+    }
+
+    /// Copies `rows` back into `host`, timing the transfer.
+    fn download(&self, rows: &CudaSlice<u64>, host: &mut [u64], stats: &mut AccelStats) -> Result<(), GpuError> {
+        let t = Instant::now();
+        self.stream.memcpy_dtoh(rows, host)?;
+        self.stream.synchronize()?;
+        stats.transfer += t.elapsed();
+        Ok(())
+    }
+
+    /// Runs `launch` between two timing events and adds its time to
+    /// `stats.kernel`.
+    fn timed(&self, stats: &mut AccelStats, launch: impl FnOnce() -> Result<(), GpuError>) -> Result<(), GpuError> {
+        let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.ctx.new_event(flags)?;
+        let end = self.ctx.new_event(flags)?;
+        start.record(&self.stream)?;
+        launch()?;
+        end.record(&self.stream)?;
+        end.synchronize()?;
+        let ms = start.elapsed_ms(&end)?;
+        stats.kernel += Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1000.0);
+        Ok(())
+    }
+
+    /// The closure of `plan` on the device (one launch per level), copied
+    /// back to the host.
+    pub fn closure(&self, plan: &Plan, stats: &mut AccelStats) -> Result<DeviceClosure, GpuError> {
+        guarded(|| {
+            let bytes = plan.row_bytes() + 4 * (plan.offsets.len() + plan.targets.len() + plan.level_nodes.len());
+            self.check_memory(bytes)?;
+            stats.device_bytes = stats.device_bytes.max(bytes);
+            let t = Instant::now();
+            let offsets = self.stream.clone_htod(&plan.offsets)?;
+            let targets = self.stream.clone_htod(&plan.targets)?;
+            let nodes = self.stream.clone_htod(&plan.level_nodes)?;
+            let mut rows = self.stream.alloc_zeros::<u64>(plan.n * plan.words)?;
+            self.stream.synchronize()?;
+            stats.transfer += t.elapsed();
+            let words = plan.words as u32;
+            self.timed(stats, || {
+                for l in 0..plan.levels() {
+                    let (a, b) = (plan.level_ptr[l] as usize, plan.level_ptr[l + 1] as usize);
+                    let level = nodes.slice(a..b);
+                    let len = (b - a) as u32;
+                    let mut args = self.stream.launch_builder(&self.closure_level);
+                    args.arg(&mut rows).arg(&offsets).arg(&targets).arg(&level).arg(&len).arg(&words);
+                    // SAFETY: the arguments match the kernel's signature; every
+                    // index it forms is within the buffers (see reach.cu).
+                    unsafe { args.launch(grid(u64::from(len) * u64::from(words))) }?;
+                }
+                Ok(())
+            })?;
+            let mut host = BitReach { pos: plan.pos.clone(), words: plan.words, rows: vec![0; plan.n * plan.words] };
+            self.download(&rows, &mut host.rows, stats)?;
+            Ok(DeviceClosure { host, rows })
+        })
+    }
+
+    /// The constraint test on the device: sides as in
+    /// [`BitReach::test_flat`] (positions).
+    pub fn test(
+        &self,
+        dc: &DeviceClosure,
+        side_ptr: &[u32],
+        pairs: &[[u32; 2]],
+        stats: &mut AccelStats,
+    ) -> Result<Vec<u32>, GpuError> {
+        guarded(|| {
+            let sides = side_ptr.len().saturating_sub(1);
+            if sides == 0 {
+                return Ok(Vec::new());
+            }
+            let bytes = dc.host.rows.len() * 8 + 4 * (side_ptr.len() + 2 * pairs.len() + sides);
+            stats.device_bytes = stats.device_bytes.max(bytes);
+            self.check_memory(4 * (side_ptr.len() + 2 * pairs.len() + sides))?;
+            let t = Instant::now();
+            let flat: &[u32] = pairs.as_flattened();
+            let d_ptr = self.stream.clone_htod(side_ptr)?;
+            let d_pairs = self.stream.clone_htod(flat)?;
+            let mut out = self.stream.alloc_zeros::<u32>(sides)?;
+            self.stream.synchronize()?;
+            stats.transfer += t.elapsed();
+            let (words, n) = (dc.host.words as u32, sides as u32);
+            self.timed(stats, || {
+                let mut args = self.stream.launch_builder(&self.test_sides);
+                args.arg(&dc.rows).arg(&words).arg(&d_ptr).arg(&d_pairs).arg(&n).arg(&mut out);
+                // SAFETY: as in `closure`.
+                unsafe { args.launch(grid(u64::from(n))) }?;
+                Ok(())
+            })?;
+            let t = Instant::now();
+            let r = self.stream.clone_dtoh(&out)?;
+            stats.transfer += t.elapsed();
+            Ok(r)
+        })
+    }
+
+    /// Inserts `edges` (begin/commit node pairs, forward in the order) into
+    /// the closure on the device, one launch per edge, then refreshes the
+    /// host copy.
+    pub fn insert(&self, dc: &mut DeviceClosure, edges: &[(u32, u32)], stats: &mut AccelStats) -> Result<(), GpuError> {
+        guarded(|| {
+            let words = dc.host.words;
+            let width = words * 64;
+            let w32 = words as u32;
+            let rows = &mut dc.rows;
+            let pos = &dc.host.pos;
+            self.timed(stats, || {
+                for &(x, y) in edges {
+                    let (s, d) = (pos[x as usize] as usize, pos[y as usize] as usize);
+                    if d <= s || d - s >= width {
+                        continue;
+                    }
+                    let lo = (d + 1).saturating_sub(width);
+                    let (lo32, s32, d32) = (lo as u32, s as u32, d as u32);
+                    let mut args = self.stream.launch_builder(&self.insert_edge);
+                    args.arg(&mut *rows).arg(&w32).arg(&lo32).arg(&s32).arg(&d32);
+                    // SAFETY: as in `closure`.
+                    unsafe { args.launch(grid(((s - lo + 1) * words) as u64)) }?;
+                }
+                Ok(())
+            })?;
+            let mut host = std::mem::take(&mut dc.host.rows);
+            let r = self.download(&dc.rows, &mut host, stats);
+            dc.host.rows = host;
+            r
+        })
+    }
+}
