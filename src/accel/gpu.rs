@@ -166,9 +166,53 @@ pub struct Gpu {
 }
 
 /// The process's GPU, probed and set up once.
+///
+/// Before it is used, the device computes the closure of a fixed
+/// pseudo-random DAG (with a window narrower than the graph, so windowed
+/// rows are exercised too) and must agree with the CPU mirror bit for bit:
+/// a device, driver or kernel that computes anything else is refused (the
+/// CPU then runs under `auto`) rather than trusted with a verdict.
 pub fn shared() -> Result<Arc<Gpu>, String> {
     static GPU: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::new().map(Arc::new).map_err(|e| e.to_string())).clone()
+    GPU.get_or_init(|| {
+        let gpu = Gpu::new().map_err(|e| e.to_string())?;
+        self_check(&gpu)?;
+        Ok(Arc::new(gpu))
+    })
+    .clone()
+}
+
+/// Compares the device's closure of a fixed DAG with the CPU mirror's.
+fn self_check(gpu: &Gpu) -> Result<(), String> {
+    // 600 nodes in topological order 0..600, each with up to 3 successors
+    // among the next 100 (a fixed linear congruential sequence).
+    let n = 600u32;
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut offsets = vec![0u32];
+    let mut targets = Vec::new();
+    for v in 0..n {
+        let mut succ: Vec<u32> = (0..3)
+            .filter_map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let d = 1 + (x >> 33) as u32 % 100;
+                (v + d < n).then_some(v + d)
+            })
+            .collect();
+        succ.sort_unstable();
+        succ.dedup();
+        targets.extend(succ);
+        offsets.push(targets.len() as u32);
+    }
+    let order: Vec<u32> = (0..n).collect();
+    let dag = crate::si_check::reach::Dag { offsets: &offsets, targets: &targets, order: &order, pos: &order };
+    let plan = super::bitreach::Plan::new(&dag, 256);
+    let cpu = super::bitreach::BitReach::closure(&plan);
+    let mut stats = AccelStats::default();
+    let dev = gpu.closure(&plan, &mut stats).map_err(|e| format!("GPU self-check failed: {e}"))?;
+    if dev.host.rows != cpu.rows {
+        return Err("GPU self-check failed: the device's reachability differs from the CPU mirror's".into());
+    }
+    Ok(())
 }
 
 /// The rows of a closure on the device, with their host copy.
