@@ -43,6 +43,33 @@ enum Cmd {
     /// by default), optionally checking it (see docs/record.md).
     #[command(after_help = EXIT_HELP)]
     Record(isolde::record::RecordArgs),
+    /// Convert a history to another checker's format (see docs/formats.md).
+    Convert {
+        /// The history (any format `analyze` reads); `-` reads standard input.
+        input: PathBuf,
+        /// Input format (default: by extension, else sniffed).
+        #[arg(long, value_enum, default_value = "auto")]
+        input_format: InputArg,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        to: ConvertArg,
+        /// Output file (default: stdout).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// plume, awdit-test: start each session with a read of a fresh key's
+        /// initial value, so that AWDIT orders its initial transaction first
+        /// as isolde does (docs/formats.md).
+        #[arg(long)]
+        pin_initial: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ConvertArg {
+    Json,
+    Dbcop,
+    Plume,
+    AwditTest,
 }
 
 #[derive(clap::Args)]
@@ -256,9 +283,14 @@ enum GenCmd {
         /// Hotspot: probability that an operation targets a hot key.
         #[arg(long, default_value_t = 0.8)]
         hot_probability: f64,
-        /// Output format: Jepsen EDN, or dbcop's history.bincode.
+        /// Output format: Jepsen EDN, dbcop's history.bincode, the
+        /// Plume/PolySI/AWDIT text format, or AWDIT's test format.
         #[arg(long, value_enum, default_value = "edn")]
         output_format: OutputFormatArg,
+        /// plume, awdit-test: start each session with a read of a fresh key's
+        /// initial value (see `isolde convert --pin-initial`).
+        #[arg(long)]
+        pin_initial: bool,
         #[command(flatten)]
         common: GenCommon,
     },
@@ -276,6 +308,8 @@ enum LevelArg {
 enum OutputFormatArg {
     Edn,
     Dbcop,
+    Plume,
+    AwditTest,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -323,8 +357,10 @@ enum InputArg {
     Edn,
     Json,
     Dbcop,
+    #[value(alias = "plume")]
     PolysiText,
     Cobra,
+    AwditTest,
 }
 
 fn expand_model(m: &str) -> String {
@@ -341,15 +377,20 @@ fn expand_model(m: &str) -> String {
     .to_string()
 }
 
-fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
-    let input = match a.input_format {
+fn input_format(f: InputArg) -> ingest::Format {
+    match f {
         InputArg::Auto => ingest::Format::Auto,
         InputArg::Edn => ingest::Format::Edn,
         InputArg::Json => ingest::Format::Json,
         InputArg::Dbcop => ingest::Format::Dbcop,
         InputArg::PolysiText => ingest::Format::PolysiText,
         InputArg::Cobra => ingest::Format::Cobra,
-    };
+        InputArg::AwditTest => ingest::Format::AwditTest,
+    }
+}
+
+fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
+    let input = input_format(a.input_format);
     let models = a.model.as_ref().map(|ms| {
         if ms.len() == 1 && ms[0].trim() == "none" {
             Vec::new()
@@ -648,13 +689,19 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
             hot_fraction,
             hot_probability,
             output_format,
+            pin_initial,
             common,
         } => {
             let mut opts = gen_options(&common)?;
             opts.txns_per_session = txns_per_session;
-            opts.output_format = match output_format {
-                OutputFormatArg::Edn => gen::OutputFormat::Edn,
-                OutputFormatArg::Dbcop => gen::OutputFormat::Dbcop,
+            let text = match output_format {
+                OutputFormatArg::Edn => None,
+                OutputFormatArg::Dbcop => {
+                    opts.output_format = gen::OutputFormat::Dbcop;
+                    None
+                }
+                OutputFormatArg::Plume => Some(gen::TextFormat::Plume),
+                OutputFormatArg::AwditTest => Some(gen::TextFormat::AwditTest),
             };
             let txns = match txns_per_session {
                 Some(per) => processes.checked_mul(per).ok_or("sessions * txns-per-session overflows")?,
@@ -676,6 +723,13 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                 fail_fraction: common.fail_fraction,
                 info_fraction: common.info_fraction,
             };
+            if let Some(format) = text {
+                let export = gen::registers::ExportOptions { pin_initial };
+                let mut out = Vec::new();
+                let gen = |buf: &mut Vec<u8>| gen::rw_register::write_rw_register_with(&cfg, &opts, buf);
+                report_gen(&gen::generate_text(gen, format, export, &mut out)?);
+                return write_to(&common.output, |w| w.write_all(&out));
+            }
             write_to(&common.output, |w| {
                 gen::rw_register::write_rw_register_with(&cfg, &opts, w).map(|s| report_gen(&s))
             })
@@ -704,6 +758,18 @@ fn main() -> ExitCode {
         Cmd::Analyze(a) => analyze(a),
         Cmd::Gen { what } => generate(what),
         Cmd::Record(a) => isolde::record::run(&a).map(ExitCode::from).map_err(|e| e.to_string()),
+        Cmd::Convert { input, input_format: f, to, output, pin_initial } => {
+            let to = match to {
+                ConvertArg::Json => isolde::cli::convert::Target::Json,
+                ConvertArg::Dbcop => isolde::cli::convert::Target::Dbcop,
+                ConvertArg::Plume => isolde::cli::convert::Target::Plume,
+                ConvertArg::AwditTest => isolde::cli::convert::Target::AwditTest,
+            };
+            let read = ingest::ReadOptions::default();
+            let mut out = Vec::new();
+            isolde::cli::convert::convert(&input, input_format(f), read, to, pin_initial, &mut out)
+                .and_then(|()| write_to(&output, |w| w.write_all(&out)))
+        }
     };
     match r {
         Ok(c) => c,

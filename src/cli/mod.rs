@@ -5,6 +5,7 @@
 //! with a spinner for slow inputs, checking it, writing `--directory` with a
 //! progress bar, and choosing where each file's directory goes.
 
+pub mod convert;
 pub mod elle_cli;
 
 use crate::check::{self, CheckOptions, Outcome};
