@@ -302,6 +302,24 @@ enum LevelArg {
     Serializable,
     SnapshotIsolation,
     ReadCommitted,
+    /// rw-register only: weak stores (see docs/models.md).
+    ReadCommittedBe,
+    ReadAtomic,
+    CausalCerone,
+    Prefix,
+}
+
+impl LevelArg {
+    /// The weak store level, for the weak levels.
+    fn weak(self) -> Option<gen::weak::WeakLevel> {
+        match self {
+            LevelArg::ReadCommittedBe => Some(gen::weak::WeakLevel::ReadCommitted),
+            LevelArg::ReadAtomic => Some(gen::weak::WeakLevel::ReadAtomic),
+            LevelArg::CausalCerone => Some(gen::weak::WeakLevel::Causal),
+            LevelArg::Prefix => Some(gen::weak::WeakLevel::Prefix),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -628,6 +646,7 @@ fn gen_options(c: &GenCommon) -> Result<gen::GenOptions, String> {
             LevelArg::Serializable => gen::Level::Serializable,
             LevelArg::SnapshotIsolation => gen::Level::SnapshotIsolation,
             LevelArg::ReadCommitted => gen::Level::ReadCommitted,
+            _ => return Err("the weak levels (read-committed-be, read-atomic, causal-cerone, prefix) are generated for rw-register only, without --inject".into()),
         },
         inject,
         inject_count: c.inject_count,
@@ -692,7 +711,14 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
             pin_initial,
             common,
         } => {
-            let mut opts = gen_options(&common)?;
+            let weak = common.level.weak();
+            let mut opts = match weak {
+                Some(_) if !common.inject.is_empty() || txns_per_session.is_some() => {
+                    return Err("the weak levels take neither --inject nor --txns-per-session".into())
+                }
+                Some(_) => gen::GenOptions::default(),
+                None => gen_options(&common)?,
+            };
             opts.txns_per_session = txns_per_session;
             let text = match output_format {
                 OutputFormatArg::Edn => None,
@@ -723,6 +749,18 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                 fail_fraction: common.fail_fraction,
                 info_fraction: common.info_fraction,
             };
+            if let Some(level) = weak {
+                if opts.output_format == gen::OutputFormat::Dbcop {
+                    return Err("the weak levels are written as edn, plume or awdit-test".into());
+                }
+                let Some(format) = text else {
+                    return write_to(&common.output, |w| gen::weak::write_weak(&cfg, level, w));
+                };
+                let mut out = Vec::new();
+                let gen = |buf: &mut Vec<u8>| gen::weak::write_weak(&cfg, level, buf).map(|()| gen::GenStats::default());
+                gen::generate_text(gen, format, gen::registers::ExportOptions { pin_initial }, &mut out)?;
+                return write_to(&common.output, |w| w.write_all(&out));
+            }
             if let Some(format) = text {
                 let export = gen::registers::ExportOptions { pin_initial };
                 let mut out = Vec::new();

@@ -35,6 +35,7 @@ pub(crate) mod sim;
 #[cfg(test)]
 pub(crate) mod testkit;
 pub mod txn;
+pub mod weak;
 mod zipf;
 
 pub use inject::{Inject, InjectCounts, InjectWorkload};
