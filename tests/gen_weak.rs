@@ -91,3 +91,54 @@ fn each_store_can_break_the_next_stronger_level() {
         assert!(broken, "{level:?}: no seed breaks the next level");
     }
 }
+
+/// Each weak-level injection (and the TAP-named existing ones) is found at
+/// the level it breaks and at every stronger one, and not at a weaker level
+/// that allows it; the strict serializable traffic around it is valid at
+/// every level.
+#[test]
+fn injected_weak_anomalies_break_exactly_their_level() {
+    use isolde::gen::rw_register::rw_register_string_with;
+    use isolde::gen::{GenOptions, Inject, Level};
+    for i in Inject::ALL.into_iter().filter(|i| i.tap().is_some()) {
+        let breaks = i.weak_level().unwrap_or(0);
+        for seed in 0..3 {
+            let cfg = RwRegisterConfig {
+                seed,
+                txns: 300,
+                processes: 6,
+                min_txn_len: 1,
+                max_txn_len: 4,
+                keys: 20,
+                ..RwRegisterConfig::default()
+            };
+            let opts = GenOptions { level: Level::StrictSerializable, inject: vec![i], ..GenOptions::default() };
+            let h = edn(&rw_register_string_with(&cfg, &opts));
+            let got = weak_verdicts(&h);
+            let want: Vec<Option<bool>> = (0..3).map(|l| Some(l < breaks)).collect();
+            assert_eq!(got.to_vec(), want, "{i} (TAP-{:?}) seed {seed}", i.tap());
+        }
+    }
+}
+
+/// Biswas–Enea read committed allows non-repeatable reads, which Elle's
+/// rw-register analysis calls `internal`: `-m read-committed-be` accepts a
+/// history of the read committed store, `-m read-atomic` does not.
+#[test]
+fn read_committed_store_passes_the_cli_at_its_level() {
+    use std::time::Duration;
+    use support::cli::{isolde, temp_dir};
+    let dir = temp_dir("gen-weak-rc");
+    let p = dir.join("rc.edn");
+    let text = history(WeakLevel::ReadCommitted, 3, 400, 5, 6, 0.0);
+    let h = edn(&text);
+    assert_eq!(weak_verdicts(&h)[..2], [Some(true), Some(false)]);
+    std::fs::write(&p, text).expect("write");
+    let path = p.to_string_lossy();
+    let run = |m: &str| isolde(&["analyze", &path, "-m", m, "--format", "json"], None, Duration::from_secs(60));
+    let rc = run("read-committed-be");
+    assert_eq!(rc.code, 0, "{rc:?}");
+    assert_eq!(run("read-atomic").code, 1);
+    // With a model that prohibits Elle's internal, it stays prohibited.
+    assert_eq!(run("read-committed-be,read-atomic").code, 1);
+}

@@ -193,7 +193,11 @@ struct GenCommon {
     level: LevelArg,
     /// Plant named anomalies among normal traffic, comma separated: G0, G1a,
     /// G1b, G1c, lost-update, write-skew, long-fork, read-skew, internal,
-    /// duplicate-elements, garbage-read, stale-realtime-read.
+    /// duplicate-elements, garbage-read, stale-realtime-read; for
+    /// rw-register also the weak-level ones non-monotonic-read(-ao),
+    /// fractured-read(-ao), non-repeatable-read, causality-violation,
+    /// future-read, not-my-own-write, not-my-last-write (Plume's tap-a …
+    /// tap-m are accepted as names too).
     #[arg(long, value_delimiter = ',')]
     inject: Vec<String>,
     /// Number of injected scenarios (cycling through --inject; default one
@@ -593,7 +597,11 @@ fn analyze_one(
         FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
         FormatArg::Edn => reports::edn::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
     }
-    .and_then(|()| match format == FormatArg::Table && isolde::weak::ladder::requested(&a.model) {
+    .and_then(|()| match isolde::cli::shows_ladder(&a.model, format == FormatArg::Table, std::io::stdout().is_terminal()) {
+        true if a.model.is_none() => match isolde::cli::default_ladder(h, opts) {
+            Ok(t) => out.write_all(t.as_bytes()),
+            Err(e) => out.write_all(format!("ladder: {e}\n").as_bytes()),
+        },
         true => out.write_all(isolde::weak::ladder::render(h, outcome).as_bytes()),
         false => Ok(()),
     })

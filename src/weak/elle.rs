@@ -122,6 +122,36 @@ pub fn run(h: &History, workload: Workload, level: Level, opts: &Options, anomal
     }
 }
 
+/// Elle's rw-register `internal` covers two things: a read disagreeing
+/// with the transaction's own earlier write (TAP-d/e, a violation of every
+/// level) and a read disagreeing with its own earlier read of the key, a
+/// non-repeatable read (TAP-j), which Biswas–Enea read committed allows.
+/// When read committed is the strongest level asked for and no other
+/// requested model prohibits `internal`, the non-repeatable reads among
+/// Elle's `internal` cases are filed as `non-repeatable-read` instead, so
+/// they are still reported but do not fail the level.
+pub fn refile_non_repeatable_reads(h: &History, anomalies: &mut Anomalies) {
+    let Some(cases) = anomalies.remove("internal") else { return };
+    let wrote_before = |c: &Case| match c {
+        Case::Internal { mop, .. } => {
+            let op = h.op(mop.op);
+            let mops = h.mops_of(op);
+            let key = mops.get(mop.mop as usize).map(|m| m.key);
+            mops[..(mop.mop as usize).min(mops.len())]
+                .iter()
+                .any(|m| Some(m.key) == key && m.f != crate::history::MopFn::Read)
+        }
+        _ => true,
+    };
+    let (internal, repeated): (Vec<Case>, Vec<Case>) = cases.into_iter().partition(wrote_before);
+    if !internal.is_empty() {
+        anomalies.insert("internal".into(), internal);
+    }
+    if !repeated.is_empty() {
+        anomalies.entry("non-repeatable-read".into()).or_default().extend(repeated);
+    }
+}
+
 fn file(anomalies: &mut Anomalies, name: String, v: Violation) {
     if anomalies.contains_key(&name) {
         return;
