@@ -45,8 +45,9 @@ data="${DATA:-$here/bench-data/weak}"
 mkdir -p "$data"
 log() { printf '%s\n' "$*" >&2; }
 
+src="$here/bench-data/awdit/src"
+awdit_version=""
 if [[ -z "${AWDIT:-}" ]]; then
-  src="$here/bench-data/awdit/src"
   if [[ ! -d "$src/.git" ]]; then
     log "== fetching AWDIT into $src"
     mkdir -p "$here/bench-data/awdit"
@@ -56,6 +57,7 @@ if [[ -z "${AWDIT:-}" ]]; then
   log "== building AWDIT ($(git -C "$src" rev-parse --short HEAD))"
   (cd "$src" && cargo build --release --quiet 2>/dev/null || cargo build --release) >&2
   AWDIT="$src/target/release/awdit"
+  awdit_version=" $(git -C "$src" rev-parse --short HEAD)"
 fi
 log "== building isolde"
 cargo build --release --locked --quiet >&2
@@ -66,11 +68,11 @@ measure() {
   local out_file=$1
   shift
   /usr/bin/time -f '%e %M' -o "$data/time.txt" "$@" >"$out_file" 2>"$data/stderr.txt" || true
-  awk '{ printf "%s %.0f", $1, $2 / 1024 }' "$data/time.txt"
+  awk '{ printf "%s %.0f\n", $1, $2 / 1024 }' "$data/time.txt"
 }
 
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)
-echo "Measured by scripts/bench-weak.sh on $(date -u +%Y-%m-%d), isolde $(git rev-parse --short HEAD), AWDIT $(git -C "${src:-.}" rev-parse --short HEAD 2>/dev/null || echo "$AWDIT"), $(nproc) cores ($cpu); $sessions sessions, $txn_len micro-ops per transaction, $keys keys; wall-clock seconds and peak RSS of the whole command (parsing included)."
+echo "Measured by scripts/bench-weak.sh on $(date -u +%Y-%m-%d), isolde $(git rev-parse --short HEAD), AWDIT${awdit_version:- $AWDIT}, $(nproc) cores ($cpu); $sessions sessions, $txn_len micro-ops per transaction, $keys keys; wall-clock seconds and peak RSS of the whole command (parsing included)."
 echo
 echo "| transactions | events | level | isolde s | isolde MB | AWDIT s | AWDIT MB | isolde/AWDIT | verdict |"
 echo "|---:|---:|---|---:|---:|---:|---:|---:|---|"

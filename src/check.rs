@@ -309,8 +309,11 @@ pub fn prohibited_anomalies(opts: &CheckOptions) -> Result<BTreeSet<String>, Che
 fn internal_beyond_weak(opts: &CheckOptions) -> Result<bool, CheckError> {
     let models = resolve_models(&opts.models)?;
     let anomalies = resolve_anomalies(&opts.anomalies)?;
-    let ms: Vec<&str> =
-        models.iter().map(String::as_str).filter(|m| weak::Level::from_model(m).is_none() && !weak::elle::ISOLDE_ONLY_MODELS.contains(m)).collect();
+    let ms: Vec<&str> = models
+        .iter()
+        .map(String::as_str)
+        .filter(|m| weak::Level::from_model(m).is_none() && !weak::elle::ISOLDE_ONLY_MODELS.contains(m))
+        .collect();
     let an: Vec<&str> = anomalies.iter().map(String::as_str).collect();
     let mut p = lattice::all_anomalies_implying(&an);
     p.extend(lattice::anomalies_prohibited_by(&ms));

@@ -96,10 +96,7 @@ fn named_keys_and_values_are_renumbered() {
     assert_eq!(want, [Some(true), Some(false), Some(false)]);
     let mut out = Vec::new();
     isolde::gen::write_text(&h, TextFormat::Plume, Default::default(), &mut out).expect("writes");
-    assert_eq!(
-        String::from_utf8(out).expect("utf-8"),
-        "w(0,1,0,0)\nw(1,1,0,0)\nr(0,0,1,1)\nr(1,1,1,1)\n"
-    );
+    assert_eq!(String::from_utf8(out).expect("utf-8"), "w(0,1,0,0)\nw(1,1,0,0)\nr(0,0,1,1)\nr(1,1,1,1)\n");
     for f in FORMATS {
         assert_eq!(weak_verdicts(&round_trip(&h, f, false)), want, "{f:?}");
     }
@@ -122,10 +119,7 @@ fn pinning_starts_each_session_with_an_initial_read() {
     );
     let mut out = Vec::new();
     isolde::gen::write_text(&h, TextFormat::Plume, pin, &mut out).expect("writes");
-    assert_eq!(
-        String::from_utf8(out).expect("utf-8"),
-        "r(2,0,0,0)\nw(1,1,0,0)\nr(3,0,1,1)\nr(1,1,1,1)\nr(1,0,1,2)\n"
-    );
+    assert_eq!(String::from_utf8(out).expect("utf-8"), "r(2,0,0,0)\nw(1,1,0,0)\nr(3,0,1,1)\nr(1,1,1,1)\nr(1,0,1,2)\n");
 }
 
 /// AWDIT's regression files, read by the reader: the initial session, and

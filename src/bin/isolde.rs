@@ -75,7 +75,8 @@ enum ConvertArg {
 #[derive(clap::Args)]
 struct AnalyzeArgs {
     /// History files: Jepsen EDN (one op per line or one vector), elle-cli JSON,
-    /// dbcop history.bincode, PolySI text, or a directory of Cobra *.log files; `-` reads standard input.
+    /// dbcop history.bincode, PolySI/Plume text, AWDIT's test format, or a directory of Cobra *.log
+    /// files; `-` reads standard input.
     /// Several files give one result each (tables one after another, or one JSON/EDN line per file).
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -597,13 +598,15 @@ fn analyze_one(
         FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
         FormatArg::Edn => reports::edn::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
     }
-    .and_then(|()| match isolde::cli::shows_ladder(&a.model, format == FormatArg::Table, std::io::stdout().is_terminal()) {
-        true if a.model.is_none() => match isolde::cli::default_ladder(h, opts) {
-            Ok(t) => out.write_all(t.as_bytes()),
-            Err(e) => out.write_all(format!("ladder: {e}\n").as_bytes()),
-        },
-        true => out.write_all(isolde::weak::ladder::render(h, outcome).as_bytes()),
-        false => Ok(()),
+    .and_then(|()| {
+        match isolde::cli::shows_ladder(&a.model, format == FormatArg::Table, std::io::stdout().is_terminal()) {
+            true if a.model.is_none() => match isolde::cli::default_ladder(h, opts) {
+                Ok(t) => out.write_all(t.as_bytes()),
+                Err(e) => out.write_all(format!("ladder: {e}\n").as_bytes()),
+            },
+            true => out.write_all(isolde::weak::ladder::render(h, outcome).as_bytes()),
+            false => Ok(()),
+        }
     })
     .and_then(|()| out.flush())
     .map_err(|e| e.to_string())?;
@@ -765,7 +768,8 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                     return write_to(&common.output, |w| gen::weak::write_weak(&cfg, level, w));
                 };
                 let mut out = Vec::new();
-                let gen = |buf: &mut Vec<u8>| gen::weak::write_weak(&cfg, level, buf).map(|()| gen::GenStats::default());
+                let gen =
+                    |buf: &mut Vec<u8>| gen::weak::write_weak(&cfg, level, buf).map(|()| gen::GenStats::default());
                 gen::generate_text(gen, format, gen::registers::ExportOptions { pin_initial }, &mut out)?;
                 return write_to(&common.output, |w| w.write_all(&out));
             }

@@ -60,7 +60,8 @@ pub fn convert(
             if ingest::detect(&name.to_string(), text.as_bytes(), format) != Format::Edn {
                 return Err(format!("{name}: json is written from Jepsen EDN input only"));
             }
-            let json = gen::json::edn_to_json(text.trim_start_matches('\u{feff}')).map_err(|e| format!("{name}: {e}"))?;
+            let json =
+                gen::json::edn_to_json(text.trim_start_matches('\u{feff}')).map_err(|e| format!("{name}: {e}"))?;
             out.write_all(json.as_bytes()).and_then(|()| out.flush()).map_err(|e| e.to_string())
         }
     }

@@ -366,7 +366,10 @@ mod tests {
     fn applicability_and_counts() {
         assert!(!Inject::G0.applies_to(InjectWorkload::RwRegister));
         assert!(!Inject::DuplicateElements.applies_to(InjectWorkload::RwRegister));
-        assert!(Inject::ALL.iter().filter(|i| i.weak_level().is_none()).all(|i| i.applies_to(InjectWorkload::ListAppend)));
+        assert!(Inject::ALL
+            .iter()
+            .filter(|i| i.weak_level().is_none())
+            .all(|i| i.applies_to(InjectWorkload::ListAppend)));
         let mut c = InjectCounts::default();
         c.add(Inject::G1c);
         c.add(Inject::G1c);

@@ -244,7 +244,8 @@ fn read_committed<W: Write>(g: &mut Gen<W>, src: &mut TxnSource, txns: usize, p:
         if cl.next < cl.mops.len() {
             match cl.mops[cl.next] {
                 DrawnMop::Read(k) => {
-                    let v = cl.own.iter().rev().find(|w| w.0 == k).map_or_else(|| *store.get(&k).unwrap_or(&0), |w| w.1);
+                    let v =
+                        cl.own.iter().rev().find(|w| w.0 == k).map_or_else(|| *store.get(&k).unwrap_or(&0), |w| w.1);
                     cl.reads.push(v);
                 }
                 DrawnMop::Write(k, v) | DrawnMop::Append(k, v) => {

@@ -86,6 +86,7 @@ fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
         blanks(s, &mut i);
         let line = &s[i..];
         if line.is_empty() {
+            // A blank line.
         } else if line.iter().all(|&c| c == b'=') {
             sessions.push(vec![(0, Vec::new())]);
         } else if line.iter().all(|&c| c == b'-') {
@@ -189,11 +190,7 @@ mod tests {
         let got = ops("w 0 0\nw 1 0\n=====\nr 0 0\nw 1 5\n-----\n\nr 1 5\n=====\n  r 0 0  \n");
         assert_eq!(
             got,
-            vec![
-                (0, 4, "r 0 nil, w 1 5".to_string()),
-                (0, 8, "r 1 5".to_string()),
-                (1, 10, "r 0 nil".to_string())
-            ]
+            vec![(0, 4, "r 0 nil, w 1 5".to_string()), (0, 8, "r 1 5".to_string()), (1, 10, "r 0 nil".to_string())]
         );
     }
 
@@ -224,6 +221,9 @@ mod tests {
             err("w 1 18446744073709551616"),
             "h.txt:1:5: expected an integer at most 18446744073709551615, found 18446744073709551616"
         );
-        assert_eq!(err("=====\n--x"), "h.txt:2:1: expected an event `r KEY VALUE` or `w KEY VALUE`, or a line of `=` or `-`, found --x");
+        assert_eq!(
+            err("=====\n--x"),
+            "h.txt:2:1: expected an event `r KEY VALUE` or `w KEY VALUE`, or a line of `=` or `-`, found --x"
+        );
     }
 }

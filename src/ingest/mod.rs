@@ -1,8 +1,9 @@
 //! Ingest: reads a history (Jepsen `history.edn`, elle-cli JSON, dbcop
-//! `history.bincode`, PolySI text, or a directory of Cobra client logs) into
-//! the columnar [`History`] model.
+//! `history.bincode`, PolySI text, AWDIT's `test` format, or a directory of
+//! Cobra client logs) into the columnar [`History`] model.
 //!
-//! The three polygraph-checker formats (dbcop, PolySI text, Cobra) describe
+//! The four polygraph- and weak-checker formats (dbcop, PolySI text, AWDIT
+//! test, Cobra) describe
 //! read-write register histories; each is mapped onto Elle's rw-register
 //! micro-ops (`[:r k v]`, `[:w k v]`, a read of the initial state as
 //! `[:r k nil]`) with one completion op per transaction and one process per
@@ -275,7 +276,9 @@ fn prepare<'a>(source_name: &str, bytes: &'a [u8], format: Format) -> (&'a [u8],
         _ => resolve(source_name, bytes, format),
     };
     match (format, text) {
-        (Format::Edn | Format::Json | Format::PolysiText | Format::AwditTest | Format::Auto, Some(text)) => (text, format),
+        (Format::Edn | Format::Json | Format::PolysiText | Format::AwditTest | Format::Auto, Some(text)) => {
+            (text, format)
+        }
         _ => (bytes, format),
     }
 }
@@ -385,7 +388,9 @@ fn sniff(bytes: &[u8]) -> Format {
     if text.len() >= 2 && matches!(text[0], b'r' | b'w') && text[1] == b'(' {
         return Format::PolysiText;
     }
-    if text.len() >= 2 && matches!(text[0], b'r' | b'w') && matches!(text[1], b' ' | b'\t') || text.first() == Some(&b'=') {
+    if text.len() >= 2 && matches!(text[0], b'r' | b'w') && matches!(text[1], b' ' | b'\t')
+        || text.first() == Some(&b'=')
+    {
         return Format::AwditTest;
     }
     let mut it = bytes.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
