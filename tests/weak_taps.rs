@@ -124,3 +124,22 @@ fn elle_causal_keeps_its_meaning() {
         assert!(!want[2], "{name} is a causal violation");
     }
 }
+
+/// Every TAP case written in the Plume text format and in AWDIT's `test`
+/// format (with and without the initial-state pinning) and read back keeps
+/// its verdicts at every level. (The `test` format has no aborted
+/// transactions: tap-b's aborted write is left out, and its read becomes a
+/// read of a value nobody wrote, which breaks every level just the same.)
+#[test]
+fn every_tap_keeps_its_verdicts_in_the_peers_formats() {
+    use isolde::gen::TextFormat;
+    use support::weak::round_trip;
+    for &(name, t, want, _, _) in CASES {
+        for f in [TextFormat::Plume, TextFormat::AwditTest] {
+            for pin in [false, true] {
+                let back = round_trip(&text(t), f, pin);
+                assert_eq!(weak_ladder(&back).0, want, "{name} {f:?} pin {pin}");
+            }
+        }
+    }
+}
