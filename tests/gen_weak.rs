@@ -142,3 +142,39 @@ fn read_committed_store_passes_the_cli_at_its_level() {
     // With a model that prohibits Elle's internal, it stays prohibited.
     assert_eq!(run("read-committed-be,read-atomic").code, 1);
 }
+
+/// The command line: each weak level generates a history that `analyze`
+/// accepts at that level; the weak levels refuse list-append and `--inject`.
+#[test]
+fn gen_cli_weak_levels() {
+    use std::time::Duration;
+    use support::cli::{isolde, temp_dir};
+    let dir = temp_dir("gen-weak-cli");
+    for level in LEVELS {
+        let p = dir.join(format!("{}.edn", level.name()));
+        let path = p.to_string_lossy();
+        let args = [
+            "gen",
+            "rw-register",
+            "--level",
+            level.name(),
+            "--txns",
+            "300",
+            "--keys",
+            "10",
+            "--seed",
+            "5",
+            "-o",
+            &path,
+        ];
+        let r = isolde(&args, None, Duration::from_secs(60));
+        assert_eq!(r.code, 0, "{r:?}");
+        let model = if level == WeakLevel::Prefix { "causal-cerone" } else { level.name() };
+        let r = isolde(&["analyze", &path, "-m", model, "--format", "json"], None, Duration::from_secs(60));
+        assert_eq!(r.code, 0, "{level:?}: {r:?}");
+    }
+    let r = isolde(&["gen", "list-append", "--level", "read-atomic"], None, Duration::from_secs(30));
+    assert!(r.code == 2 && r.stderr.contains("rw-register only"), "{r:?}");
+    let r = isolde(&["gen", "rw-register", "--level", "read-atomic", "--inject", "G1a"], None, Duration::from_secs(30));
+    assert!(r.code == 2 && r.stderr.contains("--inject"), "{r:?}");
+}
