@@ -12,7 +12,9 @@
 # file at the level it was generated for:
 #   isolde analyze FILE --input-format plume -m read-committed-be|read-atomic|causal-cerone
 #   awdit check -f plume -i read-committed|read-atomic|causal FILE
-# and the script prints wall-clock seconds and peak resident memory of each
+# It also checks the read committed store's history at read atomic and the
+# read atomic store's at causal consistency, where both must find a
+# violation (rows `rc@ra`, `ra@cc`). The script prints wall-clock seconds and peak resident memory of each
 # (GNU time), the ratio isolde/awdit of the times, and both verdicts (which
 # must agree: the script fails otherwise).
 #
@@ -74,15 +76,20 @@ measure() {
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)
 echo "Measured by scripts/bench-weak.sh on $(date -u +%Y-%m-%d), isolde $(git rev-parse --short HEAD), AWDIT${awdit_version:- $AWDIT}, $(nproc) cores ($cpu); $sessions sessions, $txn_len micro-ops per transaction, $keys keys; wall-clock seconds and peak RSS of the whole command (parsing included)."
 echo
-echo "| transactions | events | level | isolde s | isolde MB | AWDIT s | AWDIT MB | isolde/AWDIT | verdict |"
+echo "| transactions | events | history@level | isolde s | isolde MB | AWDIT s | AWDIT MB | isolde/AWDIT | verdict |"
 echo "|---:|---:|---|---:|---:|---:|---:|---:|---|"
 status=0
 for n in $sizes; do
-  for lvl in rc ra cc; do
+  # Each store's history at its own level (valid), then the read committed
+  # store's at read atomic and the read atomic store's at causal consistency
+  # (violations: fractured reads, causality violations).
+  for lvl in rc ra cc rc@ra ra@cc; do
     case $lvl in
       rc) gen=read-committed-be; model=read-committed-be; awdit_level=read-committed ;;
       ra) gen=read-atomic; model=read-atomic; awdit_level=read-atomic ;;
       cc) gen=causal-cerone; model=causal-cerone; awdit_level=causal ;;
+      rc@ra) gen=read-committed-be; model=read-atomic; awdit_level=read-atomic ;;
+      ra@cc) gen=read-atomic; model=causal-cerone; awdit_level=causal ;;
     esac
     f="$data/$gen-$n.txt"
     if [[ ! -s "$f" ]]; then
