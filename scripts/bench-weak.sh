@@ -70,7 +70,9 @@ measure() {
   local out_file=$1
   shift
   /usr/bin/time -f '%e %M' -o "$data/time.txt" "$@" >"$out_file" 2>"$data/stderr.txt" || true
-  awk '{ printf "%s %.0f\n", $1, $2 / 1024 }' "$data/time.txt"
+  # GNU time writes "Command exited with non-zero status N" first when the
+  # command fails (isolde exits 1 on a violation): the figures are the last line.
+  tail -n 1 "$data/time.txt" | awk '{ printf "%s %.0f\n", $1, $2 / 1024 }'
 }
 
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)
