@@ -120,8 +120,8 @@ pub fn run(h: &History, workload: Workload, level: Level, opts: &Options, anomal
                 max_clock_entries: opts.max_clock_entries.min(RECHECK_CLOCK_ENTRIES.max(16 * h.ops.len())),
                 ..*opts
             };
-            let without_sessions = opts.sessions == Sessions::None
-                || matches!(check(h, workload, v.level, &recheck), Verdict::Invalid(_));
+            let without_sessions =
+                opts.sessions == Sessions::None || matches!(check(h, workload, v.level, &recheck), Verdict::Invalid(_));
             let name = v.anomaly_name();
             let weakest = v.level;
             file(anomalies, name, *v);
