@@ -304,6 +304,22 @@ pub fn prohibited_anomalies(opts: &CheckOptions) -> Result<BTreeSet<String>, Che
     Ok(p)
 }
 
+/// Whether `internal` is prohibited by a requested model or anomaly other
+/// than the weak levels' own lists.
+fn internal_beyond_weak(opts: &CheckOptions) -> Result<bool, CheckError> {
+    let models = resolve_models(&opts.models)?;
+    let anomalies = resolve_anomalies(&opts.anomalies)?;
+    let ms: Vec<&str> = models
+        .iter()
+        .map(String::as_str)
+        .filter(|m| weak::Level::from_model(m).is_none() && !weak::elle::ISOLDE_ONLY_MODELS.contains(m))
+        .collect();
+    let an: Vec<&str> = anomalies.iter().map(String::as_str).collect();
+    let mut p = lattice::all_anomalies_implying(&an);
+    p.extend(lattice::anomalies_prohibited_by(&ms));
+    Ok(p.contains("internal"))
+}
+
 /// Runs the whole analysis.
 pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let workload = resolve_workload(h, opts.workload);
@@ -377,6 +393,9 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     }
     let mut violated = None;
     if let Some(level) = weak::elle::requested(&resolve_models(&opts.models)?) {
+        if level == weak::Level::ReadCommitted && workload == Workload::RwRegister && !internal_beyond_weak(opts)? {
+            weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
+        }
         let weak_run = weak::elle::run(h, workload, level, &opts.weak, &mut anomalies);
         violated = weak_run.violated;
         let proved_weak = weak_run.proved;

@@ -124,3 +124,53 @@ fn elle_causal_keeps_its_meaning() {
         assert!(!want[2], "{name} is a causal violation");
     }
 }
+
+/// Every TAP case written in the Plume text format and in AWDIT's `test`
+/// format (with and without the initial-state pinning) and read back keeps
+/// its verdicts at every level. (The `test` format has no aborted
+/// transactions: tap-b's aborted write is left out, and its read becomes a
+/// read of a value nobody wrote, which breaks every level just the same.)
+#[test]
+fn every_tap_keeps_its_verdicts_in_the_peers_formats() {
+    use isolde::gen::TextFormat;
+    use support::weak::round_trip;
+    for &(name, t, want, _, _) in CASES {
+        for f in [TextFormat::Plume, TextFormat::AwditTest] {
+            for pin in [false, true] {
+                let back = round_trip(&text(t), f, pin);
+                assert_eq!(weak_ladder(&back).0, want, "{name} {f:?} pin {pin}");
+            }
+        }
+    }
+}
+
+/// C4's own files for each case (`History/testcase/{text,dbcop}` of a git
+/// mirror of C4 named by `C4_GIT_DIR`, when set), read by isolde's readers:
+/// the same verdicts as the cases above.
+#[test]
+fn c4_files_read_directly() {
+    use isolde::ingest::{read_bytes, Format};
+    let Ok(git_dir) = std::env::var("C4_GIT_DIR") else { return };
+    let show = |path: &str| {
+        let out = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(&git_dir)
+            .args(["show", &format!("HEAD:{path}")])
+            .output()
+            .expect("git");
+        out.status.success().then_some(out.stdout)
+    };
+    let mut n = 0;
+    for &(name, _, want, _, _) in CASES {
+        for (path, format) in [
+            (format!("History/testcase/text/{name}.txt"), Format::PolysiText),
+            (format!("History/testcase/dbcop/{name}/history.bincode"), Format::Dbcop),
+        ] {
+            let Some(bytes) = show(&path) else { continue };
+            let h = read_bytes(&path, &bytes, format).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(weak_ladder(&h).0, want, "{path}");
+            n += 1;
+        }
+    }
+    assert!(n >= 25, "only {n} of C4's files found");
+}

@@ -43,12 +43,40 @@ enum Cmd {
     /// by default), optionally checking it (see docs/record.md).
     #[command(after_help = EXIT_HELP)]
     Record(isolde::record::RecordArgs),
+    /// Convert a history to another checker's format (see docs/formats.md).
+    Convert {
+        /// The history (any format `analyze` reads); `-` reads standard input.
+        input: PathBuf,
+        /// Input format (default: by extension, else sniffed).
+        #[arg(long, value_enum, default_value = "auto")]
+        input_format: InputArg,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        to: ConvertArg,
+        /// Output file (default: stdout).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// plume, awdit-test: start each session with a read of a fresh key's
+        /// initial value, so that AWDIT orders its initial transaction first
+        /// as isolde does (docs/formats.md).
+        #[arg(long)]
+        pin_initial: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ConvertArg {
+    Json,
+    Dbcop,
+    Plume,
+    AwditTest,
 }
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
     /// History files: Jepsen EDN (one op per line or one vector), elle-cli JSON,
-    /// dbcop history.bincode, PolySI text, or a directory of Cobra *.log files; `-` reads standard input.
+    /// dbcop history.bincode, PolySI/Plume text, AWDIT's test format, or a directory of Cobra *.log
+    /// files; `-` reads standard input.
     /// Several files give one result each (tables one after another, or one JSON/EDN line per file).
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -191,7 +219,11 @@ struct GenCommon {
     level: LevelArg,
     /// Plant named anomalies among normal traffic, comma separated: G0, G1a,
     /// G1b, G1c, lost-update, write-skew, long-fork, read-skew, internal,
-    /// duplicate-elements, garbage-read, stale-realtime-read.
+    /// duplicate-elements, garbage-read, stale-realtime-read; for
+    /// rw-register also the weak-level ones non-monotonic-read(-ao),
+    /// fractured-read(-ao), non-repeatable-read, causality-violation,
+    /// future-read, not-my-own-write, not-my-last-write (Plume's tap-a …
+    /// tap-m are accepted as names too).
     #[arg(long, value_delimiter = ',')]
     inject: Vec<String>,
     /// Number of injected scenarios (cycling through --inject; default one
@@ -281,9 +313,14 @@ enum GenCmd {
         /// Hotspot: probability that an operation targets a hot key.
         #[arg(long, default_value_t = 0.8)]
         hot_probability: f64,
-        /// Output format: Jepsen EDN, or dbcop's history.bincode.
+        /// Output format: Jepsen EDN, dbcop's history.bincode, the
+        /// Plume/PolySI/AWDIT text format, or AWDIT's test format.
         #[arg(long, value_enum, default_value = "edn")]
         output_format: OutputFormatArg,
+        /// plume, awdit-test: start each session with a read of a fresh key's
+        /// initial value (see `isolde convert --pin-initial`).
+        #[arg(long)]
+        pin_initial: bool,
         #[command(flatten)]
         common: GenCommon,
     },
@@ -295,12 +332,32 @@ enum LevelArg {
     Serializable,
     SnapshotIsolation,
     ReadCommitted,
+    /// rw-register only: weak stores (see docs/models.md).
+    ReadCommittedBe,
+    ReadAtomic,
+    CausalCerone,
+    Prefix,
+}
+
+impl LevelArg {
+    /// The weak store level, for the weak levels.
+    fn weak(self) -> Option<gen::weak::WeakLevel> {
+        match self {
+            LevelArg::ReadCommittedBe => Some(gen::weak::WeakLevel::ReadCommitted),
+            LevelArg::ReadAtomic => Some(gen::weak::WeakLevel::ReadAtomic),
+            LevelArg::CausalCerone => Some(gen::weak::WeakLevel::Causal),
+            LevelArg::Prefix => Some(gen::weak::WeakLevel::Prefix),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum OutputFormatArg {
     Edn,
     Dbcop,
+    Plume,
+    AwditTest,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -348,8 +405,10 @@ enum InputArg {
     Edn,
     Json,
     Dbcop,
+    #[value(alias = "plume")]
     PolysiText,
     Cobra,
+    AwditTest,
 }
 
 fn expand_model(m: &str) -> String {
@@ -366,15 +425,20 @@ fn expand_model(m: &str) -> String {
     .to_string()
 }
 
-fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
-    let input = match a.input_format {
+fn input_format(f: InputArg) -> ingest::Format {
+    match f {
         InputArg::Auto => ingest::Format::Auto,
         InputArg::Edn => ingest::Format::Edn,
         InputArg::Json => ingest::Format::Json,
         InputArg::Dbcop => ingest::Format::Dbcop,
         InputArg::PolysiText => ingest::Format::PolysiText,
         InputArg::Cobra => ingest::Format::Cobra,
-    };
+        InputArg::AwditTest => ingest::Format::AwditTest,
+    }
+}
+
+fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
+    let input = input_format(a.input_format);
     let models = a.model.as_ref().map(|ms| {
         if ms.len() == 1 && ms[0].trim() == "none" {
             Vec::new()
@@ -582,9 +646,15 @@ fn analyze_one(
         FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
         FormatArg::Edn => reports::edn::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
     }
-    .and_then(|()| match format == FormatArg::Table && isolde::weak::ladder::requested(&a.model) {
-        true => out.write_all(isolde::weak::ladder::render(h, outcome).as_bytes()),
-        false => Ok(()),
+    .and_then(|()| {
+        match isolde::cli::shows_ladder(&a.model, format == FormatArg::Table, std::io::stdout().is_terminal()) {
+            true if a.model.is_none() => match isolde::cli::default_ladder(h, opts) {
+                Ok(t) => out.write_all(t.as_bytes()),
+                Err(e) => out.write_all(format!("ladder: {e}\n").as_bytes()),
+            },
+            true => out.write_all(isolde::weak::ladder::render(h, outcome).as_bytes()),
+            false => Ok(()),
+        }
     })
     .and_then(|()| out.flush())
     .map_err(|e| e.to_string())?;
@@ -635,6 +705,7 @@ fn gen_options(c: &GenCommon) -> Result<gen::GenOptions, String> {
             LevelArg::Serializable => gen::Level::Serializable,
             LevelArg::SnapshotIsolation => gen::Level::SnapshotIsolation,
             LevelArg::ReadCommitted => gen::Level::ReadCommitted,
+            _ => return Err("the weak levels (read-committed-be, read-atomic, causal-cerone, prefix) are generated for rw-register only, without --inject".into()),
         },
         inject,
         inject_count: c.inject_count,
@@ -696,13 +767,26 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
             hot_fraction,
             hot_probability,
             output_format,
+            pin_initial,
             common,
         } => {
-            let mut opts = gen_options(&common)?;
+            let weak = common.level.weak();
+            let mut opts = match weak {
+                Some(_) if !common.inject.is_empty() || txns_per_session.is_some() => {
+                    return Err("the weak levels take neither --inject nor --txns-per-session".into())
+                }
+                Some(_) => gen::GenOptions::default(),
+                None => gen_options(&common)?,
+            };
             opts.txns_per_session = txns_per_session;
-            opts.output_format = match output_format {
-                OutputFormatArg::Edn => gen::OutputFormat::Edn,
-                OutputFormatArg::Dbcop => gen::OutputFormat::Dbcop,
+            let text = match output_format {
+                OutputFormatArg::Edn => None,
+                OutputFormatArg::Dbcop => {
+                    opts.output_format = gen::OutputFormat::Dbcop;
+                    None
+                }
+                OutputFormatArg::Plume => Some(gen::TextFormat::Plume),
+                OutputFormatArg::AwditTest => Some(gen::TextFormat::AwditTest),
             };
             let txns = match txns_per_session {
                 Some(per) => processes.checked_mul(per).ok_or("sessions * txns-per-session overflows")?,
@@ -724,6 +808,26 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                 fail_fraction: common.fail_fraction,
                 info_fraction: common.info_fraction,
             };
+            if let Some(level) = weak {
+                if opts.output_format == gen::OutputFormat::Dbcop {
+                    return Err("the weak levels are written as edn, plume or awdit-test".into());
+                }
+                let Some(format) = text else {
+                    return write_to(&common.output, |w| gen::weak::write_weak(&cfg, level, w));
+                };
+                let mut out = Vec::new();
+                let gen =
+                    |buf: &mut Vec<u8>| gen::weak::write_weak(&cfg, level, buf).map(|()| gen::GenStats::default());
+                gen::generate_text(gen, format, gen::registers::ExportOptions { pin_initial }, &mut out)?;
+                return write_to(&common.output, |w| w.write_all(&out));
+            }
+            if let Some(format) = text {
+                let export = gen::registers::ExportOptions { pin_initial };
+                let mut out = Vec::new();
+                let gen = |buf: &mut Vec<u8>| gen::rw_register::write_rw_register_with(&cfg, &opts, buf);
+                report_gen(&gen::generate_text(gen, format, export, &mut out)?);
+                return write_to(&common.output, |w| w.write_all(&out));
+            }
             write_to(&common.output, |w| {
                 gen::rw_register::write_rw_register_with(&cfg, &opts, w).map(|s| report_gen(&s))
             })
@@ -752,6 +856,18 @@ fn main() -> ExitCode {
         Cmd::Analyze(a) => analyze(a),
         Cmd::Gen { what } => generate(what),
         Cmd::Record(a) => isolde::record::run(&a).map(ExitCode::from).map_err(|e| e.to_string()),
+        Cmd::Convert { input, input_format: f, to, output, pin_initial } => {
+            let to = match to {
+                ConvertArg::Json => isolde::cli::convert::Target::Json,
+                ConvertArg::Dbcop => isolde::cli::convert::Target::Dbcop,
+                ConvertArg::Plume => isolde::cli::convert::Target::Plume,
+                ConvertArg::AwditTest => isolde::cli::convert::Target::AwditTest,
+            };
+            let read = ingest::ReadOptions::default();
+            let mut out = Vec::new();
+            isolde::cli::convert::convert(&input, input_format(f), read, to, pin_initial, &mut out)
+                .and_then(|()| write_to(&output, |w| w.write_all(&out)))
+        }
     };
     match r {
         Ok(c) => c,

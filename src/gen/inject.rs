@@ -65,11 +65,36 @@ pub enum Inject {
     /// write (a G-single cycle through a realtime edge; seen only by strict
     /// models).
     StaleRealtimeRead,
+    /// Plume's TAP-h (registers): a transaction reads `y` from `t₂`, then
+    /// reads `x` from a writer `t₂` overwrote; breaks Biswas–Enea read
+    /// committed.
+    NonMonotonicRead,
+    /// TAP-i: two readers see two two-key writers in opposite orders, each
+    /// read committed's forced edge fine alone; breaks read committed.
+    NonMonotonicReadAo,
+    /// TAP-k: a reader sees one of a transaction's writes after missing
+    /// the other; holds at read committed, breaks read atomic.
+    FracturedRead,
+    /// TAP-l: a reader sees `x` from one two-key writer and `y` from
+    /// another; holds at read committed, breaks read atomic.
+    FracturedReadAo,
+    /// TAP-j: two reads of one key in a transaction see two writers; holds
+    /// at read committed, breaks read atomic.
+    NonRepeatableRead,
+    /// TAP-m: a reader misses a write its read's writer had seen; holds at
+    /// read atomic, breaks causal consistency.
+    CausalityViolation,
+    /// TAP-c: a read of a value its own transaction writes later.
+    FutureRead,
+    /// TAP-d: after writing a key, a transaction reads another's value.
+    NotMyOwnWrite,
+    /// TAP-e: after writing a key twice, a transaction reads its first write.
+    NotMyLastWrite,
 }
 
 impl Inject {
     /// Every injectable anomaly, in CLI order.
-    pub const ALL: [Inject; 12] = [
+    pub const ALL: [Inject; 21] = [
         Inject::G0,
         Inject::G1a,
         Inject::G1b,
@@ -82,6 +107,15 @@ impl Inject {
         Inject::DuplicateElements,
         Inject::GarbageRead,
         Inject::StaleRealtimeRead,
+        Inject::NonMonotonicRead,
+        Inject::NonMonotonicReadAo,
+        Inject::FracturedRead,
+        Inject::FracturedReadAo,
+        Inject::NonRepeatableRead,
+        Inject::CausalityViolation,
+        Inject::FutureRead,
+        Inject::NotMyOwnWrite,
+        Inject::NotMyLastWrite,
     ];
 
     /// The name used on the command line (`--inject`).
@@ -99,17 +133,69 @@ impl Inject {
             Inject::DuplicateElements => "duplicate-elements",
             Inject::GarbageRead => "garbage-read",
             Inject::StaleRealtimeRead => "stale-realtime-read",
+            Inject::NonMonotonicRead => "non-monotonic-read",
+            Inject::NonMonotonicReadAo => "non-monotonic-read-ao",
+            Inject::FracturedRead => "fractured-read",
+            Inject::FracturedReadAo => "fractured-read-ao",
+            Inject::NonRepeatableRead => "non-repeatable-read",
+            Inject::CausalityViolation => "causality-violation",
+            Inject::FutureRead => "future-read",
+            Inject::NotMyOwnWrite => "not-my-own-write",
+            Inject::NotMyLastWrite => "not-my-last-write",
+        }
+    }
+
+    /// The Plume TAP the scenario is an instance of (`a` … `m`; Plume's
+    /// TAP-n needs two transactions in one session, which scenarios do not
+    /// control), if any.
+    pub fn tap(self) -> Option<char> {
+        Some(match self {
+            Inject::GarbageRead => 'a',
+            Inject::G1a => 'b',
+            Inject::FutureRead => 'c',
+            Inject::NotMyOwnWrite => 'd',
+            Inject::NotMyLastWrite => 'e',
+            Inject::G1b => 'f',
+            Inject::G1c => 'g',
+            Inject::NonMonotonicRead => 'h',
+            Inject::NonMonotonicReadAo => 'i',
+            Inject::NonRepeatableRead => 'j',
+            Inject::FracturedRead => 'k',
+            Inject::FracturedReadAo => 'l',
+            Inject::CausalityViolation => 'm',
+            _ => return None,
+        })
+    }
+
+    /// For the weak-level scenarios (registers only): the index (0 read
+    /// committed, 1 read atomic, 2 causal) of the weakest Biswas–Enea level
+    /// the scenario breaks; it satisfies every weaker one.
+    pub fn weak_level(self) -> Option<usize> {
+        match self {
+            Inject::NonMonotonicRead
+            | Inject::NonMonotonicReadAo
+            | Inject::FutureRead
+            | Inject::NotMyOwnWrite
+            | Inject::NotMyLastWrite => Some(0),
+            Inject::FracturedRead | Inject::FracturedReadAo | Inject::NonRepeatableRead => Some(1),
+            Inject::CausalityViolation => Some(2),
+            _ => None,
         }
     }
 
     /// Parses a CLI name; also accepts the anomaly-type spellings
-    /// (`G2-item`, `G-nonadjacent`, `G-single`), case-insensitively.
+    /// (`G2-item`, `G-nonadjacent`, `G-single`, `causal-violation`) and
+    /// Plume's TAP names (`tap-a` … `tap-m`), case-insensitively.
     pub fn parse(s: &str) -> Option<Inject> {
         let s = s.trim().to_ascii_lowercase();
         let alias = match s.as_str() {
             "g2-item" | "g2" => Some(Inject::WriteSkew),
             "g-nonadjacent" => Some(Inject::LongFork),
             "g-single" => Some(Inject::ReadSkew),
+            "causal-violation" => Some(Inject::CausalityViolation),
+            t if t.len() == 5 && t.starts_with("tap-") => {
+                Inject::ALL.into_iter().find(|i| i.tap().is_some_and(|c| t.ends_with(c)))
+            }
             _ => None,
         };
         alias.or_else(|| Inject::ALL.into_iter().find(|i| i.name().to_ascii_lowercase() == s))
@@ -117,7 +203,17 @@ impl Inject {
 
     /// Whether the anomaly can be planted (and seen) in `w`.
     pub fn applies_to(self, w: InjectWorkload) -> bool {
-        !matches!((self, w), (Inject::G0 | Inject::DuplicateElements, InjectWorkload::RwRegister))
+        match w {
+            InjectWorkload::RwRegister => !matches!(self, Inject::G0 | Inject::DuplicateElements),
+            InjectWorkload::ListAppend => self.weak_level().is_none(),
+        }
+    }
+
+    /// Whether each transaction of the scenario must run in its own session
+    /// (the weak-level scenarios: session order among them would add
+    /// constraints of its own).
+    pub(crate) fn own_sessions(self) -> bool {
+        self.weak_level().is_some()
     }
 
     /// The anomaly type isolde's analysis reports for this scenario (as in
@@ -136,6 +232,12 @@ impl Inject {
             Inject::DuplicateElements => "duplicate-elements",
             Inject::GarbageRead => "garbage-read",
             Inject::StaleRealtimeRead => "G-single-item-realtime",
+            Inject::NonMonotonicRead | Inject::NonMonotonicReadAo => "non-monotonic-read",
+            Inject::FracturedRead | Inject::FracturedReadAo => "fractured-read",
+            Inject::NonRepeatableRead => "non-repeatable-read",
+            Inject::CausalityViolation => "causal-violation",
+            Inject::FutureRead => "future-read",
+            Inject::NotMyOwnWrite | Inject::NotMyLastWrite => "internal",
         }
     }
 
@@ -145,9 +247,12 @@ impl Inject {
     /// dependency cycle): `serializable`, except for the stale realtime read,
     /// which only a strict model can see.
     pub fn detecting_model(self) -> &'static str {
-        match self {
-            Inject::StaleRealtimeRead => "strict-serializable",
-            _ => "serializable",
+        match self.weak_level() {
+            _ if self == Inject::StaleRealtimeRead => "strict-serializable",
+            Some(0) => "read-committed-be",
+            Some(1) => "read-atomic",
+            Some(_) => "causal-cerone",
+            None => "serializable",
         }
     }
 
@@ -161,6 +266,9 @@ impl Inject {
             (Inject::G1b, InjectWorkload::ListAppend) => &["G-single-item"],
             (Inject::LostUpdate, InjectWorkload::ListAppend) => &["G-single-item"],
             (Inject::LostUpdate, InjectWorkload::RwRegister) => &["G2-item"],
+            // Elle's rw-register analysis calls a second read of a key
+            // that disagrees with the first `internal`.
+            (Inject::NonRepeatableRead, InjectWorkload::RwRegister) => &["internal"],
             _ => &[],
         }
     }
@@ -168,7 +276,16 @@ impl Inject {
     /// Number of reserved keys the scenario uses.
     pub(crate) fn keys(self) -> u64 {
         match self {
-            Inject::G0 | Inject::G1c | Inject::WriteSkew | Inject::LongFork | Inject::ReadSkew => 2,
+            Inject::G0
+            | Inject::G1c
+            | Inject::WriteSkew
+            | Inject::LongFork
+            | Inject::ReadSkew
+            | Inject::NonMonotonicRead
+            | Inject::NonMonotonicReadAo
+            | Inject::FracturedRead
+            | Inject::FracturedReadAo
+            | Inject::CausalityViolation => 2,
             _ => 1,
         }
     }
@@ -196,7 +313,7 @@ pub fn parse_list(s: &str) -> Result<Vec<Inject>, String> {
 
 /// How many scenarios of each kind a run planted, in [`Inject::ALL`] order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct InjectCounts(pub [u32; 12]);
+pub struct InjectCounts(pub [u32; Inject::ALL.len()]);
 
 impl InjectCounts {
     /// Counts one planted scenario of `kind`.
@@ -235,10 +352,24 @@ mod tests {
     }
 
     #[test]
+    fn taps_name_their_scenarios() {
+        for c in 'a'..='m' {
+            let i = Inject::parse(&format!("TAP-{c}")).unwrap_or_else(|| panic!("tap-{c}"));
+            assert_eq!(i.tap(), Some(c));
+        }
+        assert_eq!(Inject::parse("tap-n"), None);
+        assert_eq!(Inject::parse("causal-violation"), Some(Inject::CausalityViolation));
+        assert!(!Inject::FracturedRead.applies_to(InjectWorkload::ListAppend));
+    }
+
+    #[test]
     fn applicability_and_counts() {
         assert!(!Inject::G0.applies_to(InjectWorkload::RwRegister));
         assert!(!Inject::DuplicateElements.applies_to(InjectWorkload::RwRegister));
-        assert!(Inject::ALL.iter().all(|i| i.applies_to(InjectWorkload::ListAppend)));
+        assert!(Inject::ALL
+            .iter()
+            .filter(|i| i.weak_level().is_none())
+            .all(|i| i.applies_to(InjectWorkload::ListAppend)));
         let mut c = InjectCounts::default();
         c.add(Inject::G1c);
         c.add(Inject::G1c);

@@ -504,6 +504,17 @@ impl Workload for Gen<'_> {
                 out.push(txn(t1));
                 out.push(Scripted { mops: t2, fail: false, wait_prev: true });
             }
+            // The weak-level scenarios are for registers and rejected up
+            // front; plant a garbage read should one get here anyway.
+            Inject::NonMonotonicRead
+            | Inject::NonMonotonicReadAo
+            | Inject::FracturedRead
+            | Inject::FracturedReadAo
+            | Inject::NonRepeatableRead
+            | Inject::CausalityViolation
+            | Inject::FutureRead
+            | Inject::NotMyOwnWrite
+            | Inject::NotMyLastWrite => out.push(txn(vec![self.lit(a, &[1])])),
         }
     }
 

@@ -17,18 +17,25 @@
 //! generated EDN history as elle-cli JSON. [`txn`] draws the transactions
 //! (keys, lengths, read mix, unique write values) for both generators and
 //! for `isolde record`, which runs the same workloads against real databases.
+//! [`registers`] lays any register history out for the text formats of
+//! Plume/PolySI/AWDIT ([`plume`]) and AWDIT's `test` format ([`awdit_test`]),
+//! which [`write_text`] writes.
 
+pub mod awdit_test;
 pub mod dbcop;
 pub mod inject;
 pub mod json;
 pub mod list_append;
 pub(crate) mod out;
+pub mod plume;
+pub mod registers;
 pub mod rng;
 pub mod rw_register;
 pub(crate) mod sim;
 #[cfg(test)]
 pub(crate) mod testkit;
 pub mod txn;
+pub mod weak;
 mod zipf;
 
 pub use inject::{Inject, InjectCounts, InjectWorkload};
@@ -36,3 +43,43 @@ pub use list_append::{list_append_string, write_list_append, KeyDist, ListAppend
 pub use rw_register::{rw_register_string, write_rw_register, RwKeyDist, RwRegisterConfig};
 pub use sim::{GenOptions, GenStats, Level, OutputFormat};
 pub use txn::{DrawnMop, Pattern, TxnSource};
+
+/// A register text format [`write_text`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextFormat {
+    /// Plume / PolySI / C4 / AWDIT `-f plume`: `r(K,V,S,T)` lines.
+    Plume,
+    /// AWDIT's `test` format.
+    AwditTest,
+}
+
+/// Writes the register history `h` in `format` (see [`registers`]).
+pub fn write_text(
+    h: &crate::history::History,
+    format: TextFormat,
+    opts: registers::ExportOptions,
+    w: &mut dyn std::io::Write,
+) -> Result<(), String> {
+    let r = registers::export(h, opts).map_err(|e| e.to_string())?;
+    match format {
+        TextFormat::Plume => plume::write(&r, w),
+        TextFormat::AwditTest => awdit_test::write(&r, w),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Runs a generator that writes EDN (`generate`), then rewrites its history
+/// in the register text `format`; returns the generator's statistics.
+pub fn generate_text(
+    generate: impl FnOnce(&mut Vec<u8>) -> std::io::Result<GenStats>,
+    format: TextFormat,
+    opts: registers::ExportOptions,
+    w: &mut dyn std::io::Write,
+) -> Result<GenStats, String> {
+    let mut edn = Vec::new();
+    let stats = generate(&mut edn).map_err(|e| e.to_string())?;
+    let h = crate::ingest::read_bytes("generated.edn", &edn, crate::ingest::Format::Edn).map_err(|e| e.to_string())?;
+    drop(edn);
+    write_text(&h, format, opts, w)?;
+    Ok(stats)
+}

@@ -458,6 +458,28 @@ impl Workload for Gen<'_> {
                 out.push(txn(vec![w(a, 1)]));
                 out.push(Scripted { mops: vec![r(a, 0)], fail: false, wait_prev: true });
             }
+            Inject::NonMonotonicRead => {
+                out.extend([txn(vec![w(a, 1)]), txn(vec![r(a, 1), w(a, 2), w(b, 2)]), txn(vec![r(b, 2), r(a, 1)])])
+            }
+            Inject::NonMonotonicReadAo => out.extend([
+                txn(vec![w(a, 1), w(b, 1)]),
+                txn(vec![w(a, 2), w(b, 2)]),
+                txn(vec![r(b, 2), r(a, 1)]),
+                txn(vec![r(a, 1), r(b, 2)]),
+            ]),
+            Inject::FracturedRead => out.extend([txn(vec![w(a, 1), w(b, 1)]), txn(vec![r(b, 0), r(a, 1)])]),
+            Inject::FracturedReadAo => {
+                out.extend([txn(vec![w(a, 1), w(b, 1)]), txn(vec![w(a, 2), w(b, 2)]), txn(vec![r(a, 1), r(b, 2)])])
+            }
+            Inject::NonRepeatableRead => {
+                out.extend([txn(vec![w(a, 1)]), txn(vec![w(a, 2)]), txn(vec![r(a, 1), r(a, 2)])])
+            }
+            Inject::CausalityViolation => {
+                out.extend([txn(vec![w(a, 1)]), txn(vec![r(a, 1), w(b, 1)]), txn(vec![r(b, 1), r(a, 0)])])
+            }
+            Inject::FutureRead => out.push(txn(vec![r(a, 1), w(a, 1)])),
+            Inject::NotMyOwnWrite => out.extend([txn(vec![w(a, 1)]), txn(vec![w(a, 2), r(a, 1)])]),
+            Inject::NotMyLastWrite => out.push(txn(vec![w(a, 1), w(a, 2), r(a, 1)])),
         }
     }
 

@@ -186,6 +186,15 @@ impl GenOptions {
                 return Err(format!("{i} cannot be injected into this workload"));
             }
         }
+        let own = self.inject.iter().any(|i| i.own_sessions());
+        if own && self.txns_per_session.is_some() {
+            return Err("the weak-level scenarios cannot be injected into sessions of fixed length".into());
+        }
+        if own && processes < MAX_SCENARIO_TXNS {
+            return Err(format!(
+                "the weak-level scenarios run each transaction on its own client: they need at least {MAX_SCENARIO_TXNS} processes"
+            ));
+        }
         let n = self.scenarios();
         if n > 0 && txns / (n + 1) < 2 * MAX_SCENARIO_TXNS {
             return Err(format!(
@@ -486,6 +495,8 @@ struct Slot<M> {
     scripted: bool,
     /// Read point (commit number) fixed when the transaction began.
     start: u64,
+    /// The last injected scenario this client ran a transaction of.
+    last_scenario: Option<usize>,
     /// Transactions this client invoked.
     count: usize,
 }
@@ -673,6 +684,7 @@ pub(crate) fn run<W: Write, L: Workload>(
             invoke_index: 0,
             scripted: false,
             start: 0,
+            last_scenario: None,
             count: 0,
         })
         .collect();
@@ -688,7 +700,9 @@ pub(crate) fn run<W: Write, L: Workload>(
 
     let scenarios = opts.scenarios();
     let mut next_scenario = 0usize;
-    let mut queue: VecDeque<Scripted<L::Mop>> = VecDeque::new();
+    // Scripted transactions, with their scenario and whether each of its
+    // transactions needs a client of its own.
+    let mut queue: VecDeque<(Scripted<L::Mop>, usize, bool)> = VecDeque::new();
     let mut script_buf: Vec<Scripted<L::Mop>> = Vec::new();
     let mut scripted_in_flight = 0usize;
     let mut injected = InjectCounts::default();
@@ -720,18 +734,20 @@ pub(crate) fn run<W: Write, L: Workload>(
                 while next_scenario < scenarios && invoked >= (next_scenario + 1) * p.txns / (scenarios + 1) {
                     let kind = opts.inject[next_scenario % opts.inject.len()];
                     wl.scenario(kind, &mut script_buf);
-                    queue.extend(script_buf.drain(..));
+                    queue.extend(script_buf.drain(..).map(|s| (s, next_scenario, kind.own_sessions())));
                     injected.add(kind);
                     next_scenario += 1;
                 }
                 slot.scripted = false;
-                if let Some(front) = queue.front() {
-                    if !front.wait_prev || scripted_in_flight == 0 {
-                        if let Some(s) = queue.pop_front() {
+                if let Some((front, scenario, own)) = queue.front() {
+                    let mine = *own && slot.last_scenario == Some(*scenario);
+                    if (!front.wait_prev || scripted_in_flight == 0) && !mine {
+                        if let Some((s, scenario, _)) = queue.pop_front() {
                             slot.mops.clear();
                             slot.mops.extend(s.mops);
                             slot.outcome = if s.fail { Outcome::Fail } else { Outcome::Ok };
                             slot.scripted = true;
+                            slot.last_scenario = Some(scenario);
                             scripted_in_flight += 1;
                         }
                     } else if p.txns - invoked <= queue.len() {

@@ -1,8 +1,9 @@
 //! Ingest: reads a history (Jepsen `history.edn`, elle-cli JSON, dbcop
-//! `history.bincode`, PolySI text, or a directory of Cobra client logs) into
-//! the columnar [`History`] model.
+//! `history.bincode`, PolySI text, AWDIT's `test` format, or a directory of
+//! Cobra client logs) into the columnar [`History`] model.
 //!
-//! The three polygraph-checker formats (dbcop, PolySI text, Cobra) describe
+//! The four polygraph- and weak-checker formats (dbcop, PolySI text, AWDIT
+//! test, Cobra) describe
 //! read-write register histories; each is mapped onto Elle's rw-register
 //! micro-ops (`[:r k v]`, `[:w k v]`, a read of the initial state as
 //! `[:r k nil]`) with one completion op per transaction and one process per
@@ -20,6 +21,7 @@
 //! memory-mapped, and large EDN histories are parsed in parallel with a result
 //! identical to a sequential parse.
 
+mod awdit_test;
 mod cobra;
 mod dbcop;
 mod edn;
@@ -55,6 +57,9 @@ pub enum Format {
     /// Cobra client logs: a directory with one binary `*.log` file per
     /// session (a single file is read as one session).
     Cobra,
+    /// AWDIT's `test` format: sessions separated by lines of `=`,
+    /// transactions by lines of `-`, events `r KEY VALUE` / `w KEY VALUE`.
+    AwditTest,
 }
 
 /// The largest input read, in bytes: the columnar model addresses its arenas
@@ -250,6 +255,13 @@ pub fn read_bytes_with(
     read_resolved(source_name, bytes, format, opts)
 }
 
+/// The format `bytes` (named `source_name`) would be read as with
+/// `format`: `format` itself unless it is [`Format::Auto`], else what the
+/// extension or the content says (see [`read_bytes`]).
+pub fn detect(source_name: &str, bytes: &[u8], format: Format) -> Format {
+    prepare(source_name, bytes, format).1
+}
+
 /// The UTF-8 byte order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -265,7 +277,9 @@ fn prepare<'a>(source_name: &str, bytes: &'a [u8], format: Format) -> (&'a [u8],
         _ => resolve(source_name, bytes, format),
     };
     match (format, text) {
-        (Format::Edn | Format::Json | Format::PolysiText | Format::Auto, Some(text)) => (text, format),
+        (Format::Edn | Format::Json | Format::PolysiText | Format::AwditTest | Format::Auto, Some(text)) => {
+            (text, format)
+        }
         _ => (bytes, format),
     }
 }
@@ -277,6 +291,7 @@ fn read_resolved(source_name: &str, bytes: &[u8], format: Format, opts: ReadOpti
         Format::Dbcop => dbcop::parse(source_name, bytes, opts.failed_events),
         Format::PolysiText => polysi_text::parse(source_name, bytes),
         Format::Cobra => cobra::parse(source_name, bytes),
+        Format::AwditTest => awdit_test::parse(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse(source_name, bytes),
     }
     .map_err(|e| hint_other_format(e, bytes, format))?;
@@ -363,7 +378,8 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
 
 /// Guesses the format from the content: a plausible dbcop header (five
 /// `u64`s, then two short UTF-8 strings) is dbcop; text whose first
-/// non-blank characters are `r(` or `w(` is PolySI text; `{:`/`[{:`/`({:` or
+/// non-blank characters are `r(` or `w(` is PolySI text, `r `, `w ` or
+/// `=` AWDIT's `test` format; `{:`/`[{:`/`({:` or
 /// a `;`/`#` start is EDN, `{"` or `[{"` is JSON.
 fn sniff(bytes: &[u8]) -> Format {
     if dbcop::looks_like(bytes) {
@@ -372,6 +388,11 @@ fn sniff(bytes: &[u8]) -> Format {
     let text = bytes.iter().position(|b| !b.is_ascii_whitespace()).map_or(&[][..], |i| &bytes[i..]);
     if text.len() >= 2 && matches!(text[0], b'r' | b'w') && text[1] == b'(' {
         return Format::PolysiText;
+    }
+    if text.len() >= 2 && matches!(text[0], b'r' | b'w') && matches!(text[1], b' ' | b'\t')
+        || text.first() == Some(&b'=')
+    {
+        return Format::AwditTest;
     }
     let mut it = bytes.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     match it.next() {
@@ -407,7 +428,10 @@ mod tests {
         assert_eq!(resolve("x.json", json, Format::Edn), Format::Edn);
         assert_eq!(resolve("galera.txt", b"\n r(1,0,0,0)\nw(1,1,0,0)\n", Format::Auto), Format::PolysiText);
         assert_eq!(resolve("h", b"w(1,1,0,0)", Format::Auto), Format::PolysiText);
-        assert_eq!(resolve("h", b"r :x", Format::Auto), Format::Edn);
+        assert_eq!(resolve("h", b"r(:x", Format::Auto), Format::PolysiText);
+        assert_eq!(resolve("h", b"[:r :x]", Format::Auto), Format::Edn);
+        assert_eq!(resolve("h.txt", b"w 0 0\n=====\nr 0 0\n", Format::Auto), Format::AwditTest);
+        assert_eq!(resolve("h.txt", b"\n=====\nr 0 0\n", Format::Auto), Format::AwditTest);
         let dbcop = crate::gen::dbcop::encode_events(&[vec![(vec![(true, 1, 1, true)], true)]]);
         assert_eq!(resolve("history", &dbcop, Format::Auto), Format::Dbcop);
         assert_eq!(resolve("h.BINCODE", b"", Format::Auto), Format::Dbcop);

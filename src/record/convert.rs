@@ -18,7 +18,7 @@
 //!   file named) rather than written as if they committed or aborted.
 
 use super::RecordError;
-use crate::history::{Atom, MopFn, MopValue, OpType, Value};
+use crate::history::{Atom, History, MopFn, MopValue, OpType, Value};
 use crate::ingest;
 use std::path::{Path, PathBuf};
 
@@ -43,20 +43,28 @@ pub fn to_json(edn: &Path, out: &Path) -> Result<(), RecordError> {
 /// Writes the rw-register EDN history at `edn` to `out` as dbcop bincode.
 pub fn to_dbcop(edn: &Path, out: &Path) -> Result<(), RecordError> {
     let h = ingest::read_path(edn, ingest::Format::Edn).map_err(|e| convert_err(edn, e.to_string()))?;
+    let bytes = dbcop_bytes(&h).map_err(|message| match h.ops.iter().any(|o| o.op_type == OpType::Info) {
+        true => convert_err(edn, format!("{message}; the complete history is the EDN file")),
+        false => convert_err(edn, message),
+    })?;
+    std::fs::write(out, bytes).map_err(|source| output_err(out, source))
+}
+
+/// An rw-register history as dbcop bincode: one session per `:process` in
+/// the order it first ran, `:ok` and `:fail` transactions. Refuses
+/// histories with `:info` transactions, lists, and keys or values that are
+/// not non-negative integers (the message says which).
+pub fn dbcop_bytes(h: &History) -> Result<Vec<u8>, String> {
     let info = h.ops.iter().filter(|o| o.op_type == OpType::Info).count();
     if info > 0 {
-        return Err(convert_err(
-            edn,
-            format!(
-                "{info} transactions have an unknown outcome (:info), which dbcop's format cannot express; \
-                 the complete history is the EDN file"
-            ),
+        return Err(format!(
+            "{info} transactions have an unknown outcome (:info), which dbcop's format cannot express"
         ));
     }
-    let int = |v: &Value, what: &str| -> Result<u64, RecordError> {
+    let int = |v: &Value, what: &str| -> Result<u64, String> {
         match v {
             Value::Atom(Atom::Int(n)) if *n >= 0 => Ok(*n as u64),
-            other => Err(convert_err(edn, format!("{what} {other} is not a non-negative integer, as dbcop needs"))),
+            other => Err(format!("{what} {other} is not a non-negative integer, as dbcop needs")),
         }
     };
     let mut process: Vec<i64> = Vec::new();
@@ -70,17 +78,14 @@ pub fn to_dbcop(edn: &Path, out: &Path) -> Result<(), RecordError> {
             keys = keys.max(key + 1);
             let value = match (m.f, m.value) {
                 (MopFn::Append, _) | (_, MopValue::List { .. }) => {
-                    return Err(convert_err(
-                        edn,
-                        "dbcop's format holds registers, not lists (record rw-register)".into(),
-                    ))
+                    return Err("dbcop's format holds registers, not lists (record rw-register)".into())
                 }
                 (MopFn::Read, _) if !ok => 0,
                 (_, MopValue::Nil) => 0,
                 (_, MopValue::Int(v)) => match h.value(v) {
                     Some(x) => int(&x, "value")?,
                     None if v > 0 => v as u64,
-                    None => return Err(convert_err(edn, format!("value {v} cannot be told from dbcop's initial 0"))),
+                    None => return Err(format!("value {v} cannot be told from dbcop's initial 0")),
                 },
             };
             evs.push((m.f == MopFn::Write, key, value, ok));
@@ -99,8 +104,7 @@ pub fn to_dbcop(edn: &Path, out: &Path) -> Result<(), RecordError> {
     let txns = sessions.iter().map(Vec::len).max().unwrap_or(0) as u64;
     let params = [0, sessions.len() as u64, keys, txns, events];
     let start = crate::gen::dbcop::START;
-    let bytes = crate::gen::dbcop::encode_with(params, ["isolde record", start, start], &sessions);
-    std::fs::write(out, bytes).map_err(|source| output_err(out, source))
+    Ok(crate::gen::dbcop::encode_with(params, ["isolde record", start, start], &sessions))
 }
 
 fn output_err(path: &Path, source: std::io::Error) -> RecordError {

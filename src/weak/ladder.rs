@@ -72,6 +72,11 @@ fn witness(h: &History, o: &Outcome, name: &str) -> String {
 pub fn render(h: &History, o: &Outcome) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    // A terminal that reports no usable width (a pseudo-terminal of 0
+    // columns) would squeeze every column to one character.
+    if t.width().is_none_or(|w| w < 60) {
+        t.set_content_arrangement(ContentArrangement::Disabled);
+    }
     t.set_header(vec!["level", "model", "verdict", "broken by", "witness"]);
     let mut weakest: Option<&str> = None;
     for &(label, model) in ROWS {

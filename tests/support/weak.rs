@@ -105,45 +105,64 @@ pub fn weak_ladder(h: &History) -> ([bool; 3], Option<char>) {
     (out, tap)
 }
 
-/// A history in AWDIT's `test` format: sessions separated by lines of `=`,
-/// transactions by lines of `-`, events `r K V` / `w K V`, all committed.
-/// AWDIT's files give the initial state as a first session holding one
-/// transaction that writes 0 to keys; that session becomes `⊥` (its reads
-/// of 0 read nil). Anything else is an ordinary transaction.
+/// A history in AWDIT's `test` format, read by isolde's reader (a first
+/// session of writes of 0 is the initial state).
 pub fn awdit_test(t: &str) -> History {
-    let mut sessions: Vec<Vec<Vec<(char, i64, i64)>>> = vec![vec![vec![]]];
-    for line in t.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        if line.starts_with('=') {
-            sessions.push(vec![vec![]]);
-        } else if line.starts_with('-') {
-            sessions.last_mut().expect("session").push(vec![]);
-        } else {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let (k, v) = (f[1].parse().expect("key"), f[2].parse().expect("value"));
-            let c = f[0].chars().next().expect("event");
-            sessions.last_mut().and_then(|s| s.last_mut()).expect("txn").push((c, k, v));
-        }
-    }
-    let init: Vec<i64> = match &sessions[0][..] {
-        [txn] if txn.iter().all(|&(c, _, v)| c == 'w' && v == 0) => txn.iter().map(|&(_, k, _)| k).collect(),
-        _ => Vec::new(),
+    read_bytes("test.txt", t.as_bytes(), Format::AwditTest).expect("test history parses")
+}
+
+/// The weak verdicts of `h` (RC, RA, CC: `Some(valid)`, `None` unknown).
+pub fn weak_verdicts(h: &History) -> [Option<bool>; 3] {
+    let w = workload(h);
+    Level::ALL.map(|l| match isolde::weak::check(h, w, l, &Options::default()) {
+        Verdict::Valid(_) => Some(true),
+        Verdict::Invalid(_) => Some(false),
+        Verdict::Unknown(_) => None,
+    })
+}
+
+/// `h` written in `format` and read back.
+pub fn round_trip(h: &History, format: isolde::gen::TextFormat, pin_initial: bool) -> History {
+    let mut out = Vec::new();
+    isolde::gen::write_text(h, format, isolde::gen::registers::ExportOptions { pin_initial }, &mut out)
+        .expect("writes");
+    let f = match format {
+        isolde::gen::TextFormat::Plume => Format::PolysiText,
+        isolde::gen::TextFormat::AwditTest => Format::AwditTest,
     };
-    let skip = usize::from(!init.is_empty());
-    let mut out = String::new();
-    for (s, txns) in sessions.iter().enumerate().skip(skip) {
-        for txn in txns.iter().filter(|t| !t.is_empty()) {
-            let mops: Vec<String> = txn
-                .iter()
-                .map(|&(c, k, v)| match c {
-                    'r' if v == 0 && init.contains(&k) => format!("[:r {k} nil]"),
-                    'r' => format!("[:r {k} {v}]"),
-                    _ => format!("[:w {k} {v}]"),
-                })
-                .collect();
-            out.push_str(&format!("{{:type :ok, :f :txn, :process {s}, :value [{}]}}\n", mops.join(" ")));
-        }
+    read_bytes("round-trip.txt", &out, f).expect("reads back")
+}
+
+/// The committed transactions of `h` per session, each as its micro-ops'
+/// text (`r 1 nil`, `w 1 5`), the sessions sorted (formats may reorder them).
+pub fn sessions_text(h: &History) -> Vec<Vec<String>> {
+    use isolde::history::{MopValue, OpType};
+    let mut order: Vec<i64> = Vec::new();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for op in h.ops.iter().filter(|o| o.op_type == OpType::Ok) {
+        let s = match order.iter().position(|&p| p == op.process) {
+            Some(s) => s,
+            None => {
+                order.push(op.process);
+                out.push(Vec::new());
+                out.len() - 1
+            }
+        };
+        let mops: Vec<String> = h
+            .mops_of(op)
+            .iter()
+            .map(|m| {
+                let v = match m.value {
+                    MopValue::Int(v) => h.value_text(v),
+                    _ => "nil".into(),
+                };
+                format!("{} {} {v}", m.f.name(), h.key(m.key))
+            })
+            .collect();
+        out[s].push(mops.join(", "));
     }
-    edn(&out)
+    out.sort();
+    out
 }
 
 /// Checks a violation's witness against the history, step by step, without
