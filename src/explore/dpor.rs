@@ -416,6 +416,16 @@ impl<'p> Engine<'p> {
     }
 
     /// swapped(h, r) for the read `r` = event `k` of `u` (spec §5.3).
+    ///
+    /// Condition (2) ranges over *events* `e' <or r` with `e' < r` (the
+    /// oracle order lifted to events: by transaction, then program order),
+    /// so it includes the reads of `u` before `r`: a read that NEXT added
+    /// after an earlier swap of its own transaction made `w` visible is not
+    /// swapped. Read at the level of transactions only, it would block
+    /// swaps that some history needs (the property test finds one: a
+    /// transaction reading `x` then `y`, each written by another session,
+    /// under read committed). Condition (3) is the special case of a
+    /// direct read from `w`.
     fn swapped(&self, h: &Hist, u: TxnId, k: usize, cp: &[u64; 64], pos: &[u8; 64]) -> bool {
         let events = &h.txns[u as usize].events;
         let w = events[k].writer;
@@ -423,14 +433,15 @@ impl<'p> Engine<'p> {
         if w == INIT || !(pos[w as usize] < pos[u as usize] && u < w) {
             return false;
         }
-        // (2) no t' <or u, t' < r, with w (so ∪ wr)+ t'.
+        // (2) no transaction t' <or u, t' < r, with w (so ∪ wr)+ t'.
         for &t2 in &h.order {
             if t2 < u && pos[t2 as usize] < pos[u as usize] && t2 != w && cp[t2 as usize] & bit(w) != 0 {
                 return false;
             }
         }
-        // (3) no earlier read of u read from w.
-        !events[..k].iter().any(|e| e.is_external_read() && e.writer == w)
+        // (2) for the events of u before r, and (3): no earlier read of u
+        // has w in its causal past.
+        !events[..k].iter().any(|e| e.is_external_read() && cp[e.writer as usize] & bit(w) != 0)
     }
 
     /// readLatest(h, r', t) for `r'` = event `k` of `u`: its writer is the
