@@ -42,8 +42,12 @@ fn histories(text: &str, level: Level) -> (BTreeSet<Canon>, Outcome) {
     (set, out)
 }
 
-/// A history identity: (session, index) from 0, aborted, external reads.
-fn h(txns: &[((usize, usize), bool, &[(&str, Source)])]) -> Canon {
+/// A transaction of a history identity: (session, index) from 0, aborted,
+/// external reads as (key, source).
+type T<'a> = ((usize, usize), bool, &'a [(&'a str, Source)]);
+
+/// A history identity.
+fn h(txns: &[T]) -> Canon {
     let mut c: Canon =
         txns.iter().map(|(p, a, rs)| (*p, *a, rs.iter().map(|(k, s)| (k.to_string(), *s)).collect())).collect();
     c.sort();

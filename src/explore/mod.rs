@@ -141,7 +141,7 @@ fn search(
         }
         steps += 1;
         if let Some(t) = opts.timeout {
-            if (steps == 1 || steps % 64 == 0) && start.elapsed() >= t {
+            if (steps == 1 || steps.is_multiple_of(64)) && start.elapsed() >= t {
                 return Err(format!("stopped after the --timeout of {} s", t.as_secs_f64()));
             }
         }
