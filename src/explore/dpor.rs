@@ -159,6 +159,10 @@ pub struct Stats {
     pub swaps: u64,
     /// Swaps OPTIMALITY refused.
     pub refused_swaps: u64,
+    /// EXPLORE calls on a history inconsistent at the base level, counted
+    /// only with [`Engine::check_invariants`] (zero: strong optimality's
+    /// "never explores an inconsistent history").
+    pub inconsistent: u64,
 }
 
 /// Why the search stopped early.
@@ -206,6 +210,9 @@ pub struct Engine<'p> {
     scratch: Scratch,
     /// Counters.
     pub stats: Stats,
+    /// Check every explored history's consistency (a test of the
+    /// algorithm; costs one check per step).
+    pub check_invariants: bool,
 }
 
 impl<'p> Engine<'p> {
@@ -223,6 +230,7 @@ impl<'p> Engine<'p> {
             base: level.base(),
             scratch: Scratch::default(),
             stats: Stats::default(),
+            check_invariants: false,
         }
     }
 
@@ -238,6 +246,11 @@ impl<'p> Engine<'p> {
         while let Some((h, after_commit)) = stack.pop() {
             budget(&self.stats).map_err(Stop::Budget)?;
             self.stats.calls += 1;
+            if self.check_invariants
+                && !levels::weak_ok(&h, &self.shape.so_mask, self.tables.keys.len(), self.base, &mut self.scratch)
+            {
+                self.stats.inconsistent += 1;
+            }
             if after_commit {
                 self.swaps(&h, &mut stack);
             }

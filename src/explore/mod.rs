@@ -53,6 +53,9 @@ pub struct Options {
     pub max_histories: Option<u64>,
     /// Keep this many violating histories as witnesses.
     pub witnesses: usize,
+    /// Check that every explored history is consistent at the level
+    /// explored under ([`Stats::inconsistent`]); for tests.
+    pub check_invariants: bool,
 }
 
 /// The result of a search.
@@ -128,6 +131,7 @@ fn search(
 ) -> Result<Outcome, RunError> {
     let start = Instant::now();
     let mut engine = Engine::new(program, level);
+    engine.check_invariants = opts.check_invariants;
     let mut steps = 0u64;
     let leaf = |v: &dpor::View, l: &dpor::Leaf| {
         on_leaf(v, l);

@@ -324,7 +324,8 @@ pub fn assert_matches_brute_force(text: &str) {
         let mut ends: BTreeSet<Canon> = BTreeSet::new();
         let mut dup = None;
         let mut disagree = None;
-        let out = explore_each(&p, level, &Options::default(), |v, consistent, assert_ok| {
+        let opts = Options { check_invariants: true, ..Options::default() };
+        let out = explore_each(&p, level, &opts, |v, consistent, assert_ok| {
             let c = canon(v);
             ends.insert(c.clone());
             if consistent {
@@ -345,6 +346,7 @@ pub fn assert_matches_brute_force(text: &str) {
         for (c, ok) in &got {
             assert_eq!(expected[c], Some(*ok), "assertion result differs at {} on {c:?}:\n{text}", level.name());
         }
+        assert_eq!(out.stats.inconsistent, 0, "an inconsistent history explored at {}:\n{text}", level.name());
         assert_eq!(out.stats.histories as usize, got.len());
         assert_eq!(out.stats.violations as usize, got.values().filter(|ok| !**ok).count());
         match level {
