@@ -163,6 +163,10 @@ pub struct Stats {
     /// only with [`Engine::check_invariants`] (zero: strong optimality's
     /// "never explores an inconsistent history").
     pub inconsistent: u64,
+    /// EXPLORE calls on a history (transactions and their events, whatever
+    /// the order `<`) already explored, counted only with
+    /// [`Engine::check_invariants`] (zero: optimality).
+    pub revisits: u64,
 }
 
 /// Why the search stopped early.
@@ -210,9 +214,11 @@ pub struct Engine<'p> {
     scratch: Scratch,
     /// Counters.
     pub stats: Stats,
-    /// Check every explored history's consistency (a test of the
-    /// algorithm; costs one check per step).
+    /// Check every explored history's consistency, and that none is
+    /// explored twice (a test of the algorithm: it keeps every history
+    /// explored, so memory is no longer polynomial).
     pub check_invariants: bool,
+    seen: rustc_hash::FxHashSet<Vec<super::history::Log>>,
 }
 
 impl<'p> Engine<'p> {
@@ -231,6 +237,7 @@ impl<'p> Engine<'p> {
             scratch: Scratch::default(),
             stats: Stats::default(),
             check_invariants: false,
+            seen: Default::default(),
         }
     }
 
@@ -250,6 +257,9 @@ impl<'p> Engine<'p> {
                 && !levels::weak_ok(&h, &self.shape.so_mask, self.tables.keys.len(), self.base, &mut self.scratch)
             {
                 self.stats.inconsistent += 1;
+            }
+            if self.check_invariants && !self.seen.insert(h.txns.clone()) {
+                self.stats.revisits += 1;
             }
             if after_commit {
                 self.swaps(&h, &mut stack);

@@ -347,6 +347,7 @@ pub fn assert_matches_brute_force(text: &str) {
             assert_eq!(expected[c], Some(*ok), "assertion result differs at {} on {c:?}:\n{text}", level.name());
         }
         assert_eq!(out.stats.inconsistent, 0, "an inconsistent history explored at {}:\n{text}", level.name());
+        assert_eq!(out.stats.revisits, 0, "a history explored twice at {}:\n{text}", level.name());
         assert_eq!(out.stats.histories as usize, got.len());
         assert_eq!(out.stats.violations as usize, got.values().filter(|ok| !**ok).count());
         match level {
