@@ -59,11 +59,6 @@ impl Shape {
         }
         Shape { place, so_mask }
     }
-
-    /// The id of a session's `i`-th transaction.
-    pub fn id(&self, session: usize, i: usize) -> TxnId {
-        self.place.iter().position(|&p| p == (session, i)).map_or(OWN, |x| x as TxnId)
-    }
 }
 
 /// A key as the program computes it: a name and, for a row, its id.
