@@ -34,6 +34,7 @@ use super::levels::{self, Level, Scratch};
 use super::program::{KeyExpr, Program, Stmt};
 use crate::weak;
 use rustc_hash::FxHashMap;
+use std::rc::Rc;
 
 /// The program's transactions in oracle order, with their sessions.
 pub struct Shape {
@@ -99,7 +100,7 @@ impl Tables {
             .find(|(lit, _)| lit.name == k.0 && lit.row == k.1)
             .map(|(_, v)| match v {
                 super::program::Literal::Int(i) => Val::Int(*i),
-                super::program::Literal::Set(s) => Val::Set(s.clone()),
+                super::program::Literal::Set(s) => Val::Set(std::rc::Rc::new(s.clone())),
             })
             .unwrap_or(Val::Int(0));
         let iv = self.val(init);
@@ -214,7 +215,19 @@ pub struct Engine<'p> {
     /// explored, so memory is no longer polynomial).
     pub check_invariants: bool,
     seen: rustc_hash::FxHashSet<Vec<super::history::Log>>,
+    /// A reusable environment for NEXT.
+    env_buf: Env,
+    /// Locals bound in [`Engine::env_buf`] by the last replay.
+    dirty: Vec<u32>,
 }
+
+/// A history still to explore: whether its last event is a commit (then
+/// its swaps are due), and the locals its pending transaction's session
+/// bound before it, once computed (shared by the histories that extend it).
+type Item = (Hist, bool, Option<Rc<Bound>>);
+
+/// The locals with a value, as (local, value).
+type Bound = Vec<(u32, Val)>;
 
 impl<'p> Engine<'p> {
     /// An engine exploring `prog` at `level`.
@@ -233,6 +246,8 @@ impl<'p> Engine<'p> {
             stats: Stats::default(),
             check_invariants: false,
             seen: Default::default(),
+            env_buf: vec![None; prog.locals.len()],
+            dirty: Vec::new(),
         }
     }
 
@@ -244,8 +259,8 @@ impl<'p> Engine<'p> {
         mut leaf: impl FnMut(&View, &Leaf) -> bool,
         mut budget: impl FnMut(&Stats) -> Result<(), String>,
     ) -> Result<(), Stop> {
-        let mut stack = vec![(Hist::initial(self.prog.txn_count()), false)];
-        while let Some((h, after_commit)) = stack.pop() {
+        let mut stack: Vec<Item> = vec![(Hist::initial(self.prog.txn_count()), false, None)];
+        while let Some((h, after_commit, base_env)) = stack.pop() {
             budget(&self.stats).map_err(Stop::Budget)?;
             self.stats.calls += 1;
             if self.check_invariants
@@ -259,7 +274,7 @@ impl<'p> Engine<'p> {
             if after_commit {
                 self.swaps(&h, &mut stack);
             }
-            let next = self.next(&h).map_err(Stop::Error)?;
+            let (next, base_env) = self.next(&h, base_env).map_err(Stop::Error)?;
             match next {
                 Next::Done => {
                     self.stats.explored += 1;
@@ -286,7 +301,7 @@ impl<'p> Engine<'p> {
                     let mut h = h;
                     h.txns[t as usize].status = Status::Pending;
                     h.order.push(t);
-                    stack.push((h, false));
+                    stack.push((h, false, None));
                 }
                 Next::Read(key) => {
                     let t = h.pending().expect("a read belongs to the pending transaction");
@@ -299,7 +314,7 @@ impl<'p> Engine<'p> {
                     for &w in writers.iter().rev() {
                         let mut h2 = h1.clone();
                         self.set_writer(&mut h2, t, w);
-                        stack.push((h2, false));
+                        stack.push((h2, false, base_env.clone()));
                     }
                 }
                 Next::OwnRead(key, val) | Next::Write(key, val) => {
@@ -307,14 +322,14 @@ impl<'p> Engine<'p> {
                     let kind = if matches!(next, Next::OwnRead(..)) { EvKind::Read } else { EvKind::Write };
                     let mut h = h;
                     h.txns[t as usize].events.push(Event { kind, key, val, writer: OWN });
-                    stack.push((h, false));
+                    stack.push((h, false, base_env));
                 }
                 Next::Commit | Next::Abort => {
                     let t = h.pending().expect("a commit belongs to the pending transaction");
                     let commit = next == Next::Commit;
                     let mut h = h;
                     h.txns[t as usize].status = if commit { Status::Committed } else { Status::Aborted };
-                    stack.push((h, commit));
+                    stack.push((h, commit, None));
                 }
             }
         }
@@ -353,7 +368,7 @@ impl<'p> Engine<'p> {
 
     /// EXPLORESWAPS after the commit of `h`'s last transaction: pushes every
     /// swapped history OPTIMALITY admits.
-    fn swaps(&mut self, h: &Hist, stack: &mut Vec<(Hist, bool)>) {
+    fn swaps(&mut self, h: &Hist, stack: &mut Vec<Item>) {
         let t = *h.order.last().expect("a committed transaction");
         let cp = h.causal_pasts(&self.shape.so_mask);
         let pos = h.positions();
@@ -366,7 +381,7 @@ impl<'p> Engine<'p> {
                     match self.optimal_swap(h, u, k, t, &cp, &pos) {
                         Some(hs) => {
                             self.stats.swaps += 1;
-                            stack.push((hs, false));
+                            stack.push((hs, false, None));
                         }
                         None => self.stats.refused_swaps += 1,
                     }
@@ -509,22 +524,47 @@ impl<'p> Engine<'p> {
     }
 
     /// NEXT: the next event of the pending transaction, else the begin of
-    /// the `<or`-least transaction not started, else `Done`.
-    pub fn next(&mut self, h: &Hist) -> Result<Next, RunError> {
+    /// the `<or`-least transaction not started, else `Done`. `base` is the
+    /// pending transaction's session environment if known; the one used is
+    /// returned.
+    pub fn next(&mut self, h: &Hist, base: Option<Rc<Bound>>) -> Result<(Next, Option<Rc<Bound>>), RunError> {
         if let Some(t) = h.pending() {
-            let mut env = self.session_env(h, t)?;
+            let base = match base {
+                Some(b) => b,
+                None => {
+                    let env = self.session_env(h, t)?;
+                    Rc::new(env.into_iter().enumerate().filter_map(|(l, v)| v.map(|v| (l as u32, v))).collect())
+                }
+            };
+            // The reusable environment holds no value between calls: set
+            // the session's bound locals, replay, and clear what was set.
+            let mut env = std::mem::take(&mut self.env_buf);
+            for (l, v) in base.iter() {
+                env[*l as usize] = Some(v.clone());
+            }
+            self.dirty.clear();
             let (s, i) = self.shape.place[t as usize];
             let code = &self.prog.sessions[s][i].body;
             let mut cur = 0;
-            return Ok(match self.replay(code, &mut env, &h.txns[t as usize].events, &mut cur)? {
+            let flow = self.replay(code, &mut env, &h.txns[t as usize].events, &mut cur);
+            for (l, _) in base.iter() {
+                env[*l as usize] = None;
+            }
+            for &l in &self.dirty {
+                env[l as usize] = None;
+            }
+            self.env_buf = env;
+            let next = match flow? {
                 Flow::Done => Next::Commit,
                 Flow::Aborted => Next::Abort,
                 Flow::Stop(n) => n,
-            });
+            };
+            return Ok((next, Some(base)));
         }
-        Ok((1..h.txns.len() as TxnId)
+        let next = (1..h.txns.len() as TxnId)
             .find(|&t| h.txns[t as usize].status == Status::Absent)
-            .map_or(Next::Done, Next::Begin))
+            .map_or(Next::Done, Next::Begin);
+        Ok((next, None))
     }
 
     /// The locals bound by the transactions of `t`'s session before `t`.
@@ -576,12 +616,14 @@ impl<'p> Engine<'p> {
             match st {
                 Stmt::Let { local, value, .. } => {
                     env[*local as usize] = Some(eval(self.prog, value, env)?);
+                    self.dirty.push(*local);
                 }
                 Stmt::Read { key, local, line } => {
                     let key = self.key_of(key, env, *line)?;
                     if let Some(e) = evs.get(*cur) {
                         debug_assert!(e.kind == EvKind::Read && e.key == key, "replay diverged at line {line}");
                         env[*local as usize] = Some(self.tables.vals[e.val as usize].clone());
+                        self.dirty.push(*local);
                         *cur += 1;
                     } else {
                         let own = evs.iter().rev().find(|e| e.kind == EvKind::Write && e.key == key);

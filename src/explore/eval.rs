@@ -9,6 +9,7 @@
 
 use super::program::{Expr, LocalId, Op, Program};
 use std::fmt;
+use std::rc::Rc;
 use thiserror::Error;
 
 /// A value of a local or of a key.
@@ -18,8 +19,9 @@ pub enum Val {
     Int(i64),
     /// A boolean.
     Bool(bool),
-    /// A set of integers, sorted, without duplicates.
-    Set(Vec<i64>),
+    /// A set of integers, sorted, without duplicates (shared: locals are
+    /// copied often, sets rarely changed).
+    Set(Rc<Vec<i64>>),
 }
 
 impl fmt::Display for Val {
@@ -78,7 +80,7 @@ pub fn eval(p: &Program, e: &Expr, env: &Env) -> Result<Val, RunError> {
             }
             s.sort_unstable();
             s.dedup();
-            Ok(Val::Set(s))
+            Ok(Val::Set(Rc::new(s)))
         }
         Expr::Call(op, args, line) => call(p, *op, args, *line, env),
     }
@@ -109,7 +111,7 @@ fn int(v: Val, line: usize, what: &str) -> Result<i64, RunError> {
     }
 }
 
-fn set(v: Val, line: usize, op: Op) -> Result<Vec<i64>, RunError> {
+fn set(v: Val, line: usize, op: Op) -> Result<Rc<Vec<i64>>, RunError> {
     match v {
         Val::Set(s) => Ok(s),
         v => Err(RunError {
@@ -186,7 +188,7 @@ fn call(p: &Program, op: Op, args: &[Expr], line: usize, env: &Env) -> Result<Va
         }
         Op::Not => Val::Bool(!arg_bool(&args[0])?),
         Op::Conj | Op::Disj => {
-            let mut s = set(eval(p, &args[0], env)?, line, op)?;
+            let mut s = Rc::unwrap_or_clone(set(eval(p, &args[0], env)?, line, op)?);
             for a in &args[1..] {
                 let x = arg_int(a)?;
                 match (s.binary_search(&x), op) {
@@ -197,7 +199,7 @@ fn call(p: &Program, op: Op, args: &[Expr], line: usize, env: &Env) -> Result<Va
                     _ => {}
                 }
             }
-            Val::Set(s)
+            Val::Set(Rc::new(s))
         }
         Op::Contains => {
             let s = set(eval(p, &args[0], env)?, line, op)?;
@@ -221,7 +223,7 @@ mod tests {
 
     #[test]
     fn arithmetic_sets_and_logic() {
-        let env = [Some(Val::Int(3)), Some(Val::Set(vec![1, 2]))];
+        let env = [Some(Val::Int(3)), Some(Val::Set(Rc::new(vec![1, 2])))];
         assert_eq!(run("(+ a 1 2)", &env), Ok(Val::Int(6)));
         assert_eq!(run("(- a)", &env), Ok(Val::Int(-3)));
         assert_eq!(run("(count (conj b a 1))", &env), Ok(Val::Int(3)));
@@ -232,7 +234,7 @@ mod tests {
 
     #[test]
     fn type_errors_are_errors() {
-        let env = [Some(Val::Int(3)), Some(Val::Set(vec![1, 2]))];
+        let env = [Some(Val::Int(3)), Some(Val::Set(Rc::new(vec![1, 2])))];
         let e = run("(+ b 1)", &env).unwrap_err();
         assert!(e.msg.contains("found a set"), "{e}");
         assert!(run("(count a)", &env).unwrap_err().msg.contains("expects a set"));

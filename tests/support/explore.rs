@@ -82,7 +82,7 @@ fn init_value(p: &Program, key: &str) -> Val {
         if p.key_text(lit.name, lit.row) == key {
             return match v {
                 Literal::Int(i) => Val::Int(*i),
-                Literal::Set(s) => Val::Set(s.clone()),
+                Literal::Set(s) => Val::Set(std::rc::Rc::new(s.clone())),
             };
         }
     }
