@@ -132,7 +132,9 @@ impl Level {
 /// Reusable buffers of the checks.
 #[derive(Default)]
 pub struct Scratch {
+    /// Writers of each key; every entry is `{init}` between calls.
     writers: Vec<u64>,
+    touched: Vec<KeyId>,
     failed: FxHashSet<(u64, u64)>,
     cond: Vec<Vec<(TxnId, TxnId)>>,
 }
@@ -142,18 +144,28 @@ pub struct Scratch {
 /// `nkeys` bounds the key ids.
 pub fn weak_ok(h: &Hist, so_mask: &[u64], nkeys: usize, level: weak::Level, s: &mut Scratch) -> bool {
     let present = h.present();
-    s.writers.clear();
-    s.writers.resize(nkeys, bit(INIT));
+    if s.writers.len() < nkeys {
+        s.writers.resize(nkeys, bit(INIT));
+    }
     for &t in &h.order[1..] {
         let l = &h.txns[t as usize];
         if l.status != Status::Aborted {
             for e in &l.events {
                 if e.kind == EvKind::Write {
                     s.writers[e.key as usize] |= bit(t);
+                    s.touched.push(e.key);
                 }
             }
         }
     }
+    let ok = weak_ok_with_writers(h, so_mask, present, level, &s.writers);
+    for k in s.touched.drain(..) {
+        s.writers[k as usize] = bit(INIT);
+    }
+    ok
+}
+
+fn weak_ok_with_writers(h: &Hist, so_mask: &[u64], present: u64, level: weak::Level, writers: &[u64]) -> bool {
     let mut pred = [0u64; 64];
     let mut cp = [0u64; 64];
     for &t in &h.order {
@@ -182,7 +194,7 @@ pub fn weak_ok(h: &Hist, so_mask: &[u64], nkeys: usize, level: weak::Level, s: &
                 weak::Level::ReadAtomic => pred[t3 as usize],
                 weak::Level::Causal => cp[t3 as usize],
             };
-            forced[e.writer as usize] |= must_see & s.writers[e.key as usize] & !bit(e.writer) & !bit(t3);
+            forced[e.writer as usize] |= must_see & writers[e.key as usize] & !bit(e.writer) & !bit(t3);
             seen |= bit(e.writer);
         }
     }
