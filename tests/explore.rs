@@ -158,6 +158,19 @@ fn fig3_causal_violation_is_read_atomic() {
 }
 
 #[test]
+fn fig8_next_resumes_the_pending_transaction_with_the_value_read() {
+    // t1 = [a := read(x); if (a == 3) write(y, 1)] reading 3 from t3 goes on
+    // with write(y, 1), which t4 can then read.
+    let text = "{:sessions [[[[:r :x a] [:if (= a 3) [[:w :y 1]]]]] [[[:w :x 3]]] [[[:r :y b]]]]
+                 :assert (not (= b 1))}";
+    let (set, out) = histories(text, CC);
+    let fig8 = h(&[((0, 0), false, &[(":x", Txn(1, 0))]), ((1, 0), false, &[]), ((2, 0), false, &[(":y", Txn(0, 0))])]);
+    assert!(set.contains(&fig8), "{set:?}");
+    assert_eq!(out.stats.violations, 1, "only that history has b = 1");
+    assert_matches_brute_force(text);
+}
+
+#[test]
 fn fig9_causal_past_hides_init() {
     let text = "{:sessions [[[[:w :x 1] [:w :y 1]]] [[[:r :y a]] [[:r :x b]]]]}";
     let old = h(&[((0, 0), false, &[]), ((1, 0), false, &[(":y", Txn(0, 0))]), ((1, 1), false, &[(":x", Init)])]);

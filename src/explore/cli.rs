@@ -120,10 +120,11 @@ pub fn text_report(program: &str, out: &Outcome, files: &[PathBuf]) -> String {
     r.push_str(&format!("{program} at {}: {verdict}\n", out.level.name()));
     let filtered =
         if out.level.filtered() { format!(", {} end states explored under causal", s.explored) } else { String::new() };
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     r.push_str(&format!(
-        "  {} histories consistent{filtered}, {} violations, {:.3} s\n",
-        s.histories,
-        s.violations,
+        "  {} consistent{filtered}, {}, {:.3} s\n",
+        plural(s.histories, "history", "histories"),
+        plural(s.violations, "violation", "violations"),
         out.elapsed.as_secs_f64()
     ));
     if let Some(why) = &out.stopped {
