@@ -43,6 +43,10 @@ enum Cmd {
     /// by default), optionally checking it (see docs/record.md).
     #[command(after_help = EXIT_HELP)]
     Record(isolde::record::RecordArgs),
+    /// Explore every history of a small transactional program under an
+    /// isolation level and check its assertion (see docs/explore.md).
+    /// Exit status: 0 holds, 1 violated, 2 bad program, 3 stopped by a budget.
+    Explore(isolde::explore::cli::ExploreArgs),
     /// Convert a history to another checker's format (see docs/formats.md).
     Convert {
         /// The history (any format `analyze` reads); `-` reads standard input.
@@ -868,6 +872,7 @@ fn main() -> ExitCode {
             isolde::cli::convert::convert(&input, input_format(f), read, to, pin_initial, &mut out)
                 .and_then(|()| write_to(&output, |w| w.write_all(&out)))
         }
+        Cmd::Explore(a) => Ok(ExitCode::from(isolde::explore::cli::run(&a))),
     };
     match r {
         Ok(c) => c,
