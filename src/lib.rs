@@ -32,6 +32,7 @@ pub mod check;
 pub mod cli;
 pub mod clojure_hash;
 pub mod cycles;
+pub mod explore;
 pub mod gen;
 pub mod graph;
 pub mod history;

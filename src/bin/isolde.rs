@@ -43,6 +43,10 @@ enum Cmd {
     /// by default), optionally checking it (see docs/record.md).
     #[command(after_help = EXIT_HELP)]
     Record(isolde::record::RecordArgs),
+    /// Explore every history of a small transactional program under an
+    /// isolation level and check its assertion (see docs/explore.md).
+    /// Exit status: 0 holds, 1 violated, 2 bad program, 3 stopped by a budget.
+    Explore(isolde::explore::cli::ExploreArgs),
 }
 
 #[derive(clap::Args)]
@@ -704,6 +708,7 @@ fn main() -> ExitCode {
         Cmd::Analyze(a) => analyze(a),
         Cmd::Gen { what } => generate(what),
         Cmd::Record(a) => isolde::record::run(&a).map(ExitCode::from).map_err(|e| e.to_string()),
+        Cmd::Explore(a) => Ok(ExitCode::from(isolde::explore::cli::run(&a))),
     };
     match r {
         Ok(c) => c,

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod explore;
 pub mod fuzz;
 pub mod gen;
 pub mod record;
