@@ -122,6 +122,8 @@ class Knowledge:
         self.changing = {t: set() for t in init_tables}  # ids inserted or deleted
         self.copies = {t: {} for t in init_tables}  # id -> max copies
         self.values = {}  # row key -> set of values other than the initial one
+        self.inserters = {}  # table -> transactions that insert into it
+        self.touchers = {}  # (table, id) -> transactions inserting or deleting it
         self.codes = {}  # row key -> {value: code}
 
     def index(self, table, e):
@@ -155,6 +157,8 @@ class Knowledge:
             {t: frozenset(s) for t, s in self.changing.items() if s},
             {t: tuple(sorted(d.items())) for t, d in self.copies.items() if d},
             {k: frozenset(v) for k, v in self.values.items() if v},
+            {t: frozenset(v) for t, v in self.inserters.items() if v},
+            {t: frozenset(v) for t, v in self.touchers.items() if v},
         )
 
 
@@ -167,41 +171,68 @@ class TableView:
 
     def __init__(self, ctx, table, local):
         self.ctx, self.table, self.local = ctx, table, local
+        self.own = set(ctx.own_written)  # what the transaction wrote before this read
 
     def members(self, pred=lambda e: True):
-        """Ids present (one entry per copy), in the table's index order."""
-        k = self.ctx.kn
-        out = []
-        for e in list(k.ids.get(self.table, {})):
-            if not pred(e):
-                continue
-            if e not in k.changing.get(self.table, set()):
-                out.extend([e] * k.init_mult.get(self.table, {}).get(e, 0))
-                continue
-            for c in range(k.max_copies(self.table, e)):
-                if self.ctx.branch(("contains?", self.local, k.elem(self.table, e, c))):
-                    out.append(e)
-        return out
+        """The ids present, in the table's index order, each once.
+
+        The Java list may hold an id twice (insertRow appends), and the Java
+        loops then read its row twice in the transaction. At read atomic and
+        above a second read of a key must read the same write as the first
+        (Fig. A.1b), so reading it once gives the same number of histories at
+        RA, CC, SI and SER; only read committed can tell (README)."""
+        return [e for e in list(self.ctx.kn.ids.get(self.table, {})) if pred(e) and self.has(e)]
 
     def has(self, e):
         k = self.ctx.kn
         if e not in k.ids.get(self.table, {}):
             return False
-        if e not in k.changing.get(self.table, set()):
+        if not self.ctx.changing(self.table, e, self.own):
             return k.init_mult.get(self.table, {}).get(e, 0) > 0
         conds = [("contains?", self.local, k.elem(self.table, e, c)) for c in range(k.max_copies(self.table, e))]
         return self.ctx.branch(conds[0] if len(conds) == 1 else ("or",) + tuple(conds))
 
 
+class RowVal:
+    """A row read into a local; its value is branched on only when used."""
+
+    def __init__(self, ctx, key, local):
+        self.ctx, self.key, self.local = ctx, key, local
+
+    def is_null(self):
+        dom = self.ctx.kn.domain(self.key)
+        return self.ctx.choose(self.local, self.key, dom, lambda v: v is NULL)
+
+    def get(self, f):
+        """f of the (non-null) value."""
+        dom = [v for v in self.ctx.kn.domain(self.key) if v is not NULL]
+        if not dom:
+            raise RuntimeError("row %s is always null here" % self.key)
+        return self.ctx.choose(self.local, self.key, dom, f)
+
+
+def isnull(r):
+    return r is NULL or r.is_null()
+
+
 class Ctx:
-    def __init__(self, kn, decisions, record):
+    def __init__(self, kn, decisions, record, txn=None):
         self.kn = kn
+        self.txn = txn
         self.decisions = decisions
         self.pos = 0
         self.stmts = []
         self.nlocal = 0
         self.record = record  # Recorder or None
         self.memo = {}
+        self.own_written = set()  # tables this transaction wrote so far
+
+    def changing(self, table, e, own):
+        """Whether the presence of id e in table may differ from the initial
+        one when this transaction reads it: another transaction inserts or
+        deletes e, or this one did already."""
+        who = self.kn.touchers.get((table, e), set())
+        return bool(who - {self.txn}) or (table in own and self.txn in who)
 
     # -- emission
     def emit(self, s):
@@ -234,11 +265,20 @@ class Ctx:
         key = table + ":" + e
         l = self.fresh()
         self.emit([Kw("r"), Kw(key_name(key)), l])
-        dom = self.kn.domain(key)
-        for v in dom[:-1]:
-            if self.branch(("=", l, self.kn.code(key, v))):
-                return v
-        return dom[-1]
+        return RowVal(self, key, l)
+
+    def choose(self, local, key, values, f):
+        """The value of f on the row read into `local`, branching only on
+        which class of f the row's code falls in."""
+        classes = OrderedDict()
+        for v in values:
+            classes.setdefault(f(v), []).append(self.kn.code(key, v))
+        items = list(classes.items())
+        for res, codes in items[:-1]:
+            conds = [("=", local, c) for c in codes]
+            if self.branch(conds[0] if len(conds) == 1 else ("or",) + tuple(conds)):
+                return res
+        return items[-1][0]
 
     def write_row(self, table, e, value):
         key = table + ":" + e
@@ -250,11 +290,18 @@ class Ctx:
         self.emit([Kw("abort")])
         raise Abort()
 
+    def unreachable(self):
+        """A path no execution takes (the generator's branches are
+        independent, executions are not); it ends the transaction."""
+        self.emit([Kw("abort")])
+        raise Abort()
+
     # -- APIDatabase helpers, as in the artifact
     def readRow(self, table, row):
         t = self.read_table(table)
         if t.has(row):
-            return self.read_row(table, row)
+            r = self.read_row(table, row)
+            return NULL if r.is_null() else r
         return NULL
 
     def readIfIDStartsWith(self, table, prefix):
@@ -281,8 +328,11 @@ class Ctx:
         k = self.kn
         if self.record is not None:
             self.record.insert(table, row)
+            self.kn.inserters.setdefault(table, set()).add(self.txn)
         k.index(table, row)
-        slots = k.max_copies(table, row) if row in k.changing.get(table, set()) else 1
+        if self.record is not None:
+            k.touchers.setdefault((table, row), set()).add(self.txn)
+        slots = k.max_copies(table, row) if self.changing(table, row, t.own) else 1
         # append one copy: the first free copy slot
         chosen = None
         for c in range(slots):
@@ -290,6 +340,7 @@ class Ctx:
                 chosen = c
                 break
         self.emit([Kw("w"), Kw(key_name(table)), ("conj", t.local, k.elem(table, row, chosen))])
+        self.own_written.add(table)
         if value is not False:
             self.write_row(table, row, value)
 
@@ -304,7 +355,10 @@ class Ctx:
         if self.record is not None:
             self.record.delete(table, row)
         k.index(table, row)
-        if row not in k.changing.get(table, set()):
+        if self.record is not None:
+            k.touchers.setdefault((table, row), set()).add(self.txn)
+        self.own_written.add(table)
+        if not self.changing(table, row, t.own):
             self.emit([Kw("w"), Kw(key_name(table)), ("disj", t.local, k.elem(table, row, 0))])
             return
         # remove one copy: the highest present one (copies are interchangeable)
@@ -337,8 +391,8 @@ class Recorder:
             self.kn.values.setdefault(key, set()).add(value)
 
 
-def run_path(kn, proc, decisions, record):
-    ctx = Ctx(kn, decisions, record)
+def run_path(kn, proc, decisions, record, txn):
+    ctx = Ctx(kn, decisions, record, txn)
     try:
         proc(ctx)
         return ctx.stmts, None, ctx
@@ -348,13 +402,13 @@ def run_path(kn, proc, decisions, record):
         return ctx.stmts, b.cond, ctx
 
 
-def build_tree(kn, proc, recorder_sink):
+def build_tree(kn, proc, recorder_sink, txn):
     """The statement tree of one transaction; also collects path inserts."""
     max_inserts = {}
 
     def go(decisions):
         rec = Recorder(kn)
-        stmts, cond, _ = run_path(kn, proc, decisions, rec)
+        stmts, cond, _ = run_path(kn, proc, decisions, rec, txn)
         if cond is None:
             for k, n in rec.inserts.items():
                 max_inserts[k] = max(max_inserts.get(k, 0), n)
@@ -429,11 +483,11 @@ def translate(app, init_tables, init_rows, sessions):
         before = kn.snapshot()
         trees = []
         copies = {}
-        for sess in sessions:
+        for si, sess in enumerate(sessions):
             row = []
-            for label, proc in sess:
+            for ti, (label, proc) in enumerate(sess):
                 sink = []
-                row.append((label, build_tree(kn, proc, sink)))
+                row.append((label, build_tree(kn, proc, sink, (si, ti))))
                 for (t, e), n in sink[0].items():
                     d = copies.setdefault(t, {})
                     d[e] = d.get(e, kn.init_mult.get(t, {}).get(e, 0)) + n
@@ -545,15 +599,16 @@ def courseware_proc(name, args):
     ST, CO, EN = "STUDENT", "COURSE", "ENROLLMENTS"
 
     def field(row, i):
-        v = row.split(";")[i].strip()
-        return None if v == "null" else v
+        def f(v):
+            x = v.split(";")[i].strip()
+            return None if x == "null" else x
+
+        return row.get(f)
 
     def modify(db, cid, label):
         course = db.readRow(CO, cid)
         if course is not NULL:
-            f = course.split(";")
-            f[3] = label
-            db.writeRow(CO, cid, ";".join(f))
+            db.writeRow(CO, cid, course.get(lambda v: ";".join(v.split(";")[:3] + [label] + v.split(";")[4:])))
 
     if name == "enroll":
         sid, cid = str(int(args[0])), str(int(args[1]))
@@ -644,9 +699,7 @@ def shopping_proc(name, args):
             row = db.readRow(STORE, iid)
             if row is NULL:
                 db.abort()
-            f = row.split(";")
-            f[3] = str(q)
-            db.writeRow(STORE, iid, ";".join(f))
+            db.writeRow(STORE, iid, row.get(lambda v: ";".join(v.split(";")[:3] + [str(q)])))
 
         return change
     raise ValueError("shoppingCart: unknown procedure " + name)
@@ -719,11 +772,182 @@ TWITTER = dict(
 )
 
 
+# --------------------------------------------------------------------------
+# Wikipedia (Wikipedia.java and procedures/*.java). Rows are kept as the
+# fields the procedures branch on (the rest never steers control flow):
+# PAGE (id, namespace, title, latest revision), REVISION (id, page, text id),
+# WATCHLIST (user, notification stamp is null), other rows present/absent.
+
+
+def wiki_abs(table, row):
+    f = row.split(";")
+    if table == "PAGE":
+        return (int(f[0]), int(f[1]), f[2], int(f[3]))
+    if table == "REVISION":
+        return (int(f[0]), int(f[1]), int(f[2]))
+    if table == "WATCHLIST":
+        return (int(f[0]), f[3].strip() == "null")
+    return table.lower()
+
+
+def wikipedia_proc(name, args):
+    WL, US, PG, PR, IP, RV, TX, UG, RC, LG = (
+        "WATCHLIST", "USER", "PAGE", "PAGERESTRICTIONS", "IPBLOCKS", "REVISION", "TEXT", "USERGROUPS",
+        "RECENTCHANGES", "LOGGING",
+    )
+
+    def update_user_touched(db, uid):
+        u = db.readRow(US, str(uid))
+        if u is NULL:
+            return
+        db.writeRow(US, str(uid), "user")
+
+    def select_page(db, ns, title):
+        pages = db.readAll(PG)
+        for p in pages:
+            if p.is_null():
+                raise RuntimeError("NullPointerException in selectPage")
+            if p.get(lambda v: v[1] == ns and v[2] == title):
+                return p
+        return NULL
+
+    def select_page_revision(db, page_id):
+        revisions = db.readAll(RV)
+        page = db.readRow(PG, str(page_id))
+        if page is NULL:
+            return NULL
+        for r in revisions:
+            if not r.is_null() and r.get(lambda v: v[1] == page_id) and r.get(lambda v: v[0]) == page.get(lambda v: v[3]):
+                return r
+        return NULL
+
+    def get_free_id(db, table):
+        # Java scans every id for the largest; only the largest present one
+        # matters, so branch on presence from the largest id down.
+        view = db.readAllIDs(table)
+        m = -(2 ** 63)
+        numeric = [i for i in db.kn.ids.get(table, {}) if re.fullmatch(r"-?\d+", i)]
+        for i in sorted(numeric, key=int, reverse=True):
+            if view.has(i):
+                m = int(i) + 1
+                break
+        # Every id past the initial ones was inserted by a transaction as the
+        # largest id it saw plus one: no execution reaches a larger id than
+        # the initial maximum plus the number of transactions inserting.
+        init = [int(i) for i in db.kn.init_mult.get(table, {}) if re.fullmatch(r"-?\d+", i)]
+        base = max(init) + 1 if init else -(2 ** 63)
+        if m > base + len(db.kn.inserters.get(table, set()) - {db.txn}):
+            db.unreachable()
+        return m
+
+    def page_body(db, ip, ns, title, auth_user=None):
+        page = select_page(db, ns, title)
+        if page is NULL:
+            db.abort()
+        page_id = page.get(lambda v: v[0])
+        db.readIfIDStartsWith(PR, str(page_id))
+        if auth_user is None:
+            db.readIfIDStartsWith(IP, ip)
+        else:
+            db.readIfIDEndsWith(IP, str(auth_user))
+        rev = select_page_revision(db, page_id)
+        if rev is NULL:
+            db.abort()
+        text_id = rev.get(lambda v: v[2])
+        text = db.readRow(TX, str(text_id))
+        if text is NULL:
+            db.abort()
+        return page_id, text_id
+
+    if name in ("addWatchList", "removeWatchList"):
+        uid, ns, title = int(args[0]), int(args[1]), args[2]
+
+        def watch(db):
+            if uid > 0:
+                for n in [ns] + ([1] if ns == 0 else []):
+                    key = "%d:%d:%s" % (uid, n, title)
+                    if name == "addWatchList":
+                        db.insertRow(WL, key, (uid, True))
+                    else:
+                        db.deleteRow(WL, key)
+                update_user_touched(db, uid)
+
+        return watch
+    if name == "getPageAnonymous":
+        ip, ns, title = args[1], int(args[2]), args[3]
+        return lambda db: page_body(db, ip, ns, title)
+    if name == "getPageAuthenticated":
+        ip, uid, ns, title = args[1], int(args[2]), int(args[3]), args[4]
+
+        def auth(db):
+            if uid > 0:
+                user = db.readRow(US, str(uid))
+                if user is NULL:
+                    db.abort()
+                db.readIfIDStartsWith(UG, str(uid))
+            page_body(db, ip, ns, title, auth_user=uid)
+
+        return auth
+    if name == "updatePage":
+        title, ns, uid, ip = args[0], int(args[2]), int(args[3]), args[4]
+
+        def update(db):
+            page_id, text_id = page_body(db, ip, ns, title)
+            next_text = get_free_id(db, TX)
+            db.insertRow(TX, str(next_text), "text")
+            next_rev = get_free_id(db, RV)
+            # insertRevision is passed the article's current text id
+            db.insertRow(RV, str(next_rev), (next_rev, page_id, text_id))
+            page = db.readRow(PG, str(page_id))
+            if page is not NULL:
+                db.writeRow(PG, str(page_id), page.get(lambda v: (v[0], v[1], v[2], next_rev)))
+            rc = get_free_id(db, RC)
+            db.insertRow(RC, str(rc), "recentchanges")
+            others = []
+            for wl in db.readIfIDEndsWith(WL, "%d:%s" % (ns, title)):
+                if not wl.is_null() and wl.get(lambda v: v[0] != uid and v[1]):
+                    others.append(wl.get(lambda v: v[0]))
+            for o in others:
+                key = "%d:%d:%s" % (o, ns, title)
+                w = db.readRow(WL, key)
+                if w is not NULL:
+                    db.writeRow(WL, key, w.get(lambda v: (v[0], False)))
+                db.readRow(US, str(o))
+            lg = get_free_id(db, LG)
+            db.insertRow(LG, str(lg), "logging")
+            u = db.readRow(US, str(uid))
+            if u is not NULL:
+                db.writeRow(US, str(uid), "user")
+            update_user_touched(db, uid)
+
+        return update
+    raise ValueError("wikipedia: unknown procedure " + name)
+
+
+WIKIPEDIA = dict(
+    tables=[
+        ("IPBLOCKS", None, first_field),
+        ("LOGGING", None, first_field),
+        ("PAGE", "page.in", first_field),
+        ("PAGERESTRICTIONS", None, first_field),
+        ("RECENTCHANGES", None, first_field),
+        ("REVISION", "revision.in", first_field),
+        ("TEXT", "text.in", first_field),
+        ("USER", "user.in", first_field),
+        ("USERGROUPS", None, first_field),
+        ("WATCHLIST", "watchlist.in", lambda s: ":".join(s.split(";")[:3])),
+    ],
+    proc=wikipedia_proc,
+    abs=wiki_abs,
+)
+
+
 APPS = OrderedDict(
     [
         ("courseware", COURSEWARE),
         ("shoppingCart", SHOPPING),
         ("twitter", TWITTER),
+        ("wikipedia", WIKIPEDIA),
     ]
 )
 
@@ -736,7 +960,7 @@ def load_app(artifact, app):
         ids, rows = read_table_file(path, idgen)
         init_tables[table] = ids
         for i, r in rows.items():
-            init_rows[table + ":" + i] = r
+            init_rows[table + ":" + i] = spec.get("abs", lambda t, r: r)(table, r)
     return spec, init_tables, init_rows
 
 
