@@ -53,6 +53,10 @@ class SetLit(tuple):
     pass
 
 
+class VecKey(tuple):
+    """A row key [:table element] used as a map key."""
+
+
 def edn(t):
     if isinstance(t, bool):
         return "true" if t else "false"
@@ -62,6 +66,8 @@ def edn(t):
         return ":" + t
     if isinstance(t, str):
         return str(t)
+    if isinstance(t, VecKey):
+        return "[" + " ".join(edn(x) for x in t) + "]"
     if isinstance(t, SetLit):
         return "#{" + " ".join(edn(x) for x in sorted(t)) + "}"
     if isinstance(t, tuple):
@@ -110,7 +116,10 @@ def key_name(s):
 
 
 class Knowledge:
-    def __init__(self, init_tables, init_rows):
+    def __init__(self, init_tables, init_rows, numeric=None):
+        # tables whose ids are integers: element = id - offset, rows are
+        # row keys [:table element], no copies (see get_free_id)
+        self.numeric = dict(numeric or {})
         # table -> OrderedDict id -> index (init ids first, then discovered)
         self.ids = {t: OrderedDict() for t in init_tables}
         self.init_mult = {t: {} for t in init_tables}
@@ -133,14 +142,28 @@ class Knowledge:
         return d[e]
 
     def elem(self, table, e, copy):
+        if table in self.numeric:
+            self.index(table, e)
+            return int(e) - self.numeric[table]
         return 10 * self.index(table, e) + copy
 
+    def row_key(self, table, e):
+        """The EDN key of a row."""
+        if table in self.numeric:
+            return [Kw(key_name(table)), int(e) - self.numeric[table]]
+        return Kw(key_name(table + ":" + e))
+
     def max_copies(self, table, e):
+        if table in self.numeric:
+            return 1
         return max(self.init_mult.get(table, {}).get(e, 0), self.copies.get(table, {}).get(e, 0), 1)
 
     def code(self, key, v):
         if v is NULL:
             return 0
+        if isinstance(v, int) and not isinstance(v, bool):
+            assert v != 0, key
+            return v  # integer rows hold their value itself
         c = self.codes.setdefault(key, {})
         if v not in c:
             c[v] = len(c) + 1
@@ -191,6 +214,20 @@ class TableView:
             return k.init_mult.get(self.table, {}).get(e, 0) > 0
         conds = [("contains?", self.local, k.elem(self.table, e, c)) for c in range(k.max_copies(self.table, e))]
         return self.ctx.branch(conds[0] if len(conds) == 1 else ("or",) + tuple(conds))
+
+
+class Dyn:
+    """An integer the program computes at run time (`:let`): local `sym`
+    holding one of `elems`; the Java value is element + lo."""
+
+    def __init__(self, sym, elems, lo):
+        self.sym, self.elems, self.lo = sym, list(elems), lo
+
+    def ints(self):
+        return [x + self.lo for x in self.elems]
+
+    def ids(self):
+        return [str(x) for x in self.ints()]
 
 
 class RowVal:
@@ -264,7 +301,7 @@ class Ctx:
     def read_row(self, table, e):
         key = table + ":" + e
         l = self.fresh()
-        self.emit([Kw("r"), Kw(key_name(key)), l])
+        self.emit([Kw("r"), self.kn.row_key(table, e), l])
         return RowVal(self, key, l)
 
     def choose(self, local, key, values, f):
@@ -281,10 +318,26 @@ class Ctx:
         return items[-1][0]
 
     def write_row(self, table, e, value):
-        key = table + ":" + e
-        if self.record is not None:
-            self.record.row(key, value)
-        self.emit([Kw("w"), Kw(key_name(key)), self.kn.code(key, value)])
+        if isinstance(e, Dyn):
+            keys = [table + ":" + i for i in e.ids()]
+            kexpr = [Kw(key_name(table)), e.sym]
+        else:
+            keys = [table + ":" + e]
+            kexpr = self.kn.row_key(table, e)
+        for key in keys:
+            if self.record is not None:
+                for v in value.ints() if isinstance(value, Dyn) else [value]:
+                    self.record.row(key, v)
+        if isinstance(value, Dyn):
+            vexpr = value.sym if value.lo == 0 else ("+", value.sym, value.lo)
+        else:
+            (vexpr,) = {self.kn.code(k, value) for k in keys}
+        self.emit([Kw("w"), kexpr, vexpr])
+
+    def let(self, expr, elems, table):
+        l = self.fresh()
+        self.emit([Kw("let"), l, expr])
+        return Dyn(l, elems, self.kn.numeric[table])
 
     def abort(self):
         self.emit([Kw("abort")])
@@ -324,6 +377,8 @@ class Ctx:
         return self.read_table(table)
 
     def insertRow(self, table, row, value=False):
+        if isinstance(row, Dyn):
+            return self.insert_dyn(table, row, value)
         t = self.read_table(table)
         k = self.kn
         if self.record is not None:
@@ -340,6 +395,21 @@ class Ctx:
                 chosen = c
                 break
         self.emit([Kw("w"), Kw(key_name(table)), ("conj", t.local, k.elem(table, row, chosen))])
+        self.own_written.add(table)
+        if value is not False:
+            self.write_row(table, row, value)
+
+    def insert_dyn(self, table, row, value):
+        """insertRow of an id computed at run time (a numeric table)."""
+        t = self.read_table(table)
+        k = self.kn
+        for e in row.ids():
+            k.index(table, e)
+            if self.record is not None:
+                self.record.insert(table, e)
+                k.inserters.setdefault(table, set()).add(self.txn)
+                k.touchers.setdefault((table, e), set()).add(self.txn)
+        self.emit([Kw("w"), Kw(key_name(table)), ("conj", t.local, row.sym)])
         self.own_written.add(table)
         if value is not False:
             self.write_row(table, row, value)
@@ -449,14 +519,22 @@ def rename(stmts, prefix, counter, env=None):
             return tuple(sub(x) for x in e)
         return e
 
+    def sub_key(k):
+        return [k[0], sub(k[1])] if isinstance(k, list) else k
+
     for s in stmts:
         if s[0] == Kw("r"):
             counter[0] += 1
             n = Sym("%s%d" % (prefix, counter[0]))
             env[s[2]] = n
-            out.append([s[0], s[1], n])
+            out.append([s[0], sub_key(s[1]), n])
+        elif s[0] == Kw("let"):
+            counter[0] += 1
+            n = Sym("%s%d" % (prefix, counter[0]))
+            out.append([s[0], n, sub(s[2])])
+            env[s[1]] = n
         elif s[0] == Kw("w"):
-            out.append([s[0], s[1], sub(s[2])])
+            out.append([s[0], sub_key(s[1]), sub(s[2])])
         elif s[0] == Kw("if"):
             node = [s[0], sub(s[1]), rename(s[2], prefix, counter, env)]
             if len(s) > 3:
@@ -476,9 +554,9 @@ def count_stmts(stmts):
     return n
 
 
-def translate(app, init_tables, init_rows, sessions):
+def translate(app, init_tables, init_rows, sessions, numeric=None):
     """sessions: list of list of (label, proc) with proc(ctx)."""
-    kn = Knowledge(init_tables, init_rows)
+    kn = Knowledge(init_tables, init_rows, numeric)
     for _ in range(20):
         before = kn.snapshot()
         trees = []
@@ -504,7 +582,9 @@ def render(title, comments, kn, trees, init_tables):
     for t, lst in init_tables.items():
         init[Kw(key_name(t))] = SetLit(sorted(kn.elem(t, e, i) for e, i in copies_of(lst)))
     for key, v in kn.init_rows.items():
-        init[Kw(key_name(key))] = kn.code(key, v)
+        t, e = key.split(":", 1) if key.split(":", 1)[0] in kn.numeric else (None, None)
+        k = kn.row_key(t, e) if t else Kw(key_name(key))
+        init[VecKey(k) if isinstance(k, list) else k] = kn.code(key, v)
     lines.append(";")
     lines.append("; Tables (a set of row ids, element = 10 * index + copy):")
     for t in init_tables:
@@ -779,12 +859,16 @@ TWITTER = dict(
 # WATCHLIST (user, notification stamp is null), other rows present/absent.
 
 
+WIKI_PAGES = {}  # page id -> (namespace, title): never written by a procedure
+
+
 def wiki_abs(table, row):
     f = row.split(";")
     if table == "PAGE":
-        return (int(f[0]), int(f[1]), f[2], int(f[3]))
+        WIKI_PAGES[int(f[0])] = (int(f[1]), f[2])
+        return int(f[3])
     if table == "REVISION":
-        return (int(f[0]), int(f[1]), int(f[2]))
+        return (int(f[1]), int(f[2]))
     if table == "WATCHLIST":
         return (int(f[0]), f[3].strip() == "null")
     return table.lower()
@@ -807,8 +891,9 @@ def wikipedia_proc(name, args):
         for p in pages:
             if p.is_null():
                 raise RuntimeError("NullPointerException in selectPage")
-            if p.get(lambda v: v[1] == ns and v[2] == title):
-                return p
+            pid = int(p.key.split(":", 1)[1])
+            if WIKI_PAGES[pid] == (ns, title):
+                return pid
         return NULL
 
     def select_page_revision(db, page_id):
@@ -817,34 +902,35 @@ def wikipedia_proc(name, args):
         if page is NULL:
             return NULL
         for r in revisions:
-            if not r.is_null() and r.get(lambda v: v[1] == page_id) and r.get(lambda v: v[0]) == page.get(lambda v: v[3]):
+            rid = int(r.key.split(":", 1)[1])
+            if not r.is_null() and r.get(lambda v: v[0] == page_id) and rid == page.get(lambda v: v):
                 return r
         return NULL
 
     def get_free_id(db, table):
-        # Java scans every id for the largest; only the largest present one
-        # matters, so branch on presence from the largest id down.
+        """WikipediaProcedure.getFreeID: the largest id plus one.
+
+        These tables only grow, each insertion adding the largest id its
+        transaction saw plus one, so from read atomic up (where the two
+        reads of the table in a transaction see the same write) the ids
+        beyond the initial ones are consecutive: the largest is the first
+        free id plus their count minus one. The program computes it with
+        `:let` from the set's size instead of branching on every id
+        (README: at read committed the Java program may differ)."""
         view = db.readAllIDs(table)
-        m = -(2 ** 63)
-        numeric = [i for i in db.kn.ids.get(table, {}) if re.fullmatch(r"-?\d+", i)]
-        for i in sorted(numeric, key=int, reverse=True):
-            if view.has(i):
-                m = int(i) + 1
-                break
-        # Every id past the initial ones was inserted by a transaction as the
-        # largest id it saw plus one: no execution reaches a larger id than
-        # the initial maximum plus the number of transactions inserting.
-        init = [int(i) for i in db.kn.init_mult.get(table, {}) if re.fullmatch(r"-?\d+", i)]
-        base = max(init) + 1 if init else -(2 ** 63)
-        if m > base + len(db.kn.inserters.get(table, set()) - {db.txn}):
-            db.unreachable()
-        return m
+        lo = db.kn.numeric[table]
+        init = [int(i) for i in db.kn.init_mult.get(table, {})]
+        first = (max(init) + 1 if init else -(2 ** 63)) - lo
+        c = first - len(init)
+        expr = ("count", view.local) if c == 0 else ("+", c, ("count", view.local))
+        others = len(db.kn.inserters.get(table, set()) - {db.txn})
+        return db.let(expr, range(first, first + others + 1), table)
 
     def page_body(db, ip, ns, title, auth_user=None):
         page = select_page(db, ns, title)
         if page is NULL:
             db.abort()
-        page_id = page.get(lambda v: v[0])
+        page_id = page
         db.readIfIDStartsWith(PR, str(page_id))
         if auth_user is None:
             db.readIfIDStartsWith(IP, ip)
@@ -853,7 +939,7 @@ def wikipedia_proc(name, args):
         rev = select_page_revision(db, page_id)
         if rev is NULL:
             db.abort()
-        text_id = rev.get(lambda v: v[2])
+        text_id = rev.get(lambda v: v[1])
         text = db.readRow(TX, str(text_id))
         if text is NULL:
             db.abort()
@@ -894,15 +980,15 @@ def wikipedia_proc(name, args):
         def update(db):
             page_id, text_id = page_body(db, ip, ns, title)
             next_text = get_free_id(db, TX)
-            db.insertRow(TX, str(next_text), "text")
+            db.insertRow(TX, next_text, "text")
             next_rev = get_free_id(db, RV)
             # insertRevision is passed the article's current text id
-            db.insertRow(RV, str(next_rev), (next_rev, page_id, text_id))
+            db.insertRow(RV, next_rev, (page_id, text_id))
             page = db.readRow(PG, str(page_id))
             if page is not NULL:
-                db.writeRow(PG, str(page_id), page.get(lambda v: (v[0], v[1], v[2], next_rev)))
+                db.writeRow(PG, str(page_id), next_rev)
             rc = get_free_id(db, RC)
-            db.insertRow(RC, str(rc), "recentchanges")
+            db.insertRow(RC, rc, "recentchanges")
             others = []
             for wl in db.readIfIDEndsWith(WL, "%d:%s" % (ns, title)):
                 if not wl.is_null() and wl.get(lambda v: v[0] != uid and v[1]):
@@ -914,7 +1000,7 @@ def wikipedia_proc(name, args):
                     db.writeRow(WL, key, w.get(lambda v: (v[0], False)))
                 db.readRow(US, str(o))
             lg = get_free_id(db, LG)
-            db.insertRow(LG, str(lg), "logging")
+            db.insertRow(LG, lg, "logging")
             u = db.readRow(US, str(uid))
             if u is not NULL:
                 db.writeRow(US, str(uid), "user")
@@ -939,6 +1025,9 @@ WIKIPEDIA = dict(
     ],
     proc=wikipedia_proc,
     abs=wiki_abs,
+    # ids are integers: TEXT and REVISION ids as they are, RECENTCHANGES and
+    # LOGGING from Long.MIN_VALUE (getFreeID of an empty table) on
+    numeric={"TEXT": 0, "REVISION": 0, "RECENTCHANGES": -(2 ** 63), "LOGGING": -(2 ** 63)},
 )
 
 
@@ -973,7 +1062,7 @@ def program(artifact, app, session_files, title, comments):
             label = " ".join(a if " " not in a and len(a) < 40 else '"%s..."' % a[:20] for a in tr)
             txs.append((label, spec["proc"](tr[0], tr[1:])))
         sessions.append(txs)
-    kn, trees = translate(app, init_tables, init_rows, sessions)
+    kn, trees = translate(app, init_tables, init_rows, sessions, spec.get("numeric"))
     return render(title, comments, kn, trees, init_tables)
 
 
