@@ -133,6 +133,7 @@ class Knowledge:
         self.values = {}  # row key -> set of values other than the initial one
         self.inserters = {}  # table -> transactions that insert into it
         self.touchers = {}  # (table, id) -> transactions inserting or deleting it
+        self.incrementers = {}  # TPC-C district -> transactions incrementing its next order id
         self.codes = {}  # row key -> {value: code}
 
     def index(self, table, e):
@@ -182,6 +183,7 @@ class Knowledge:
             {k: frozenset(v) for k, v in self.values.items() if v},
             {t: frozenset(v) for t, v in self.inserters.items() if v},
             {t: frozenset(v) for t, v in self.touchers.items() if v},
+            {t: frozenset(v) for t, v in self.incrementers.items() if v},
         )
 
 
@@ -205,6 +207,27 @@ class TableView:
         (Fig. A.1b), so reading it once gives the same number of histories at
         RA, CC, SI and SER; only read committed can tell (README)."""
         return [e for e in list(self.ctx.kn.ids.get(self.table, {})) if pred(e) and self.has(e)]
+
+    def presence(self, e):
+        """Whether id e is present: True, False, or a condition on the local
+        (without branching)."""
+        k = self.ctx.kn
+        if e not in k.ids.get(self.table, {}):
+            return False
+        if not self.ctx.changing(self.table, e, self.own):
+            return k.init_mult.get(self.table, {}).get(e, 0) > 0
+        conds = [("contains?", self.local, k.elem(self.table, e, c)) for c in range(k.max_copies(self.table, e))]
+        return conds[0] if len(conds) == 1 else ("or",) + tuple(conds)
+
+    def max_member(self, pred, key):
+        """The present id with the largest key(id) among those satisfying
+        pred, or None: branches from the largest candidate down (only the
+        largest present one matters to the caller)."""
+        cands = [e for e in self.ctx.kn.ids.get(self.table, {}) if pred(e)]
+        for e in sorted(cands, key=key, reverse=True):
+            if self.has(e):
+                return e
+        return None
 
     def has(self, e):
         k = self.ctx.kn
@@ -253,7 +276,7 @@ def isnull(r):
 
 
 class Ctx:
-    def __init__(self, kn, decisions, record, txn=None):
+    def __init__(self, kn, decisions, record, txn=None, own=()):
         self.kn = kn
         self.txn = txn
         self.decisions = decisions
@@ -262,7 +285,8 @@ class Ctx:
         self.nlocal = 0
         self.record = record  # Recorder or None
         self.memo = {}
-        self.own_written = set()  # tables this transaction wrote so far
+        self.own_written = set(own)  # tables this transaction wrote so far
+        self.inline = 0
 
     def changing(self, table, e, own):
         """Whether the presence of id e in table may differ from the initial
@@ -280,7 +304,35 @@ class Ctx:
         self.nlocal += 1
         return Sym("v%d" % self.nlocal)
 
+    def when(self, cond, body):
+        """Runs body (which must not branch) under cond as an `:if` in the
+        program, without splitting this run: for loops whose iterations do
+        not steer what follows them."""
+        if cond is False:
+            return
+        if cond is True:
+            body()
+            return
+        saved, self.stmts = self.stmts, []
+        self.inline += 1
+        try:
+            body()
+        finally:
+            self.inline -= 1
+            inner, self.stmts = self.stmts, saved
+        self.emit([Kw("if"), cond, inner])
+
+    def abort_if_null(self, row):
+        """`if (row == null) db.abort()` as a program statement."""
+        dom = self.kn.domain(row.key)
+        if NULL in dom and len(dom) > 1:
+            self.emit([Kw("if"), ("=", row.local, 0), [[Kw("abort")]]])
+        elif dom == [NULL]:
+            self.abort()
+
     def branch(self, cond):
+        if self.inline:
+            raise RuntimeError("a branch inside Ctx.when: %r" % (cond,))
         if cond in self.memo:
             return self.memo[cond]
         if self.pos < len(self.decisions):
@@ -461,8 +513,8 @@ class Recorder:
             self.kn.values.setdefault(key, set()).add(value)
 
 
-def run_path(kn, proc, decisions, record, txn):
-    ctx = Ctx(kn, decisions, record, txn)
+def run_path(kn, proc, decisions, record, txn, own=()):
+    ctx = Ctx(kn, decisions, record, txn, own)
     try:
         proc(ctx)
         return ctx.stmts, None, ctx
@@ -472,13 +524,40 @@ def run_path(kn, proc, decisions, record, txn):
         return ctx.stmts, b.cond, ctx
 
 
+class Parts(list):
+    """A transaction body as parts run one after another whose control flow
+    does not depend on each other (an abort in a part ends the transaction,
+    so the next part never runs then): each part's tree is built on its own
+    and the trees are concatenated, instead of repeating the later parts
+    under every path of the earlier ones."""
+
+
 def build_tree(kn, proc, recorder_sink, txn):
     """The statement tree of one transaction; also collects path inserts."""
+    if isinstance(proc, Parts):
+        out, sinks = [], []
+        for i, part in enumerate(proc):
+            sink = []
+            # a later part may see the tables any earlier part writes as
+            # written by this transaction: every table, conservatively
+            own = set(kn.ids) if i > 0 else set()
+            out.extend(build_part(kn, part, sink, txn, own))
+            sinks.append(sink[0])
+        merged = {}
+        for m in sinks:
+            for k, n in m.items():
+                merged[k] = merged.get(k, 0) + n
+        recorder_sink.append(merged)
+        return out
+    return build_part(kn, proc, recorder_sink, txn, set())
+
+
+def build_part(kn, proc, recorder_sink, txn, own):
     max_inserts = {}
 
     def go(decisions):
         rec = Recorder(kn)
-        stmts, cond, _ = run_path(kn, proc, decisions, rec, txn)
+        stmts, cond, _ = run_path(kn, proc, decisions, rec, txn, own)
         if cond is None:
             for k, n in rec.inserts.items():
                 max_inserts[k] = max(max_inserts.get(k, 0), n)
@@ -495,7 +574,7 @@ def simplify(stmts):
     out = []
     for s in stmts:
         if s[0] == Kw("if"):
-            a, b = simplify(s[2]), simplify(s[3])
+            a, b = simplify(s[2]), simplify(s[3]) if len(s) > 3 else []
             if a == b:
                 out.extend(a)
             elif not b:
@@ -1031,10 +1110,239 @@ WIKIPEDIA = dict(
 )
 
 
+# --------------------------------------------------------------------------
+# TPC-C (TPCC.java, procedures/*.java). Rows are kept as the fields the
+# procedures branch on: DISTRICT its next order id, STOCK its quantity,
+# OPENORDER its customer; CUSTOMER rows never change what the procedures
+# branch on (surname, first name, credit, id: TPCC_CUSTOMERS), and the other
+# rows only matter by being there.
+
+TPCC_CUSTOMERS = {}  # "w:d:id" -> (last, first, credit, id, w, d)
+
+
+def tpcc_abs(table, row):
+    f = [x.strip() for x in row.split(";")]
+    if table == "DISTRICT":
+        return ("next", int(f[2]))
+    if table == "STOCK":
+        return ("quantity", int(f[4]))
+    if table == "OPENORDER":
+        return ("customer", int(f[3]))
+    if table == "CUSTOMER":
+        TPCC_CUSTOMERS["%s:%s:%s" % (f[0], f[1], f[2])] = (f[8], f[9], f[7], int(f[2]), int(f[0]), int(f[1]))
+        return "customer"
+    return table.lower()
+
+
+def java_int_array(s):
+    s = s.strip()
+    return [] if s == "[]" else [int(x.strip()) for x in s[1:-1].split(",")]
+
+
+def tpcc_proc(name, args):
+    DI, OL, ST, CU, OO, HI, WH, IT, NO = (
+        "DISTRICT", "ORDERLINE", "STOCK", "CUSTOMER", "OPENORDER", "HISTORY", "WAREHOUSE", "ITEM", "NEWORDER",
+    )
+
+    def by_id(db, w, d, cid):
+        c = db.readRow(CU, "%d:%d:%d" % (w, d, cid))
+        if c is NULL:
+            db.abort()
+        return TPCC_CUSTOMERS["%d:%d:%d" % (w, d, cid)]
+
+    def by_surname(db, w, d, last):
+        rows = db.readIfIDStartsWith(CU, "%d:%d" % (w, d))
+        found = []
+        for r in rows:
+            if r.is_null():
+                db.abort()
+            c = TPCC_CUSTOMERS[r.key.split(":", 1)[1]]
+            if c[0] == last:
+                found.append(c)
+        found.sort(key=lambda c: c[1])
+        if not found:
+            db.abort()
+        i = len(found) // 2
+        if len(found) % 2 == 0:
+            i -= 1
+        return found[i]
+
+    def customer(db, w, d, cid, last, by_id_search):
+        return by_id(db, w, d, cid) if by_id_search else by_surname(db, w, d, last)
+
+    def district_next(db, w, d):
+        r = db.readRow(DI, "%d:%d" % (w, d))
+        if r is NULL:
+            db.abort()
+        return r.get(lambda v: v[1])
+
+    if name == "stockLevel":
+        w, d, threshold = int(args[0]), int(args[1]), int(args[2])
+
+        def stock_level(db):
+            order_id = district_next(db, w, d)
+            count = 0
+            for ol in db.readIfIDStartsWith(OL, "%d:%d" % (w, d)):
+                if ol.is_null():
+                    continue
+                f = ol.key.split(":", 1)[1].split(":")
+                ol_order, item = int(f[2]), int(f[4])
+                st = db.readRow(ST, "%d:%d" % (w, item))
+                if st is NULL:
+                    continue
+                if order_id - 20 <= ol_order < order_id and st.get(lambda v: v[1]) < threshold:
+                    count += 1
+            if count == 0:
+                db.abort()
+
+        return stock_level
+    if name == "orderStatus":
+        w, d, cid, last, by = int(args[0]), int(args[1]), int(args[2]), args[3], java_bool(args[4])
+
+        def order_status(db):
+            c = customer(db, w, d, cid, last, by)
+            orders = []
+            for o in db.readIfIDStartsWith(OO, "%d:%d" % (w, d)):
+                if o.is_null():
+                    db.abort()
+                orders.append((int(o.key.split(":")[3]), o))
+            orders.sort(key=lambda x: -x[0])  # Java sorts by id, largest first
+            for oid, o in orders:
+                if o.get(lambda v: v[1]) == c[3]:
+                    db.readIfIDStartsWith(OL, "%d:%d:%d" % (w, d, oid))
+                    return
+            db.abort()
+
+        return order_status
+    if name == "payment":
+        w, d, cid, last, by = int(args[0]), int(args[1]), int(args[2]), args[3], java_bool(args[4])
+
+        def payment(db):
+            wr = db.readRow(WH, str(w))
+            if wr is not NULL:
+                db.writeRow(WH, str(w), "warehouse")
+            if db.readRow(WH, str(w)) is NULL:
+                db.abort()
+            dr = db.readRow(DI, "%d:%d" % (w, d))
+            if dr is not NULL:
+                db.writeRow(DI, "%d:%d" % (w, d), dr.get(lambda v: v))
+            if db.readRow(DI, "%d:%d" % (w, d)) is NULL:
+                db.abort()
+            c = customer(db, w, d, cid, last, by)
+            if c[2] == "BC":
+                if db.readRow(CU, "%d:%d:%d" % (w, d, c[3])) is NULL:
+                    db.abort()
+            db.writeRow(CU, "%d:%d:%d" % (c[4], c[5], c[3]), "customer")
+            db.writeRow(HI, "%d:%d" % (w, d), "history")
+
+        return payment
+    if name == "createNewOrder":
+        w, d, cid, cnt = int(args[0]), int(args[1]), int(args[2]), int(args[3])
+        items, suppliers, quantities = java_int_array(args[5]), java_int_array(args[6]), java_int_array(args[7])
+
+        def new_order(db):
+            by_id(db, w, d, cid)
+            if db.readRow(WH, str(w)) is NULL:
+                db.abort()
+            order_id = district_next(db, w, d)
+            # updateDistrict reads the district again and writes its next
+            # order id plus one
+            again = district_next(db, w, d)
+            key = "%d:%d" % (w, d)
+            if db.record is not None:
+                db.kn.incrementers.setdefault(key, set()).add(db.txn)
+            # a next order id is its initial value plus at most one per
+            # other transaction incrementing it
+            init = db.kn.init_rows[DI + ":" + key][1]
+            bound = init + len(db.kn.incrementers.get(key, set()) - {db.txn})
+            if order_id > bound or again > bound:
+                db.unreachable()
+            db.writeRow(DI, key, ("next", again + 1))
+            db.insertRow(OO, "%d:%d:%d" % (w, d, order_id), ("customer", cid))
+            db.insertRow(NO, "%d:%d:%d" % (w, d, order_id))
+            for i in range(cnt):
+                sw, item, q = suppliers[i], items[i], quantities[i]
+                if db.readRow(IT, str(item)) is NULL:
+                    db.abort()
+                if db.readRow(ST, "%d:%d" % (sw, item)) is NULL:
+                    db.abort()
+                db.insertRow(OL, "%d:%d:%d:%d:%d:%d" % (w, d, order_id, i, item, sw), "orderline")
+                db.writeRow(ST, "%d:%d" % (sw, item), ("quantity", q))
+
+        return new_order
+    if name == "delivery":
+        nd, w = int(args[0]), int(args[1])
+
+        def district(db, d):
+            prefix = "%d:%d" % (w, d)
+            # Java collects the matching ids and sorts them, largest
+            # order id first
+            top = db.readAllIDs(NO).max_member(lambda e: e.startswith(prefix), lambda e: int(e.split(":")[2]))
+            if top is None:
+                return
+            o = int(top.split(":")[2])
+            key = "%d:%d:%d" % (w, d, o)
+            db.deleteRow(NO, key)
+            r = db.readRow(OO, key)
+            if r is NULL:
+                db.abort()
+            cust = r.get(lambda v: v[1])
+            r2 = db.readRow(OO, key)
+            if r2 is NULL:
+                db.abort()
+            db.writeRow(OO, key, r2.get(lambda v: v))
+            # updateDeliveryDate and getOrderLineTotal: what their loops
+            # read and write does not steer the rest, so each iteration is
+            # an `:if` of its own
+            def rewrite(e):
+                db.abort_if_null(db.read_row(OL, e))
+                again = db.read_table(OL)
+                db.when(again.presence(e), lambda: db.write_row(OL, e, "orderline"))
+
+            lines = [e for e in db.kn.ids.get(OL, {}) if e.startswith(key)]
+            view = db.read_table(OL)
+            for e in lines:
+                db.when(view.presence(e), lambda e=e: rewrite(e))
+            view = db.read_table(OL)
+            for e in lines:
+                db.when(view.presence(e), lambda e=e: db.abort_if_null(db.read_row(OL, e)))
+            ck = "%d:%d:%d" % (w, d, cust)
+            if db.readRow(CU, ck) is NULL:
+                db.abort()
+            db.writeRow(CU, ck, "customer")
+
+        delivery = Parts([lambda db, d=d: district(db, d) for d in range(nd)])
+
+        return delivery
+    raise ValueError("tpcc: unknown procedure " + name)
+
+
+def tpcc_ids(n):
+    return lambda s: ":".join(s.split(";")[:n])
+
+
+TPCC = dict(
+    tables=[
+        ("CUSTOMER", "customer.in", tpcc_ids(3)),
+        ("DISTRICT", "districts.in", tpcc_ids(2)),
+        ("HISTORY", None, tpcc_ids(2)),
+        ("ITEM", "item.in", tpcc_ids(1)),
+        ("NEWORDER", "neworder.in", tpcc_ids(3)),
+        ("OPENORDER", "order.in", tpcc_ids(3)),
+        ("ORDERLINE", "orderline.in", tpcc_ids(6)),
+        ("STOCK", "stock.in", tpcc_ids(2)),
+        ("WAREHOUSE", "warehouse.in", tpcc_ids(1)),
+    ],
+    proc=tpcc_proc,
+    abs=tpcc_abs,
+)
+
+
 APPS = OrderedDict(
     [
         ("courseware", COURSEWARE),
         ("shoppingCart", SHOPPING),
+        ("tpcc", TPCC),
         ("twitter", TWITTER),
         ("wikipedia", WIKIPEDIA),
     ]
