@@ -263,12 +263,48 @@ class RowVal:
         dom = self.ctx.kn.domain(self.key)
         return self.ctx.choose(self.local, self.key, dom, lambda v: v is NULL)
 
+    def cond(self, f):
+        """The condition, without branching, that the row is non-null and f
+        holds of its value: True, False or an expression."""
+        dom = [v for v in self.ctx.kn.domain(self.key) if v is not NULL]
+        yes = [self.ctx.kn.code(self.key, v) for v in dom if f(v)]
+        if not yes:
+            return False
+        if len(yes) == len(self.ctx.kn.domain(self.key)):
+            return True
+        return any_of([("=", self.local, c) for c in yes])
+
     def get(self, f):
         """f of the (non-null) value."""
         dom = [v for v in self.ctx.kn.domain(self.key) if v is not NULL]
         if not dom:
             raise RuntimeError("row %s is always null here" % self.key)
         return self.ctx.choose(self.local, self.key, dom, f)
+
+
+def all_of(conds):
+    """Conjunction of True/False/expressions (short-circuit, left to right)."""
+    out = []
+    for c in conds:
+        if c is False:
+            return False
+        if c is not True:
+            out.append(c)
+    return True if not out else out[0] if len(out) == 1 else ("and",) + tuple(out)
+
+
+def any_of(conds):
+    out = []
+    for c in conds:
+        if c is True:
+            return True
+        if c is not False:
+            out.append(c)
+    return False if not out else out[0] if len(out) == 1 else ("or",) + tuple(out)
+
+
+def negate(c):
+    return (not c) if isinstance(c, bool) else ("not", c)
 
 
 def isnull(r):
@@ -322,6 +358,10 @@ class Ctx:
             inner, self.stmts = self.stmts, saved
         self.emit([Kw("if"), cond, inner])
 
+    def abort_stmt(self):
+        """`[:abort]` as a statement of a `when` block."""
+        self.emit([Kw("abort")])
+
     def abort_if_null(self, row):
         """`if (row == null) db.abort()` as a program statement."""
         dom = self.kn.domain(row.key)
@@ -329,6 +369,10 @@ class Ctx:
             self.emit([Kw("if"), ("=", row.local, 0), [[Kw("abort")]]])
         elif dom == [NULL]:
             self.abort()
+
+    def branch_on(self, c):
+        """branch on True/False/expression."""
+        return c if isinstance(c, bool) else self.branch(c)
 
     def branch(self, cond):
         if self.inline:
@@ -587,8 +631,10 @@ def simplify(stmts):
 
 
 def rename(stmts, prefix, counter, env=None):
-    """Give every local a program-wide unique name; branches get their own."""
-    env = dict(env or {})
+    """Give every local a program-wide unique name. A local bound in an `:if`
+    branch stays visible after it (a `when` block's reads are used, guarded,
+    by later conditions)."""
+    env = env if env is not None else {}
     out = []
 
     def sub(e):
@@ -615,9 +661,14 @@ def rename(stmts, prefix, counter, env=None):
         elif s[0] == Kw("w"):
             out.append([s[0], sub_key(s[1]), sub(s[2])])
         elif s[0] == Kw("if"):
-            node = [s[0], sub(s[1]), rename(s[2], prefix, counter, env)]
+            cond = sub(s[1])
+            then_env = dict(env)
+            node = [s[0], cond, rename(s[2], prefix, counter, then_env)]
+            else_env = dict(env)
             if len(s) > 3:
-                node.append(rename(s[3], prefix, counter, env))
+                node.append(rename(s[3], prefix, counter, else_env))
+            env.update(else_env)
+            env.update(then_env)
             out.append(node)
         else:
             out.append(s)
@@ -1181,19 +1232,43 @@ def tpcc_proc(name, args):
 
         def stock_level(db):
             order_id = district_next(db, w, d)
-            count = 0
-            for ol in db.readIfIDStartsWith(OL, "%d:%d" % (w, d)):
-                if ol.is_null():
-                    continue
-                f = ol.key.split(":", 1)[1].split(":")
+            # The loop reads every order line of the district and the stock
+            # of its item; only whether some line counts steers what follows
+            # (count == 0 aborts), so the reads are `:if`s of their own and
+            # the count is one condition.
+            view = db.read_table(OL)
+            counted = []
+            for e in [e for e in db.kn.ids.get(OL, {}) if e.startswith("%d:%d" % (w, d))]:
+                f = e.split(":")
                 ol_order, item = int(f[2]), int(f[4])
-                st = db.readRow(ST, "%d:%d" % (w, item))
-                if st is NULL:
+                here = view.presence(e)
+                found = {}
+
+                def body(e=e, item=item, found=found):
+                    ol = db.read_row(OL, e)
+                    found["ol"] = ol
+                    nonnull = ol.cond(lambda v: True)
+
+                    def stock():
+                        sv = db.read_table(ST)
+                        sid = "%d:%d" % (w, item)
+                        found["st_here"] = sv.presence(sid)
+
+                        def row():
+                            found["st"] = db.read_row(ST, sid)
+
+                        db.when(found["st_here"], row)
+
+                    found["nonnull"] = nonnull
+                    db.when(nonnull, stock)
+
+                db.when(here, body)
+                if here is False or not (order_id - 20 <= ol_order < order_id) or "st_here" not in found:
                     continue
-                if order_id - 20 <= ol_order < order_id and st.get(lambda v: v[1]) < threshold:
-                    count += 1
-            if count == 0:
-                db.abort()
+                st = found.get("st")
+                low = st.cond(lambda v: v[1] < threshold) if st is not None else False
+                counted.append(all_of([here, found["nonnull"], found["st_here"], low]))
+            db.when(negate(any_of(counted)), db.abort_stmt)
 
         return stock_level
     if name == "orderStatus":
@@ -1201,15 +1276,29 @@ def tpcc_proc(name, args):
 
         def order_status(db):
             c = customer(db, w, d, cid, last, by)
+            # getOrderDetails reads every open order of the district (each
+            # an `:if` of its own), then takes the one with the largest id
+            # among the customer's: a chain of branches, largest id first.
+            view = db.read_table(OO)
             orders = []
-            for o in db.readIfIDStartsWith(OO, "%d:%d" % (w, d)):
-                if o.is_null():
-                    db.abort()
-                orders.append((int(o.key.split(":")[3]), o))
-            orders.sort(key=lambda x: -x[0])  # Java sorts by id, largest first
-            for oid, o in orders:
-                if o.get(lambda v: v[1]) == c[3]:
-                    db.readIfIDStartsWith(OL, "%d:%d:%d" % (w, d, oid))
+            for e in [e for e in db.kn.ids.get(OO, {}) if e.startswith("%d:%d" % (w, d))]:
+                here = view.presence(e)
+                got = {}
+
+                def body(e=e, got=got):
+                    o = db.read_row(OO, e)
+                    got["o"] = o
+                    db.abort_if_null(o)
+
+                db.when(here, body)
+                if here is not False:
+                    orders.append((int(e.split(":")[2]), here, got["o"]))
+            orders.sort(key=lambda x: -x[0])
+            for oid, here, o in orders:
+                if db.branch_on(all_of([here, o.cond(lambda v: v[1] == c[3])])):
+                    lines = db.read_table(OL)
+                    for e in [e for e in db.kn.ids.get(OL, {}) if e.startswith("%d:%d:%d" % (w, d, oid))]:
+                        db.when(lines.presence(e), lambda e=e: db.read_row(OL, e))
                     return
             db.abort()
 
@@ -1403,6 +1492,37 @@ def main(argv):
             with open(os.path.join(out, name + ".edn"), "w") as f:
                 f.write(text)
             print(name, file=sys.stderr)
+    # The scaling runs of the paper (Fig. 15, App. F.2 and F.3): TPC-C and
+    # Wikipedia, 1-5 sessions of 3 transactions and 3 sessions of 1-5
+    # transactions, five client programs each.
+    scaling = os.path.join(out, "scaling")
+    os.makedirs(scaling, exist_ok=True)
+    for app in ("tpcc", "wikipedia"):
+        for kind, sub, tag in (
+            ("session-scalability", "%d-sessions", "s"),
+            ("transaction-scalability", "%d-transactions-per-session", "t"),
+        ):
+            for case in range(1, 6):
+                for i in range(1, 6):
+                    base = os.path.join(artifact, "src/benchmarks", app, kind, "case%d" % case, sub % i)
+                    n = i if tag == "s" else 3
+                    files = [os.path.join(base, "thread%d.in" % k) for k in range(1, n + 1)]
+                    name = "%s-%d-%s%d" % (app, case, tag, i)
+                    what = "%d session%s of 3 transactions" % (i, "s" if i > 1 else "") if tag == "s" else "3 sessions of %d transaction%s" % (i, "s" if i > 1 else "")
+                    text = program(
+                        artifact,
+                        app,
+                        files,
+                        "%s: scaling run (%s) of Bouajjani, Enea, Roman-Calvo (PLDI'23), Fig. 15." % (name, what),
+                        [
+                            "Translated by scripts/explore-programs.py from the artifact,",
+                            "github:Galieve/transactional-jpf, src/benchmarks/%s/%s/case%d/%s/" % (app, kind, case, sub % i),
+                            "Generated: edit the generator, not this file.",
+                        ],
+                    )
+                    with open(os.path.join(scaling, name + ".edn"), "w") as f:
+                        f.write(text)
+                    print("scaling/" + name, file=sys.stderr)
 
 
 if __name__ == "__main__":
