@@ -10,11 +10,8 @@
 
 mod support;
 
-use isolde::explore::levels::ALL;
-use isolde::explore::{explore_each, Level, Options, Program};
 use proptest::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
-use support::explore::{analyze_consistent, brute_force, canon, Canon};
+use support::explore::assert_matches_brute_force as check;
 
 /// A statement of the generator: reads bind fresh locals; conditionals
 /// (last in a transaction, so every read always runs) write or abort.
@@ -96,57 +93,6 @@ fn program(s: &(Vec<Vec<Vec<G>>>, u8, u8, u8)) -> String {
         }
     };
     format!("{{:sessions [{}]\n :assert {assert}}}", sessions.join("\n  "))
-}
-
-fn check(text: &str) {
-    let p = Program::parse(text).expect("generated programs parse");
-    let brute = brute_force(&p);
-    let mut causal: Option<BTreeSet<Canon>> = None;
-    for level in ALL {
-        let expected: BTreeMap<Canon, Option<bool>> =
-            brute.iter().filter(|f| analyze_consistent(&f.edn, level)).map(|f| (f.canon.clone(), f.assert_ok)).collect();
-        let mut got: BTreeMap<Canon, bool> = BTreeMap::new();
-        let mut ends: BTreeSet<Canon> = BTreeSet::new();
-        let mut dup = None;
-        let mut disagree = None;
-        let out = explore_each(&p, level, &Options::default(), |v, consistent, assert_ok| {
-            let c = canon(v);
-            ends.insert(c.clone());
-            if consistent {
-                if got.insert(c.clone(), assert_ok).is_some() {
-                    dup = Some(c);
-                }
-                if !analyze_consistent(&v.to_jepsen("prop", level.name()), level) {
-                    disagree = Some(v.to_text());
-                }
-            }
-        })
-        .expect("generated programs run");
-        assert_eq!(dup, None, "{} output twice at {}:\n{text}", "a history", level.name());
-        assert_eq!(disagree, None, "analyze refutes an output at {}:\n{text}", level.name());
-        let got_set: BTreeSet<&Canon> = got.keys().collect();
-        let exp_set: BTreeSet<&Canon> = expected.keys().collect();
-        assert_eq!(got_set, exp_set, "history sets differ at {}:\n{text}", level.name());
-        for (c, ok) in &got {
-            assert_eq!(expected[c], Some(*ok), "assertion result differs at {} on {c:?}:\n{text}", level.name());
-        }
-        assert_eq!(out.stats.histories as usize, got.len());
-        assert_eq!(out.stats.violations as usize, got.values().filter(|ok| !**ok).count());
-        match level {
-            Level::Weak(_) => {
-                assert_eq!(out.stats.blocked, 0, "explore-ce blocked at {}:\n{text}", level.name());
-                assert_eq!(out.stats.explored, out.stats.histories);
-                if level == Level::Weak(isolde::weak::Level::Causal) {
-                    causal = Some(ends);
-                }
-            }
-            _ => {
-                // explore-ce*(causal, L) visits exactly the causal histories.
-                assert_eq!(Some(&ends), causal.as_ref(), "end states differ from causal at {}:\n{text}", level.name());
-                assert_eq!(out.stats.explored as usize, ends.len(), "an end state twice at {}:\n{text}", level.name());
-            }
-        }
-    }
 }
 
 proptest! {

@@ -73,7 +73,8 @@ pub fn run(a: &ExploreArgs) -> u8 {
         Some(t) if !(t.is_finite() && t >= 0.0) => return fail(format!("--timeout {t}: expected a number of seconds")),
         t => t.map(Duration::from_secs_f64),
     };
-    let opts = Options { timeout, max_histories: a.max_histories, witnesses: a.all.unwrap_or(1) };
+    let opts =
+        Options { timeout, max_histories: a.max_histories, witnesses: a.all.unwrap_or(1), check_invariants: false };
     let out = match explore(&program, level, &opts) {
         Ok(o) => o,
         Err(e) => return fail(format!("{shown}: {e}")),

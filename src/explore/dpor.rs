@@ -59,11 +59,6 @@ impl Shape {
         }
         Shape { place, so_mask }
     }
-
-    /// The id of a session's `i`-th transaction.
-    pub fn id(&self, session: usize, i: usize) -> TxnId {
-        self.place.iter().position(|&p| p == (session, i)).map_or(OWN, |x| x as TxnId)
-    }
 }
 
 /// A key as the program computes it: a name and, for a row, its id.
@@ -159,6 +154,14 @@ pub struct Stats {
     pub swaps: u64,
     /// Swaps OPTIMALITY refused.
     pub refused_swaps: u64,
+    /// EXPLORE calls on a history inconsistent at the base level, counted
+    /// only with [`Engine::check_invariants`] (zero: strong optimality's
+    /// "never explores an inconsistent history").
+    pub inconsistent: u64,
+    /// EXPLORE calls on a history (transactions and their events, whatever
+    /// the order `<`) already explored, counted only with
+    /// [`Engine::check_invariants`] (zero: optimality).
+    pub revisits: u64,
 }
 
 /// Why the search stopped early.
@@ -206,6 +209,11 @@ pub struct Engine<'p> {
     scratch: Scratch,
     /// Counters.
     pub stats: Stats,
+    /// Check every explored history's consistency, and that none is
+    /// explored twice (a test of the algorithm: it keeps every history
+    /// explored, so memory is no longer polynomial).
+    pub check_invariants: bool,
+    seen: rustc_hash::FxHashSet<Vec<super::history::Log>>,
 }
 
 impl<'p> Engine<'p> {
@@ -223,6 +231,8 @@ impl<'p> Engine<'p> {
             base: level.base(),
             scratch: Scratch::default(),
             stats: Stats::default(),
+            check_invariants: false,
+            seen: Default::default(),
         }
     }
 
@@ -238,6 +248,14 @@ impl<'p> Engine<'p> {
         while let Some((h, after_commit)) = stack.pop() {
             budget(&self.stats).map_err(Stop::Budget)?;
             self.stats.calls += 1;
+            if self.check_invariants
+                && !levels::weak_ok(&h, &self.shape.so_mask, self.tables.keys.len(), self.base, &mut self.scratch)
+            {
+                self.stats.inconsistent += 1;
+            }
+            if self.check_invariants && !self.seen.insert(h.txns.clone()) {
+                self.stats.revisits += 1;
+            }
             if after_commit {
                 self.swaps(&h, &mut stack);
             }

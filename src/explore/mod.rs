@@ -53,6 +53,9 @@ pub struct Options {
     pub max_histories: Option<u64>,
     /// Keep this many violating histories as witnesses.
     pub witnesses: usize,
+    /// Check that every explored history is consistent at the level
+    /// explored under ([`Stats::inconsistent`]); for tests.
+    pub check_invariants: bool,
 }
 
 /// The result of a search.
@@ -128,6 +131,7 @@ fn search(
 ) -> Result<Outcome, RunError> {
     let start = Instant::now();
     let mut engine = Engine::new(program, level);
+    engine.check_invariants = opts.check_invariants;
     let mut steps = 0u64;
     let leaf = |v: &dpor::View, l: &dpor::Leaf| {
         on_leaf(v, l);
@@ -141,7 +145,7 @@ fn search(
         }
         steps += 1;
         if let Some(t) = opts.timeout {
-            if steps % 256 == 0 && start.elapsed() >= t {
+            if (steps == 1 || steps.is_multiple_of(64)) && start.elapsed() >= t {
                 return Err(format!("stopped after the --timeout of {} s", t.as_secs_f64()));
             }
         }

@@ -179,15 +179,12 @@ impl Reader<'_> {
 
     fn string(&mut self, line: usize) -> Result<String, ProgramError> {
         self.i += 1;
-        let mut s = String::new();
-        let start = self.i;
         let mut bytes = Vec::new();
         while self.i < self.b.len() {
             match self.b[self.i] {
                 b'"' => {
                     self.i += 1;
-                    s.push_str(&String::from_utf8_lossy(&bytes));
-                    return Ok(s);
+                    return String::from_utf8(bytes).map_err(|_| self.err(line, "invalid UTF-8 in a string"));
                 }
                 b'\\' => {
                     let e = self.b.get(self.i + 1).copied();
@@ -209,7 +206,6 @@ impl Reader<'_> {
                 }
             }
         }
-        let _ = start;
         Err(self.err(line, "a string is not closed (expected '\"')"))
     }
 

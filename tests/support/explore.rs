@@ -13,14 +13,15 @@
 
 use isolde::anomaly::Workload;
 use isolde::explore::eval::{eval, eval_bool, Env, Val};
+use isolde::explore::levels::ALL;
 use isolde::explore::program::{KeyExpr, Literal, Program, Stmt};
 use isolde::explore::witness::{HistView, Source};
-use isolde::explore::Level;
+use isolde::explore::{explore_each, Level, Options};
 use isolde::ingest::{read_bytes, Format};
 use isolde::si_check::{self, ExactOptions, OrderKind};
 use isolde::weak::front::{self, Sessions};
 use isolde::weak::oracle::{self, Axiom};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A history's identity: per transaction (session, index) in that order,
 /// whether it aborted and its external reads as (key, source).
@@ -109,7 +110,9 @@ impl Exec<'_> {
     fn block(&mut self, code: &[Stmt], env: &mut Env) -> Result<Option<bool>, Vec<(Source, Val)>> {
         for st in code {
             match st {
-                Stmt::Let { local, value, .. } => env[*local as usize] = Some(eval(self.p, value, env).expect("no run errors")),
+                Stmt::Let { local, value, .. } => {
+                    env[*local as usize] = Some(eval(self.p, value, env).expect("no run errors"))
+                }
                 Stmt::Write { key, value, .. } => {
                     let k = key_text(self.p, key, env).expect("key");
                     let v = eval(self.p, value, env).expect("no run errors");
@@ -294,6 +297,72 @@ pub fn analyze_consistent(edn: &str, level: Level) -> bool {
         Level::Prefix => {
             let f = front::build(&h, Workload::RwRegister, Sessions::Process).expect("front end");
             oracle::enumerate(&f, Axiom::Prefix).expect("small enough to enumerate")
+        }
+    }
+}
+
+/// Checks the explorer on the program `text` at every level against the
+/// brute-force enumeration filtered by `analyze`'s checkers: the same
+/// histories, each output once, the same assertion results and counts;
+/// explore-ce never blocked; explore-ce*'s end states exactly the causal
+/// histories; `analyze` accepts every output in the explorer's own Jepsen
+/// encoding. Prefix is compared only up to the enumerator's 8 transactions.
+pub fn assert_matches_brute_force(text: &str) {
+    let p = Program::parse(text).expect("generated programs parse");
+    let brute = brute_force(&p);
+    let mut causal: Option<BTreeSet<Canon>> = None;
+    for level in ALL {
+        if level == Level::Prefix && p.txn_count() > isolde::weak::oracle::MAX_ENUMERATED {
+            continue; // analyze has no exact prefix checker; the enumerator stops at 8.
+        }
+        let expected: BTreeMap<Canon, Option<bool>> = brute
+            .iter()
+            .filter(|f| analyze_consistent(&f.edn, level))
+            .map(|f| (f.canon.clone(), f.assert_ok))
+            .collect();
+        let mut got: BTreeMap<Canon, bool> = BTreeMap::new();
+        let mut ends: BTreeSet<Canon> = BTreeSet::new();
+        let mut dup = None;
+        let mut disagree = None;
+        let opts = Options { check_invariants: true, ..Options::default() };
+        let out = explore_each(&p, level, &opts, |v, consistent, assert_ok| {
+            let c = canon(v);
+            ends.insert(c.clone());
+            if consistent {
+                if got.insert(c.clone(), assert_ok).is_some() {
+                    dup = Some(c);
+                }
+                if !analyze_consistent(&v.to_jepsen("prop", level.name()), level) {
+                    disagree = Some(v.to_text());
+                }
+            }
+        })
+        .expect("generated programs run");
+        assert_eq!(dup, None, "{} output twice at {}:\n{text}", "a history", level.name());
+        assert_eq!(disagree, None, "analyze refutes an output at {}:\n{text}", level.name());
+        let got_set: BTreeSet<&Canon> = got.keys().collect();
+        let exp_set: BTreeSet<&Canon> = expected.keys().collect();
+        assert_eq!(got_set, exp_set, "history sets differ at {}:\n{text}", level.name());
+        for (c, ok) in &got {
+            assert_eq!(expected[c], Some(*ok), "assertion result differs at {} on {c:?}:\n{text}", level.name());
+        }
+        assert_eq!(out.stats.inconsistent, 0, "an inconsistent history explored at {}:\n{text}", level.name());
+        assert_eq!(out.stats.revisits, 0, "a history explored twice at {}:\n{text}", level.name());
+        assert_eq!(out.stats.histories as usize, got.len());
+        assert_eq!(out.stats.violations as usize, got.values().filter(|ok| !**ok).count());
+        match level {
+            Level::Weak(_) => {
+                assert_eq!(out.stats.blocked, 0, "explore-ce blocked at {}:\n{text}", level.name());
+                assert_eq!(out.stats.explored, out.stats.histories);
+                if level == Level::Weak(isolde::weak::Level::Causal) {
+                    causal = Some(ends);
+                }
+            }
+            _ => {
+                // explore-ce*(causal, L) visits exactly the causal histories.
+                assert_eq!(Some(&ends), causal.as_ref(), "end states differ from causal at {}:\n{text}", level.name());
+                assert_eq!(out.stats.explored as usize, ends.len(), "an end state twice at {}:\n{text}", level.name());
+            }
         }
     }
 }
