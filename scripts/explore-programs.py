@@ -1466,7 +1466,7 @@ def program(artifact, app, session_files, title, comments):
 FILE_NAMES = {"shoppingCart": "shopping-cart"}
 
 SCALING_SECONDS = 30
-SCALING_BYTES = 2_000_000
+SCALING_BYTES = 500_000
 
 
 class TooBig(Exception):
