@@ -4,8 +4,11 @@
 //! records beside the paper's Table F.1 (examples/explore/README.md explains
 //! each difference with the paper).
 
+mod support;
+
 use isolde::explore::{explore, Level, Options, Program};
 use std::path::{Path, PathBuf};
+use support::explore::assert_matches_brute_force;
 
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/explore")
@@ -42,6 +45,25 @@ fn every_example_parses() {
         let p = parse(f);
         assert!(p.txn_count() > 0, "{}: no transactions", f.display());
     }
+}
+
+/// The examples small enough to enumerate (the scaling programs of one
+/// session of 3 transactions; those of 3 sessions of 1 transaction read so
+/// many keys that the enumeration runs out of memory) give, at every level,
+/// exactly the histories of a brute-force enumeration filtered by
+/// `analyze`'s checkers.
+#[test]
+fn small_examples_match_brute_force() {
+    let mut n = 0;
+    for f in edn_files(&examples_dir()) {
+        let text = std::fs::read_to_string(&f).expect("example");
+        let one_session = f.file_name().is_some_and(|n| n.to_string_lossy().ends_with("-s1.edn"));
+        if one_session && parse(&f).sessions.len() == 1 {
+            assert_matches_brute_force(&text);
+            n += 1;
+        }
+    }
+    assert!(n >= 5, "expected the one-session scaling programs, found {n}");
 }
 
 /// One row of tests/data/explore-f1.tsv.
