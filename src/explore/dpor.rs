@@ -394,22 +394,7 @@ impl<'p> Engine<'p> {
     /// `r` outside `t`'s causal past is deleted, `r` reads from `t`, and
     /// `u` becomes the pending, last transaction.
     fn swap(&self, h: &Hist, u: TxnId, k: usize, t: TxnId, cp: &[u64; 64], pos: &[u8; 64]) -> Hist {
-        let mut hs = h.clone();
-        hs.order.clear();
-        for &b in &h.order {
-            if b == u {
-                continue;
-            }
-            if pos[b as usize] < pos[u as usize] || cp[t as usize] & bit(b) != 0 {
-                hs.order.push(b);
-            } else {
-                hs.txns[b as usize] = Default::default();
-            }
-        }
-        let log = &mut hs.txns[u as usize];
-        log.events.truncate(k + 1);
-        log.status = Status::Pending;
-        hs.order.push(u);
+        let mut hs = cut_at(h, u, k, t, cp, pos);
         self.set_writer(&mut hs, u, t);
         hs
     }
@@ -481,22 +466,7 @@ impl<'p> Engine<'p> {
     /// `<`-latest writer of its key in `u`'s causal past that the history cut
     /// at `r'` (keeping `t`'s causal past) admits.
     fn read_latest(&mut self, h: &Hist, u: TxnId, k: usize, t: TxnId, cp: &[u64; 64], pos: &[u8; 64]) -> bool {
-        let mut cut = h.clone();
-        cut.order.clear();
-        for &b in &h.order {
-            if b == u {
-                continue;
-            }
-            if pos[b as usize] < pos[u as usize] || cp[t as usize] & bit(b) != 0 {
-                cut.order.push(b);
-            } else {
-                cut.txns[b as usize] = Default::default();
-            }
-        }
-        let log = &mut cut.txns[u as usize];
-        log.events.truncate(k + 1);
-        log.status = Status::Pending;
-        cut.order.push(u);
+        let mut cut = cut_at(h, u, k, t, cp, pos);
         let key = h.txns[u as usize].events[k].key;
         // u's causal past in the cut history: session predecessors and the
         // writers of its reads before r'.
@@ -655,4 +625,28 @@ impl<'p> Engine<'p> {
         }
         Ok(Flow::Done)
     }
+}
+
+/// The history SWAP and readLatest start from, for the read `r` = event `k`
+/// of `u` and the writer `t`: the transactions before `u` and those in
+/// `t`'s causal past (`cp`) are kept in order, every other one is deleted,
+/// and `u`, cut right after `r`, becomes the pending, last transaction.
+fn cut_at(h: &Hist, u: TxnId, k: usize, t: TxnId, cp: &[u64; 64], pos: &[u8; 64]) -> Hist {
+    let mut cut = h.clone();
+    cut.order.clear();
+    for &b in &h.order {
+        if b == u {
+            continue;
+        }
+        if pos[b as usize] < pos[u as usize] || cp[t as usize] & bit(b) != 0 {
+            cut.order.push(b);
+        } else {
+            cut.txns[b as usize] = Default::default();
+        }
+    }
+    let log = &mut cut.txns[u as usize];
+    log.events.truncate(k + 1);
+    log.status = Status::Pending;
+    cut.order.push(u);
+    cut
 }
