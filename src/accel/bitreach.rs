@@ -29,7 +29,7 @@
 //!
 //! Memory is what `WindowReach` uses: `n · words · 8` bytes.
 
-use crate::si_check::reach::{Dag, Reach};
+use crate::si_check::reach::{Dag, Reach, SyncPtr};
 use rayon::prelude::*;
 
 /// "No pair of this side is blocked" in [`BitReach::test_flat`]'s result.
@@ -171,17 +171,6 @@ pub struct BitReach {
     pub words: usize,
     /// `rows[p * words..(p + 1) * words]`: the row of position `p`.
     pub rows: Vec<u64>,
-}
-
-#[derive(Clone, Copy)]
-struct SyncPtr(*mut u64);
-// SAFETY: used only as described in `BitReach::closure`.
-unsafe impl Send for SyncPtr {}
-unsafe impl Sync for SyncPtr {}
-impl SyncPtr {
-    fn get(self) -> *mut u64 {
-        self.0
-    }
 }
 
 impl BitReach {

@@ -98,13 +98,16 @@ impl WindowReach {
     }
 }
 
+/// A row matrix's base pointer shared by the threads that fill disjoint
+/// rows of it (here and in [`crate::accel::bitreach`]).
 #[derive(Clone, Copy)]
-struct SyncPtr(*mut u64);
-// SAFETY: used only as described in `WindowReach::new`.
+pub(crate) struct SyncPtr(pub(crate) *mut u64);
+// SAFETY: used only as described in `WindowReach::new` and
+// `BitReach::closure`: each thread writes rows no other thread touches.
 unsafe impl Send for SyncPtr {}
 unsafe impl Sync for SyncPtr {}
 impl SyncPtr {
-    fn get(self) -> *mut u64 {
+    pub(crate) fn get(self) -> *mut u64 {
         self.0
     }
 }
