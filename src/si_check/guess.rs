@@ -102,6 +102,17 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
     let mut pending: FxHashMap<(u32, TxnId), u32> =
         wanted.iter().map(|(&v, readers)| (v, readers.len() as u32)).collect();
 
+    // Unplaced writers of each key whose version of it nobody reads: such a
+    // blind write may have to come before a read version of the key, so a
+    // writer of a read version waits for them while others are ready.
+    let mut blind: FxHashMap<u32, u32> = FxHashMap::default();
+    for t in 0..n as TxnId {
+        for w in &txns.writes[txns.write_start[t as usize] as usize..txns.write_start[t as usize + 1] as usize] {
+            if !wanted.contains_key(&(w.key.0, t)) {
+                *blind.entry(w.key.0).or_default() += 1;
+            }
+        }
+    }
     let mut current: FxHashMap<u32, TxnId> = FxHashMap::default();
     let mut placed = vec![false; n];
     let key = |t: TxnId| Reverse((priority[t as usize], t));
@@ -138,18 +149,25 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
         // earliest ready one, else (stuck) the earliest free one.
         scanned.clear();
         let mut pick = None;
+        let mut patient: Option<TxnId> = None;
         while scanned.len() < SCAN {
             let Some(Reverse((p, t))) = ready.pop() else { break };
             if placed[t as usize] || unsat[t as usize] > 0 || preds[t as usize] > 0 {
                 continue;
             }
             if clobbers(t, &current, &pending) == 0 {
-                pick = Some(t);
-                break;
+                let waits = writes(t)
+                    .iter()
+                    .any(|w| wanted.contains_key(&(w.key.0, t)) && blind.get(&w.key.0).copied().unwrap_or(0) > 0);
+                if !waits {
+                    pick = Some(t);
+                    break;
+                }
+                patient.get_or_insert(t);
             }
             scanned.push(Reverse((p, t)));
         }
-        let t = match pick.or_else(|| scanned.first().map(|e| e.0 .1)) {
+        let t = match pick.or(patient.take()).or_else(|| scanned.first().map(|e| e.0 .1)) {
             Some(t) => t,
             None => {
                 replayed = false;
@@ -171,6 +189,13 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
         }
         placed[t as usize] = true;
         order.push(t);
+        for w in writes(t) {
+            if !wanted.contains_key(&(w.key.0, t)) {
+                if let Some(c) = blind.get_mut(&w.key.0) {
+                    *c -= 1;
+                }
+            }
+        }
         // Its reads are no longer pending.
         for r in reads(t) {
             let k = r.key.0;
