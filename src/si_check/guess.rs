@@ -11,7 +11,10 @@
 //! writers); among the ready ones take the earliest (by the time estimate)
 //! that *clobbers* nothing, that is, whose writes do not replace a version
 //! some unplaced transaction still has to read. Placing a transaction makes
-//! it the current writer of the keys it writes.
+//! it the current writer of the keys it writes. A writer of a version
+//! someone reads also waits, while another transaction is ready, for the
+//! unplaced writers of the same key whose versions nobody reads: such a
+//! blind write often has to come before the read version, never after it.
 //!
 //! When every transaction is placed ready, the replay is a serial execution
 //! explaining every read. The product never answers valid on that alone:
