@@ -14,7 +14,7 @@
 //! it the current writer of the keys it writes. A writer of a version
 //! someone reads also waits, while another transaction is ready, for the
 //! unplaced writers of the same key whose versions nobody reads: such a
-//! blind write often has to come before the read version, never after it.
+//! blind write often has to come before the read version.
 //!
 //! When every transaction is placed ready, the replay is a serial execution
 //! explaining every read. The product never answers valid on that alone:
