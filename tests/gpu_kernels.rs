@@ -25,6 +25,23 @@ fn device_or_skip(test: &str) -> Option<Arc<Gpu>> {
     }
 }
 
+/// A random DAG's closure on the CPU mirror and on the device.
+struct Closed {
+    dag: RandDag,
+    cpu: BitReach,
+    dev: isolde::accel::gpu::DeviceClosure,
+    stats: AccelStats,
+}
+
+fn closed(g: &Gpu, n: usize, degree: usize, span: usize, window: usize, seed: u64) -> Closed {
+    let dag = RandDag::new(n, degree, span, seed);
+    let plan = dag.plan(window);
+    let cpu = BitReach::closure(&plan);
+    let mut stats = AccelStats::default();
+    let dev = g.closure(&plan, &mut stats).unwrap_or_else(|e| panic!("{e}"));
+    Closed { dag, cpu, dev, stats }
+}
+
 /// (nodes, degree, span, window bits, seed): small, multi-word, windowed.
 const SHAPES: &[(usize, usize, usize, usize, u64)] =
     &[(50, 2, 10, 50, 1), (700, 3, 90, 700, 2), (3000, 3, 400, 256, 3), (20_000, 4, 2000, 4096, 4)];
@@ -33,11 +50,7 @@ const SHAPES: &[(usize, usize, usize, usize, u64)] =
 fn closures_on_the_device_equal_the_mirror_bit_for_bit() {
     let Some(g) = device_or_skip("closures_on_the_device_equal_the_mirror_bit_for_bit") else { return };
     for &(n, degree, span, window, seed) in SHAPES {
-        let dag = RandDag::new(n, degree, span, seed);
-        let plan = dag.plan(window);
-        let cpu = BitReach::closure(&plan);
-        let mut stats = AccelStats::default();
-        let dev = g.closure(&plan, &mut stats).unwrap_or_else(|e| panic!("{e}"));
+        let Closed { cpu, dev, .. } = closed(&g, n, degree, span, window, seed);
         assert_eq!(dev.host.rows, cpu.rows, "n = {n}, window = {window}");
         assert!(cpu.rows.iter().any(|&w| w != 0));
     }
@@ -47,11 +60,7 @@ fn closures_on_the_device_equal_the_mirror_bit_for_bit() {
 fn the_constraint_test_on_the_device_equals_the_mirror() {
     let Some(g) = device_or_skip("the_constraint_test_on_the_device_equals_the_mirror") else { return };
     for &(n, degree, span, window, seed) in SHAPES {
-        let dag = RandDag::new(n, degree, span, seed);
-        let plan = dag.plan(window);
-        let cpu = BitReach::closure(&plan);
-        let mut stats = AccelStats::default();
-        let dev = g.closure(&plan, &mut stats).unwrap_or_else(|e| panic!("{e}"));
+        let Closed { dag, cpu, dev, mut stats } = closed(&g, n, degree, span, window, seed);
         let (ptr, nodes) = dag.sides(5000, seed);
         let pairs: Vec<[u32; 2]> = nodes.iter().map(|&[a, b]| [dag.pos[a as usize], dag.pos[b as usize]]).collect();
         let want = cpu.test_flat(&ptr, &pairs);
@@ -64,11 +73,7 @@ fn the_constraint_test_on_the_device_equals_the_mirror() {
 fn inserting_edges_on_the_device_equals_the_mirror() {
     let Some(g) = device_or_skip("inserting_edges_on_the_device_equals_the_mirror") else { return };
     for &(n, degree, span, window, seed) in SHAPES {
-        let dag = RandDag::new(n, degree, span, seed);
-        let plan = dag.plan(window);
-        let mut cpu = BitReach::closure(&plan);
-        let mut stats = AccelStats::default();
-        let mut dev = g.closure(&plan, &mut stats).unwrap_or_else(|e| panic!("{e}"));
+        let Closed { dag, mut cpu, mut dev, mut stats } = closed(&g, n, degree, span, window, seed);
         let more = dag.forward_edges(200, 2 * span, seed ^ 99);
         for &(x, y) in &more {
             cpu.insert(cpu.pos[x as usize], cpu.pos[y as usize]);
