@@ -40,10 +40,14 @@
 //!   the latest committed writer of `x` at the later read commits no
 //!   earlier: every forced edge goes forward in `co`. Two reads of one
 //!   transaction may see a commit between them (a fractured read), so read
-//!   atomic can fail. Lists: a transaction that read its own append of a key
-//!   aborts (`:fail`) if another transaction committed an append to the key
-//!   after that read (first committer wins), so the list it read is a
-//!   prefix of the key's list.
+//!   atomic can fail. Lists: a transaction aborts (`:fail`) when it read a
+//!   key twice and saw two versions, or read its own append of a key and
+//!   another transaction committed an append to the key before it commits
+//!   (first committer wins). So a list never changes within a transaction
+//!   (Elle files that as `internal`, which isolde's `read-committed-be`
+//!   check on list-append counts), and a list read after an append is a
+//!   prefix of the key's list; fractured reads across keys still break
+//!   read atomic.
 //! * **read atomic** and **causal** (`causal-cerone`): one replica per
 //!   session; a transaction runs alone at its session's replica, reading the
 //!   replica's state, and is then shipped to every other replica, which
@@ -166,9 +170,12 @@ fn run<D: Data, W: Write>(
 /// What the keys of a workload hold, as the stores see them: a sequence of
 /// committed versions per key, and how micro-ops are written.
 trait Data {
-    /// Whether a read of version `v` shows every version before it (lists),
-    /// so a store must make versions visible in order; registers show only
-    /// the latest, and a replica may skip versions.
+    /// Whether a read of version `v` shows every version before it (lists).
+    /// The stores then make a key's versions visible in order, and keep
+    /// each list a transaction reads a prefix of the key's list that does
+    /// not change within the transaction (Elle's list checks call anything
+    /// else `incompatible-order` or `internal`). Registers show only the
+    /// latest version, and a replica may skip versions.
     const IN_ORDER: bool;
 
     /// Commits what `mops` write to `key` as the key's next version and

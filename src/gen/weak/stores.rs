@@ -60,11 +60,7 @@ pub(super) fn read_committed<D: Data, W: Write>(
         }
         let Some(cl) = clients[c].take() else { continue };
         let mut outcome = cl.outcome;
-        // Lists: first committer wins over a read of the transaction's own
-        // append, so that read stays a prefix of the key's list.
-        let conflict = (0..cl.mops.len())
-            .any(|i| reads_own_write(&cl.mops, i) && version(&store, cl.mops[i].key()) != cl.seen[i]);
-        if D::IN_ORDER && conflict {
+        if D::IN_ORDER && list_conflict(&cl.mops, &cl.seen, &store) {
             outcome = outcome.aborted();
         }
         if outcome.takes_effect() {
@@ -76,6 +72,19 @@ pub(super) fn read_committed<D: Data, W: Write>(
         done += 1;
     }
     Ok(())
+}
+
+/// Whether a list transaction of the read committed store must abort: it
+/// read a key twice and saw two versions, or read its own append of a key
+/// that has a newer version now.
+fn list_conflict(mops: &[DrawnMop], seen: &[u32], store: &IntMap<u32>) -> bool {
+    (0..mops.len()).any(|i| match mops[i] {
+        DrawnMop::Read(k) => {
+            (0..i).any(|j| mops[j] == mops[i] && seen[j] != seen[i])
+                || (reads_own_write(mops, i) && version(store, k) != seen[i])
+        }
+        _ => false,
+    })
 }
 
 /// A committed transaction shipped to the other replicas.
