@@ -225,13 +225,12 @@ struct GenCommon {
     #[arg(long, value_enum, default_value = "strict-serializable")]
     level: LevelArg,
     /// Plant named anomalies among normal traffic, comma separated: G0
-    /// (list-append only), G1a,
-    /// G1b, G1c, lost-update, write-skew, long-fork, read-skew, internal,
-    /// duplicate-elements (list-append only), garbage-read,
-    /// stale-realtime-read, and the weak-level ones non-monotonic-read(-ao),
-    /// fractured-read(-ao), non-repeatable-read, causality-violation,
-    /// future-read, not-my-own-write, not-my-last-write (Plume's tap-a …
-    /// tap-m are accepted as names too).
+    /// (list-append only), G1a, G1b, G1c, lost-update, write-skew,
+    /// long-fork, read-skew, internal, duplicate-elements (list-append
+    /// only), garbage-read, stale-realtime-read, and the weak-level ones
+    /// non-monotonic-read(-ao), fractured-read(-ao), non-repeatable-read,
+    /// causality-violation, future-read, not-my-own-write,
+    /// not-my-last-write (Plume's tap-a … tap-m are accepted as names too).
     #[arg(long, value_delimiter = ',')]
     inject: Vec<String>,
     /// Number of injected scenarios (cycling through --inject; default one

@@ -64,9 +64,10 @@
 //!   depends on (a causality violation). Lists: a replica applies a key's
 //!   versions in order only (so a list it shows holds every append
 //!   committed before its last one), and before a transaction that appends
-//!   to a key runs, its replica applies every transaction committed up to
-//!   the key's latest version, in commit order (which respects both
-//!   delivery orders), so its own append extends the whole list.
+//!   to a key runs, its replica applies the key's latest version and,
+//!   first, everything that needs (earlier versions, the origin's earlier
+//!   transactions, for causal delivery what the origin had applied), so
+//!   its own append extends the whole list.
 //! * **prefix**: one log of committed transactions; each session sees a
 //!   prefix of it that only grows (and always includes its own commits); a
 //!   transaction reads the state of a prefix chosen between its session's

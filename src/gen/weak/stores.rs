@@ -89,8 +89,6 @@ fn list_conflict(mops: &[DrawnMop], seen: &[u32], store: &IntMap<u32>) -> bool {
 
 /// A committed transaction shipped to the other replicas.
 struct Shipped {
-    /// Commit order position.
-    stamp: u64,
     /// The versions it committed: (key, version).
     writes: Vec<(u64, u32)>,
     /// Per origin, how many of its transactions the committing replica had
@@ -130,16 +128,38 @@ impl Replicas {
         self.applied[r][o] += 1;
     }
 
-    /// Applies at replica `r` every transaction committed at or before
-    /// `stamp`, in commit order (which every delivery order respects).
-    fn catch_up(&mut self, r: usize, stamp: u64) {
-        loop {
-            let next = (0..self.log.len())
-                .filter_map(|o| self.log[o].get(self.applied[r][o] as usize).map(|t| (t.stamp, o)))
-                .filter(|&(s, _)| s <= stamp)
-                .min();
-            let Some((_, o)) = next else { return };
-            self.apply(r, o);
+    /// Applies at replica `r` the transactions of origin `o` up to its
+    /// `idx`-th, and first whatever each of them needs (`ready`): earlier
+    /// transactions of its origin, (causal) what its origin had applied,
+    /// and (`writers`, lists) the earlier versions of the keys it writes.
+    /// Everything needed committed earlier, so this terminates.
+    fn require(&mut self, r: usize, o: usize, idx: u32, causal: bool, writers: Option<&IntMap<Vec<(u32, u32)>>>) {
+        let mut todo = vec![(o as u32, idx)];
+        while let Some(&(o, idx)) = todo.last() {
+            let o = o as usize;
+            if self.applied[r][o] > idx {
+                todo.pop();
+                continue;
+            }
+            let t = &self.log[o][self.applied[r][o] as usize];
+            let dep = t
+                .deps
+                .iter()
+                .enumerate()
+                .filter(|&(i, &d)| causal && i != o && d > self.applied[r][i])
+                .map(|(i, &d)| (i as u32, d - 1))
+                .next()
+                .or_else(|| {
+                    let writers = writers?;
+                    t.writes
+                        .iter()
+                        .find(|&&(k, v)| version(&self.state[r], k) + 1 < v)
+                        .map(|&(k, v)| writers[&k][v as usize - 2])
+                });
+            match dep {
+                Some(d) => todo.push(d),
+                None => self.apply(r, o),
+            }
         }
     }
 }
@@ -159,9 +179,9 @@ pub(super) fn replicated<D: Data, W: Write>(
         log: (0..p).map(|_| Vec::new()).collect(),
         applied: vec![vec![0; p]; p],
     };
-    // Lists: the latest version of each key and its commit stamp.
-    let mut latest: IntMap<(u32, u64)> = IntMap::default();
-    let mut stamp = 0u64;
+    // Lists: the writer of each version of each key, as (origin, index in
+    // the origin's log).
+    let mut writers: IntMap<Vec<(u32, u32)>> = IntMap::default();
     let (mut mops, mut seen) = (Vec::new(), Vec::new());
     for _ in 0..txns {
         let c = g.rng.below(p as u64) as usize;
@@ -182,25 +202,28 @@ pub(super) fn replicated<D: Data, W: Write>(
         let outcome = g.outcome();
         let keys = written_keys(&mops);
         if D::IN_ORDER {
-            // An append extends the whole list: first catch up on the keys
-            // written.
-            let behind = keys.iter().filter_map(|k| latest.get(k).filter(|l| version(&rs.state[c], *k) < l.0));
-            if let Some(upto) = behind.map(|l| l.1).max() {
-                rs.catch_up(c, upto);
+            // An append extends the whole list: first apply every version
+            // of the keys written (and what those need).
+            for k in &keys {
+                if let Some(&(o, idx)) = writers.get(k).and_then(|w| w.last()) {
+                    rs.require(c, o as usize, idx, causal, Some(&writers));
+                }
             }
         }
         read_all(&mops, &rs.state[c], &mut seen);
         if outcome.takes_effect() {
-            stamp += 1;
+            let at = (c as u32, rs.log[c].len() as u32);
             let mut writes = Vec::with_capacity(keys.len());
             for k in keys {
                 let v = d.commit(k, &mops);
                 rs.state[c].insert(k, v);
-                latest.insert(k, (v, stamp));
+                if D::IN_ORDER {
+                    writers.entry(k).or_default().push(at);
+                }
                 writes.push((k, v));
             }
             let deps = if causal { rs.applied[c].clone() } else { Vec::new() };
-            rs.log[c].push(Shipped { stamp, writes, deps });
+            rs.log[c].push(Shipped { writes, deps });
             rs.applied[c][c] += 1;
         }
         g.emit(d, c, &mops, &seen, outcome)?;
