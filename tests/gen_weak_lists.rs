@@ -165,8 +165,20 @@ fn gen_cli_weak_list_levels() {
     for level in LEVELS {
         let p = dir.join(format!("{}.edn", level.name()));
         let path = p.to_string_lossy();
-        let args =
-            ["gen", "list-append", "--level", level.name(), "--txns", "300", "--active-keys", "6", "--seed", "5", "-o", &path];
+        let args = [
+            "gen",
+            "list-append",
+            "--level",
+            level.name(),
+            "--txns",
+            "300",
+            "--active-keys",
+            "6",
+            "--seed",
+            "5",
+            "-o",
+            &path,
+        ];
         let r = isolde(&args, None, Duration::from_secs(60));
         assert_eq!(r.code, 0, "{r:?}");
         let text = std::fs::read_to_string(&p).expect("written");

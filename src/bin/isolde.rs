@@ -712,7 +712,11 @@ fn gen_options(c: &GenCommon) -> Result<gen::GenOptions, String> {
             LevelArg::Serializable => gen::Level::Serializable,
             LevelArg::SnapshotIsolation => gen::Level::SnapshotIsolation,
             LevelArg::ReadCommitted => gen::Level::ReadCommitted,
-            _ => return Err("the weak levels (read-committed-be, read-atomic, causal-cerone, prefix) take no --inject".into()),
+            _ => {
+                return Err(
+                    "the weak levels (read-committed-be, read-atomic, causal-cerone, prefix) take no --inject".into()
+                )
+            }
         },
         inject,
         inject_count: c.inject_count,
