@@ -252,11 +252,11 @@ impl<W: Write> Gen<W> {
             let (index, buf) = (self.index, &mut self.buf);
             buf.clear();
             super::sim::push_op_line(buf, ty, process, index + 1, index, |buf| {
-                for i in 0..mops.len() {
+                for (i, &v) in seen.iter().enumerate().take(mops.len()) {
                     if i > 0 {
                         buf.push(b' ');
                     }
-                    d.push_mop(buf, mops, i, observed.then(|| seen[i]));
+                    d.push_mop(buf, mops, i, observed.then_some(v));
                 }
             });
             self.out.write_all(&self.buf)?;
