@@ -218,16 +218,19 @@ enum SessionsArg {
 /// Options shared by both generators.
 #[derive(clap::Args)]
 struct GenCommon {
-    /// Isolation level of the simulated multi-version store.
+    /// Isolation level of the simulated store: a multi-version store, or
+    /// for read-committed-be, read-atomic, causal-cerone and prefix a weak
+    /// store (replicas, a shared log) that gives exactly that level (these
+    /// take no --inject; see docs/models.md).
     #[arg(long, value_enum, default_value = "strict-serializable")]
     level: LevelArg,
-    /// Plant named anomalies among normal traffic, comma separated: G0, G1a,
-    /// G1b, G1c, lost-update, write-skew, long-fork, read-skew, internal,
-    /// duplicate-elements, garbage-read, stale-realtime-read; for
-    /// rw-register also the weak-level ones non-monotonic-read(-ao),
-    /// fractured-read(-ao), non-repeatable-read, causality-violation,
-    /// future-read, not-my-own-write, not-my-last-write (Plume's tap-a …
-    /// tap-m are accepted as names too).
+    /// Plant named anomalies among normal traffic, comma separated: G0
+    /// (list-append only), G1a, G1b, G1c, lost-update, write-skew,
+    /// long-fork, read-skew, internal, duplicate-elements (list-append
+    /// only), garbage-read, stale-realtime-read, and the weak-level ones
+    /// non-monotonic-read(-ao), fractured-read(-ao), non-repeatable-read,
+    /// causality-violation, future-read, not-my-own-write,
+    /// not-my-last-write (Plume's tap-a … tap-m are accepted as names too).
     #[arg(long, value_delimiter = ',')]
     inject: Vec<String>,
     /// Number of injected scenarios (cycling through --inject; default one
@@ -336,7 +339,7 @@ enum LevelArg {
     Serializable,
     SnapshotIsolation,
     ReadCommitted,
-    /// rw-register only: weak stores (see docs/models.md).
+    /// Weak stores that give exactly this level (see docs/models.md).
     ReadCommittedBe,
     ReadAtomic,
     CausalCerone,
@@ -709,7 +712,11 @@ fn gen_options(c: &GenCommon) -> Result<gen::GenOptions, String> {
             LevelArg::Serializable => gen::Level::Serializable,
             LevelArg::SnapshotIsolation => gen::Level::SnapshotIsolation,
             LevelArg::ReadCommitted => gen::Level::ReadCommitted,
-            _ => return Err("the weak levels (read-committed-be, read-atomic, causal-cerone, prefix) are generated for rw-register only, without --inject".into()),
+            _ => {
+                return Err(
+                    "the weak levels (read-committed-be, read-atomic, causal-cerone, prefix) take no --inject".into()
+                )
+            }
         },
         inject,
         inject_count: c.inject_count,
@@ -737,7 +744,11 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
             key_dist,
             common,
         } => {
-            let opts = gen_options(&common)?;
+            let weak = common.level.weak();
+            if weak.is_some() && !common.inject.is_empty() {
+                return Err("the weak levels take no --inject".into());
+            }
+            let opts = if weak.is_some() { gen::GenOptions::default() } else { gen_options(&common)? };
             let cfg = gen::list_append::ListAppendConfig {
                 seed: common.seed,
                 txns,
@@ -754,6 +765,9 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                 fail_fraction: common.fail_fraction,
                 info_fraction: common.info_fraction,
             };
+            if let Some(level) = weak {
+                return write_to(&common.output, |w| gen::weak::write_weak_list_append(&cfg, level, w));
+            }
             write_to(&common.output, |w| {
                 gen::list_append::write_list_append_with(&cfg, &opts, w).map(|s| report_gen(&s))
             })

@@ -504,17 +504,49 @@ impl Workload for Gen<'_> {
                 out.push(txn(t1));
                 out.push(Scripted { mops: t2, fail: false, wait_prev: true });
             }
-            // The weak-level scenarios are for registers and rejected up
-            // front; plant a garbage read should one get here anyway.
-            Inject::NonMonotonicRead
-            | Inject::NonMonotonicReadAo
-            | Inject::FracturedRead
-            | Inject::FracturedReadAo
-            | Inject::NonRepeatableRead
-            | Inject::CausalityViolation
-            | Inject::FutureRead
-            | Inject::NotMyOwnWrite
-            | Inject::NotMyLastWrite => out.push(txn(vec![self.lit(a, &[1])])),
+            // The weak-level scenarios: list versions of the register
+            // ones (an append is a write; a read of `[.. e]` reads from the
+            // appender of `e` and orders the appenders of its elements).
+            Inject::NonMonotonicRead => {
+                let t2 = vec![self.lit(a, &[1]), app(a, 2), app(b, 1)];
+                let t3 = vec![self.lit(b, &[1]), self.lit(a, &[1])];
+                out.extend([txn(vec![app(a, 1)]), txn(t2), txn(t3)]);
+            }
+            // The "-ao" variants: the list read orders the two writers
+            // (no causal path), and a forced edge orders them back.
+            Inject::NonMonotonicReadAo => {
+                let t3 = vec![self.lit(b, &[1, 2]), self.lit(a, &[1])];
+                out.extend([txn(vec![app(a, 1), app(b, 1)]), txn(vec![app(a, 2), app(b, 2)]), txn(t3)]);
+            }
+            Inject::FracturedRead => {
+                let t2 = vec![self.lit(b, &[]), self.lit(a, &[1])];
+                out.extend([txn(vec![app(a, 1), app(b, 1)]), txn(t2)]);
+            }
+            Inject::FracturedReadAo => {
+                let t3 = vec![self.lit(a, &[1]), self.lit(b, &[1, 2])];
+                out.extend([txn(vec![app(a, 1), app(b, 1)]), txn(vec![app(a, 2), app(b, 2)]), txn(t3)]);
+            }
+            Inject::NonRepeatableRead => {
+                let t3 = vec![self.lit(a, &[1]), self.lit(a, &[1, 2])];
+                out.extend([txn(vec![app(a, 1)]), txn(vec![app(a, 2)]), txn(t3)]);
+            }
+            Inject::CausalityViolation => {
+                let t2 = vec![self.lit(a, &[1]), app(b, 1)];
+                let t3 = vec![self.lit(b, &[1]), self.lit(a, &[])];
+                out.extend([txn(vec![app(a, 1)]), txn(t2), txn(t3)]);
+            }
+            Inject::FutureRead => {
+                let t = vec![self.lit(a, &[1]), app(a, 1)];
+                out.push(txn(t));
+            }
+            Inject::NotMyOwnWrite => {
+                let t2 = vec![app(a, 2), self.lit(a, &[1])];
+                out.extend([txn(vec![app(a, 1)]), txn(t2)]);
+            }
+            Inject::NotMyLastWrite => {
+                let t = vec![app(a, 1), app(a, 2), self.lit(a, &[1])];
+                out.push(txn(t));
+            }
         }
     }
 

@@ -17,6 +17,8 @@
 //! generated EDN history as elle-cli JSON. [`txn`] draws the transactions
 //! (keys, lengths, read mix, unique write values) for both generators and
 //! for `isolde record`, which runs the same workloads against real databases.
+//! [`weak`] simulates, for both workloads, stores that give exactly one weak
+//! level (Biswas–Enea read committed, read atomic, causal, prefix).
 //! [`registers`] lays any register history out for the text formats of
 //! Plume/PolySI/AWDIT ([`plume`]) and AWDIT's `test` format ([`awdit_test`]),
 //! which [`write_text`] writes.

@@ -183,7 +183,12 @@ impl GenOptions {
     pub(crate) fn validate(&self, w: InjectWorkload, txns: usize, processes: usize, info: f64) -> Result<(), String> {
         for i in &self.inject {
             if !i.applies_to(w) {
-                return Err(format!("{i} cannot be injected into this workload"));
+                let ok: Vec<&str> = Inject::ALL.iter().filter(|j| j.applies_to(w)).map(|j| j.name()).collect();
+                return Err(format!(
+                    "{i} cannot be injected into {} histories (these can: {})",
+                    w.name(),
+                    ok.join(", ")
+                ));
             }
         }
         let own = self.inject.iter().any(|i| i.own_sessions());
