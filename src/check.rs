@@ -393,7 +393,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     }
     let mut violated = None;
     if let Some(level) = weak::elle::requested(&resolve_models(&opts.models)?) {
-        if level == weak::Level::ReadCommitted && workload == Workload::RwRegister && !internal_beyond_weak(opts)? {
+        if level == weak::Level::ReadCommitted && !internal_beyond_weak(opts)? {
             weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
         }
         let weak_run = weak::elle::run(h, workload, level, &opts.weak, &mut anomalies);

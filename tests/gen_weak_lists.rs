@@ -142,11 +142,8 @@ fn injected_weak_anomalies_break_exactly_their_level_in_lists() {
             let expected = i.expected_type(InjectWorkload::ListAppend);
             assert!(o.anomaly_types.iter().any(|t| t == expected), "{i} seed {seed}: {:?}", o.anomaly_types);
             // A list that changes within a transaction is Elle's `internal`,
-            // which `read-committed-be` on list-append still counts (unlike
-            // on rw-register, where it is refiled as a non-repeatable read):
-            // a known checker limitation, reported separately; the exact
-            // verdict above says read committed holds.
-            if breaks > 0 && i != Inject::NonRepeatableRead {
+            // which `read-committed-be` refiles as a non-repeatable read.
+            if breaks > 0 {
                 let below = ["read-committed-be", "read-atomic"][breaks - 1];
                 let o = analyze(&text, Workload::ListAppend, below);
                 assert_eq!(o.valid, Validity::Valid, "{i} seed {seed} at {below}: {:?}", o.anomaly_types);

@@ -103,6 +103,29 @@ fn list_append_uses_the_last_element_and_version_edges() {
     assert_eq!((v.tap, v.anomaly_name().as_str()), ('g', "G0"));
 }
 
+/// A list-append transaction that reads a key twice and sees it grow is a
+/// non-repeatable read, which Biswas–Enea read committed allows (Elle calls
+/// it `internal`); seeing it shrink reads an older version after a newer
+/// one, which read committed forbids.
+#[test]
+fn list_append_non_repeatable_read_at_read_committed() {
+    let dir = temp_dir("weak-semantics-lists");
+    let t = Duration::from_secs(60);
+    let run = |name: &str, reads: &str, model: &str| {
+        let p = dir.join(name);
+        let text = ops(&[("ok", 0, "[[:append :x 1]]"), ("ok", 1, "[[:append :x 2]]"), ("ok", 2, reads)]);
+        std::fs::write(&p, text).expect("write");
+        isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", model], None, t)
+    };
+    let grows = run("grows.edn", "[[:r :x [1]] [:r :x [1 2]]]", "read-committed-be");
+    assert_eq!(grows.code, 0, "{grows:?}");
+    assert_eq!(grows.json()["valid?"], serde_json::Value::Bool(true));
+    // Any model that prohibits Elle's `internal` still counts it.
+    assert_eq!(run("grows-ra.edn", "[[:r :x [1]] [:r :x [1 2]]]", "read-atomic").code, 1);
+    let shrinks = run("shrinks.edn", "[[:r :x [1 2]] [:r :x [1]]]", "read-committed-be");
+    assert_eq!(shrinks.code, 1, "{shrinks:?}");
+}
+
 #[test]
 fn cli_sessions_flag_and_model_names() {
     let dir = temp_dir("weak-semantics");

@@ -135,7 +135,7 @@ pub fn run(h: &History, workload: Workload, level: Level, opts: &Options, anomal
     }
 }
 
-/// Elle's rw-register `internal` covers two things: a read disagreeing
+/// Elle's `internal` (rw-register and list-append) covers two things: a read disagreeing
 /// with the transaction's own earlier write (TAP-d/e, a violation of every
 /// level) and a read disagreeing with its own earlier read of the key, a
 /// non-repeatable read (TAP-j), which Biswas–Enea read committed allows.
