@@ -11,7 +11,9 @@
 //! 2. [`polygraph`]: the known dependencies plus one binary constraint per
 //!    pair of write chains of a key (read-modify-writes combined into
 //!    chains), over the begin/commit graph that makes snapshot isolation a
-//!    plain acyclicity question;
+//!    plain acyclicity question; under serializability the pairs of lone
+//!    writers whose versions nobody reads are dropped (any topological
+//!    order of the rest orders them);
 //! 3. [`prune`]: constraints decided by reachability ([`reach`]), round
 //!    after round; with repeated values, candidate writers of ambiguous reads
 //!    that reachability rules out are removed and the check starts again on
