@@ -290,6 +290,79 @@ fn exact_verdicts_match_brute_force() {
     assert!(v > 1000 && i > 1000, "valid {v}, invalid {i}");
 }
 
+/// Every invocation before every completion (with every transaction its
+/// own process, neither session nor realtime order relates two of them:
+/// the exact check then skips its stronger attempts, and under
+/// serializability drops the write orders between lone writers whose
+/// versions nobody reads). Transaction `i` must be process `i`.
+fn concurrent(txns: &[Txn]) -> (String, Vec<(usize, usize)>) {
+    let n = txns.len();
+    let lone = txns;
+    let mut s = String::new();
+    let kw = ["x", "y", "z"];
+    for (e, inv) in [(0usize, true), (1, false)] {
+        for t in lone {
+            let mops: Vec<String> = t
+                .mops
+                .iter()
+                .map(|&(w, k, v)| {
+                    let shown = if inv && !w { None } else { v };
+                    let v = shown.map(|x| x.to_string()).unwrap_or_else(|| "nil".into());
+                    format!("[:{} :{} {v}]", if w { "w" } else { "r" }, kw[k as usize])
+                })
+                .collect();
+            let ty = if inv { "invoke" } else { ["ok", "fail", "info"][t.outcome as usize] };
+            let at = e * n + t.process as usize;
+            s.push_str(&format!(
+                "{{:type :{ty}, :f :txn, :process {}, :time {at}, :value [{}]}}\n",
+                t.process,
+                mops.join(" ")
+            ));
+        }
+    }
+    (s, (0..n).map(|i| (i, n + i)).collect())
+}
+
+/// All-concurrent, write-heavy random histories (most writes blind and
+/// unread): the verdict at every level matches brute force.
+#[test]
+fn all_concurrent_verdicts_match_brute_force() {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let valid = AtomicUsize::new(0);
+    let invalid = AtomicUsize::new(0);
+    let writes = prop::collection::vec(
+        (0u32..1, 0u8..10, prop::collection::vec((prop::bool::weighted(0.6), 0u8..3, any::<u8>()), 1..4)),
+        2..8,
+    );
+    let mut runner =
+        proptest::test_runner::TestRunner::new(ProptestConfig { cases: 2000, ..ProptestConfig::default() });
+    let result = runner.run(&(writes, 1u8..4), |(draw, keys)| {
+        let txns: Vec<Txn> =
+            build(&draw, keys).into_iter().enumerate().map(|(i, t)| Txn { process: i as u32, ..t }).collect();
+        let (text, pos) = concurrent(&txns);
+        let h = read_bytes("gen.edn", text.as_bytes(), Format::Edn).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for level in levels() {
+            let expected = oracle(&txns, &pos, level);
+            if expected { &valid } else { &invalid }.fetch_add(1, Relaxed);
+            let out =
+                check_level(&h, level, &ExactOptions::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            match &out.verdict {
+                Verdict::Valid => prop_assert!(expected, "{level:?}: exact says valid, brute force refutes\n{text}"),
+                Verdict::Invalid(_) => {
+                    prop_assert!(!expected, "{level:?}: exact refutes, brute force finds an order\n{text}")
+                }
+                Verdict::Unknown(why) => prop_assert!(false, "unknown: {why}"),
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let (v, i) = (valid.load(Relaxed), invalid.load(Relaxed));
+    assert!(v > 1500 && i > 300, "valid {v}, invalid {i}");
+}
+
 /// Like [`build`], but every write takes value 1 or 2 (so values repeat
 /// across transactions) and transactions are only `:ok` or `:fail`.
 fn build_repeated(draw: &Draw, keys: u8) -> Vec<Txn> {

@@ -11,7 +11,9 @@
 //! 2. [`polygraph`]: the known dependencies plus one binary constraint per
 //!    pair of write chains of a key (read-modify-writes combined into
 //!    chains), over the begin/commit graph that makes snapshot isolation a
-//!    plain acyclicity question;
+//!    plain acyclicity question; under serializability the pairs of lone
+//!    writers whose versions nobody reads are dropped (any topological
+//!    order of the rest orders them);
 //! 3. [`prune`]: constraints decided by reachability ([`reach`]), round
 //!    after round; with repeated values, candidate writers of ambiguous reads
 //!    that reachability rules out are removed and the check starts again on
@@ -189,6 +191,9 @@ pub struct ExactStats {
     pub constraints: usize,
     /// Edges in constraint sides before pruning.
     pub constraint_edges: usize,
+    /// Constraints between unread lone writers dropped before pruning
+    /// (serializability only; see `drop_unread_pairs`).
+    pub unread_pairs: usize,
     /// Constraints left after pruning.
     pub constraints_after: usize,
     /// Edges in constraint sides after pruning.
@@ -277,12 +282,16 @@ pub fn check_level_knowing(
     // Stronger variants first: realtime (when the history has it), then
     // session order. Their extra edges prune most constraints, and at
     // realtime levels far-apart writers need no constraint at all.
+    // An attempt whose order adds no edge to the next weaker one's is the
+    // same problem again (every transaction its own process; every
+    // transaction concurrent with every other): it is skipped.
     let timed = h.ops.iter().any(|o| o.is_invoke());
+    let sessions = has_session_order(&txns);
     let mut stronger = Vec::new();
-    if timed && level.order != OrderKind::Realtime {
+    if timed && level.order != OrderKind::Realtime && has_realtime_order(h, &txns) {
         stronger.push(OrderKind::Realtime);
     }
-    if level.order == OrderKind::None {
+    if level.order == OrderKind::None && sessions {
         stronger.push(OrderKind::Session);
     }
     for order in stronger {
@@ -307,6 +316,31 @@ pub fn check_level_knowing(
         p.leave();
     }
     Ok(out)
+}
+
+/// Whether some process ran two of `txns` (session order has an edge).
+fn has_session_order(txns: &txns::Txns) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    txns.process.iter().any(|p| !seen.insert(*p))
+}
+
+/// Whether one of `txns` completed before another was invoked (realtime
+/// order has an edge beyond session order). A transaction without an
+/// invocation counts as invoked at the start of the history, so it is
+/// never after anything.
+fn has_realtime_order(h: &History, txns: &txns::Txns) -> bool {
+    let mut first_done = u32::MAX;
+    let mut last_invoke = 0u32;
+    for &o in &txns.op {
+        let op = h.op(o);
+        if op.op_type == crate::history::OpType::Ok {
+            first_done = first_done.min(o);
+        }
+        if op.pair != crate::history::NONE {
+            last_invoke = last_invoke.max(op.pair);
+        }
+    }
+    first_done < last_invoke
 }
 
 /// Rounds of narrowing the candidates of ambiguous reads at most.
@@ -440,10 +474,13 @@ fn check_once(
                 return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
             }
         };
+    let mut g = g;
     stats.txns = txns.len();
     stats.dropped_reads = txns.dropped_reads;
-    stats.known_edges = g.known.len();
     stats.constraints = g.constraints.len();
+    drop_unread_pairs(&mut g);
+    stats.known_edges = g.known.len();
+    stats.unread_pairs = stats.constraints - g.constraints.len();
     stats.constraint_edges = side_edge_count(&g, 0..g.constraints.len() as u32);
     stats.build = start.elapsed();
 
@@ -555,6 +592,53 @@ fn check_once(
     };
     stats.accel = engine.stats;
     Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
+}
+
+/// Under serializability, drops the constraints between two lone writers
+/// (chains of one transaction) of a key whose versions nobody reads, not
+/// even as a candidate: each side of such a constraint is the single ww
+/// edge between the two writers. Whatever the other constraints choose,
+/// the resulting graph, when acyclic, has a topological order of
+/// transactions, and ordering every dropped pair by it adds only forward
+/// edges; so the history has an acyclic choice with the dropped pairs
+/// exactly when it has one without them. (Under snapshot isolation the
+/// begin/commit graph also forbids two such writers to overlap, so the
+/// pair stays.) A refutation of the rest refutes the whole, as dropping
+/// constraints only removes edges.
+fn drop_unread_pairs(g: &mut Polygraph) {
+    if g.semantics != Semantics::Serializable || g.constraints.is_empty() {
+        return;
+    }
+    let lone = |c: u32| g.chains[c as usize].len == 1 && !g.tail_constraints.contains_key(&c);
+    let mut buf = Vec::new();
+    let mut single = |c: &polygraph::Constraint, a_first: bool| {
+        g.side(c, a_first, &mut buf);
+        buf.len() == 1
+    };
+    let keep: Vec<bool> =
+        g.constraints.iter().map(|c| !(lone(c.a) && lone(c.b) && single(c, true) && single(c, false))).collect();
+    if keep.iter().all(|&k| k) {
+        return;
+    }
+    let mut new_index = vec![u32::MAX; keep.len()];
+    let mut next = 0u32;
+    for (i, &k) in keep.iter().enumerate() {
+        if k {
+            new_index[i] = next;
+            next += 1;
+        }
+    }
+    let mut i = 0;
+    g.constraints.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    for cs in g.tail_constraints.values_mut() {
+        cs.retain(|&c| keep[c as usize]);
+        for c in cs.iter_mut() {
+            *c = new_index[*c as usize];
+        }
+    }
 }
 
 fn side_edge_count(g: &Polygraph, cs: impl Iterator<Item = u32>) -> usize {
