@@ -1,0 +1,255 @@
+//! Nearest touchers of each key along a transaction order (the core of
+//! Elle's `sequential-keys` / `linearizable-keys` version inference).
+//!
+//! **What is computed.** Given a DAG `order` between operations (process or
+//! realtime order, every edge pointing forward in the history) and, per key,
+//! its *touchers* (operations that accessed it), a toucher `b` is a *nearest*
+//! toucher of `a` for key `k` when some path `a → x₁ → … → b` of `order` has
+//! no interior vertex touching `k`. Elle (`transaction-graph->version-graphs`)
+//! links `a`'s last value of `k` to the first value of `k` of each of its
+//! nearest touchers. This is *not* the transitive reduction of "a precedes b
+//! among the touchers": a path may go around a toucher `c` with `a < c < b`
+//! through a transaction concurrent with `c`, and then `b` is nearest to `a`
+//! too. On realtime order most touchers are nearest to most earlier ones, so
+//! the number of links is itself quadratic in the touchers of a key; what can
+//! be avoided is the work Elle does beyond that output.
+//!
+//! **How.** Elle (and isolde before this module) walks the order once in
+//! reverse, keeping for every transaction a map from *every key* touched
+//! downstream to its nearest touchers: `n × keys` entries, each a set. Here
+//! each key is handled on its own, over the stretch of the history between
+//! its first and its last toucher only, with the nearest-toucher sets as
+//! bitsets over the key's touchers:
+//!
+//! * walking that stretch backwards, a vertex's set is the union over its
+//!   successors `y` of `{y}` when `y` touches the key, else `y`'s set;
+//! * a toucher emits its links from its set and passes on only itself;
+//! * a set is kept only while some predecessor in the stretch has yet to read
+//!   it (a count of pending predecessors frees it), so memory follows the
+//!   width of the order, not its length.
+//!
+//! Keys are independent, so they run in parallel. When the order is a set of
+//! disjoint chains (process order: each vertex has at most one predecessor
+//! and one successor) the only path from `a` is its chain, so the nearest
+//! toucher is simply the next toucher of the key on the same chain; that
+//! case takes one pass over the touchers.
+//!
+//! The result is the same set of links as Elle's traversal (the property test
+//! in `tests/nearest_touchers.rs` compares both on random histories).
+
+use crate::graph::Graph;
+use crate::history::OpId;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// One operation's access to a key, as the version inference sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Touch {
+    /// The operation (a completion).
+    pub op: OpId,
+    /// The first value of the key it saw (what an earlier toucher's value
+    /// precedes).
+    pub first: i64,
+    /// The last value of the key it left (what precedes a later toucher's).
+    pub last: i64,
+}
+
+/// Each key's touchers, ordered by operation, in CSR form.
+#[derive(Debug, Default)]
+pub struct KeyTouches {
+    /// `touches[offsets[k]..offsets[k + 1]]` are key `k`'s touchers.
+    pub offsets: Vec<u32>,
+    /// All touches, grouped by key, by operation within a key.
+    pub touches: Vec<Touch>,
+}
+
+impl KeyTouches {
+    /// Key `k`'s touchers.
+    pub fn of(&self, k: usize) -> &[Touch] {
+        &self.touches[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+    }
+
+    /// The number of keys.
+    pub fn key_count(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+}
+
+/// Version edges `(key, last value of a, first value of b)` for every key and
+/// every toucher `b` nearest to a toucher `a` along `order` (see the module
+/// docs), without `v → v` self links. Sorted and deduplicated per key.
+pub fn nearest_toucher_links(order: &Graph, keys: &KeyTouches) -> Vec<(u32, i64, i64)> {
+    let chains = is_chains(order);
+    let per_key: Vec<Vec<(u32, i64, i64)>> = (0..keys.key_count())
+        .into_par_iter()
+        .with_min_len(16)
+        .map_init(Scratch::default, |scratch, k| {
+            let touches = keys.of(k);
+            if touches.len() < 2 {
+                return Vec::new();
+            }
+            let mut pairs = match &chains {
+                Some(chain_of) => chain_links(chain_of, touches),
+                None => sweep_links(order, touches, scratch),
+            };
+            pairs.sort_unstable();
+            pairs.dedup();
+            pairs.into_iter().map(|(v1, v2)| (k as u32, v1, v2)).collect()
+        })
+        .collect();
+    let mut out = Vec::with_capacity(per_key.iter().map(Vec::len).sum());
+    for p in per_key {
+        out.extend(p);
+    }
+    out
+}
+
+/// When every vertex has at most one successor and one predecessor, each
+/// vertex's chain (the first vertex of its chain); otherwise `None`.
+fn is_chains(order: &Graph) -> Option<Vec<u32>> {
+    let n = order.vertex_count();
+    let mut pred = vec![u32::MAX; n];
+    for a in 0..n as u32 {
+        let succ = order.out(a).0;
+        if succ.len() > 1 {
+            return None;
+        }
+        if let Some(&b) = succ.first() {
+            if pred[b as usize] != u32::MAX || b <= a {
+                return None;
+            }
+            pred[b as usize] = a;
+        }
+    }
+    // Predecessors come first in history, so one forward pass names chains.
+    let mut chain = vec![0u32; n];
+    for v in 0..n {
+        let p = pred[v];
+        chain[v] = if p == u32::MAX { v as u32 } else { chain[p as usize] };
+    }
+    Some(chain)
+}
+
+/// Chains: each toucher links to the next toucher on its chain.
+fn chain_links(chain_of: &[u32], touches: &[Touch]) -> Vec<(i64, i64)> {
+    let mut last: FxHashMap<u32, i64> = FxHashMap::default();
+    let mut out = Vec::new();
+    for t in touches {
+        if let Some(v1) = last.insert(chain_of[t.op as usize], t.last) {
+            if v1 != t.first {
+                out.push((v1, t.first));
+            }
+        }
+    }
+    out
+}
+
+/// Reusable buffers for one key's sweep.
+#[derive(Default)]
+struct Scratch {
+    /// Per vertex of the stretch: a toucher's rank (with [`TOUCHER`]), the
+    /// arena slot of its stored set, or [`NO_SET`].
+    state: Vec<u32>,
+    /// Per vertex of the stretch: predecessors in the stretch not yet swept.
+    pending: Vec<u32>,
+    /// Stored sets, `words` each.
+    arena: Vec<u64>,
+    free: Vec<u32>,
+    acc: Vec<u64>,
+}
+
+const TOUCHER: u32 = 1 << 31;
+const NO_SET: u32 = u32::MAX;
+
+/// General orders: one backward sweep over the key's stretch of history.
+fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i64)> {
+    let lo = touches[0].op;
+    let hi = touches[touches.len() - 1].op;
+    let span = (hi - lo + 1) as usize;
+    let words = touches.len().div_ceil(64);
+    s.state.clear();
+    s.state.resize(span, NO_SET);
+    s.pending.clear();
+    s.pending.resize(span, 0);
+    s.arena.clear();
+    s.free.clear();
+    s.acc.clear();
+    s.acc.resize(words, 0);
+    for (r, t) in touches.iter().enumerate() {
+        s.state[(t.op - lo) as usize] = TOUCHER | r as u32;
+    }
+    for x in lo..=hi {
+        for &y in order.out(x).0 {
+            if y <= hi {
+                s.pending[(y - lo) as usize] += 1;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for x in (lo..=hi).rev() {
+        let xi = (x - lo) as usize;
+        let succ = order.out(x).0;
+        let toucher = s.state[xi] & TOUCHER != 0 && s.state[xi] != NO_SET;
+        let needed = toucher || s.pending[xi] > 0;
+        let mut any = false;
+        if needed {
+            s.acc.iter_mut().for_each(|w| *w = 0);
+        }
+        for &y in succ {
+            if y > hi {
+                continue;
+            }
+            let yi = (y - lo) as usize;
+            let st = s.state[yi];
+            if st != NO_SET && st & TOUCHER != 0 {
+                if needed {
+                    let r = (st & !TOUCHER) as usize;
+                    s.acc[r / 64] |= 1 << (r % 64);
+                    any = true;
+                }
+            } else if st != NO_SET {
+                let base = st as usize * words;
+                if needed {
+                    for (a, b) in s.acc.iter_mut().zip(&s.arena[base..base + words]) {
+                        *a |= *b;
+                    }
+                    any = true;
+                }
+                s.pending[yi] -= 1;
+                if s.pending[yi] == 0 {
+                    s.free.push(st);
+                    s.state[yi] = NO_SET;
+                }
+            }
+        }
+        if !any {
+            continue;
+        }
+        if toucher {
+            let v1 = touches[(s.state[xi] & !TOUCHER) as usize].last;
+            for (w, &bits) in s.acc.iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let r = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let v2 = touches[r].first;
+                    if v1 != v2 {
+                        out.push((v1, v2));
+                    }
+                }
+            }
+        } else {
+            let slot = match s.free.pop() {
+                Some(slot) => slot,
+                None => {
+                    s.arena.resize(s.arena.len() + words, 0);
+                    (s.arena.len() / words - 1) as u32
+                }
+            };
+            let base = slot as usize * words;
+            s.arena[base..base + words].copy_from_slice(&s.acc);
+            s.state[xi] = slot;
+        }
+    }
+    out
+}
