@@ -92,7 +92,10 @@ pub fn nearest_toucher_links(order: &Graph, keys: &KeyTouches) -> Vec<(u32, i64,
                 Some(chain_of) => chain_links(chain_of, touches),
                 None => sweep_links(order, touches, scratch),
             };
-            pairs.sort_unstable();
+            // Already sorted and distinct when the sweep merged per value.
+            if !pairs.is_sorted() {
+                pairs.sort_unstable();
+            }
             pairs.dedup();
             pairs.into_iter().map(|(v1, v2)| (k as u32, v1, v2)).collect()
         })
@@ -162,11 +165,27 @@ const TOUCHER: u32 = 1 << 31;
 const NO_SET: u32 = u32::MAX;
 
 /// General orders: one backward sweep over the key's stretch of history.
+///
+/// Sets hold *values* rather than touchers: bit `i` stands for the `i`-th
+/// smallest first value among the key's touchers, so two touchers that saw
+/// the same first value share a bit. Each toucher's set is OR-ed into the
+/// accumulated set of its last value, and each (last value, bit) pair is
+/// emitted once at the end, already deduplicated and sorted; when those
+/// accumulated sets would take too much memory (a hot key with many distinct
+/// last values) pairs are emitted per toucher and deduplicated by sorting.
 fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i64)> {
     let lo = touches[0].op;
     let hi = touches[touches.len() - 1].op;
     let span = (hi - lo + 1) as usize;
-    let words = touches.len().div_ceil(64);
+    let mut firsts: Vec<i64> = touches.iter().map(|t| t.first).collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    let words = firsts.len().div_ceil(64);
+    let mut lasts: Vec<i64> = touches.iter().map(|t| t.last).collect();
+    lasts.sort_unstable();
+    lasts.dedup();
+    let merge = lasts.len().saturating_mul(words) <= MERGE_WORDS;
+    let mut merged: Vec<u64> = if merge { vec![0; lasts.len() * words] } else { Vec::new() };
     s.state.clear();
     s.state.resize(span, NO_SET);
     s.pending.clear();
@@ -178,6 +197,8 @@ fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i
     for (r, t) in touches.iter().enumerate() {
         s.state[(t.op - lo) as usize] = TOUCHER | r as u32;
     }
+    // Each toucher's bit: its first value's position.
+    let bit: Vec<u32> = touches.iter().map(|t| firsts.partition_point(|&v| v < t.first) as u32).collect();
     for x in lo..=hi {
         for &y in order.out(x).0 {
             if y <= hi {
@@ -189,7 +210,7 @@ fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i
     for x in (lo..=hi).rev() {
         let xi = (x - lo) as usize;
         let succ = order.out(x).0;
-        let toucher = s.state[xi] & TOUCHER != 0 && s.state[xi] != NO_SET;
+        let toucher = s.state[xi] != NO_SET && s.state[xi] & TOUCHER != 0;
         let needed = toucher || s.pending[xi] > 0;
         let mut any = false;
         if needed {
@@ -203,8 +224,8 @@ fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i
             let st = s.state[yi];
             if st != NO_SET && st & TOUCHER != 0 {
                 if needed {
-                    let r = (st & !TOUCHER) as usize;
-                    s.acc[r / 64] |= 1 << (r % 64);
+                    let b = bit[(st & !TOUCHER) as usize] as usize;
+                    s.acc[b / 64] |= 1 << (b % 64);
                     any = true;
                 }
             } else if st != NO_SET {
@@ -227,16 +248,13 @@ fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i
         }
         if toucher {
             let v1 = touches[(s.state[xi] & !TOUCHER) as usize].last;
-            for (w, &bits) in s.acc.iter().enumerate() {
-                let mut bits = bits;
-                while bits != 0 {
-                    let r = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let v2 = touches[r].first;
-                    if v1 != v2 {
-                        out.push((v1, v2));
-                    }
+            if merge {
+                let base = lasts.partition_point(|&v| v < v1) * words;
+                for (m, a) in merged[base..base + words].iter_mut().zip(&s.acc) {
+                    *m |= *a;
                 }
+            } else {
+                emit(v1, &s.acc, &firsts, &mut out);
             }
         } else {
             let slot = match s.free.pop() {
@@ -251,5 +269,27 @@ fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i
             s.state[xi] = slot;
         }
     }
+    if merge {
+        for (i, &v1) in lasts.iter().enumerate() {
+            emit(v1, &merged[i * words..(i + 1) * words], &firsts, &mut out);
+        }
+    }
     out
+}
+
+/// Most words of accumulated per-last-value sets one key may take (32 MiB).
+const MERGE_WORDS: usize = 4 << 20;
+
+/// Pairs `(v1, v2)` for each value `v2 != v1` in `set` (bits over `firsts`).
+fn emit(v1: i64, set: &[u64], firsts: &[i64], out: &mut Vec<(i64, i64)>) {
+    for (w, &bits) in set.iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            let v2 = firsts[w * 64 + bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+            if v1 != v2 {
+                out.push((v1, v2));
+            }
+        }
+    }
 }

@@ -163,10 +163,6 @@ impl ExtIndex {
     fn of(&self, op: OpId) -> &[Ext] {
         &self.exts[self.offsets[op as usize] as usize..self.offsets[op as usize + 1] as usize]
     }
-
-    fn get(&self, op: OpId, k: KeyId) -> Option<&Ext> {
-        self.of(op).iter().find(|e| e.key == k)
-    }
 }
 
 /// Ops grouped by (key, value), as one sorted array with per-key offsets:
