@@ -80,6 +80,7 @@ impl KeyTouches {
 /// docs), without `v → v` self links. Sorted and deduplicated per key.
 pub fn nearest_toucher_links(order: &Graph, keys: &KeyTouches) -> Vec<(u32, i64, i64)> {
     let chains = is_chains(order);
+    let compact = if chains.is_none() { Compact::new(order) } else { Compact::default() };
     let per_key: Vec<Vec<(u32, i64, i64)>> = (0..keys.key_count())
         .into_par_iter()
         .with_min_len(16)
@@ -90,7 +91,7 @@ pub fn nearest_toucher_links(order: &Graph, keys: &KeyTouches) -> Vec<(u32, i64,
             }
             let mut pairs = match &chains {
                 Some(chain_of) => chain_links(chain_of, touches),
-                None => sweep_links(order, touches, scratch),
+                None => sweep_links(&compact, touches, scratch),
             };
             // Already sorted and distinct when the sweep merged per value.
             if !pairs.is_sorted() {
@@ -147,6 +148,51 @@ fn chain_links(chain_of: &[u32], touches: &[Touch]) -> Vec<(i64, i64)> {
     out
 }
 
+/// The order restricted to vertices with an edge (invocations have none), in
+/// CSR form over their positions: per-key stretches skip the rest.
+#[derive(Default)]
+struct Compact {
+    /// Each vertex's position, or `u32::MAX` when it has no edge.
+    pos: Vec<u32>,
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Compact {
+    fn new(order: &Graph) -> Compact {
+        let n = order.vertex_count();
+        let mut active = vec![false; n];
+        for a in 0..n as u32 {
+            let succ = order.out(a).0;
+            if !succ.is_empty() {
+                active[a as usize] = true;
+            }
+            for &b in succ {
+                active[b as usize] = true;
+            }
+        }
+        let mut pos = vec![u32::MAX; n];
+        let mut next = 0u32;
+        for (v, _) in active.iter().enumerate().filter(|(_, &a)| a) {
+            pos[v] = next;
+            next += 1;
+        }
+        let mut offsets = Vec::with_capacity(next as usize + 1);
+        let mut targets = Vec::with_capacity(order.edge_count());
+        offsets.push(0);
+        for (v, _) in active.iter().enumerate().filter(|(_, &a)| a) {
+            targets.extend(order.out(v as u32).0.iter().map(|&b| pos[b as usize]));
+            offsets.push(targets.len() as u32);
+        }
+        Compact { pos, offsets, targets }
+    }
+
+    #[inline]
+    fn out(&self, p: u32) -> &[u32] {
+        &self.targets[self.offsets[p as usize] as usize..self.offsets[p as usize + 1] as usize]
+    }
+}
+
 /// Reusable buffers for one key's sweep.
 #[derive(Default)]
 struct Scratch {
@@ -173,9 +219,21 @@ const NO_SET: u32 = u32::MAX;
 /// emitted once at the end, already deduplicated and sorted; when those
 /// accumulated sets would take too much memory (a hot key with many distinct
 /// last values) pairs are emitted per toucher and deduplicated by sorting.
-fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i64)> {
-    let lo = touches[0].op;
-    let hi = touches[touches.len() - 1].op;
+fn sweep_links(order: &Compact, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i64)> {
+    // Touchers without an edge neither link nor are linked.
+    let (mut lo, mut hi) = (u32::MAX, 0);
+    let mut active = 0;
+    for t in touches {
+        let p = order.pos[t.op as usize];
+        if p != u32::MAX {
+            lo = lo.min(p);
+            hi = hi.max(p);
+            active += 1;
+        }
+    }
+    if active < 2 {
+        return Vec::new();
+    }
     let span = (hi - lo + 1) as usize;
     let mut firsts: Vec<i64> = touches.iter().map(|t| t.first).collect();
     firsts.sort_unstable();
@@ -195,12 +253,15 @@ fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i
     s.acc.clear();
     s.acc.resize(words, 0);
     for (r, t) in touches.iter().enumerate() {
-        s.state[(t.op - lo) as usize] = TOUCHER | r as u32;
+        let p = order.pos[t.op as usize];
+        if p != u32::MAX {
+            s.state[(p - lo) as usize] = TOUCHER | r as u32;
+        }
     }
     // Each toucher's bit: its first value's position.
     let bit: Vec<u32> = touches.iter().map(|t| firsts.partition_point(|&v| v < t.first) as u32).collect();
     for x in lo..=hi {
-        for &y in order.out(x).0 {
+        for &y in order.out(x) {
             if y <= hi {
                 s.pending[(y - lo) as usize] += 1;
             }
@@ -209,7 +270,7 @@ fn sweep_links(order: &Graph, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i
     let mut out = Vec::new();
     for x in (lo..=hi).rev() {
         let xi = (x - lo) as usize;
-        let succ = order.out(x).0;
+        let succ = order.out(x);
         let toucher = s.state[xi] != NO_SET && s.state[xi] & TOUCHER != 0;
         let needed = toucher || s.pending[xi] > 0;
         let mut any = false;
