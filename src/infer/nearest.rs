@@ -18,17 +18,22 @@
 //! reverse, keeping for every transaction a map from *every key* touched
 //! downstream to its nearest touchers: `n × keys` entries, each a set. Here
 //! each key is handled on its own, over the stretch of the history between
-//! its first and its last toucher only, with the nearest-toucher sets as
-//! bitsets over the key's touchers:
+//! its first and its last toucher only (vertices without an edge, the
+//! invocations, are skipped), with the nearest-toucher sets as bitsets over
+//! the key's distinct first values (touchers that saw the same value share a
+//! bit):
 //!
 //! * walking that stretch backwards, a vertex's set is the union over its
 //!   successors `y` of `{y}` when `y` touches the key, else `y`'s set;
-//! * a toucher emits its links from its set and passes on only itself;
+//! * a toucher passes on only itself, and its set is OR-ed into the set of
+//!   its last value, so each link `(last, first)` comes out once, sorted;
 //! * a set is kept only while some predecessor in the stretch has yet to read
 //!   it (a count of pending predecessors frees it), so memory follows the
 //!   width of the order, not its length.
 //!
-//! Keys are independent, so they run in parallel. When the order is a set of
+//! The work is the stretch's edges times the set's words, per key, instead of
+//! every vertex times every key downstream. Keys are independent, so they run
+//! in parallel. When the order is a set of
 //! disjoint chains (process order: each vertex has at most one predecessor
 //! and one successor) the only path from `a` is its chain, so the nearest
 //! toucher is simply the next toucher of the key on the same chain; that
