@@ -82,21 +82,41 @@ impl KeyTouches {
 
 /// Version edges `(key, last value of a, first value of b)` for every key and
 /// every toucher `b` nearest to a toucher `a` along `order` (see the module
-/// docs), without `v → v` self links. Sorted and deduplicated per key.
+/// docs), without `v → v` self links. Distinct, in no particular order.
 pub fn nearest_toucher_links(order: &Graph, keys: &KeyTouches) -> Vec<(u32, i64, i64)> {
     let chains = is_chains(order);
     let compact = if chains.is_none() { Compact::new(order) } else { Compact::default() };
-    let per_key: Vec<Vec<(u32, i64, i64)>> = (0..keys.key_count())
-        .into_par_iter()
-        .with_min_len(16)
-        .map_init(Scratch::default, |scratch, k| {
+    // Work units: a key alone, or (general orders) a batch of keys with at
+    // most 64 touchers in all, swept together in one word per vertex.
+    let mut units: Vec<Vec<usize>> = Vec::new();
+    let mut batch: Vec<usize> = Vec::new();
+    let mut bits = 0;
+    for k in (0..keys.key_count()).filter(|&k| keys.of(k).len() >= 2) {
+        let m = keys.of(k).len();
+        if chains.is_some() || m > 64 {
+            units.push(vec![k]);
+            continue;
+        }
+        if bits + m > 64 {
+            units.push(std::mem::take(&mut batch));
+            bits = 0;
+        }
+        batch.push(k);
+        bits += m;
+    }
+    if !batch.is_empty() {
+        units.push(batch);
+    }
+    let per_unit: Vec<Vec<(u32, i64, i64)>> = units
+        .par_iter()
+        .with_min_len(4)
+        .map_init(Scratch::default, |scratch, unit| {
+            let k = unit[0];
             let touches = keys.of(k);
-            if touches.len() < 2 {
-                return Vec::new();
-            }
             let mut pairs = match &chains {
                 Some(chain_of) => chain_links(chain_of, touches),
-                None => sweep_links(&compact, touches, scratch),
+                None if touches.len() > 64 => sweep_links(&compact, touches, scratch),
+                None => return batch_links(&compact, keys, unit, scratch),
             };
             // Already sorted and distinct when the sweep merged per value.
             if !pairs.is_sorted() {
@@ -106,10 +126,87 @@ pub fn nearest_toucher_links(order: &Graph, keys: &KeyTouches) -> Vec<(u32, i64,
             pairs.into_iter().map(|(v1, v2)| (k as u32, v1, v2)).collect()
         })
         .collect();
-    let mut out = Vec::with_capacity(per_key.iter().map(Vec::len).sum());
-    for p in per_key {
+    let mut out = Vec::with_capacity(per_unit.iter().map(Vec::len).sum());
+    for p in per_unit {
         out.extend(p);
     }
+    out
+}
+
+/// Keys with few touchers (at most 64 in all): one sweep over the stretch
+/// covering all of them, each vertex's sets for every key of the batch in
+/// one word (each key owns the bits of its touchers). A vertex passes on,
+/// for the keys it touches, only its own bits, and for the others what it
+/// received. Sorted and deduplicated.
+fn batch_links(order: &Compact, keys: &KeyTouches, batch: &[usize], s: &mut Scratch) -> Vec<(u32, i64, i64)> {
+    // Per bit: its key (position in the batch) and touch.
+    let mut bit_key: Vec<usize> = Vec::with_capacity(64);
+    let mut bit_touch: Vec<Touch> = Vec::with_capacity(64);
+    let mut group: Vec<u64> = Vec::with_capacity(batch.len());
+    // (position, bit) of every toucher with an edge.
+    let mut at: Vec<(u32, u32)> = Vec::with_capacity(64);
+    for (i, &k) in batch.iter().enumerate() {
+        let start = bit_touch.len();
+        for t in keys.of(k) {
+            let p = order.pos[t.op as usize];
+            if p != u32::MAX {
+                at.push((p, bit_touch.len() as u32));
+            }
+            bit_key.push(i);
+            bit_touch.push(*t);
+        }
+        let len = bit_touch.len() - start;
+        group.push(if len == 64 { u64::MAX } else { ((1u64 << len) - 1) << start });
+    }
+    if at.len() < 2 {
+        return Vec::new();
+    }
+    at.sort_unstable();
+    let (lo, hi) = (at[0].0, at[at.len() - 1].0);
+    let span = (hi - lo + 1) as usize;
+    // Per vertex of the stretch: its set, its own bits, and the groups it blocks.
+    s.arena.clear();
+    s.arena.resize(3 * span, 0);
+    let (sets, rest) = s.arena.split_at_mut(span);
+    let (own, block) = rest.split_at_mut(span);
+    for &(p, b) in &at {
+        let i = (p - lo) as usize;
+        own[i] |= 1 << b;
+        block[i] |= group[bit_key[b as usize]];
+    }
+    let mut out = Vec::new();
+    let mut next = at.len();
+    for x in (lo..=hi).rev() {
+        let xi = (x - lo) as usize;
+        let mut u = 0u64;
+        for &y in order.out(x) {
+            if y <= hi {
+                let yi = (y - lo) as usize;
+                u |= (sets[yi] & !block[yi]) | own[yi];
+            }
+        }
+        sets[xi] = u;
+        // x's own touches are the entries of `at` at position x.
+        while next > 0 && at[next - 1].0 >= x {
+            next -= 1;
+            let b = at[next].1 as usize;
+            if at[next].0 != x || u == 0 {
+                continue;
+            }
+            let kk = bit_key[b];
+            let v1 = bit_touch[b].last;
+            let mut m = u & group[kk];
+            while m != 0 {
+                let v2 = bit_touch[m.trailing_zeros() as usize].first;
+                m &= m - 1;
+                if v1 != v2 {
+                    out.push((batch[kk] as u32, v1, v2));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 
