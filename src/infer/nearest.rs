@@ -115,7 +115,7 @@ pub fn nearest_toucher_links(order: &Graph, keys: &KeyTouches) -> Vec<(u32, i64,
             let touches = keys.of(k);
             let mut pairs = match &chains {
                 Some(chain_of) => chain_links(chain_of, touches),
-                None if touches.len() > 64 => sweep_links(&compact, touches, scratch),
+                None if touches.len() > 64 => sweep_links(&compact, touches, scratch, MERGE_WORDS),
                 None => return batch_links(&compact, keys, unit, scratch),
             };
             // Already sorted and distinct when the sweep merged per value.
@@ -321,7 +321,7 @@ const NO_SET: u32 = u32::MAX;
 /// emitted once at the end, already deduplicated and sorted; when those
 /// accumulated sets would take too much memory (a hot key with many distinct
 /// last values) pairs are emitted per toucher and deduplicated by sorting.
-fn sweep_links(order: &Compact, touches: &[Touch], s: &mut Scratch) -> Vec<(i64, i64)> {
+fn sweep_links(order: &Compact, touches: &[Touch], s: &mut Scratch, merge_words: usize) -> Vec<(i64, i64)> {
     // Touchers without an edge neither link nor are linked.
     let (mut lo, mut hi) = (u32::MAX, 0);
     let mut active = 0;
@@ -344,7 +344,7 @@ fn sweep_links(order: &Compact, touches: &[Touch], s: &mut Scratch) -> Vec<(i64,
     let mut lasts: Vec<i64> = touches.iter().map(|t| t.last).collect();
     lasts.sort_unstable();
     lasts.dedup();
-    let merge = lasts.len().saturating_mul(words) <= MERGE_WORDS;
+    let merge = lasts.len().saturating_mul(words) <= merge_words;
     let mut merged: Vec<u64> = if merge { vec![0; lasts.len() * words] } else { Vec::new() };
     s.state.clear();
     s.state.resize(span, NO_SET);
@@ -452,6 +452,70 @@ fn emit(v1: i64, set: &[u64], firsts: &[i64], out: &mut Vec<(i64, i64)>) {
             bits &= bits - 1;
             if v1 != v2 {
                 out.push((v1, v2));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anomaly::rel;
+    use crate::graph::Edge;
+
+    /// The per-toucher emission (taken when merging per value would need
+    /// too much memory) gives the same links as the merged one, and a
+    /// batch of keys the same as each key alone.
+    #[test]
+    fn emission_paths_agree() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..200 {
+            let n = 20 + rnd(60) as u32;
+            let edges: Vec<Edge> = (0..3 * n)
+                .map(|_| {
+                    let a = rnd(n as u64 - 1) as u32;
+                    let b = a + 1 + rnd(((n - a - 1) as u64).min(6)) as u32;
+                    Edge { from: a, to: b, rels: rel::REALTIME }
+                })
+                .collect();
+            let g = Graph::from_edges(n as usize, &edges);
+            let compact = Compact::new(&g);
+            // Three keys; values small so that firsts and lasts repeat.
+            let mut touches: Vec<Vec<Touch>> = vec![Vec::new(); 3];
+            for op in 0..n {
+                for (k, t) in touches.iter_mut().enumerate() {
+                    if rnd(3) == 0 {
+                        t.push(Touch { op, first: rnd(8) as i64 + k as i64, last: rnd(8) as i64 });
+                    }
+                }
+            }
+            let mut offsets = vec![0u32];
+            for t in &touches {
+                offsets.push(offsets[offsets.len() - 1] + t.len() as u32);
+            }
+            let keys = KeyTouches { offsets, touches: touches.concat() };
+            let mut scratch = Scratch::default();
+            let mut alone = Vec::new();
+            for k in 0..3 {
+                if keys.of(k).len() < 2 {
+                    continue;
+                }
+                let merged = sweep_links(&compact, keys.of(k), &mut scratch, usize::MAX);
+                let mut each = sweep_links(&compact, keys.of(k), &mut scratch, 0);
+                each.sort_unstable();
+                each.dedup();
+                assert_eq!(merged, each);
+                alone.extend(merged.into_iter().map(|(a, b)| (k as u32, a, b)));
+            }
+            let batch: Vec<usize> = (0..3).filter(|&k| keys.of(k).len() >= 2).collect();
+            if keys.touches.len() <= 64 {
+                assert_eq!(batch_links(&compact, &keys, &batch, &mut scratch), alone);
             }
         }
     }
