@@ -31,6 +31,11 @@
 //!   it (a count of pending predecessors frees it), so memory follows the
 //!   width of the order, not its length.
 //!
+//! Keys with few touchers (most keys of a zipfian history) would each pay a
+//! sweep of their whole stretch for a handful of bits, so they are batched:
+//! keys with at most 64 touchers in all share one sweep and one word per
+//! vertex, a vertex blocking only the bits of the keys it touches.
+//!
 //! The work is the stretch's edges times the set's words, per key, instead of
 //! every vertex times every key downstream. Keys are independent, so they run
 //! in parallel. When the order is a set of
