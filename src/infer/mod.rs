@@ -7,6 +7,7 @@
 //! justifies any edge of a cycle in Elle's words.
 
 pub mod list_append;
+pub mod nearest;
 pub mod order;
 pub mod rw_register;
 

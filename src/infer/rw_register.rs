@@ -36,6 +36,7 @@
 //! only if every such write was intermediate, and garbage only if nobody
 //! wrote it. A repeated value that nobody reads changes nothing.
 
+use super::nearest::{nearest_toucher_links, KeyTouches, Touch};
 use super::{Explain, InferError, Inference};
 use crate::anomaly::{add, rel, Anomalies, Case, Expected, MopRef, ReadValue, Rels, Step, Workload};
 use crate::cycles::scc::{tarjan, Adjacency};
@@ -161,10 +162,6 @@ impl ExtIndex {
     #[inline]
     fn of(&self, op: OpId) -> &[Ext] {
         &self.exts[self.offsets[op as usize] as usize..self.offsets[op as usize + 1] as usize]
-    }
-
-    fn get(&self, op: OpId, k: KeyId) -> Option<&Ext> {
-        self.of(op).iter().find(|e| e.key == k)
     }
 }
 
@@ -541,118 +538,62 @@ fn touches(op: &Op, e: &Ext) -> bool {
     }
 }
 
+/// Each key's touchers (see [`touches`]) with the first value each saw and
+/// the last it left, as the order sources link them: an ok op's first value
+/// is its external read when that read saw a value, else its external write
+/// (else nil); its last is its external write, else its read; an info op's
+/// are both its write.
+fn key_touches(h: &History, ext: &ExtIndex) -> KeyTouches {
+    let nkeys = h.key_count();
+    let mut offsets = vec![0u32; nkeys + 1];
+    let each = |f: &mut dyn FnMut(u32, Touch)| {
+        for (i, op) in h.ops.iter().enumerate() {
+            for e in ext.of(i as u32).iter().filter(|e| touches(op, e)) {
+                let (first, last) = match op.op_type {
+                    OpType::Ok => (
+                        e.read().filter(|&r| r != NIL).or(e.write()).unwrap_or(NIL),
+                        e.write().or(e.read()).unwrap_or(NIL),
+                    ),
+                    _ => (e.write_raw, e.write_raw),
+                };
+                f(e.key.0, Touch { op: i as u32, first, last });
+            }
+        }
+    };
+    each(&mut |k, _| offsets[k as usize + 1] += 1);
+    for k in 0..nkeys {
+        offsets[k + 1] += offsets[k];
+    }
+    let mut fill = offsets.clone();
+    let mut all = vec![Touch { op: 0, first: NIL, last: NIL }; offsets[nkeys] as usize];
+    each(&mut |k, t| {
+        all[fill[k as usize] as usize] = t;
+        fill[k as usize] += 1;
+    });
+    KeyTouches { offsets, touches: all }
+}
+
 /// Version edges from an order between transactions (process or realtime),
 /// assuming per-key sequential consistency / linearizability: the final value
 /// a transaction left on a key precedes the first value seen by each nearest
 /// later transaction touching that key ("nearest": reachable through
-/// transactions that do not touch it, exactly as Elle's `ext-key-graph`).
-/// `order` must point forward in history.
-///
-/// Elle keeps, for every transaction, a map of every key touched downstream,
-/// which is quadratic. The same sets are computed here with three savings that
-/// change no result: along a chain (a's only successor has a as its only
-/// predecessor, as in process order) the successor's map is moved, not
-/// copied; a merged map drops keys no earlier transaction touches; and links
-/// are emitted only for keys the transaction touches (for the others Elle
-/// links nil, which the initial-state source already implies).
+/// transactions that do not touch it, exactly as Elle's `ext-key-graph`; see
+/// [`super::nearest`]). `order` must point forward in history. Elle also
+/// links nil for keys a transaction does not touch; the initial-state source
+/// already implies those links, so they are left out.
 fn order_versions(h: &History, ext: &ExtIndex, order: &Graph) -> Vec<(u32, i64, i64)> {
-    type Down = FxHashMap<u32, Vec<OpId>>;
-    let n = h.ops.len();
-    let local_keys = |b: OpId| -> Vec<u32> {
-        let ob = h.op(b);
-        ext.of(b).iter().filter(|e| touches(ob, e)).map(|e| e.key.0).collect()
-    };
-    // The first position touching each key: below it, nobody needs the key.
-    let mut first_touch = vec![u32::MAX; h.key_count()];
-    for i in (0..n as u32).rev() {
-        for k in local_keys(i) {
-            first_touch[k as usize] = i;
-        }
-    }
-    let mut pending_preds = vec![0u32; n];
-    for a in 0..n as u32 {
-        for &b in order.out(a).0 {
-            pending_preds[b as usize] += 1;
-        }
-    }
-    let mut downstream: Vec<Option<Down>> = vec![None; n];
-    let mut out = Vec::new();
-    for a in (0..n as u32).rev() {
-        let (succ, _) = order.out(a);
-        if succ.is_empty() && pending_preds[a as usize] == 0 {
-            continue;
-        }
-        let mut d: Down;
-        if succ.len() == 1 && pending_preds[succ[0] as usize] == 1 {
-            // A chain step: reuse the successor's map.
-            let b = succ[0];
-            d = downstream[b as usize].take().unwrap_or_default();
-            pending_preds[b as usize] = 0;
-            for k in local_keys(b) {
-                d.insert(k, vec![b]);
-            }
-        } else {
-            d = Down::default();
-            for &b in succ {
-                let local = local_keys(b);
-                for &k in &local {
-                    d.entry(k).or_default().push(b);
-                }
-                if let Some(db) = &downstream[b as usize] {
-                    for (k, ops) in db {
-                        if !local.contains(k) && first_touch[*k as usize] <= a {
-                            d.entry(*k).or_default().extend_from_slice(ops);
-                        }
-                    }
-                }
-                pending_preds[b as usize] -= 1;
-                if pending_preds[b as usize] == 0 {
-                    downstream[b as usize] = None;
-                }
-            }
-            for ops in d.values_mut() {
-                ops.sort_unstable();
-                ops.dedup();
-            }
-        }
-        // Link a's final value of each key it touched to its nearest
-        // touchers' first values.
-        let oa = h.op(a);
-        for ea in ext.of(a) {
-            let k = ea.key.0;
-            let v1 = match oa.op_type {
-                OpType::Ok => ea.write().or(ea.read()).unwrap_or(NIL),
-                OpType::Info => match ea.write() {
-                    Some(w) => w,
-                    None => continue,
-                },
-                _ => continue,
-            };
-            let Some(bs) = d.get(&k) else { continue };
-            for &b in bs {
-                let ob = h.op(b);
-                let eb = ext.get(b, KeyId(k));
-                let v2 = match ob.op_type {
-                    OpType::Ok => match eb {
-                        Some(e) => e.read().filter(|&r| r != NIL).or(e.write()).unwrap_or(NIL),
-                        None => NIL,
-                    },
-                    OpType::Info => match eb.and_then(|e| e.write()) {
-                        Some(w) => w,
-                        None => continue,
-                    },
-                    _ => continue,
-                };
-                if v1 != v2 {
-                    out.push((k, v1, v2));
-                }
-            }
-        }
-        if pending_preds[a as usize] > 0 {
-            downstream[a as usize] = Some(d);
-        }
-    }
-    out
+    nearest_toucher_links(order, &key_touches(h, ext))
+}
+
+/// The version edges the `sequential-keys` / `linearizable-keys` sources
+/// infer from `order` (process or realtime order, e.g. from
+/// [`super::order`]), sorted and deduplicated: what [`infer`] merges into the
+/// version graphs, exposed so tests can compare it with other derivations.
+pub fn order_version_edges(h: &History, order: &Graph) -> Vec<(u32, i64, i64)> {
+    let mut v = order_versions(h, &ExtIndex::build(h), order);
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// Per key, the strongly connected components (≥ 2 values) of the version
