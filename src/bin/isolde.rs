@@ -169,6 +169,11 @@ struct AnalyzeArgs {
     /// rw-register: skip pruning in the exact check (for comparisons).
     #[arg(long)]
     no_pruning: bool,
+    /// rw-register: do not add causal consistency's forced write orders to
+    /// the exact check's known edges, nor skip the exact search of session
+    /// levels a causal violation already rules out (for comparisons).
+    #[arg(long)]
+    no_cc_prune: bool,
     /// rw-register: memory budget for the exact check's reachability rows, MB.
     #[arg(long, default_value_t = 1024)]
     reach_memory: usize,
@@ -482,6 +487,8 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         keep_sccs: a.directory.is_some(),
         exact: (!a.no_exact).then_some(isolde::si_check::ExactOptions {
             prune: !a.no_pruning,
+            cc_prune: !a.no_cc_prune,
+            known: None,
             reach_bytes: a.reach_memory.saturating_mul(1 << 20),
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
@@ -610,6 +617,13 @@ fn analyze_one(
                 if x.guessed { " (valid by the replayed serial order, no search)" } else { "" },
             );
             eprintln!("  {}", x.accel);
+            eprintln!(
+                "  causal forced write orders added {} ({} between different write chains)",
+                x.known_orders, x.known_orders_new
+            );
+        }
+        for model in &st.exact_implied {
+            eprintln!("exact {model}: not searched: the weak check's violation refutes it");
         }
     }
     for (model, x) in &outcome.stats.exact {
