@@ -112,6 +112,9 @@ pub struct Stats {
     /// Levels answered invalid without an exact search, because the weak
     /// check's violation implies they fail (see [`weak::strong`]).
     pub exact_implied: Vec<String>,
+    /// Time spent computing causal consistency's forced write orders for
+    /// the exact check (see [`weak::strong`]).
+    pub known_orders: Duration,
     /// What the exact weak-level check found, when it ran.
     pub weak: Option<weak::elle::WeakRun>,
 }
@@ -513,6 +516,7 @@ fn run_exact(
             let sessions =
                 if level.order == si_check::OrderKind::Session { Sessions::Process } else { Sessions::None };
             let slot = &mut known[usize::from(sessions == Sessions::None)];
+            let t = Instant::now();
             level_opts.known = slot
                 .get_or_insert_with(|| {
                     // Without sessions every transaction is its own session,
@@ -525,6 +529,7 @@ fn run_exact(
                     weak::strong::known_orders(h, sessions, &limits)
                 })
                 .clone();
+            stats.known_orders += t.elapsed();
         }
         let out = match si_check::check_level_knowing(h, level, &level_opts, &refuted) {
             Ok(o) => o,

@@ -622,6 +622,9 @@ fn analyze_one(
                 x.known_orders, x.known_orders_new
             );
         }
+        if !st.exact.is_empty() {
+            eprintln!("causal forced write orders computed in {:.3}s", st.known_orders.as_secs_f64());
+        }
         for model in &st.exact_implied {
             eprintln!("exact {model}: not searched: the weak check's violation refutes it");
         }
