@@ -513,8 +513,7 @@ fn run_exact(
         }
         let mut level_opts = opts.clone();
         if opts.cc_prune {
-            let sessions =
-                if level.order == si_check::OrderKind::Session { Sessions::Process } else { Sessions::None };
+            let sessions = if level.order == si_check::OrderKind::Session { Sessions::Process } else { Sessions::None };
             let slot = &mut known[usize::from(sessions == Sessions::None)];
             let t = Instant::now();
             level_opts.known = slot

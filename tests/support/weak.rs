@@ -3,13 +3,13 @@
 //! side by side.
 
 use isolde::anomaly::Workload;
-use proptest::prelude::*;
 use isolde::check::resolve_workload;
 use isolde::history::History;
 use isolde::ingest::{read_bytes, Format};
 use isolde::weak::front::{self, Front, Sessions};
 use isolde::weak::oracle::{self, Axiom};
 use isolde::weak::{check_front, Level, Options, Verdict};
+use proptest::prelude::*;
 
 /// EDN text of transactions, one `(type, process, value)` per operation in
 /// history order (`type` as in `:ok`, without the colon; `value` an EDN
