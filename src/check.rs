@@ -398,7 +398,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         weak_run = Some(weak::elle::run(h, workload, level, &opts.weak, &mut anomalies));
     }
     if let (Workload::RwRegister, Some(exact)) = (workload, &opts.exact) {
-        let implied = weak_run.as_ref().and_then(|r| r.violated).filter(|_| exact.cc_prune);
+        let implied = weak_run.as_ref().and_then(|r| r.violated);
         run_exact(h, &models, exact, &opts.weak, implied, &mut anomalies, &mut stats);
         // Elle calls an edgeless graph inconclusive; a level the exact check
         // proved is not.
@@ -469,10 +469,10 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
 /// levels the history does satisfy. Refutations are added under the name
 /// of the cycles they show; an undecided level adds `exact-check-unknown`.
 ///
-/// With [`si_check::ExactOptions::cc_prune`], a level that the weak check's
-/// violation `implied` (weakest level violated, and whether without
-/// sessions) already refutes is not searched (it is listed in
-/// [`Stats::exact_implied`]), and every search starts from causal
+/// A level that the weak check's violation `implied` (weakest level
+/// violated, and whether without sessions) already refutes is not searched
+/// (it is listed in [`Stats::exact_implied`]). With
+/// [`si_check::ExactOptions::cc_orders`], every search starts from causal
 /// consistency's forced write orders, computed with the level's session
 /// semantics under the limits of `weak` (see [`weak::strong`]).
 fn run_exact(
@@ -504,7 +504,7 @@ fn run_exact(
             todo.extend(level.weaker().into_iter().rev());
             continue;
         }
-        if opts.cc_prune && implied.is_some_and(|(l, plain)| weak::strong::implied_refuted(l, plain, level)) {
+        if implied.is_some_and(|(l, plain)| weak::strong::implied_refuted(l, plain, level)) {
             // Refuted by the weak check's violation, without search.
             stats.exact_implied.push(level.model().to_string());
             refuted.push(level);
@@ -512,7 +512,7 @@ fn run_exact(
             continue;
         }
         let mut level_opts = opts.clone();
-        if opts.cc_prune {
+        if opts.cc_orders {
             let sessions = if level.order == si_check::OrderKind::Session { Sessions::Process } else { Sessions::None };
             let slot = &mut known[usize::from(sessions == Sessions::None)];
             let t = Instant::now();

@@ -95,15 +95,21 @@ fn forced_orders_reach_the_polygraph() {
     assert!(added > 0, "no forced write order was added");
 }
 
-/// The `--model all` check of a history with extra models.
-fn all(text: &str, extra: &[&str], cc_prune: bool) -> isolde::check::Outcome {
-    let mut models = vec!["all".to_string()];
-    models.extend(extra.iter().map(|m| m.to_string()));
-    let mut opts = CheckOptions { models: Some(models), ..CheckOptions::default() };
+/// The check of a history at `models` (`all` for the ladder).
+fn run(text: &str, models: &[&str], cc_orders: bool) -> isolde::check::Outcome {
+    let mut opts =
+        CheckOptions { models: Some(models.iter().map(|m| m.to_string()).collect()), ..CheckOptions::default() };
     if let Some(e) = opts.exact.as_mut() {
-        e.cc_prune = cc_prune;
+        e.cc_orders = cc_orders;
     }
     check(&edn(text), &opts).expect("runs")
+}
+
+/// The `--model all` check of a history with extra models.
+fn all(text: &str, extra: &[&str], cc_orders: bool) -> isolde::check::Outcome {
+    let mut models = vec!["all"];
+    models.extend_from_slice(extra);
+    run(text, &models, cc_orders)
 }
 
 /// x = 1 and x = 2 are each read after the other was seen: a causal
@@ -143,14 +149,14 @@ fn a_causal_violation_answers_the_session_levels_without_search() {
         assert!(o.stats.exact_implied.iter().any(|x| x == m), "{m} not implied: {:?}", o.stats.exact_implied);
         assert!(o.also_not.contains(*m) || o.not.contains(*m), "{m} not ruled out");
     }
-    // The exact search, when it runs, agrees: it refutes the first level
-    // it tries, which rules out the others.
-    let searched = all(FORK, &["serializable", "snapshot-isolation"], false);
+    // The exact search, when it runs (no weak level asked for), agrees: it
+    // refutes the first level it tries, which rules out the others.
+    let searched = run(FORK, &["serializable", "snapshot-isolation", "strong-session-serializable"], false);
     assert_eq!(searched.valid, Validity::Invalid);
     assert!(!searched.stats.exact.is_empty() && searched.stats.exact_implied.is_empty());
     assert!(searched.stats.exact_valid.is_empty());
     for m in SESSION_LEVELS.iter().chain(&["serializable", "snapshot-isolation"]) {
-        assert!(searched.also_not.contains(*m), "{m} not ruled out by the search");
+        assert!(searched.also_not.contains(*m) || searched.not.contains(*m), "{m} not ruled out by the search");
     }
 }
 
@@ -168,4 +174,20 @@ fn a_session_only_violation_leaves_the_plain_levels_to_the_search() {
     let plain = Level { semantics: Semantics::Serializable, order: OrderKind::None };
     assert!(o.stats.exact_valid.contains(&plain), "{:?}", o.stats.exact_valid);
     assert!(!o.also_not.contains("serializable") && !o.not.contains("serializable"));
+}
+
+/// With the orders on, `--model all` adds them on a causal history and
+/// answers as without them.
+#[test]
+fn the_ladder_passes_forced_orders_to_the_exact_check() {
+    let text = (0..20).map(|seed| store(WeakLevel::Causal, seed, 40, 3, 3, 0.0)).find(|t| {
+        let o = all(t, &[], true);
+        o.stats.exact.iter().any(|(_, s)| s.known_orders > 0)
+    });
+    let text = text.expect("some causal history gives the exact check forced orders");
+    let (on, off) = (all(&text, &[], true), all(&text, &[], false));
+    assert_eq!(on.valid, off.valid);
+    assert_eq!((&on.not, &on.also_not), (&off.not, &off.also_not));
+    assert_eq!(on.stats.exact_valid, off.stats.exact_valid);
+    assert!(off.stats.exact.iter().all(|(_, s)| s.known_orders == 0));
 }

@@ -169,11 +169,12 @@ struct AnalyzeArgs {
     /// rw-register: skip pruning in the exact check (for comparisons).
     #[arg(long)]
     no_pruning: bool,
-    /// rw-register: do not add causal consistency's forced write orders to
-    /// the exact check's known edges, nor skip the exact search of session
-    /// levels a causal violation already rules out (for comparisons).
-    #[arg(long)]
-    no_cc_prune: bool,
+    /// rw-register: add causal consistency's forced write orders to the
+    /// exact check's known edges. `auto` does with --no-pruning only:
+    /// pruning derives the same orders itself, so with it they cost more
+    /// than they save (docs/models.md). Verdicts do not depend on it.
+    #[arg(long, value_enum, default_value = "auto")]
+    cc_orders: SwitchArg,
     /// rw-register: memory budget for the exact check's reachability rows, MB.
     #[arg(long, default_value_t = 1024)]
     reach_memory: usize,
@@ -203,6 +204,13 @@ struct AnalyzeArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum GpuArg {
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SwitchArg {
     Auto,
     On,
     Off,
@@ -487,7 +495,11 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         keep_sccs: a.directory.is_some(),
         exact: (!a.no_exact).then_some(isolde::si_check::ExactOptions {
             prune: !a.no_pruning,
-            cc_prune: !a.no_cc_prune,
+            cc_orders: match a.cc_orders {
+                SwitchArg::Auto => a.no_pruning,
+                SwitchArg::On => true,
+                SwitchArg::Off => false,
+            },
             known: None,
             reach_bytes: a.reach_memory.saturating_mul(1 << 20),
             timeout: Some(Duration::from_secs(a.exact_timeout)),

@@ -151,11 +151,11 @@ pub struct ExactOptions {
     pub progress: Option<&'static ExactProgress>,
     /// Where pruning's reachability runs (CPU or GPU; see [`crate::accel`]).
     pub accel: crate::accel::AccelOptions,
-    /// Whether the driver ([`crate::check`]) may derive write orders every
-    /// explanation respects from a weaker level's check (causal
-    /// consistency's forced edges, see [`crate::weak::strong`]) and pass
-    /// them as [`ExactOptions::known`].
-    pub cc_prune: bool,
+    /// Whether the driver ([`crate::check`]) derives write orders every
+    /// explanation respects from causal consistency's forced edges (see
+    /// [`crate::weak::strong`]) and passes them as [`ExactOptions::known`].
+    /// Pruning derives the same orders, so they pay mostly without it.
+    pub cc_orders: bool,
     /// Extra write orders every explanation at the levels they name
     /// respects, added to the polygraph's known edges before pruning.
     pub known: Option<KnownOrders>,
@@ -170,7 +170,7 @@ impl Default for ExactOptions {
             max_constraints: 50_000_000,
             progress: None,
             accel: crate::accel::AccelOptions::default(),
-            cc_prune: true,
+            cc_orders: false,
             known: None,
         }
     }
