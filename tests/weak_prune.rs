@@ -191,3 +191,20 @@ fn the_ladder_passes_forced_orders_to_the_exact_check() {
     assert_eq!(on.stats.exact_valid, off.stats.exact_valid);
     assert!(off.stats.exact.iter().all(|(_, s)| s.known_orders == 0));
 }
+
+/// A level refuted without search shows as violated in the table, never as
+/// holding: nothing Elle's lattice knows rules it out.
+#[test]
+fn the_table_shows_implied_levels_violated() {
+    use isolde::reports::table::{model_status, ModelStatus};
+    let o = run(FORK, &["causal-cerone", "strong-session-serializable"], false);
+    assert!(o.stats.exact.is_empty());
+    for m in ["strong-session-serializable", "strong-session-snapshot-isolation", "serializable"] {
+        assert!(matches!(model_status(&o, m), ModelStatus::Violated(_)), "{m}: {:?}", model_status(&o, m));
+    }
+    // The session-only violation leaves plain serializability searched and
+    // holding.
+    let o = run(SESSION_FORK, &["causal-cerone", "strong-session-serializable", "serializable"], false);
+    assert!(matches!(model_status(&o, "strong-session-serializable"), ModelStatus::Violated(_)));
+    assert_eq!(model_status(&o, "serializable"), ModelStatus::Holds);
+}
