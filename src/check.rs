@@ -14,6 +14,7 @@ use crate::history::{History, MopFn, MopValue, OpId};
 use crate::infer::{self, order, InferError};
 use crate::si_check;
 use crate::weak;
+use crate::weak::front::Sessions;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -108,6 +109,12 @@ pub struct Stats {
     pub exact: Vec<(String, si_check::ExactStats)>,
     /// Levels the exact check proved to hold.
     pub exact_valid: Vec<si_check::Level>,
+    /// Levels answered invalid without an exact search, because the weak
+    /// check's violation implies they fail (see [`weak::strong`]).
+    pub exact_implied: Vec<String>,
+    /// Time spent computing causal consistency's forced write orders for
+    /// the exact check (see [`weak::strong`]).
+    pub known_orders: Duration,
     /// What the exact weak-level check found, when it ran.
     pub weak: Option<weak::elle::WeakRun>,
 }
@@ -380,9 +387,19 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
+    let models = resolve_models(&opts.models)?;
+    // The weak check runs before the exact one: a violation it finds
+    // answers the session levels without search (see `weak::strong`).
+    let mut weak_run = None;
+    if let Some(level) = weak::elle::requested(&models) {
+        if level == weak::Level::ReadCommitted && !internal_beyond_weak(opts)? {
+            weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
+        }
+        weak_run = Some(weak::elle::run(h, workload, level, &opts.weak, &mut anomalies));
+    }
     if let (Workload::RwRegister, Some(exact)) = (workload, &opts.exact) {
-        let models = resolve_models(&opts.models)?;
-        run_exact(h, &models, exact, &mut anomalies, &mut stats);
+        let implied = weak_run.as_ref().and_then(|r| r.violated);
+        run_exact(h, &models, exact, &opts.weak, implied, &mut anomalies, &mut stats);
         // Elle calls an edgeless graph inconclusive; a level the exact check
         // proved is not.
         let proved =
@@ -392,14 +409,10 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         }
     }
     let mut violated = None;
-    if let Some(level) = weak::elle::requested(&resolve_models(&opts.models)?) {
-        if level == weak::Level::ReadCommitted && !internal_beyond_weak(opts)? {
-            weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
-        }
-        let weak_run = weak::elle::run(h, workload, level, &opts.weak, &mut anomalies);
+    if let Some(weak_run) = weak_run {
+        let level = weak_run.level;
         violated = weak_run.violated;
         let proved_weak = weak_run.proved;
-        let models = resolve_models(&opts.models)?;
         let session_si =
             si_check::Level { semantics: si_check::Semantics::SnapshotIsolation, order: si_check::OrderKind::Session };
         let mut si_proved = stats.exact_valid.iter().any(|v| v.implies(session_si));
@@ -455,10 +468,19 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
 /// refuted, for the next weaker one, so the report says which of these
 /// levels the history does satisfy. Refutations are added under the name
 /// of the cycles they show; an undecided level adds `exact-check-unknown`.
+///
+/// A level that the weak check's violation `implied` (weakest level
+/// violated, and whether without sessions) already refutes is not searched
+/// (it is listed in [`Stats::exact_implied`]). With
+/// [`si_check::ExactOptions::cc_orders`], every search starts from causal
+/// consistency's forced write orders, computed with the level's session
+/// semantics under the limits of `weak` (see [`weak::strong`]).
 fn run_exact(
     h: &History,
     models: &[String],
     opts: &si_check::ExactOptions,
+    weak: &weak::Options,
+    implied: Option<(weak::Level, bool)>,
     anomalies: &mut Anomalies,
     stats: &mut Stats,
 ) {
@@ -466,6 +488,8 @@ fn run_exact(
     todo.reverse();
     let mut done: Vec<si_check::Level> = Vec::new();
     let mut refuted: Vec<si_check::Level> = Vec::new();
+    // Forced write orders with and without sessions, computed when first needed.
+    let mut known: [Option<Option<si_check::KnownOrders>>; 2] = [None, None];
     while let Some(level) = todo.pop() {
         if done.contains(&level) || stats.exact_valid.iter().any(|v| v.implies(level)) {
             continue;
@@ -480,7 +504,33 @@ fn run_exact(
             todo.extend(level.weaker().into_iter().rev());
             continue;
         }
-        let out = match si_check::check_level_knowing(h, level, opts, &refuted) {
+        if implied.is_some_and(|(l, plain)| weak::strong::implied_refuted(l, plain, level)) {
+            // Refuted by the weak check's violation, without search.
+            stats.exact_implied.push(level.model().to_string());
+            refuted.push(level);
+            todo.extend(level.weaker().into_iter().rev());
+            continue;
+        }
+        let mut level_opts = opts.clone();
+        if opts.cc_orders {
+            let sessions = if level.order == si_check::OrderKind::Session { Sessions::Process } else { Sessions::None };
+            let slot = &mut known[usize::from(sessions == Sessions::None)];
+            let t = Instant::now();
+            level_opts.known = slot
+                .get_or_insert_with(|| {
+                    // Without sessions every transaction is its own session,
+                    // so the clocks get the weak recheck's small budget.
+                    let budget = match sessions {
+                        Sessions::Process => weak.max_clock_entries,
+                        Sessions::None => weak.max_clock_entries.min((1 << 22).max(16 * h.ops.len())),
+                    };
+                    let limits = weak::Options { sessions, max_clock_entries: budget, ..*weak };
+                    weak::strong::known_orders(h, sessions, &limits)
+                })
+                .clone();
+            stats.known_orders += t.elapsed();
+        }
+        let out = match si_check::check_level_knowing(h, level, &level_opts, &refuted) {
             Ok(o) => o,
             Err(e) => {
                 let case = Case::ExactCheckUnknown { model: level.model().to_string(), detail: e.to_string() };

@@ -12,78 +12,7 @@ use isolde::weak::front::Sessions;
 use isolde::weak::oracle::{self, Axiom};
 use isolde::weak::{check_front, Level, Options, Verdict};
 use proptest::prelude::*;
-use support::weak::{check_witness, edn, front_of};
-
-/// One micro-op before values are fixed: (is_write, key, pick).
-type RawMop = (bool, u8, u8);
-
-/// A random history as EDN: `txns` transactions of 1 to 4 micro-ops over
-/// `keys` keys. Writes get fresh values (or, rarely, a repeated one); a read
-/// returns nil or any value written to its key anywhere in the history.
-fn render(list: bool, txns: &[(u8, u8, Vec<RawMop>)], keys: u8, repeat: bool) -> String {
-    let mut written: Vec<Vec<i64>> = vec![Vec::new(); keys as usize];
-    let mut next = 1i64;
-    let mut values: Vec<Vec<Option<i64>>> = Vec::new();
-    for (_, _, mops) in txns {
-        let mut vs = Vec::new();
-        for &(w, k, pick) in mops {
-            let k = (k % keys) as usize;
-            if w {
-                let v = if repeat && !list && pick % 7 == 0 && !written[k].is_empty() {
-                    written[k][pick as usize % written[k].len()]
-                } else {
-                    next += 1;
-                    next
-                };
-                written[k].push(v);
-                vs.push(Some(v));
-            } else {
-                vs.push(None);
-            }
-        }
-        values.push(vs);
-    }
-    let mut out = String::new();
-    for (i, (process, kind, mops)) in txns.iter().enumerate() {
-        let ty = match kind % 10 {
-            0 => "fail",
-            1 => "info",
-            _ => "ok",
-        };
-        let mut ms = Vec::new();
-        for (j, &(w, k, pick)) in mops.iter().enumerate() {
-            let key = k % keys;
-            if w {
-                let v = values[i][j].unwrap_or(0);
-                ms.push(if list { format!("[:append {key} {v}]") } else { format!("[:w {key} {v}]") });
-            } else {
-                let ws = &written[key as usize];
-                let n = ws.len() + 1;
-                let idx = pick as usize % n;
-                if list {
-                    // A list: a few distinct written elements in some order.
-                    let len = idx.min(ws.len());
-                    let start = (pick as usize / 3) % (ws.len().max(1));
-                    let elems: Vec<String> = (0..len).map(|x| ws[(start + x) % ws.len()].to_string()).collect();
-                    ms.push(format!("[:r {key} [{}]]", elems.join(" ")));
-                } else if idx == 0 {
-                    ms.push(format!("[:r {key} nil]"));
-                } else {
-                    ms.push(format!("[:r {key} {}]", ws[idx - 1]));
-                }
-            }
-        }
-        out.push_str(&format!("{{:type :{ty}, :f :txn, :process {process}, :value [{}], :index {i}}}\n", ms.join(" ")));
-    }
-    out
-}
-
-fn raw_txns(max: usize) -> impl Strategy<Value = Vec<(u8, u8, Vec<RawMop>)>> {
-    prop::collection::vec(
-        (0u8..3, any::<u8>(), prop::collection::vec((any::<bool>(), any::<u8>(), any::<u8>()), 1..5)),
-        1..=max,
-    )
-}
+use support::weak::{check_witness, edn, front_of, raw_txns, render};
 
 /// Checks one history at every weak level and session mode.
 fn agree(text: &str, enumerate: bool) {

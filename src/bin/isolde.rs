@@ -169,6 +169,12 @@ struct AnalyzeArgs {
     /// rw-register: skip pruning in the exact check (for comparisons).
     #[arg(long)]
     no_pruning: bool,
+    /// rw-register: add causal consistency's forced write orders to the
+    /// exact check's known edges. `auto` does with --no-pruning only:
+    /// pruning derives the same orders itself, so with it they cost more
+    /// than they save (docs/models.md). Verdicts do not depend on it.
+    #[arg(long, value_enum, default_value = "auto")]
+    cc_orders: SwitchArg,
     /// rw-register: memory budget for the exact check's reachability rows, MB.
     #[arg(long, default_value_t = 1024)]
     reach_memory: usize,
@@ -198,6 +204,13 @@ struct AnalyzeArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum GpuArg {
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SwitchArg {
     Auto,
     On,
     Off,
@@ -485,6 +498,12 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         keep_sccs: a.directory.is_some(),
         exact: (!a.no_exact).then_some(isolde::si_check::ExactOptions {
             prune: !a.no_pruning,
+            cc_orders: match a.cc_orders {
+                SwitchArg::Auto => a.no_pruning,
+                SwitchArg::On => true,
+                SwitchArg::Off => false,
+            },
+            known: None,
             reach_bytes: a.reach_memory.saturating_mul(1 << 20),
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
@@ -613,6 +632,16 @@ fn analyze_one(
                 if x.guessed { " (valid by the replayed serial order, no search)" } else { "" },
             );
             eprintln!("  {}", x.accel);
+            eprintln!(
+                "  causal forced write orders added {} ({} between different write chains)",
+                x.known_orders, x.known_orders_new
+            );
+        }
+        if !st.exact.is_empty() {
+            eprintln!("causal forced write orders computed in {:.3}s", st.known_orders.as_secs_f64());
+        }
+        for model in &st.exact_implied {
+            eprintln!("exact {model}: not searched: the weak check's violation refutes it");
         }
     }
     for (model, x) in &outcome.stats.exact {

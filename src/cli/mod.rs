@@ -58,7 +58,7 @@ pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &Che
         p.set_message(what.clone());
         if let Some(exact) = &opts.exact {
             watched = opts.clone();
-            watched.exact = Some(si_check::ExactOptions { progress: Some(&EXACT_PROGRESS), ..*exact });
+            watched.exact = Some(si_check::ExactOptions { progress: Some(&EXACT_PROGRESS), ..exact.clone() });
             opts = &watched;
             show_exact_progress(p.clone(), what);
         }

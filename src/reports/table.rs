@@ -147,6 +147,15 @@ pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
             return ModelStatus::Violated(shown.to_string());
         }
     }
+    // A model the boundary rules out for a reason outside Elle's lattice (a
+    // weak-level violation, which also answers the session levels without
+    // an exact search) never holds.
+    let friendly = lattice::friendly_model_name(canonical);
+    if [model, friendly].iter().any(|m| o.not.contains(*m) || o.also_not.contains(*m)) {
+        let weak = o.found_types.iter().find(|t| crate::weak::elle::WEAK_ANOMALY_TYPES.contains(&t.as_str()));
+        let shown = weak.or(o.found_types.first()).cloned().unwrap_or_else(|| "a weak-level violation".into());
+        return ModelStatus::Violated(shown);
+    }
     // With the exact check, the levels it decides hold only when proved.
     let exact = &o.stats.exact_valid;
     if !o.stats.exact.is_empty() {

@@ -61,9 +61,10 @@ pub enum Semantics {
 }
 
 /// Which extra order the level includes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum OrderKind {
     /// None.
+    #[default]
     None,
     /// Each process's transactions in order (Elle's `strong-session-`).
     Session,
@@ -134,7 +135,7 @@ impl Level {
 }
 
 /// Tuning of the exact check.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ExactOptions {
     /// Decide constraints by reachability before solving.
     pub prune: bool,
@@ -152,6 +153,14 @@ pub struct ExactOptions {
     pub progress: Option<&'static ExactProgress>,
     /// Where pruning's reachability runs (CPU or GPU; see [`crate::accel`]).
     pub accel: crate::accel::AccelOptions,
+    /// Whether the driver ([`crate::check`]) derives write orders every
+    /// explanation respects from causal consistency's forced edges (see
+    /// [`crate::weak::strong`]) and passes them as [`ExactOptions::known`].
+    /// Pruning derives the same orders, so they pay mostly without it.
+    pub cc_orders: bool,
+    /// Extra write orders every explanation at the levels they name
+    /// respects, added to the polygraph's known edges before pruning.
+    pub known: Option<KnownOrders>,
 }
 
 impl Default for ExactOptions {
@@ -163,7 +172,45 @@ impl Default for ExactOptions {
             max_constraints: 50_000_000,
             progress: None,
             accel: crate::accel::AccelOptions::default(),
+            cc_orders: false,
+            known: None,
         }
+    }
+}
+
+/// Write orders known to hold in every explanation of a history at some
+/// levels, from outside the polygraph (causal consistency's forced edges,
+/// see [`crate::weak::strong`]). Each names operations, so it does not
+/// depend on how [`txns`] numbers transactions; the polygraph adds one only
+/// when both writers take part and write the key and the reader reads the
+/// key from `to` there too.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KnownOrders {
+    /// The weakest order the facts need: they hold at levels with exactly
+    /// this order, and, for [`OrderKind::None`], at every level.
+    pub order: OrderKind,
+    /// The facts (shared: options are cloned per level and attempt).
+    pub orders: std::sync::Arc<[KnownOrder]>,
+}
+
+/// One write order: `from`'s write of `key` precedes `to`'s in every
+/// explanation, because `reader` read `key` from `to` and had to see `from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownOrder {
+    /// The earlier writer.
+    pub from: crate::history::OpId,
+    /// The later writer, which `reader` read the key from.
+    pub to: crate::history::OpId,
+    /// The key.
+    pub key: crate::history::KeyId,
+    /// The reader.
+    pub reader: crate::history::OpId,
+}
+
+impl KnownOrders {
+    /// Whether the facts hold at `level`.
+    pub fn apply_to(&self, level: Level) -> bool {
+        self.order == OrderKind::None || self.order == level.order
     }
 }
 
@@ -227,6 +274,11 @@ pub struct ExactStats {
     pub guessed: bool,
     /// Which path computed reachability, with its times.
     pub accel: crate::accel::AccelStats,
+    /// Write orders of [`ExactOptions::known`] added to the known edges.
+    pub known_orders: usize,
+    /// How many of those order two different write chains (the others
+    /// were already implied by read-modify-writes).
+    pub known_orders_new: usize,
 }
 
 impl ExactStats {
@@ -303,7 +355,18 @@ pub fn check_level_knowing(
             let now = Instant::now();
             now + d.saturating_duration_since(now) / 2
         });
-        let out = check_exactly(h, &txns, attempt, opts, half);
+        // Only a `Valid` answer of a stronger attempt is used, and extra
+        // known edges can only turn valid into invalid, so the orders that
+        // hold at `level` may serve the attempt whatever its order.
+        let widened;
+        let attempt_opts = match &opts.known {
+            Some(k) if k.apply_to(level) && !k.apply_to(attempt) => {
+                widened = ExactOptions { known: Some(KnownOrders { order, ..k.clone() }), ..opts.clone() };
+                &widened
+            }
+            _ => opts,
+        };
+        let out = check_exactly(h, &txns, attempt, attempt_opts, half);
         if out.verdict == Verdict::Valid {
             if let Some(p) = opts.progress {
                 p.leave();
@@ -311,7 +374,25 @@ pub fn check_level_knowing(
             return Ok(ExactOutcome { level, ..out });
         }
     }
-    let out = check_exactly(h, &txns, level, opts, deadline);
+    let mut out = check_exactly(h, &txns, level, opts, deadline);
+    // A refutation should explain every write order it uses; the extra
+    // known orders come without an explanation here, so a refutation that
+    // uses one is searched again without them (the verdict stays: the
+    // orders hold in every explanation, and a second search that does not
+    // finish leaves the first refutation standing).
+    if let (Verdict::Invalid(r), Some(k)) = (&out.verdict, &opts.known) {
+        if k.apply_to(level) && uses_known_orders(r, k) {
+            let plain = ExactOptions { known: None, ..opts.clone() };
+            let again = check_exactly(h, &txns, level, &plain, deadline);
+            if matches!(again.verdict, Verdict::Invalid(_)) {
+                let mut stats = again.stats;
+                stats.add_times(&out.stats);
+                stats.known_orders = out.stats.known_orders;
+                stats.known_orders_new = out.stats.known_orders_new;
+                out = ExactOutcome { stats, ..again };
+            }
+        }
+    }
     if let Some(p) = opts.progress {
         p.leave();
     }
@@ -341,6 +422,22 @@ fn has_realtime_order(h: &History, txns: &txns::Txns) -> bool {
         }
     }
     first_done < last_invoke
+}
+
+/// Whether a refutation's cycles take a ww step that is one of `k`'s
+/// orders.
+fn uses_known_orders(r: &Refutation, k: &KnownOrders) -> bool {
+    let facts: rustc_hash::FxHashSet<(u32, u32, u32)> = k.orders.iter().map(|o| (o.from, o.to, o.key.0)).collect();
+    let cycles = r.branches.iter().map(|b| &b.cycle).chain(r.derived.iter().map(|d| &d.because));
+    cycles.into_iter().any(|c| {
+        c.steps.iter().enumerate().any(|(i, s)| match s {
+            crate::anomaly::Step::Ww { key, .. } => {
+                let (a, b) = (c.ops[i], c.ops[(i + 1) % c.ops.len()]);
+                facts.contains(&(a, b, key.0))
+            }
+            _ => false,
+        })
+    })
 }
 
 /// Rounds of narrowing the candidates of ambiguous reads at most.
@@ -456,8 +553,8 @@ fn check_once(
         reach_bytes: opts.reach_bytes,
         engine: &mut engine,
     });
-    let polygraph::Built { graph: g, known_reach } =
-        match polygraph::build(h, txns, level, opts.max_constraints, filter) {
+    let polygraph::Built { graph: g, known_reach, known_orders, known_orders_new } =
+        match polygraph::build_with(h, txns, level, opts.max_constraints, filter, opts.known.as_ref()) {
             Ok(b) => b,
             Err(e) => {
                 let verdict = Verdict::Unknown(format!(
@@ -477,6 +574,8 @@ fn check_once(
     let mut g = g;
     stats.txns = txns.len();
     stats.dropped_reads = txns.dropped_reads;
+    stats.known_orders = known_orders;
+    stats.known_orders_new = known_orders_new;
     stats.constraints = g.constraints.len();
     drop_unread_pairs(&mut g);
     stats.known_edges = g.known.len();

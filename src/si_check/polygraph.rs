@@ -287,6 +287,10 @@ pub struct Built {
     pub graph: Polygraph,
     /// Reachability over its known edges.
     pub known_reach: Option<KnownReach>,
+    /// Extra write orders ([`super::KnownOrders`]) added to the known edges.
+    pub known_orders: usize,
+    /// How many of those order two different write chains.
+    pub known_orders_new: usize,
 }
 
 /// Builds the polygraph of `txns` for `level`, unless it needs more than
@@ -305,6 +309,22 @@ pub fn build(
     level: Level,
     max_constraints: usize,
     filter: Option<PairFilter<'_>>,
+) -> Result<Built, TooManyConstraints> {
+    build_with(h, txns, level, max_constraints, filter, None)
+}
+
+/// Like [`build`], with `extra` write orders added to the known edges when
+/// they hold at `level` (see [`super::KnownOrders`]). An order is added as
+/// a ww edge only when both writers are transactions here that write the
+/// key and the reader is one that reads the key from the later writer;
+/// anything else is skipped.
+pub fn build_with(
+    h: &History,
+    txns: &Txns,
+    level: Level,
+    max_constraints: usize,
+    filter: Option<PairFilter<'_>>,
+    extra: Option<&super::KnownOrders>,
 ) -> Result<Built, TooManyConstraints> {
     let mut pairs: u64 = 0;
     let mut widest: (u32, u64) = (0, 0);
@@ -510,6 +530,10 @@ pub fn build(
         let lo = cand_tail_readers.partition_point(|&(c, _)| c < x);
         cand_tail_readers[lo..].iter().take_while(move |&&(c, _)| c == x).map(|&(_, r)| r)
     };
+    let (known_orders, known_orders_new) = match extra.filter(|k| k.apply_to(level) && !k.orders.is_empty()) {
+        Some(k) => add_known_orders(txns, k, &chains, &chain_txns, &mut known),
+        None => (0, 0),
+    };
     let mut g = Polygraph {
         n,
         semantics: level.semantics,
@@ -613,5 +637,41 @@ pub fn build(
         }
     }
     g.constraints = constraints;
-    Ok(Built { graph: g, known_reach })
+    Ok(Built { graph: g, known_reach, known_orders, known_orders_new })
+}
+
+/// Adds the write orders of `k` that apply to these transactions to
+/// `known` as ww edges; returns how many were added and how many of those
+/// join two different write chains.
+fn add_known_orders(
+    txns: &Txns,
+    k: &super::KnownOrders,
+    chains: &[Chain],
+    chain_txns: &[TxnId],
+    known: &mut Vec<DepEdge>,
+) -> (usize, usize) {
+    // `txns.op` is in history order, so increasing.
+    let txn = |o: crate::history::OpId| txns.op.binary_search(&o).ok().map(|t| t as TxnId);
+    let mut chain_of: rustc_hash::FxHashMap<(u32, TxnId), u32> = rustc_hash::FxHashMap::default();
+    for (ci, ch) in chains.iter().enumerate() {
+        for &t in &chain_txns[ch.start as usize..(ch.start + ch.len) as usize] {
+            chain_of.insert((ch.key.0, t), ci as u32);
+        }
+    }
+    let (mut added, mut new) = (0, 0);
+    for o in k.orders.iter() {
+        let (Some(a), Some(b), Some(r)) = (txn(o.from), txn(o.to), txn(o.reader)) else { continue };
+        if a == b || r == a || txns.write_of(a, o.key).is_none() || txns.write_of(b, o.key).is_none() {
+            continue;
+        }
+        if !matches!(txns.read_of(r, o.key).map(|x| x.from), Some(Source::Txn(w, _)) if w == b) {
+            continue;
+        }
+        known.push(DepEdge::data(a, b, Dep::Ww, o.key));
+        added += 1;
+        if chain_of.get(&(o.key.0, a)) != chain_of.get(&(o.key.0, b)) {
+            new += 1;
+        }
+    }
+    (added, new)
 }

@@ -7,7 +7,7 @@
 //! relaxed atomics (the display only samples them), so publishing costs an
 //! atomic add every 1024 solver decisions and nothing else. A progress
 //! record is `'static` (one per process, see [`ExactProgress::new`]) so that
-//! [`super::ExactOptions`] stays `Copy`.
+//! [`super::ExactOptions`] stays cheap to clone.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 

@@ -52,6 +52,7 @@ pub mod oracle;
 pub mod ra;
 pub mod rc;
 pub mod report;
+pub mod strong;
 pub mod witness;
 
 use crate::anomaly::Workload;

@@ -9,6 +9,7 @@ use isolde::ingest::{read_bytes, Format};
 use isolde::weak::front::{self, Front, Sessions};
 use isolde::weak::oracle::{self, Axiom};
 use isolde::weak::{check_front, Level, Options, Verdict};
+use proptest::prelude::*;
 
 /// EDN text of transactions, one `(type, process, value)` per operation in
 /// history order (`type` as in `:ok`, without the colon; `value` an EDN
@@ -215,4 +216,93 @@ pub fn check_witness(f: &Front, wr: &[u32], v: &isolde::weak::witness::Violation
         }
     }
     Ok(())
+}
+
+/// One micro-op before values are fixed: (is_write, key, pick).
+pub type RawMop = (bool, u8, u8);
+
+/// A random history as EDN (for the property tests): `txns` transactions of 1 to 4 micro-ops over
+/// `keys` keys. Writes get fresh values (or, rarely, a repeated one); a read
+/// returns nil or any value written to its key anywhere in the history.
+pub fn render(list: bool, txns: &[(u8, u8, Vec<RawMop>)], keys: u8, repeat: bool) -> String {
+    let mut written: Vec<Vec<i64>> = vec![Vec::new(); keys as usize];
+    let mut next = 1i64;
+    let mut values: Vec<Vec<Option<i64>>> = Vec::new();
+    for (_, _, mops) in txns {
+        let mut vs = Vec::new();
+        for &(w, k, pick) in mops {
+            let k = (k % keys) as usize;
+            if w {
+                let v = if repeat && !list && pick % 7 == 0 && !written[k].is_empty() {
+                    written[k][pick as usize % written[k].len()]
+                } else {
+                    next += 1;
+                    next
+                };
+                written[k].push(v);
+                vs.push(Some(v));
+            } else {
+                vs.push(None);
+            }
+        }
+        values.push(vs);
+    }
+    let mut out = String::new();
+    for (i, (process, kind, mops)) in txns.iter().enumerate() {
+        let ty = match kind % 10 {
+            0 => "fail",
+            1 => "info",
+            _ => "ok",
+        };
+        let mut ms = Vec::new();
+        for (j, &(w, k, pick)) in mops.iter().enumerate() {
+            let key = k % keys;
+            if w {
+                let v = values[i][j].unwrap_or(0);
+                ms.push(if list { format!("[:append {key} {v}]") } else { format!("[:w {key} {v}]") });
+            } else {
+                let ws = &written[key as usize];
+                let n = ws.len() + 1;
+                let idx = pick as usize % n;
+                if list {
+                    // A list: a few distinct written elements in some order.
+                    let len = idx.min(ws.len());
+                    let start = (pick as usize / 3) % (ws.len().max(1));
+                    let elems: Vec<String> = (0..len).map(|x| ws[(start + x) % ws.len()].to_string()).collect();
+                    ms.push(format!("[:r {key} [{}]]", elems.join(" ")));
+                } else if idx == 0 {
+                    ms.push(format!("[:r {key} nil]"));
+                } else {
+                    ms.push(format!("[:r {key} {}]", ws[idx - 1]));
+                }
+            }
+        }
+        out.push_str(&format!("{{:type :{ty}, :f :txn, :process {process}, :value [{}], :index {i}}}\n", ms.join(" ")));
+    }
+    out
+}
+
+pub fn raw_txns(max: usize) -> impl Strategy<Value = Vec<(u8, u8, Vec<RawMop>)>> {
+    prop::collection::vec(
+        (0u8..3, any::<u8>(), prop::collection::vec((any::<bool>(), any::<u8>(), any::<u8>()), 1..5)),
+        1..=max,
+    )
+}
+
+/// The exact check's verdict at `level` (`Some(true)` valid, `Some(false)`
+/// invalid, `None` unknown), with causal consistency's forced write orders
+/// (computed with the level's session semantics) as known edges or
+/// without; and how many of them the polygraph added.
+pub fn exact_verdict(h: &History, level: isolde::si_check::Level, with_orders: bool) -> (Option<bool>, usize) {
+    use isolde::si_check::{self, ExactOptions, OrderKind};
+    let sessions = if level.order == OrderKind::Session { Sessions::Process } else { Sessions::None };
+    let known = if with_orders { isolde::weak::strong::known_orders(h, sessions, &Options::default()) } else { None };
+    let opts = ExactOptions { known, ..ExactOptions::default() };
+    let out = si_check::check_level(h, level, &opts).expect("extracts");
+    let v = match out.verdict {
+        si_check::Verdict::Valid => Some(true),
+        si_check::Verdict::Invalid(_) => Some(false),
+        si_check::Verdict::Unknown(_) => None,
+    };
+    (v, out.stats.known_orders)
 }
