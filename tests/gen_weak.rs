@@ -6,38 +6,11 @@
 
 mod support;
 
-use isolde::gen::rw_register::{RwKeyDist, RwRegisterConfig};
-use isolde::gen::weak::{write_weak, WeakLevel};
+use isolde::gen::rw_register::RwRegisterConfig;
+use isolde::gen::weak::WeakLevel;
 use isolde::weak::front::Sessions;
 use isolde::weak::oracle::{enumerate, Axiom};
-use support::weak::{edn, front_of, weak_verdicts};
-
-fn history(level: WeakLevel, seed: u64, txns: usize, processes: usize, keys: usize, faults: f64) -> String {
-    let cfg = RwRegisterConfig {
-        seed,
-        txns,
-        processes,
-        min_txn_len: 1,
-        max_txn_len: 4,
-        keys,
-        read_fraction: 0.5,
-        key_dist: RwKeyDist::Uniform,
-        fail_fraction: faults,
-        info_fraction: faults,
-    };
-    let mut out = Vec::new();
-    write_weak(&cfg, level, &mut out).expect("generates");
-    String::from_utf8(out).expect("utf-8")
-}
-
-/// The weakest level index (RC 0, RA 1, CC 2) a level implies.
-fn implied(level: WeakLevel) -> usize {
-    match level {
-        WeakLevel::ReadCommitted => 0,
-        WeakLevel::ReadAtomic => 1,
-        WeakLevel::Causal | WeakLevel::Prefix => 2,
-    }
-}
+use support::weak::{edn, front_of, implied_index as implied, weak_store_history as history, weak_verdicts};
 
 const LEVELS: [WeakLevel; 4] = [WeakLevel::ReadCommitted, WeakLevel::ReadAtomic, WeakLevel::Causal, WeakLevel::Prefix];
 

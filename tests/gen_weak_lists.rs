@@ -10,42 +10,14 @@ mod support;
 
 use isolde::anomaly::Workload;
 use isolde::check::Validity;
-use isolde::gen::list_append::{KeyDist, ListAppendConfig};
-use isolde::gen::weak::{write_weak_list_append, WeakLevel};
+use isolde::gen::list_append::ListAppendConfig;
+use isolde::gen::weak::WeakLevel;
 use isolde::weak::front::Sessions;
 use isolde::weak::oracle::{enumerate, Axiom};
 use support::gen::analyze;
-use support::weak::{edn, front_of, weak_verdicts};
+use support::weak::{edn, front_of, implied_index as implied, weak_list_store_history as history, weak_verdicts};
 
 const LEVELS: [WeakLevel; 4] = [WeakLevel::ReadCommitted, WeakLevel::ReadAtomic, WeakLevel::Causal, WeakLevel::Prefix];
-
-fn history(level: WeakLevel, seed: u64, txns: usize, processes: usize, keys: usize, faults: f64) -> String {
-    let cfg = ListAppendConfig {
-        seed,
-        txns,
-        processes,
-        min_txn_len: 1,
-        max_txn_len: 4,
-        active_keys: keys,
-        max_writes_per_key: 30,
-        read_fraction: 0.5,
-        key_dist: KeyDist::Uniform,
-        fail_fraction: faults,
-        info_fraction: faults,
-    };
-    let mut out = Vec::new();
-    write_weak_list_append(&cfg, level, &mut out).expect("generates");
-    String::from_utf8(out).expect("utf-8")
-}
-
-/// The weakest level index (RC 0, RA 1, CC 2) a level implies.
-fn implied(level: WeakLevel) -> usize {
-    match level {
-        WeakLevel::ReadCommitted => 0,
-        WeakLevel::ReadAtomic => 1,
-        WeakLevel::Causal | WeakLevel::Prefix => 2,
-    }
-}
 
 /// The model `analyze` decides the level with: prefix consistency has no
 /// exact check (it answers `unknown` unless snapshot isolation holds), so

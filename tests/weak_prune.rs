@@ -7,11 +7,10 @@
 mod support;
 
 use isolde::check::{check, CheckOptions, Validity};
-use isolde::gen::rw_register::{RwKeyDist, RwRegisterConfig};
-use isolde::gen::weak::{write_weak, WeakLevel};
+use isolde::gen::weak::WeakLevel;
 use isolde::si_check::{Level, OrderKind, Semantics};
 use proptest::prelude::*;
-use support::weak::{edn, exact_verdict, raw_txns, render};
+use support::weak::{edn, exact_verdict, raw_txns, render, weak_store_history as store};
 
 /// The exact levels compared: with and without session order.
 const LEVELS: [Level; 4] = [
@@ -30,25 +29,6 @@ fn same_verdicts(text: &str) {
         let (with, added) = exact_verdict(&h, level, true);
         assert_eq!(with, without, "{} with {added} forced orders\n{text}", level.model());
     }
-}
-
-/// A small history from one of the weak stores.
-fn store(level: WeakLevel, seed: u64, txns: usize, processes: usize, keys: usize, faults: f64) -> String {
-    let cfg = RwRegisterConfig {
-        seed,
-        txns,
-        processes,
-        min_txn_len: 1,
-        max_txn_len: 4,
-        keys,
-        read_fraction: 0.5,
-        key_dist: RwKeyDist::Uniform,
-        fail_fraction: faults,
-        info_fraction: faults,
-    };
-    let mut out = Vec::new();
-    write_weak(&cfg, level, &mut out).expect("generates");
-    String::from_utf8(out).expect("utf-8")
 }
 
 proptest! {

@@ -306,3 +306,70 @@ pub fn exact_verdict(h: &History, level: isolde::si_check::Level, with_orders: b
     };
     (v, out.stats.known_orders)
 }
+
+/// The text of a small history from one of `isolde gen`'s weak
+/// rw-register stores (`faults` is the share of failed and of
+/// indeterminate transactions each).
+pub fn weak_store_history(
+    level: isolde::gen::weak::WeakLevel,
+    seed: u64,
+    txns: usize,
+    processes: usize,
+    keys: usize,
+    faults: f64,
+) -> String {
+    use isolde::gen::rw_register::{RwKeyDist, RwRegisterConfig};
+    let cfg = RwRegisterConfig {
+        seed,
+        txns,
+        processes,
+        min_txn_len: 1,
+        max_txn_len: 4,
+        keys,
+        read_fraction: 0.5,
+        key_dist: RwKeyDist::Uniform,
+        fail_fraction: faults,
+        info_fraction: faults,
+    };
+    let mut out = Vec::new();
+    isolde::gen::weak::write_weak(&cfg, level, &mut out).expect("generates");
+    String::from_utf8(out).expect("utf-8")
+}
+
+/// The same from one of the weak list-append stores.
+pub fn weak_list_store_history(
+    level: isolde::gen::weak::WeakLevel,
+    seed: u64,
+    txns: usize,
+    processes: usize,
+    keys: usize,
+    faults: f64,
+) -> String {
+    use isolde::gen::list_append::{KeyDist, ListAppendConfig};
+    let cfg = ListAppendConfig {
+        seed,
+        txns,
+        processes,
+        min_txn_len: 1,
+        max_txn_len: 4,
+        active_keys: keys,
+        max_writes_per_key: 30,
+        read_fraction: 0.5,
+        key_dist: KeyDist::Uniform,
+        fail_fraction: faults,
+        info_fraction: faults,
+    };
+    let mut out = Vec::new();
+    isolde::gen::weak::write_weak_list_append(&cfg, level, &mut out).expect("generates");
+    String::from_utf8(out).expect("utf-8")
+}
+
+/// The weakest level index (RC 0, RA 1, CC 2) a store's level implies.
+pub fn implied_index(level: isolde::gen::weak::WeakLevel) -> usize {
+    use isolde::gen::weak::WeakLevel;
+    match level {
+        WeakLevel::ReadCommitted => 0,
+        WeakLevel::ReadAtomic => 1,
+        WeakLevel::Causal | WeakLevel::Prefix => 2,
+    }
+}
