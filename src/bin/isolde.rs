@@ -633,8 +633,9 @@ fn analyze_one(
             );
             eprintln!("  {}", x.accel);
             eprintln!(
-                "  causal forced write orders added {} ({} between different write chains)",
-                x.known_orders, x.known_orders_new
+                "  causal forced write orders added {} ({} between different write chains)  \
+                 unread lone-writer pairs dropped {}",
+                x.known_orders, x.known_orders_new, x.unread_pairs
             );
         }
         if !st.exact.is_empty() {
