@@ -373,3 +373,17 @@ pub fn implied_index(level: isolde::gen::weak::WeakLevel) -> usize {
         WeakLevel::Causal | WeakLevel::Prefix => 2,
     }
 }
+
+/// A store history builder, as [`weak_store_history`] and
+/// [`weak_list_store_history`].
+pub type StoreHistory = fn(isolde::gen::weak::WeakLevel, u64, usize, usize, usize, f64) -> String;
+
+/// Small histories of the prefix store satisfy prefix consistency, as the
+/// exhaustive enumerator decides it (60 seeds, 7 transactions).
+pub fn assert_small_prefix_histories_hold(history: StoreHistory) {
+    for seed in 0..60 {
+        let h = edn(&history(isolde::gen::weak::WeakLevel::Prefix, seed, 7, 3, 2, 0.0));
+        let f = front_of(&h, Sessions::Process);
+        assert_eq!(oracle::enumerate(&f, Axiom::Prefix), Some(true), "seed {seed}");
+    }
+}
