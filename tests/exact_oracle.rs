@@ -556,3 +556,67 @@ fn positions_respecting(order: &[usize], before: impl Fn(usize, usize) -> bool) 
     }
     Some(at)
 }
+
+/// The serial replay that runs before any polygraph (`si_check::serial`)
+/// against brute force: whenever it finds an order at a level's order,
+/// that order is a serial execution by the definition and brute force finds
+/// the level (and snapshot isolation at the same order) valid; and it
+/// decides a good share of the valid histories by itself, also when the
+/// time estimate is useless (every transaction concurrent).
+#[test]
+fn serial_replay_is_sound_and_decides_most_valid_histories() {
+    use isolde::si_check::{prune, serial, txns};
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let valid = AtomicUsize::new(0);
+    let decided = AtomicUsize::new(0);
+    let mut runner =
+        proptest::test_runner::TestRunner::new(ProptestConfig { cases: 1500, ..ProptestConfig::default() });
+    let result = runner.run(&(draws(), any::<bool>()), |((draw, keys), all_concurrent)| {
+        let txns = build(&draw, keys);
+        let (text, pos) = if all_concurrent {
+            let lone: Vec<Txn> = txns.iter().enumerate().map(|(i, t)| Txn { process: i as u32, ..t.clone() }).collect();
+            let (text, pos) = concurrent(&lone);
+            return check_serial(&lone, &text, &pos, &valid, &decided);
+        } else {
+            edn(&txns)
+        };
+        check_serial(&txns, &text, &pos, &valid, &decided)
+    });
+    fn check_serial(
+        txns: &[Txn],
+        text: &str,
+        pos: &[(usize, usize)],
+        valid: &AtomicUsize,
+        decided: &AtomicUsize,
+    ) -> Result<(), TestCaseError> {
+        let h = read_bytes("gen.edn", text.as_bytes(), Format::Edn).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let Ok(t) = txns::extract(&h) else { return Ok(()) };
+        let priority = prune::time_estimate(&h, &t);
+        for order in [OrderKind::None, OrderKind::Session, OrderKind::Realtime] {
+            let ser = Level { semantics: Semantics::Serializable, order };
+            let si = Level { semantics: Semantics::SnapshotIsolation, order };
+            let expected = oracle(txns, pos, ser);
+            if expected {
+                valid.fetch_add(1, Relaxed);
+            }
+            let how = serial::Search { priority: &priority, known: None, budget: std::time::Duration::from_secs(1) };
+            if let Ok(d) = serial::decide(&h, &t, order, true, true, &how) {
+                decided.fetch_add(1, Relaxed);
+                prop_assert!(serial::explains(&h, &t, order, &d.order));
+                prop_assert!(expected, "{ser:?}: the serial replay found {:?}, brute force refutes\n{text}", d.order);
+                prop_assert!(
+                    oracle(txns, pos, si),
+                    "{si:?}: the serial replay found {:?}, brute force refutes\n{text}",
+                    d.order
+                );
+            }
+        }
+        Ok(())
+    }
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let (v, d) = (valid.load(Relaxed), decided.load(Relaxed));
+    eprintln!("serial replay: {d} of {v} valid (history, order) pairs decided");
+    assert!(v > 1000 && d * 20 >= v * 19, "decided {d} of {v} valid");
+}

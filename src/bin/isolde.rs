@@ -169,6 +169,11 @@ struct AnalyzeArgs {
     /// rw-register: skip pruning in the exact check (for comparisons).
     #[arg(long)]
     no_pruning: bool,
+    /// rw-register: skip the serial replay that decides most valid
+    /// histories in linear time before the exact check builds its
+    /// polygraph (for comparisons).
+    #[arg(long)]
+    no_serial_replay: bool,
     /// rw-register: add causal consistency's forced write orders to the
     /// exact check's known edges. `auto` does with --no-pruning only:
     /// pruning derives the same orders itself, so with it they cost more
@@ -498,6 +503,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         keep_sccs: a.directory.is_some(),
         exact: (!a.no_exact).then_some(isolde::si_check::ExactOptions {
             prune: !a.no_pruning,
+            serial_first: !a.no_serial_replay,
             cc_orders: match a.cc_orders {
                 SwitchArg::Auto => a.no_pruning,
                 SwitchArg::On => true,
@@ -605,7 +611,7 @@ fn analyze_one(
             eprintln!(
                 "exact {model}: txns {}  known edges {}  constraints {} -> {} after {} pruning rounds  \
                  constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}  undone {}  jumped levels {}  restarts {}  learnt lits {}  theory conflicts {}  refuted phases {}  narrowing passes {}\n  \
-                 build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s  guess {:.3}s{}",
+                 build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s  guess {:.3}s ({} serial replays first){}",
                 x.txns,
                 x.known_edges,
                 x.constraints,
@@ -629,6 +635,7 @@ fn analyze_one(
                 x.solve.as_secs_f64(),
                 x.witness.as_secs_f64(),
                 x.guess.as_secs_f64(),
+                x.serial_replays,
                 if x.guessed { " (valid by the replayed serial order, no search)" } else { "" },
             );
             eprintln!("  {}", x.accel);

@@ -51,7 +51,18 @@ pub struct Guess {
     /// Whether every transaction was placed with each read reading the
     /// current writer of its key (a serial execution, to be checked).
     pub replayed: bool,
+    /// Orders `(a, b)` ("`a` before `b`") that the places where the replay
+    /// got stuck suggest (see [`diagnose`]): guesses, not facts, for the
+    /// caller to replay again under.
+    pub hints: Vec<Hint>,
 }
+
+/// An order `(a, b)` ("`a` before `b`") a stuck replay suggests, with the
+/// other way out of the same corner for when the first would close a cycle.
+pub type Hint = [(TxnId, TxnId); 2];
+
+/// Hints collected per replay.
+const MAX_HINTS: usize = 4;
 
 /// Replays `txns` under `edges` (the polygraph's known edges, or those
 /// and the edges pruning derived from them), earliest first by `priority`
@@ -144,15 +155,23 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
             .count()
     };
 
+    // Readers of `t`'s versions still waiting for something else once `t`
+    // is placed: placing a writer whose readers cannot follow at once
+    // holds its keys for them, and every other writer of those keys has to
+    // wait (the usual way a greedy replay paints itself into a corner).
+    let mut scratch_dec = vec![0u32; n];
+    let mut scratch_got = vec![0u32; n];
+    let mut touched: Vec<TxnId> = Vec::new();
     let mut order = Vec::with_capacity(n);
     let mut replayed = true;
+    let mut hints: Vec<Hint> = Vec::new();
     let mut scanned: Vec<Reverse<(u32, TxnId)>> = Vec::with_capacity(SCAN);
     while order.len() < n {
         // The earliest ready transaction that clobbers nothing, else the
         // earliest ready one, else (stuck) the earliest free one.
         scanned.clear();
         let mut pick = None;
-        let mut patient: Option<TxnId> = None;
+        let mut patient: Option<((u32, bool, u32), TxnId)> = None;
         while scanned.len() < SCAN {
             let Some(Reverse((p, t))) = ready.pop() else { break };
             if placed[t as usize] || unsat[t as usize] > 0 || preds[t as usize] > 0 {
@@ -162,15 +181,27 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
                 let waits = writes(t)
                     .iter()
                     .any(|w| wanted.contains_key(&(w.key.0, t)) && blind.get(&w.key.0).copied().unwrap_or(0) > 0);
-                if !waits {
+                let lag = lagging_readers(
+                    t,
+                    &succ[succ_start[t as usize] as usize..succ_start[t as usize + 1] as usize],
+                    writes(t),
+                    &wanted,
+                    Progress { placed: &placed, unsat: &unsat, preds: &preds },
+                    Scratch { dec: &mut scratch_dec, got: &mut scratch_got, touched: &mut touched },
+                );
+                if lag == 0 && !waits {
                     pick = Some(t);
                     break;
                 }
-                patient.get_or_insert(t);
+                let score = (lag, waits, p);
+                if patient.is_none_or(|(s, _)| score < s) {
+                    patient = Some((score, t));
+                }
             }
             scanned.push(Reverse((p, t)));
         }
-        let t = match pick.or(patient.take()).or_else(|| scanned.first().map(|e| e.0 .1)) {
+        let patient = patient.map(|(_, t)| t);
+        let t = match pick.or(patient).or_else(|| scanned.first().map(|e| e.0 .1)) {
             Some(t) => t,
             None => {
                 replayed = false;
@@ -185,6 +216,15 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
         for e in scanned.drain(..) {
             if e.0 .1 != t {
                 ready.push(e);
+            }
+        }
+        let forced = unsat[t as usize] > 0 || (pick.is_none() && patient.is_none());
+        if forced && hints.len() < MAX_HINTS {
+            let at = Progress { placed: &placed, unsat: &unsat, preds: &preds };
+            if let Some(hint) = diagnose(t, txns, &current, &pending, &wanted, &at, 0) {
+                if !hints.contains(&hint) {
+                    hints.push(hint);
+                }
             }
         }
         if unsat[t as usize] > 0 {
@@ -249,5 +289,122 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
             }
         }
     }
-    Some(Guess { order, replayed })
+    Some(Guess { order, replayed, hints })
+}
+
+/// Where the replay stands, for [`lagging_readers`].
+struct Progress<'a> {
+    placed: &'a [bool],
+    unsat: &'a [u32],
+    preds: &'a [u32],
+}
+
+/// Per-transaction counters [`lagging_readers`] uses and leaves zeroed.
+struct Scratch<'a> {
+    dec: &'a mut [u32],
+    got: &'a mut [u32],
+    touched: &'a mut Vec<TxnId>,
+}
+
+/// How many unplaced readers of `t`'s versions would still wait for
+/// something else (an unsatisfied read, an unplaced predecessor) once `t`
+/// is placed. Placing a writer whose readers cannot follow at once holds
+/// its keys for them, and every other writer of those keys has to wait:
+/// the usual way a greedy replay paints itself into a corner.
+fn lagging_readers(
+    t: TxnId,
+    succs: &[TxnId],
+    writes: &[super::txns::Write],
+    wanted: &FxHashMap<(u32, TxnId), Vec<TxnId>>,
+    at: Progress<'_>,
+    sc: Scratch<'_>,
+) -> u32 {
+    for &s in succs {
+        sc.dec[s as usize] += 1;
+    }
+    sc.touched.clear();
+    for w in writes {
+        if let Some(rs) = wanted.get(&(w.key.0, t)) {
+            for &r in rs {
+                if r != t && !at.placed[r as usize] {
+                    sc.got[r as usize] += 1;
+                    sc.touched.push(r);
+                }
+            }
+        }
+    }
+    let mut lag = 0;
+    for &r in sc.touched.iter() {
+        let got = std::mem::take(&mut sc.got[r as usize]);
+        if got > 0 && (at.unsat[r as usize] > got || at.preds[r as usize] > sc.dec[r as usize]) {
+            lag += 1;
+        }
+    }
+    for &s in succs {
+        sc.dec[s as usize] = 0;
+    }
+    lag
+}
+
+/// Why `t` cannot be placed cleanly now (an unsatisfied read, or a write
+/// that clobbers a version someone still has to read), as an order the
+/// replay should have kept: `(a, b)` says `a` should have come before the
+/// placed `b` that is in its way. A read of `w`'s version that `c` has
+/// overwrote asks for the reader before `c`; a read whose writer is not
+/// placed yet asks what holds that writer back; a write that would clobber
+/// `c`'s version asks for the writer before `c` (its readers cannot go
+/// first), and one that would clobber the initial state asks for one of
+/// its readers before the writer.
+fn diagnose(
+    t: TxnId,
+    txns: &Txns,
+    current: &FxHashMap<u32, TxnId>,
+    pending: &FxHashMap<(u32, TxnId), u32>,
+    wanted: &FxHashMap<(u32, TxnId), Vec<TxnId>>,
+    at: &Progress<'_>,
+    depth: u32,
+) -> Option<Hint> {
+    if depth > 8 || at.preds[t as usize] > 0 {
+        return None;
+    }
+    let reads = &txns.reads[txns.read_start[t as usize] as usize..txns.read_start[t as usize + 1] as usize];
+    if at.unsat[t as usize] > 0 {
+        for r in reads {
+            let cur = current.get(&r.key.0).copied();
+            match r.from {
+                Source::Txn(w, _) if cur != Some(w) => {
+                    return if at.placed[w as usize] {
+                        // `c` overwrote `w` before `t` read it: `t` before
+                        // `c`, or `c` before `w`.
+                        cur.filter(|&c| c != t).map(|c| [(t, c), (c, w)])
+                    } else {
+                        diagnose(w, txns, current, pending, wanted, at, depth + 1)
+                    };
+                }
+                Source::Init => {
+                    if let Some(c) = cur.filter(|&c| c != t) {
+                        return Some([(t, c), (t, c)]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        return None;
+    }
+    let writes = &txns.writes[txns.write_start[t as usize] as usize..txns.write_start[t as usize + 1] as usize];
+    for w in writes {
+        let k = w.key.0;
+        let cur = current.get(&k).copied().unwrap_or(INIT);
+        let own = reads.iter().any(|r| r.key.0 == k) as u32;
+        if pending.get(&(k, cur)).copied().unwrap_or(0) <= own {
+            continue;
+        }
+        let reader = wanted.get(&(k, cur))?.iter().copied().find(|&r| r != t && !at.placed[r as usize])?;
+        if cur != INIT && cur != t {
+            // `t` before `c`, or `c`'s readers before `t`.
+            return Some([(t, cur), (reader, t)]);
+        }
+        return Some([(reader, t), (reader, t)]);
+    }
+    None
 }

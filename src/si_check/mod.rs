@@ -33,6 +33,7 @@ pub mod polygraph;
 pub mod progress;
 pub mod prune;
 pub mod reach;
+pub mod serial;
 pub mod solver;
 pub mod txns;
 pub mod witness;
@@ -161,6 +162,10 @@ pub struct ExactOptions {
     /// Extra write orders every explanation at the levels they name
     /// respects, added to the polygraph's known edges before pruning.
     pub known: Option<KnownOrders>,
+    /// Look for a serial execution by replaying the history before
+    /// building the polygraph ([`serial`]): decides most valid histories in
+    /// linear time. Off only to measure or test the polygraph path.
+    pub serial_first: bool,
 }
 
 impl Default for ExactOptions {
@@ -174,6 +179,7 @@ impl Default for ExactOptions {
             accel: crate::accel::AccelOptions::default(),
             cc_orders: false,
             known: None,
+            serial_first: true,
         }
     }
 }
@@ -272,6 +278,10 @@ pub struct ExactStats {
     pub guess: Duration,
     /// Whether that order decided the level (valid, with no search).
     pub guessed: bool,
+    /// Replays that looked for a serial execution before the polygraph was
+    /// built ([`serial`]); 0 with [`ExactStats::guessed`] when the time
+    /// estimate itself was one.
+    pub serial_replays: usize,
     /// Which path computed reachability, with its times.
     pub accel: crate::accel::AccelStats,
     /// Write orders of [`ExactOptions::known`] added to the known edges.
@@ -339,8 +349,52 @@ pub fn check_level_knowing(
     // transaction concurrent with every other): it is skipped.
     let timed = h.ops.iter().any(|o| o.is_invoke());
     let sessions = has_session_order(&txns);
+    let realtime = timed && has_realtime_order(h, &txns);
+    // Most histories are valid, and a serial execution found by replaying
+    // them decides the level in linear time, before any polygraph (whose
+    // constraints are quadratic in the writers of a hot key) is built.
+    let mut serial_time = Duration::ZERO;
+    let mut serial_replays = 0;
+    if opts.serial_first {
+        if let Some(p) = opts.progress {
+            p.enter(level, Phase::Build);
+        }
+        let t = Instant::now();
+        let priority = prune::time_estimate(h, &txns);
+        let decided = serial::decide(
+            h,
+            &txns,
+            level.order,
+            realtime,
+            sessions,
+            &serial::Search {
+                priority: &priority,
+                known: opts.known.as_ref().filter(|k| k.apply_to(level)),
+                budget: serial_budget(deadline),
+            },
+        );
+        let rounds = match &decided {
+            Ok(d) => d.rounds,
+            Err(r) => *r,
+        };
+        let stats = ExactStats {
+            txns: txns.len(),
+            guess: t.elapsed(),
+            guessed: decided.is_ok(),
+            serial_replays: rounds,
+            ..Default::default()
+        };
+        if decided.is_ok() {
+            if let Some(p) = opts.progress {
+                p.leave();
+            }
+            return Ok(ExactOutcome { level, verdict: Verdict::Valid, stats });
+        }
+        serial_time = stats.guess;
+        serial_replays = rounds;
+    }
     let mut stronger = Vec::new();
-    if timed && level.order != OrderKind::Realtime && has_realtime_order(h, &txns) {
+    if level.order != OrderKind::Realtime && realtime {
         stronger.push(OrderKind::Realtime);
     }
     if level.order == OrderKind::None && sessions {
@@ -366,7 +420,9 @@ pub fn check_level_knowing(
             }
             _ => opts,
         };
-        let out = check_exactly(h, &txns, attempt, attempt_opts, half);
+        let mut out = check_exactly(h, &txns, attempt, attempt_opts, half);
+        out.stats.guess += serial_time;
+        out.stats.serial_replays = serial_replays;
         if out.verdict == Verdict::Valid {
             if let Some(p) = opts.progress {
                 p.leave();
@@ -375,6 +431,8 @@ pub fn check_level_knowing(
         }
     }
     let mut out = check_exactly(h, &txns, level, opts, deadline);
+    out.stats.guess += serial_time;
+    out.stats.serial_replays = serial_replays;
     // A refutation should explain every write order it uses; the extra
     // known orders come without an explanation here, so a refutation that
     // uses one is searched again without them (the verdict stays: the
@@ -397,6 +455,14 @@ pub fn check_level_knowing(
         p.leave();
     }
     Ok(out)
+}
+
+/// How long the replays that look for a serial execution may take beyond
+/// their first round per guiding order: a tenth of the time left, between
+/// one and ten seconds.
+fn serial_budget(deadline: Option<Instant>) -> Duration {
+    let left = deadline.map_or(Duration::from_secs(100), |d| d.saturating_duration_since(Instant::now()));
+    (left / 10).clamp(Duration::from_secs(1), Duration::from_secs(10))
 }
 
 /// Whether some process ran two of `txns` (session order has an edge).

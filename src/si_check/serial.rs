@@ -1,0 +1,312 @@
+//! Deciding valid histories in linear time, before any polygraph exists:
+//! replay the history for a serial order and check that order directly.
+//!
+//! A history is serializable at a level exactly when some total order of its
+//! transactions that extends the level's order (none, session order, or
+//! realtime order) is a serial execution: every external read of a key reads
+//! the last write of the key before it in the order (a read of a repeated
+//! value: one of its candidate writers; a read of the initial state: no
+//! write at all). A serial execution is also a snapshot-isolation execution
+//! (each transaction's snapshot is the state just before it, and no two
+//! transactions overlap), so the same order shows the history satisfies the
+//! snapshot-isolation level with the same order.
+//!
+//! The polygraph's constraints are quadratic in the writers of a key, which
+//! is what makes hot keys expensive; most real histories are valid, and for
+//! them a serial order found greedily by [`super::guess::serial_order`]
+//! decides the level with no polygraph at all. [`explains`] checks the order
+//! against the definition above in one pass over the transactions (current
+//! writer per key, last placed transaction per session, the latest
+//! invocation placed so far for realtime), so a wrong guess costs one linear
+//! pass and never a verdict: when the replay gets stuck or the check fails,
+//! the caller goes on with the polygraph.
+//!
+//! The replay is tried under the strongest order the history records first
+//! (realtime, then session order, then none, stopping at the level's own):
+//! its edges steer the greedy replay towards the order the database most
+//! likely used, and an order that respects them also respects the level's.
+
+use super::guess;
+use super::polygraph::{Dep, DepEdge};
+use super::txns::{Source, TxnId, Txns};
+use super::OrderKind;
+use crate::history::{History, OpType, NONE};
+use crate::infer::order;
+use rustc_hash::FxHashMap;
+use std::time::{Duration, Instant};
+
+/// Each transaction's invocation and completion positions in the history,
+/// as the polygraph's realtime rule reads them: a transaction without an
+/// invocation counts as invoked at the start, an `:info` one never
+/// completes.
+fn spans(h: &History, txns: &Txns) -> Vec<(u32, u32)> {
+    txns.op
+        .iter()
+        .map(|&o| {
+            let op = h.op(o);
+            let inv = if op.pair == NONE { 0 } else { op.pair };
+            let done = if op.op_type == OpType::Ok { o } else { u32::MAX };
+            (inv, done)
+        })
+        .collect()
+}
+
+/// The edges that guide a replay under `order`: write-read edges of reads
+/// with one writer, session order, and (for [`OrderKind::Realtime`]) the
+/// realtime edges Elle's reduction gives (linear in practice: each
+/// completion links only to the frontier of operations before it).
+pub fn guide_edges(h: &History, txns: &Txns, order: OrderKind) -> Vec<DepEdge> {
+    let n = txns.len();
+    let mut edges = Vec::new();
+    for t in 0..n as TxnId {
+        for r in txns.reads_of(t) {
+            if let Source::Txn(w, _) = r.from {
+                edges.push(DepEdge { from: w, to: t, dep: Dep::Wr, key: r.key.0 });
+            }
+        }
+    }
+    if order != OrderKind::None {
+        let mut last: FxHashMap<i64, TxnId> = FxHashMap::default();
+        for t in 0..n as TxnId {
+            if let Some(p) = last.insert(txns.process[t as usize], t) {
+                edges.push(DepEdge { from: p, to: t, dep: Dep::Session, key: NONE });
+            }
+        }
+    }
+    if order == OrderKind::Realtime {
+        let mut txn_of_op = vec![u32::MAX; h.ops.len()];
+        for (t, &o) in txns.op.iter().enumerate() {
+            txn_of_op[o as usize] = t as u32;
+        }
+        for e in order::realtime_edges(h) {
+            let (a, b) = (txn_of_op[e.from as usize], txn_of_op[e.to as usize]);
+            if a != u32::MAX && b != u32::MAX && a != b {
+                edges.push(DepEdge { from: a, to: b, dep: Dep::Realtime, key: NONE });
+            }
+        }
+    }
+    edges
+}
+
+/// Whether `serial` (each of `txns` exactly once) is a serial execution of
+/// the history that respects `order`: every external read reads the last
+/// write of its key placed before it, each session's transactions come in
+/// history order, and (realtime) no transaction comes after one invoked
+/// after it completed. One pass; the definition itself, independent of the
+/// polygraph.
+pub fn explains(h: &History, txns: &Txns, order: OrderKind, serial: &[TxnId]) -> bool {
+    let n = txns.len();
+    if serial.len() != n {
+        return false;
+    }
+    let mut seen = vec![false; n];
+    let mut current: FxHashMap<u32, TxnId> = FxHashMap::default();
+    let mut session_last: FxHashMap<i64, TxnId> = FxHashMap::default();
+    let spans = (order == OrderKind::Realtime).then(|| spans(h, txns));
+    // The latest invocation among the transactions placed so far.
+    let mut latest_invocation: Option<u32> = None;
+    for &t in serial {
+        let Some(s) = seen.get_mut(t as usize) else { return false };
+        if std::mem::replace(s, true) {
+            return false;
+        }
+        if order != OrderKind::None {
+            // Transactions are numbered in history order, so a session's
+            // order is the order of its transactions' numbers.
+            if let Some(p) = session_last.insert(txns.process[t as usize], t) {
+                if p > t {
+                    return false;
+                }
+            }
+        }
+        if let Some(sp) = &spans {
+            let (inv, done) = sp[t as usize];
+            // An earlier-placed transaction invoked after `t` completed
+            // must come after it in realtime order.
+            if latest_invocation.is_some_and(|l| l > done) {
+                return false;
+            }
+            latest_invocation = Some(latest_invocation.map_or(inv, |l| l.max(inv)));
+        }
+        for r in txns.reads_of(t) {
+            let cur = current.get(&r.key.0).copied();
+            let ok = match r.from {
+                Source::Init => cur.is_none(),
+                Source::Txn(w, _) => cur == Some(w),
+                Source::Choice(j) => cur.is_some_and(|c| txns.choices[j as usize].cands.contains(&c)),
+            };
+            if !ok {
+                return false;
+            }
+        }
+        for w in txns.writes_of(t) {
+            current.insert(w.key.0, t);
+        }
+    }
+    true
+}
+
+/// How [`decide`] searches.
+#[derive(Clone, Copy)]
+pub struct Search<'a> {
+    /// The time estimate per transaction ([`super::prune::time_estimate`]):
+    /// the replay takes the earliest ready transaction first.
+    pub priority: &'a [u32],
+    /// Write orders every explanation respects, kept by every replay.
+    pub known: Option<&'a super::KnownOrders>,
+    /// How long the replays after the first per guiding order may take.
+    pub budget: Duration,
+}
+
+/// What [`decide`] found.
+pub struct Decided {
+    /// The serial order that explains the history.
+    pub order: Vec<TxnId>,
+    /// The order whose edges guided the replay that found it.
+    pub guided_by: OrderKind,
+    /// Replays it took, all guides (0: the time estimate was the order).
+    pub rounds: usize,
+}
+
+/// Replays per guiding order: each stuck replay suggests a few orders to
+/// keep, and the next replay keeps them.
+const MAX_ROUNDS: usize = 32;
+
+/// Looks for a serial execution of `txns` that respects `order`, by
+/// replaying under the orders the history records, strongest first
+/// (`realtime` and `sessions` say whether realtime and session order relate
+/// any two transactions), each replay checked by [`explains`]. A replay
+/// that gets stuck suggests orders to keep (see [`guess::Hint`]) and the
+/// next one keeps them, within [`Search::budget`]. `Err(replays)`: none
+/// found one (the history may still be valid; the polygraph decides).
+pub fn decide(
+    h: &History,
+    txns: &Txns,
+    order: OrderKind,
+    realtime: bool,
+    sessions: bool,
+    how: &Search<'_>,
+) -> Result<Decided, usize> {
+    let Search { priority, known, budget } = *how;
+    let rank = |o: OrderKind| match o {
+        OrderKind::None => 0,
+        OrderKind::Session => 1,
+        OrderKind::Realtime => 2,
+    };
+    // Never guide by less than the level's own order.
+    let guides = [(OrderKind::Realtime, realtime), (OrderKind::Session, sessions), (OrderKind::None, true)]
+        .into_iter()
+        .filter(|&(g, recorded)| (recorded && rank(g) >= rank(order)) || g == order)
+        .map(|(g, _)| g);
+    // The time estimate itself first: a history whose transactions
+    // completed in the order they took effect needs no replay.
+    let mut by_time: Vec<TxnId> = (0..txns.len() as TxnId).collect();
+    by_time.sort_by_key(|&t| (priority[t as usize], t));
+    if explains(h, txns, order, &by_time) {
+        return Ok(Decided { order: by_time, guided_by: order, rounds: 0 });
+    }
+    let start = Instant::now();
+    let mut rounds = 0;
+    for guide in guides {
+        let mut edges = guide_edges(h, txns, guide);
+        if let Some(k) = known {
+            let txn = |o: crate::history::OpId| txns.op.binary_search(&o).ok().map(|t| t as TxnId);
+            for o in k.orders.iter() {
+                if let (Some(a), Some(b)) = (txn(o.from), txn(o.to)) {
+                    edges.push(DepEdge { from: a, to: b, dep: Dep::Ww, key: o.key.0 });
+                }
+            }
+        }
+        let mut learnt: rustc_hash::FxHashSet<(TxnId, TxnId)> = rustc_hash::FxHashSet::default();
+        let mut graph = Reach::default();
+        for round in 0..MAX_ROUNDS {
+            // The first replay under each guide always runs; the ones
+            // after it, under learnt hints, only within the budget.
+            if round > 0 && start.elapsed() > budget {
+                break;
+            }
+            rounds += 1;
+            // `None`: the kept orders are cyclic (a hint was wrong).
+            let Some(g) = guess::serial_order(txns, &edges, priority) else { break };
+            if g.replayed && explains(h, txns, order, &g.order) {
+                return Ok(Decided { order: g.order, guided_by: guide, rounds });
+            }
+            let before = edges.len();
+            graph.load(txns.len(), &edges);
+            for hint in g.hints {
+                // The first way out that closes no cycle with what is kept.
+                let Some((a, b)) = hint.into_iter().find(|&(a, b)| !graph.reaches(b, a)) else { continue };
+                if learnt.insert((a, b)) {
+                    edges.push(DepEdge { from: a, to: b, dep: Dep::Ww, key: NONE });
+                    graph.add(a, b);
+                }
+            }
+            if edges.len() == before {
+                break;
+            }
+        }
+    }
+    Err(rounds)
+}
+
+/// The edges kept so far, for asking whether a hint would close a cycle.
+#[derive(Default)]
+struct Reach {
+    start: Vec<u32>,
+    succ: Vec<TxnId>,
+    /// Hints added since [`Reach::load`], outside the CSR.
+    extra: Vec<(TxnId, TxnId)>,
+    seen: Vec<u32>,
+    epoch: u32,
+    stack: Vec<TxnId>,
+}
+
+impl Reach {
+    fn load(&mut self, n: usize, edges: &[DepEdge]) {
+        self.start.clear();
+        self.start.resize(n + 1, 0);
+        for e in edges {
+            self.start[e.from as usize + 1] += 1;
+        }
+        for i in 0..n {
+            self.start[i + 1] += self.start[i];
+        }
+        self.succ.clear();
+        self.succ.resize(edges.len(), 0);
+        let mut fill = self.start.clone();
+        for e in edges {
+            self.succ[fill[e.from as usize] as usize] = e.to;
+            fill[e.from as usize] += 1;
+        }
+        self.extra.clear();
+        self.seen.clear();
+        self.seen.resize(n, 0);
+        self.epoch = 0;
+    }
+
+    fn add(&mut self, a: TxnId, b: TxnId) {
+        self.extra.push((a, b));
+    }
+
+    /// Whether `to` is reachable from `from` (depth-first).
+    fn reaches(&mut self, from: TxnId, to: TxnId) -> bool {
+        self.epoch += 1;
+        self.stack.clear();
+        self.stack.push(from);
+        self.seen[from as usize] = self.epoch;
+        while let Some(v) = self.stack.pop() {
+            if v == to {
+                return true;
+            }
+            let out = &self.succ[self.start[v as usize] as usize..self.start[v as usize + 1] as usize];
+            let extra = self.extra.iter().filter(|e| e.0 == v).map(|e| e.1);
+            for w in out.iter().copied().chain(extra) {
+                if self.seen[w as usize] != self.epoch {
+                    self.seen[w as usize] = self.epoch;
+                    self.stack.push(w);
+                }
+            }
+        }
+        false
+    }
+}
