@@ -6,43 +6,60 @@
 //! order is found greedily most of the time by *replaying*: keep the current
 //! writer of every key; a transaction is *ready* when its known
 //! predecessors (session order, realtime, write-read, ... every known edge
-//! of the polygraph) are placed and each of its reads reads the current
-//! writer of its key (for a read of a repeated value: one of its candidate
-//! writers); among the ready ones take the earliest (by the time estimate)
-//! that *clobbers* nothing, that is, whose writes do not replace a version
-//! some unplaced transaction still has to read. Placing a transaction makes
-//! it the current writer of the keys it writes. A writer of a version
-//! someone reads also waits, while another transaction is ready, for the
-//! unplaced writers of the same key whose versions nobody reads: such a
-//! blind write often has to come before the read version.
+//! given) are placed and each of its reads reads the current writer of its
+//! key (for a read of a repeated value: one of its candidate writers);
+//! among the ready ones take the earliest (by the time estimate) that
+//! *clobbers* nothing, that is, whose writes do not replace a version some
+//! unplaced transaction still has to read, preferring one whose readers can
+//! follow at once (see [`lagging_readers`]). Placing a transaction makes it
+//! the current writer of the keys it writes. A writer of a version someone
+//! reads also waits, while another transaction is ready, for the unplaced
+//! writers of the same key whose versions nobody reads: such a blind write
+//! often has to come before the read version.
 //!
 //! When every transaction is placed ready, the replay is a serial execution
 //! explaining every read. The product never answers valid on that alone:
-//! the caller turns the order into a decision for every write-order
-//! constraint and checks the result against the polygraph, as it does the
-//! solver's model. When the replay gets stuck (no ready transaction: the
-//! history is not serializable, or greed chose badly), it goes on placing
-//! transactions whose predecessors are placed, earliest first, so that the
-//! order is still a good first order for the solver, whose phases follow it.
+//! the caller checks the order (against the polygraph, or by the definition,
+//! see [`super::serial::explains`]).
 //!
-//! Cost: every read is indexed by the version it needs, so placing a
-//! transaction touches its reads, its writes and the readers of the
-//! versions it replaces; with a bounded scan of ready transactions per step
-//! the replay is `O((n + reads + edges) log n)`.
+//! Greed goes wrong when it places a writer too early: later, no
+//! transaction is ready without clobbering. [`diagnose`] follows what holds
+//! the stuck transaction back (an overwritten version it reads, an unplaced
+//! writer or predecessor, a reader of the version it would clobber) to an
+//! order the replay should have kept, a [`Hint`]. [`serial_order`] just goes
+//! on placing (its order still seeds the solver, whose phases follow it);
+//! [`backtracking_order`] *undoes* placements back to the one the hint
+//! reorders, keeps the hint as an edge and replays on from there. Every
+//! placement is reversible (each keeps the versions it replaced), so a
+//! mistake costs the steps since it was made, not a new replay.
+//!
+//! Cost: every read is indexed by the version it needs, so placing (or
+//! undoing) a transaction touches its reads, its writes and the readers of
+//! the versions it replaces; with a bounded scan of ready transactions per
+//! step the replay is `O((n + reads + edges) log n)`, plus the undone steps
+//! when backtracking (bounded by the caller's deadline).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
 use super::polygraph::DepEdge;
-use super::txns::{Source, TxnId, Txns};
+use super::txns::{Source, TxnId, Txns, Write};
 
 /// Ready transactions examined per step for one that clobbers nothing.
 const SCAN: usize = 32;
 
 /// The initial state's "writer".
 const INIT: TxnId = TxnId::MAX;
+
+/// How often [`backtracking_order`] may keep the same order again after
+/// forgetting it before it gives up (it is going round in circles).
+const MAX_TRIES: u32 = 8;
+
+/// Hints collected per replay by [`serial_order`].
+const MAX_HINTS: usize = 4;
 
 /// A replayed order of all transactions.
 pub struct Guess {
@@ -51,9 +68,8 @@ pub struct Guess {
     /// Whether every transaction was placed with each read reading the
     /// current writer of its key (a serial execution, to be checked).
     pub replayed: bool,
-    /// Orders `(a, b)` ("`a` before `b`") that the places where the replay
-    /// got stuck suggest (see [`diagnose`]): guesses, not facts, for the
-    /// caller to replay again under.
+    /// Orders the places where the replay got stuck suggest (see
+    /// [`diagnose`]): guesses, not facts.
     pub hints: Vec<Hint>,
 }
 
@@ -61,134 +77,199 @@ pub struct Guess {
 /// other way out of the same corner for when the first would close a cycle.
 pub type Hint = [(TxnId, TxnId); 2];
 
-/// Hints collected per replay.
-const MAX_HINTS: usize = 4;
+type Heap = BinaryHeap<Reverse<(u32, TxnId)>>;
 
-/// Replays `txns` under `edges` (the polygraph's known edges, or those
-/// and the edges pruning derived from them), earliest first by `priority`
-/// (per transaction). `None` when the edges are cyclic.
-pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<Guess> {
-    let n = txns.len();
-    // Known predecessors, as transaction-level precedence.
-    let mut preds = vec![0u32; n];
-    let mut succ_start = vec![0u32; n + 1];
-    for e in edges {
-        if e.from != e.to {
+/// The state of a replay: what is placed, the current writer of each key,
+/// which reads are satisfied, and what each placement replaced (to undo it).
+struct Replay<'a> {
+    txns: &'a Txns,
+    priority: &'a [u32],
+    /// Unplaced known predecessors.
+    preds: Vec<u32>,
+    succ_start: Vec<u32>,
+    succ: Vec<TxnId>,
+    pred_start: Vec<u32>,
+    pred_list: Vec<TxnId>,
+    /// Edges added while replaying (kept hints), both ways.
+    extra_succ: FxHashMap<TxnId, Vec<TxnId>>,
+    extra_pred: FxHashMap<TxnId, Vec<TxnId>>,
+    /// Readers of each `(key, writer)` version (a read of a repeated value
+    /// is a reader of each candidate).
+    wanted: FxHashMap<(u32, TxnId), Vec<TxnId>>,
+    /// Reads of each transaction not satisfied by the current writers.
+    unsat: Vec<u32>,
+    /// Unplaced readers of each version.
+    pending: FxHashMap<(u32, TxnId), u32>,
+    /// Unplaced writers of each key whose version of it nobody reads.
+    blind: FxHashMap<u32, u32>,
+    current: FxHashMap<u32, TxnId>,
+    placed: Vec<bool>,
+    order: Vec<TxnId>,
+    /// `(key, previous writer)` per write of each placement, and where each
+    /// placement's entries start.
+    replaced: Vec<(u32, Option<TxnId>)>,
+    replaced_start: Vec<u32>,
+    ready: Heap,
+    free: Heap,
+    scratch_dec: Vec<u32>,
+    scratch_got: Vec<u32>,
+    touched: Vec<TxnId>,
+}
+
+/// How one step of a replay went.
+enum Step {
+    /// A ready transaction that clobbers nothing.
+    Clean(TxnId),
+    /// Only a transaction that clobbers a version still to be read, or one
+    /// whose reads are not satisfied, can go next.
+    Forced(TxnId),
+    /// Nothing whose predecessors are placed is left.
+    Blocked,
+}
+
+impl<'a> Replay<'a> {
+    fn new(txns: &'a Txns, edges: &[DepEdge], priority: &'a [u32]) -> Replay<'a> {
+        let n = txns.len();
+        let mut preds = vec![0u32; n];
+        let mut succ_start = vec![0u32; n + 1];
+        for e in edges.iter().filter(|e| e.from != e.to) {
             succ_start[e.from as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        succ_start[i + 1] += succ_start[i];
-    }
-    let mut succ = vec![0 as TxnId; succ_start[n] as usize];
-    let mut fill = succ_start.clone();
-    for e in edges {
-        if e.from != e.to {
-            succ[fill[e.from as usize] as usize] = e.to;
-            fill[e.from as usize] += 1;
             preds[e.to as usize] += 1;
         }
-    }
+        for i in 0..n {
+            succ_start[i + 1] += succ_start[i];
+        }
+        let mut pred_start = vec![0u32; n + 1];
+        for (t, &p) in preds.iter().enumerate() {
+            pred_start[t + 1] = pred_start[t] + p;
+        }
+        let mut succ = vec![0 as TxnId; succ_start[n] as usize];
+        let mut pred_list = vec![0 as TxnId; pred_start[n] as usize];
+        let mut fill = succ_start.clone();
+        let mut fill_pred = pred_start.clone();
+        for e in edges.iter().filter(|e| e.from != e.to) {
+            succ[fill[e.from as usize] as usize] = e.to;
+            fill[e.from as usize] += 1;
+            pred_list[fill_pred[e.to as usize] as usize] = e.from;
+            fill_pred[e.to as usize] += 1;
+        }
 
-    // Reads, indexed by the (key, writer) versions that satisfy them.
-    let mut wanted: FxHashMap<(u32, TxnId), Vec<TxnId>> = FxHashMap::default();
-    let mut unsat = vec![0u32; n];
-    for t in 0..n as TxnId {
-        for r in &txns.reads[txns.read_start[t as usize] as usize..txns.read_start[t as usize + 1] as usize] {
-            let k = r.key.0;
-            match r.from {
-                Source::Init => wanted.entry((k, INIT)).or_default().push(t),
-                Source::Txn(w, _) => wanted.entry((k, w)).or_default().push(t),
-                Source::Choice(j) => {
-                    for &w in &txns.choices[j as usize].cands {
-                        wanted.entry((k, w)).or_default().push(t);
+        let mut wanted: FxHashMap<(u32, TxnId), Vec<TxnId>> = FxHashMap::default();
+        let mut unsat = vec![0u32; n];
+        for t in 0..n as TxnId {
+            for r in txns.reads_of(t) {
+                let k = r.key.0;
+                match r.from {
+                    Source::Init => wanted.entry((k, INIT)).or_default().push(t),
+                    Source::Txn(w, _) => wanted.entry((k, w)).or_default().push(t),
+                    Source::Choice(j) => {
+                        for &w in &txns.choices[j as usize].cands {
+                            wanted.entry((k, w)).or_default().push(t);
+                        }
                     }
                 }
-            }
-            // Satisfied at first only by the initial state.
-            if r.from != Source::Init {
-                unsat[t as usize] += 1;
+                // Satisfied at first only by the initial state.
+                if r.from != Source::Init {
+                    unsat[t as usize] += 1;
+                }
             }
         }
+        let pending = wanted.iter().map(|(&v, readers)| (v, readers.len() as u32)).collect();
+        let mut blind: FxHashMap<u32, u32> = FxHashMap::default();
+        for t in 0..n as TxnId {
+            for w in txns.writes_of(t) {
+                if !wanted.contains_key(&(w.key.0, t)) {
+                    *blind.entry(w.key.0).or_default() += 1;
+                }
+            }
+        }
+        let mut r = Replay {
+            txns,
+            priority,
+            preds,
+            succ_start,
+            succ,
+            pred_start,
+            pred_list,
+            extra_succ: FxHashMap::default(),
+            extra_pred: FxHashMap::default(),
+            wanted,
+            unsat,
+            pending,
+            blind,
+            current: FxHashMap::default(),
+            placed: vec![false; n],
+            order: Vec::with_capacity(n),
+            replaced: Vec::new(),
+            replaced_start: Vec::with_capacity(n),
+            ready: BinaryHeap::new(),
+            free: BinaryHeap::new(),
+            scratch_dec: vec![0; n],
+            scratch_got: vec![0; n],
+            touched: Vec::new(),
+        };
+        for t in 0..n as TxnId {
+            r.release(t);
+        }
+        r
     }
-    // Unplaced readers of each version (a reader of a repeated value counts
-    // for each candidate).
-    let mut pending: FxHashMap<(u32, TxnId), u32> =
-        wanted.iter().map(|(&v, readers)| (v, readers.len() as u32)).collect();
 
-    // Unplaced writers of each key whose version of it nobody reads: such a
-    // blind write may have to come before a read version of the key, so a
-    // writer of a read version waits for them while others are ready.
-    let mut blind: FxHashMap<u32, u32> = FxHashMap::default();
-    for t in 0..n as TxnId {
-        for w in &txns.writes[txns.write_start[t as usize] as usize..txns.write_start[t as usize + 1] as usize] {
-            if !wanted.contains_key(&(w.key.0, t)) {
-                *blind.entry(w.key.0).or_default() += 1;
+    fn key(&self, t: TxnId) -> Reverse<(u32, TxnId)> {
+        Reverse((self.priority[t as usize], t))
+    }
+
+    /// Offers an unplaced `t` to the heaps when it can go next.
+    fn release(&mut self, t: TxnId) {
+        if self.preds[t as usize] == 0 && !self.placed[t as usize] {
+            self.free.push(self.key(t));
+            if self.unsat[t as usize] == 0 {
+                self.ready.push(self.key(t));
             }
         }
     }
-    let mut current: FxHashMap<u32, TxnId> = FxHashMap::default();
-    let mut placed = vec![false; n];
-    let key = |t: TxnId| Reverse((priority[t as usize], t));
-    let mut ready: BinaryHeap<Reverse<(u32, TxnId)>> = BinaryHeap::new();
-    let mut free: BinaryHeap<Reverse<(u32, TxnId)>> = BinaryHeap::new();
-    for t in 0..n as TxnId {
-        if preds[t as usize] == 0 {
-            free.push(key(t));
-            if unsat[t as usize] == 0 {
-                ready.push(key(t));
-            }
-        }
+
+    fn reads(&self, t: TxnId) -> &'a [super::txns::Read] {
+        self.txns.reads_of(t)
     }
-    let writes =
-        |t: TxnId| &txns.writes[txns.write_start[t as usize] as usize..txns.write_start[t as usize + 1] as usize];
-    let reads = |t: TxnId| &txns.reads[txns.read_start[t as usize] as usize..txns.read_start[t as usize + 1] as usize];
-    // Versions `t`'s writes would replace that others still need.
-    let clobbers = |t: TxnId, current: &FxHashMap<u32, TxnId>, pending: &FxHashMap<(u32, TxnId), u32>| {
-        writes(t)
+
+    fn writes(&self, t: TxnId) -> &'a [Write] {
+        self.txns.writes_of(t)
+    }
+
+    /// `t`'s known successors and those of the edges kept since.
+    fn successors(&self, t: TxnId) -> (&[TxnId], &[TxnId]) {
+        let known = &self.succ[self.succ_start[t as usize] as usize..self.succ_start[t as usize + 1] as usize];
+        (known, self.extra_succ.get(&t).map_or(&[][..], |x| &x[..]))
+    }
+
+    /// How many of `t`'s writes replace a version some other unplaced
+    /// transaction still has to read.
+    fn clobbers(&self, t: TxnId) -> usize {
+        self.writes(t)
             .iter()
             .filter(|w| {
-                let v = (w.key.0, current.get(&w.key.0).copied().unwrap_or(INIT));
-                let own = reads(t).iter().any(|r| r.key.0 == w.key.0) as u32;
-                pending.get(&v).copied().unwrap_or(0) > own
+                let v = (w.key.0, self.current.get(&w.key.0).copied().unwrap_or(INIT));
+                let own = self.reads(t).iter().any(|r| r.key.0 == w.key.0) as u32;
+                self.pending.get(&v).copied().unwrap_or(0) > own
             })
             .count()
-    };
+    }
 
-    // Readers of `t`'s versions still waiting for something else once `t`
-    // is placed: placing a writer whose readers cannot follow at once
-    // holds its keys for them, and every other writer of those keys has to
-    // wait (the usual way a greedy replay paints itself into a corner).
-    let mut scratch_dec = vec![0u32; n];
-    let mut scratch_got = vec![0u32; n];
-    let mut touched: Vec<TxnId> = Vec::new();
-    let mut order = Vec::with_capacity(n);
-    let mut replayed = true;
-    let mut hints: Vec<Hint> = Vec::new();
-    let mut scanned: Vec<Reverse<(u32, TxnId)>> = Vec::with_capacity(SCAN);
-    while order.len() < n {
-        // The earliest ready transaction that clobbers nothing, else the
-        // earliest ready one, else (stuck) the earliest free one.
-        scanned.clear();
+    /// The next transaction to place.
+    fn step(&mut self) -> Step {
+        let mut scanned: Vec<Reverse<(u32, TxnId)>> = Vec::with_capacity(SCAN);
         let mut pick = None;
         let mut patient: Option<((u32, bool, u32), TxnId)> = None;
         while scanned.len() < SCAN {
-            let Some(Reverse((p, t))) = ready.pop() else { break };
-            if placed[t as usize] || unsat[t as usize] > 0 || preds[t as usize] > 0 {
+            let Some(Reverse((p, t))) = self.ready.pop() else { break };
+            if self.placed[t as usize] || self.unsat[t as usize] > 0 || self.preds[t as usize] > 0 {
                 continue;
             }
-            if clobbers(t, &current, &pending) == 0 {
-                let waits = writes(t)
-                    .iter()
-                    .any(|w| wanted.contains_key(&(w.key.0, t)) && blind.get(&w.key.0).copied().unwrap_or(0) > 0);
-                let lag = lagging_readers(
-                    t,
-                    &succ[succ_start[t as usize] as usize..succ_start[t as usize + 1] as usize],
-                    writes(t),
-                    &wanted,
-                    Progress { placed: &placed, unsat: &unsat, preds: &preds },
-                    Scratch { dec: &mut scratch_dec, got: &mut scratch_got, touched: &mut touched },
-                );
+            if self.clobbers(t) == 0 {
+                let waits = self.writes(t).iter().any(|w| {
+                    self.wanted.contains_key(&(w.key.0, t)) && self.blind.get(&w.key.0).copied().unwrap_or(0) > 0
+                });
+                let lag = self.lagging_readers(t);
                 if lag == 0 && !waits {
                     pick = Some(t);
                     break;
@@ -200,186 +281,348 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
             }
             scanned.push(Reverse((p, t)));
         }
-        let patient = patient.map(|(_, t)| t);
-        let t = match pick.or(patient).or_else(|| scanned.first().map(|e| e.0 .1)) {
-            Some(t) => t,
-            None => {
-                replayed = false;
-                loop {
-                    let Reverse((_, t)) = free.pop()?;
-                    if !placed[t as usize] {
-                        break t;
+        for e in scanned.iter() {
+            if Some(e.0 .1) != pick {
+                self.ready.push(*e);
+            }
+        }
+        if let Some(t) = pick.or(patient.map(|(_, t)| t)) {
+            return Step::Clean(t);
+        }
+        if let Some(e) = scanned.first() {
+            return Step::Forced(e.0 .1);
+        }
+        while let Some(Reverse((_, t))) = self.free.pop() {
+            if !self.placed[t as usize] && self.preds[t as usize] == 0 {
+                self.free.push(self.key(t));
+                return Step::Forced(t);
+            }
+        }
+        Step::Blocked
+    }
+
+    /// How many unplaced readers of `t`'s versions would still wait for
+    /// something else (an unsatisfied read, an unplaced predecessor) once
+    /// `t` is placed. Placing a writer whose readers cannot follow at once
+    /// holds its keys for them, and every other writer of those keys has to
+    /// wait: the usual way a greedy replay paints itself into a corner.
+    fn lagging_readers(&mut self, t: TxnId) -> u32 {
+        let mut dec = std::mem::take(&mut self.scratch_dec);
+        let (known, extra) = self.successors(t);
+        for &s in known.iter().chain(extra) {
+            dec[s as usize] += 1;
+        }
+        self.touched.clear();
+        for w in self.writes(t) {
+            if let Some(rs) = self.wanted.get(&(w.key.0, t)) {
+                for &r in rs {
+                    if r != t && !self.placed[r as usize] {
+                        self.scratch_got[r as usize] += 1;
+                        self.touched.push(r);
                     }
                 }
             }
-        };
-        for e in scanned.drain(..) {
-            if e.0 .1 != t {
-                ready.push(e);
+        }
+        let mut lag = 0;
+        for i in 0..self.touched.len() {
+            let r = self.touched[i] as usize;
+            let got = std::mem::take(&mut self.scratch_got[r]);
+            if got > 0 && (self.unsat[r] > got || self.preds[r] > dec[r]) {
+                lag += 1;
             }
         }
-        let forced = unsat[t as usize] > 0 || (pick.is_none() && patient.is_none());
-        if forced && hints.len() < MAX_HINTS {
-            let at = Progress { placed: &placed, unsat: &unsat, preds: &preds };
-            if let Some(hint) = diagnose(t, txns, &current, &pending, &wanted, &at, 0) {
-                if !hints.contains(&hint) {
-                    hints.push(hint);
-                }
-            }
+        let (known, extra) = self.successors(t);
+        for &s in known.iter().chain(extra) {
+            dec[s as usize] = 0;
         }
-        if unsat[t as usize] > 0 {
-            replayed = false;
+        self.scratch_dec = dec;
+        lag
+    }
+
+    /// The versions that satisfy read `r`.
+    fn versions(&self, key: u32, from: Source) -> Vec<(u32, TxnId)> {
+        match from {
+            Source::Init => vec![(key, INIT)],
+            Source::Txn(w, _) => vec![(key, w)],
+            Source::Choice(j) => self.txns.choices[j as usize].cands.iter().map(|&w| (key, w)).collect(),
         }
-        placed[t as usize] = true;
-        order.push(t);
-        for w in writes(t) {
-            if !wanted.contains_key(&(w.key.0, t)) {
-                if let Some(c) = blind.get_mut(&w.key.0) {
+    }
+
+    fn place(&mut self, t: TxnId) {
+        self.placed[t as usize] = true;
+        self.order.push(t);
+        self.replaced_start.push(self.replaced.len() as u32);
+        for w in self.writes(t) {
+            if !self.wanted.contains_key(&(w.key.0, t)) {
+                if let Some(c) = self.blind.get_mut(&w.key.0) {
                     *c -= 1;
                 }
             }
         }
-        // Its reads are no longer pending.
-        for r in reads(t) {
-            let k = r.key.0;
-            let mut done = |w: TxnId| {
-                if let Some(c) = pending.get_mut(&(k, w)) {
+        for r in self.reads(t) {
+            for v in self.versions(r.key.0, r.from) {
+                if let Some(c) = self.pending.get_mut(&v) {
                     *c -= 1;
                 }
-            };
-            match r.from {
-                Source::Init => done(INIT),
-                Source::Txn(w, _) => done(w),
-                Source::Choice(j) => txns.choices[j as usize].cands.iter().for_each(|&w| done(w)),
             }
         }
         // It becomes the current writer of its keys: readers of the old
         // version lose a satisfied read, readers of the new one gain one.
-        for w in writes(t) {
+        for w in self.writes(t) {
             let k = w.key.0;
-            let old = current.insert(k, t).unwrap_or(INIT);
-            if old == t {
-                continue;
-            }
-            if let Some(readers) = wanted.get(&(k, old)) {
-                for &r in readers {
-                    if !placed[r as usize] {
-                        unsat[r as usize] += 1;
-                    }
+            let old = self.current.insert(k, t);
+            self.replaced.push((k, old));
+            self.adjust(k, old.unwrap_or(INIT), 1);
+            self.adjust(k, t, -1);
+        }
+        let (known, extra) = self.successors(t);
+        let succs: Vec<TxnId> = known.iter().chain(extra).copied().collect();
+        for s in succs {
+            self.preds[s as usize] -= 1;
+            self.release(s);
+        }
+    }
+
+    /// Undoes the last placement.
+    fn undo(&mut self) {
+        let Some(t) = self.order.pop() else { return };
+        let (known, extra) = self.successors(t);
+        let succs: Vec<TxnId> = known.iter().chain(extra).copied().collect();
+        for s in succs {
+            self.preds[s as usize] += 1;
+        }
+        let start = self.replaced_start.pop().unwrap_or(0) as usize;
+        while self.replaced.len() > start {
+            let Some((k, old)) = self.replaced.pop() else { break };
+            match old {
+                Some(o) => self.current.insert(k, o),
+                None => self.current.remove(&k),
+            };
+            self.adjust(k, t, 1);
+            self.adjust(k, old.unwrap_or(INIT), -1);
+        }
+        for r in self.reads(t) {
+            for v in self.versions(r.key.0, r.from) {
+                if let Some(c) = self.pending.get_mut(&v) {
+                    *c += 1;
                 }
             }
-            if let Some(readers) = wanted.get(&(k, t)) {
-                for &r in readers {
-                    if !placed[r as usize] {
-                        unsat[r as usize] -= 1;
-                        if unsat[r as usize] == 0 && preds[r as usize] == 0 {
-                            ready.push(key(r));
+        }
+        for w in self.writes(t) {
+            if !self.wanted.contains_key(&(w.key.0, t)) {
+                if let Some(c) = self.blind.get_mut(&w.key.0) {
+                    *c += 1;
+                }
+            }
+        }
+        self.placed[t as usize] = false;
+        self.release(t);
+    }
+
+    /// Adds `by` to the unsatisfied reads of the unplaced readers of
+    /// version `(k, w)`, offering those left with none to the heaps.
+    fn adjust(&mut self, k: u32, w: TxnId, by: i32) {
+        let Some(readers) = self.wanted.get(&(k, w)) else { return };
+        let mut freed = Vec::new();
+        for &r in readers {
+            if !self.placed[r as usize] {
+                let u = &mut self.unsat[r as usize];
+                *u = u.wrapping_add_signed(by);
+                if *u == 0 {
+                    freed.push(r);
+                }
+            }
+        }
+        for r in freed {
+            self.release(r);
+        }
+    }
+
+    /// Keeps `a` before `b` from now on; `b` must be unplaced.
+    fn add_edge(&mut self, a: TxnId, b: TxnId) {
+        self.extra_succ.entry(a).or_default().push(b);
+        self.extra_pred.entry(b).or_default().push(a);
+        if !self.placed[a as usize] {
+            self.preds[b as usize] += 1;
+        }
+    }
+
+    /// Forgets an edge [`Replay::add_edge`] kept.
+    fn remove_edge(&mut self, a: TxnId, b: TxnId) {
+        if let Some(v) = self.extra_succ.get_mut(&a) {
+            if let Some(i) = v.iter().position(|&x| x == b) {
+                v.swap_remove(i);
+            }
+        }
+        if let Some(v) = self.extra_pred.get_mut(&b) {
+            if let Some(i) = v.iter().position(|&x| x == a) {
+                v.swap_remove(i);
+            }
+        }
+        if !self.placed[a as usize] && !self.placed[b as usize] {
+            self.preds[b as usize] -= 1;
+            self.release(b);
+        }
+    }
+
+    fn progress(&self) -> Progress<'_> {
+        Progress { replay: self }
+    }
+}
+
+/// Where a replay stands, for [`diagnose`].
+struct Progress<'r> {
+    replay: &'r Replay<'r>,
+}
+
+/// Replays `txns` under `edges` (known edges, or those and the edges
+/// pruning derived from them), earliest first by `priority` (per
+/// transaction), placing a transaction anyway where none is ready (see the
+/// module docs). `None` when the edges are cyclic.
+pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<Guess> {
+    let n = txns.len();
+    let mut r = Replay::new(txns, edges, priority);
+    let mut replayed = true;
+    let mut hints: Vec<Hint> = Vec::new();
+    while r.order.len() < n {
+        let t = match r.step() {
+            Step::Clean(t) => t,
+            Step::Forced(t) => {
+                if hints.len() < MAX_HINTS {
+                    if let Some(h) = diagnose(t, &r.progress(), &mut Vec::new()) {
+                        if !hints.contains(&h) {
+                            hints.push(h);
                         }
                     }
                 }
-            }
-        }
-        for &s in &succ[succ_start[t as usize] as usize..succ_start[t as usize + 1] as usize] {
-            preds[s as usize] -= 1;
-            if preds[s as usize] == 0 {
-                free.push(key(s));
-                if unsat[s as usize] == 0 {
-                    ready.push(key(s));
+                if r.unsat[t as usize] > 0 {
+                    replayed = false;
                 }
+                t
             }
-        }
+            Step::Blocked => return None,
+        };
+        r.place(t);
     }
-    Some(Guess { order, replayed, hints })
+    Some(Guess { order: r.order, replayed, hints })
 }
 
-/// Where the replay stands, for [`lagging_readers`].
-struct Progress<'a> {
-    placed: &'a [bool],
-    unsat: &'a [u32],
-    preds: &'a [u32],
-}
-
-/// Per-transaction counters [`lagging_readers`] uses and leaves zeroed.
-struct Scratch<'a> {
-    dec: &'a mut [u32],
-    got: &'a mut [u32],
-    touched: &'a mut Vec<TxnId>,
-}
-
-/// How many unplaced readers of `t`'s versions would still wait for
-/// something else (an unsatisfied read, an unplaced predecessor) once `t`
-/// is placed. Placing a writer whose readers cannot follow at once holds
-/// its keys for them, and every other writer of those keys has to wait:
-/// the usual way a greedy replay paints itself into a corner.
-fn lagging_readers(
-    t: TxnId,
-    succs: &[TxnId],
-    writes: &[super::txns::Write],
-    wanted: &FxHashMap<(u32, TxnId), Vec<TxnId>>,
-    at: Progress<'_>,
-    sc: Scratch<'_>,
-) -> u32 {
-    for &s in succs {
-        sc.dec[s as usize] += 1;
-    }
-    sc.touched.clear();
-    for w in writes {
-        if let Some(rs) = wanted.get(&(w.key.0, t)) {
-            for &r in rs {
-                if r != t && !at.placed[r as usize] {
-                    sc.got[r as usize] += 1;
-                    sc.touched.push(r);
+/// Replays `txns` under `edges` like [`serial_order`], but where it gets
+/// stuck it asks [`diagnose`] which order it should have kept, undoes the
+/// placements back to the one that order moves, keeps the order as an edge
+/// and goes on (see the module docs). `reaches(a, b)` says whether the
+/// `path(a, b, hints)` gives a path from `a` to `b` over `edges` and the
+/// hints kept so far, if there is one, so that no hint closes a cycle (or
+/// that the hints on it are forgotten). `None` when stuck with no hint to
+/// follow, or at `deadline`.
+pub fn backtracking_order(
+    txns: &Txns,
+    edges: &[DepEdge],
+    priority: &[u32],
+    deadline: Instant,
+    path: &mut dyn FnMut(TxnId, TxnId, &[(TxnId, TxnId)]) -> Option<Vec<TxnId>>,
+) -> Option<(Vec<TxnId>, usize)> {
+    let n = txns.len();
+    let mut r = Replay::new(txns, edges, priority);
+    let mut kept: Vec<(TxnId, TxnId)> = Vec::new();
+    let mut tries: FxHashMap<(TxnId, TxnId), u32> = FxHashMap::default();
+    let mut backtracks = 0usize;
+    while r.order.len() < n {
+        let t = match r.step() {
+            Step::Clean(t) => t,
+            Step::Forced(t) => {
+                if backtracks % 16 == 0 && Instant::now() > deadline {
+                    return None;
                 }
+                let hint = diagnose(t, &r.progress(), &mut Vec::new())?;
+                // The first way out that closes no cycle; else one whose
+                // cycles run through kept hints only, which are forgotten
+                // (the later corner knows more than the earlier one did).
+                let mut chosen = None;
+                // A way out already tried and undone goes last.
+                let mut ways: Vec<(TxnId, TxnId)> = hint.iter().copied().filter(|(a, b)| a != b).collect();
+                ways.dedup();
+                ways.sort_by_key(|w| tries.get(w).copied().unwrap_or(0));
+                for &(a, b) in &ways {
+                    let mut stale = Vec::new();
+                    while let Some(p) = path(b, a, &kept) {
+                        let on_path: Vec<(TxnId, TxnId)> =
+                            p.windows(2).map(|w| (w[0], w[1])).filter(|e| kept.contains(e)).collect();
+                        if on_path.is_empty() {
+                            break;
+                        }
+                        for e in on_path {
+                            kept.retain(|&k| k != e);
+                            stale.push(e);
+                        }
+                    }
+                    if path(b, a, &kept).is_none() {
+                        chosen = Some((a, b, stale));
+                        break;
+                    }
+                    kept.extend_from_slice(&stale);
+                }
+                let (a, b, stale) = chosen?;
+                let count = tries.entry((a, b)).or_default();
+                *count += 1;
+                if *count > MAX_TRIES {
+                    return None;
+                }
+                for (x, y) in stale {
+                    r.remove_edge(x, y);
+                }
+                kept.push((a, b));
+                backtracks += 1;
+                while r.placed[b as usize] {
+                    r.undo();
+                }
+                r.add_edge(a, b);
+                continue;
             }
-        }
+            Step::Blocked => return None,
+        };
+        r.place(t);
     }
-    let mut lag = 0;
-    for &r in sc.touched.iter() {
-        let got = std::mem::take(&mut sc.got[r as usize]);
-        if got > 0 && (at.unsat[r as usize] > got || at.preds[r as usize] > sc.dec[r as usize]) {
-            lag += 1;
-        }
-    }
-    for &s in succs {
-        sc.dec[s as usize] = 0;
-    }
-    lag
+    Some((r.order, backtracks))
 }
 
 /// Why `t` cannot be placed cleanly now (an unsatisfied read, or a write
 /// that clobbers a version someone still has to read), as an order the
-/// replay should have kept: `(a, b)` says `a` should have come before the
-/// placed `b` that is in its way. A read of `w`'s version that `c` has
-/// overwrote asks for the reader before `c`; a read whose writer is not
-/// placed yet asks what holds that writer back; a write that would clobber
-/// `c`'s version asks for the writer before `c` (its readers cannot go
-/// first), and one that would clobber the initial state asks for one of
-/// its readers before the writer.
-fn diagnose(
-    t: TxnId,
-    txns: &Txns,
-    current: &FxHashMap<u32, TxnId>,
-    pending: &FxHashMap<(u32, TxnId), u32>,
-    wanted: &FxHashMap<(u32, TxnId), Vec<TxnId>>,
-    at: &Progress<'_>,
-    depth: u32,
-) -> Option<Hint> {
-    if depth > 8 || at.preds[t as usize] > 0 {
+/// replay should have kept, following what holds `t` back to where the
+/// chain of waiting starts or closes on itself:
+/// * an unplaced predecessor: what holds it back;
+/// * a read of `w`'s version that a placed `c` has overwritten: the reader
+///   before `c`, or else `c` before `w`;
+/// * a read whose writer is not placed yet: what holds that writer back;
+/// * a write that would clobber `c`'s version, which reader `r` still has
+///   to read: what holds `r` back, and when that leads nowhere new, `t`
+///   before `c`, or else `r` before `t`.
+fn diagnose(t: TxnId, at: &Progress<'_>, followed: &mut Vec<TxnId>) -> Option<Hint> {
+    let r = at.replay;
+    if followed.len() > 16 {
         return None;
     }
-    let reads = &txns.reads[txns.read_start[t as usize] as usize..txns.read_start[t as usize + 1] as usize];
-    if at.unsat[t as usize] > 0 {
-        for r in reads {
-            let cur = current.get(&r.key.0).copied();
-            match r.from {
+    followed.push(t);
+    if r.preds[t as usize] > 0 {
+        let ps = &r.pred_list[r.pred_start[t as usize] as usize..r.pred_start[t as usize + 1] as usize];
+        let extra = r.extra_pred.get(&t).map_or(&[][..], |v| &v[..]);
+        let &p = ps.iter().chain(extra).find(|&&p| !r.placed[p as usize] && !followed.contains(&p))?;
+        return diagnose(p, at, followed);
+    }
+    let reads = r.reads(t);
+    if r.unsat[t as usize] > 0 {
+        for rd in reads {
+            let cur = r.current.get(&rd.key.0).copied();
+            match rd.from {
                 Source::Txn(w, _) if cur != Some(w) => {
-                    return if at.placed[w as usize] {
-                        // `c` overwrote `w` before `t` read it: `t` before
-                        // `c`, or `c` before `w`.
-                        cur.filter(|&c| c != t).map(|c| [(t, c), (c, w)])
-                    } else {
-                        diagnose(w, txns, current, pending, wanted, at, depth + 1)
-                    };
+                    if r.placed[w as usize] {
+                        // `c` overwrote `w` before `t` read it.
+                        return cur.filter(|&c| c != t).map(|c| [(t, c), (c, w)]);
+                    }
+                    if followed.contains(&w) {
+                        return None;
+                    }
+                    return diagnose(w, at, followed);
                 }
                 Source::Init => {
                     if let Some(c) = cur.filter(|&c| c != t) {
@@ -391,20 +634,27 @@ fn diagnose(
         }
         return None;
     }
-    let writes = &txns.writes[txns.write_start[t as usize] as usize..txns.write_start[t as usize + 1] as usize];
-    for w in writes {
+    for w in r.writes(t) {
         let k = w.key.0;
-        let cur = current.get(&k).copied().unwrap_or(INIT);
-        let own = reads.iter().any(|r| r.key.0 == k) as u32;
-        if pending.get(&(k, cur)).copied().unwrap_or(0) <= own {
+        let cur = r.current.get(&k).copied().unwrap_or(INIT);
+        let own = reads.iter().any(|rd| rd.key.0 == k) as u32;
+        if r.pending.get(&(k, cur)).copied().unwrap_or(0) <= own {
             continue;
         }
-        let reader = wanted.get(&(k, cur))?.iter().copied().find(|&r| r != t && !at.placed[r as usize])?;
+        let readers = r.wanted.get(&(k, cur))?;
+        let waiting = |x: &&TxnId| **x != t && !r.placed[**x as usize];
+        // A reader not on the chain yet, whose own wait explains this one.
+        if let Some(&x) = readers.iter().filter(waiting).find(|x| !followed.contains(x)) {
+            if let Some(h) = diagnose(x, at, followed) {
+                return Some(h);
+            }
+        }
+        let &x = readers.iter().find(waiting)?;
         if cur != INIT && cur != t {
             // `t` before `c`, or `c`'s readers before `t`.
-            return Some([(t, cur), (reader, t)]);
+            return Some([(t, cur), (x, t)]);
         }
-        return Some([(reader, t), (reader, t)]);
+        return Some([(x, t), (x, t)]);
     }
     None
 }

@@ -278,10 +278,9 @@ pub struct ExactStats {
     pub guess: Duration,
     /// Whether that order decided the level (valid, with no search).
     pub guessed: bool,
-    /// Replays that looked for a serial execution before the polygraph was
-    /// built ([`serial`]); 0 with [`ExactStats::guessed`] when the time
-    /// estimate itself was one.
-    pub serial_replays: usize,
+    /// Placements the replays that looked for a serial execution before
+    /// the polygraph was built ([`serial`]) undid to follow a hint.
+    pub serial_backtracks: usize,
     /// Which path computed reachability, with its times.
     pub accel: crate::accel::AccelStats,
     /// Write orders of [`ExactOptions::known`] added to the known edges.
@@ -354,7 +353,7 @@ pub fn check_level_knowing(
     // them decides the level in linear time, before any polygraph (whose
     // constraints are quadratic in the writers of a hot key) is built.
     let mut serial_time = Duration::ZERO;
-    let mut serial_replays = 0;
+    let mut serial_backtracks = 0;
     if opts.serial_first {
         if let Some(p) = opts.progress {
             p.enter(level, Phase::Build);
@@ -374,14 +373,14 @@ pub fn check_level_knowing(
             },
         );
         let rounds = match &decided {
-            Ok(d) => d.rounds,
+            Ok(d) => d.backtracks,
             Err(r) => *r,
         };
         let stats = ExactStats {
             txns: txns.len(),
             guess: t.elapsed(),
             guessed: decided.is_ok(),
-            serial_replays: rounds,
+            serial_backtracks: rounds,
             ..Default::default()
         };
         if decided.is_ok() {
@@ -391,7 +390,7 @@ pub fn check_level_knowing(
             return Ok(ExactOutcome { level, verdict: Verdict::Valid, stats });
         }
         serial_time = stats.guess;
-        serial_replays = rounds;
+        serial_backtracks = rounds;
     }
     let mut stronger = Vec::new();
     if level.order != OrderKind::Realtime && realtime {
@@ -422,7 +421,7 @@ pub fn check_level_knowing(
         };
         let mut out = check_exactly(h, &txns, attempt, attempt_opts, half);
         out.stats.guess += serial_time;
-        out.stats.serial_replays = serial_replays;
+        out.stats.serial_backtracks = serial_backtracks;
         if out.verdict == Verdict::Valid {
             if let Some(p) = opts.progress {
                 p.leave();
@@ -432,7 +431,7 @@ pub fn check_level_knowing(
     }
     let mut out = check_exactly(h, &txns, level, opts, deadline);
     out.stats.guess += serial_time;
-    out.stats.serial_replays = serial_replays;
+    out.stats.serial_backtracks = serial_backtracks;
     // A refutation should explain every write order it uses; the extra
     // known orders come without an explanation here, so a refutation that
     // uses one is searched again without them (the verdict stays: the

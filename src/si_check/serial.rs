@@ -164,13 +164,9 @@ pub struct Decided {
     pub order: Vec<TxnId>,
     /// The order whose edges guided the replay that found it.
     pub guided_by: OrderKind,
-    /// Replays it took, all guides (0: the time estimate was the order).
-    pub rounds: usize,
+    /// Placements undone to follow a hint, all guides.
+    pub backtracks: usize,
 }
-
-/// Replays per guiding order: each stuck replay suggests a few orders to
-/// keep, and the next replay keeps them.
-const MAX_ROUNDS: usize = 32;
 
 /// Looks for a serial execution of `txns` that respects `order`, by
 /// replaying under the orders the history records, strongest first
@@ -203,11 +199,12 @@ pub fn decide(
     let mut by_time: Vec<TxnId> = (0..txns.len() as TxnId).collect();
     by_time.sort_by_key(|&t| (priority[t as usize], t));
     if explains(h, txns, order, &by_time) {
-        return Ok(Decided { order: by_time, guided_by: order, rounds: 0 });
+        return Ok(Decided { order: by_time, guided_by: order, backtracks: 0 });
     }
+    let guides: Vec<OrderKind> = guides.collect();
     let start = Instant::now();
-    let mut rounds = 0;
-    for guide in guides {
+    let mut backtracks = 0;
+    for (i, &guide) in guides.iter().enumerate() {
         let mut edges = guide_edges(h, txns, guide);
         if let Some(k) = known {
             let txn = |o: crate::history::OpId| txns.op.binary_search(&o).ok().map(|t| t as TxnId);
@@ -217,36 +214,22 @@ pub fn decide(
                 }
             }
         }
-        let mut learnt: rustc_hash::FxHashSet<(TxnId, TxnId)> = rustc_hash::FxHashSet::default();
+        // The budget left, shared by the guides left.
+        let left = budget.saturating_sub(start.elapsed()) / (guides.len() - i) as u32;
         let mut graph = Reach::default();
-        for round in 0..MAX_ROUNDS {
-            // The first replay under each guide always runs; the ones
-            // after it, under learnt hints, only within the budget.
-            if round > 0 && start.elapsed() > budget {
-                break;
-            }
-            rounds += 1;
-            // `None`: the kept orders are cyclic (a hint was wrong).
-            let Some(g) = guess::serial_order(txns, &edges, priority) else { break };
-            if g.replayed && explains(h, txns, order, &g.order) {
-                return Ok(Decided { order: g.order, guided_by: guide, rounds });
-            }
-            let before = edges.len();
-            graph.load(txns.len(), &edges);
-            for hint in g.hints {
-                // The first way out that closes no cycle with what is kept.
-                let Some((a, b)) = hint.into_iter().find(|&(a, b)| !graph.reaches(b, a)) else { continue };
-                if learnt.insert((a, b)) {
-                    edges.push(DepEdge { from: a, to: b, dep: Dep::Ww, key: NONE });
-                    graph.add(a, b);
+        graph.load(txns.len(), &edges);
+        let mut path = |from: TxnId, to: TxnId, kept: &[(TxnId, TxnId)]| graph.path(from, to, kept);
+        match guess::backtracking_order(txns, &edges, priority, Instant::now() + left, &mut path) {
+            Some((serial, b)) => {
+                backtracks += b;
+                if explains(h, txns, order, &serial) {
+                    return Ok(Decided { order: serial, guided_by: guide, backtracks });
                 }
             }
-            if edges.len() == before {
-                break;
-            }
+            None => continue,
         }
     }
-    Err(rounds)
+    Err(backtracks)
 }
 
 /// The edges kept so far, for asking whether a hint would close a cycle.
@@ -254,11 +237,12 @@ pub fn decide(
 struct Reach {
     start: Vec<u32>,
     succ: Vec<TxnId>,
-    /// Hints added since [`Reach::load`], outside the CSR.
-    extra: Vec<(TxnId, TxnId)>,
     seen: Vec<u32>,
     epoch: u32,
     stack: Vec<TxnId>,
+    parent: Vec<TxnId>,
+    /// Topological rank per transaction (`u32::MAX` on a cycle).
+    rank: Vec<u32>,
 }
 
 impl Reach {
@@ -278,35 +262,71 @@ impl Reach {
             self.succ[fill[e.from as usize] as usize] = e.to;
             fill[e.from as usize] += 1;
         }
-        self.extra.clear();
         self.seen.clear();
         self.seen.resize(n, 0);
+        self.parent.clear();
+        self.parent.resize(n, 0);
         self.epoch = 0;
+        // Topological ranks of the loaded edges (Kahn): a path over them
+        // only climbs, which bounds every search below.
+        let mut indegree = vec![0u32; n];
+        for &w in &self.succ {
+            indegree[w as usize] += 1;
+        }
+        let mut queue: Vec<TxnId> = (0..n as TxnId).filter(|&v| indegree[v as usize] == 0).collect();
+        self.rank.clear();
+        self.rank.resize(n, u32::MAX);
+        let mut next = 0;
+        while let Some(v) = queue.pop() {
+            self.rank[v as usize] = next;
+            next += 1;
+            for &w in &self.succ[self.start[v as usize] as usize..self.start[v as usize + 1] as usize] {
+                indegree[w as usize] -= 1;
+                if indegree[w as usize] == 0 {
+                    queue.push(w);
+                }
+            }
+        }
     }
 
-    fn add(&mut self, a: TxnId, b: TxnId) {
-        self.extra.push((a, b));
-    }
-
-    /// Whether `to` is reachable from `from` (depth-first).
-    fn reaches(&mut self, from: TxnId, to: TxnId) -> bool {
+    /// A path from `from` to `to` over the loaded edges and `extra`, both
+    /// ends included (depth-first).
+    fn path(&mut self, from: TxnId, to: TxnId, extra: &[(TxnId, TxnId)]) -> Option<Vec<TxnId>> {
+        // Loaded edges only climb in rank, so a node ranked above both `to`
+        // and every source of an extra edge never leads back down to `to`.
+        let limit = extra.iter().map(|e| self.rank[e.0 as usize]).fold(self.rank[to as usize], u32::max);
         self.epoch += 1;
         self.stack.clear();
+        if self.rank[from as usize] > limit {
+            return None;
+        }
         self.stack.push(from);
         self.seen[from as usize] = self.epoch;
+        let mut extra_from: FxHashMap<TxnId, Vec<TxnId>> = FxHashMap::default();
+        for &(a, b) in extra {
+            extra_from.entry(a).or_default().push(b);
+        }
         while let Some(v) = self.stack.pop() {
             if v == to {
-                return true;
+                let mut path = vec![to];
+                let mut at = to;
+                while at != from {
+                    at = self.parent[at as usize];
+                    path.push(at);
+                }
+                path.reverse();
+                return Some(path);
             }
             let out = &self.succ[self.start[v as usize] as usize..self.start[v as usize + 1] as usize];
-            let extra = self.extra.iter().filter(|e| e.0 == v).map(|e| e.1);
-            for w in out.iter().copied().chain(extra) {
-                if self.seen[w as usize] != self.epoch {
+            let extra = extra_from.get(&v).map_or(&[][..], |x| &x[..]);
+            for &w in out.iter().chain(extra) {
+                if self.seen[w as usize] != self.epoch && self.rank[w as usize] <= limit {
                     self.seen[w as usize] = self.epoch;
+                    self.parent[w as usize] = v;
                     self.stack.push(w);
                 }
             }
         }
-        false
+        None
     }
 }
