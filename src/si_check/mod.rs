@@ -456,12 +456,13 @@ pub fn check_level_knowing(
     Ok(out)
 }
 
-/// How long the replays that look for a serial execution may take beyond
-/// their first round per guiding order: a tenth of the time left, between
-/// one and ten seconds.
+/// How long the replays that look for a serial execution may take: a
+/// quarter of the time left, between one second and a minute. A replay that
+/// finds one decides the level at once; one that does not leaves the
+/// polygraph three quarters of the time.
 fn serial_budget(deadline: Option<Instant>) -> Duration {
-    let left = deadline.map_or(Duration::from_secs(100), |d| d.saturating_duration_since(Instant::now()));
-    (left / 10).clamp(Duration::from_secs(1), Duration::from_secs(10))
+    let left = deadline.map_or(Duration::from_secs(240), |d| d.saturating_duration_since(Instant::now()));
+    (left / 4).clamp(Duration::from_secs(1), Duration::from_secs(60))
 }
 
 /// Whether some process ran two of `txns` (session order has an edge).

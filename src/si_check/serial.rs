@@ -217,7 +217,7 @@ pub fn decide(
         // The budget left, shared by the guides left.
         let left = budget.saturating_sub(start.elapsed()) / (guides.len() - i) as u32;
         let mut graph = Reach::default();
-        graph.load(txns.len(), &edges);
+        graph.load(txns.len(), &edges, priority);
         let mut path = |from: TxnId, to: TxnId, kept: &[(TxnId, TxnId)]| graph.path(from, to, kept);
         match guess::backtracking_order(txns, &edges, priority, Instant::now() + left, &mut path) {
             Some((serial, b)) => {
@@ -246,7 +246,7 @@ struct Reach {
 }
 
 impl Reach {
-    fn load(&mut self, n: usize, edges: &[DepEdge]) {
+    fn load(&mut self, n: usize, edges: &[DepEdge], priority: &[u32]) {
         self.start.clear();
         self.start.resize(n + 1, 0);
         for e in edges {
@@ -273,17 +273,22 @@ impl Reach {
         for &w in &self.succ {
             indegree[w as usize] += 1;
         }
-        let mut queue: Vec<TxnId> = (0..n as TxnId).filter(|&v| indegree[v as usize] == 0).collect();
+        // Earliest first by the time estimate, so that ranks follow time
+        // and the searches stay near the replay's frontier.
+        let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<(u32, TxnId)>> = (0..n as TxnId)
+            .filter(|&v| indegree[v as usize] == 0)
+            .map(|v| std::cmp::Reverse((priority[v as usize], v)))
+            .collect();
         self.rank.clear();
         self.rank.resize(n, u32::MAX);
         let mut next = 0;
-        while let Some(v) = queue.pop() {
+        while let Some(std::cmp::Reverse((_, v))) = queue.pop() {
             self.rank[v as usize] = next;
             next += 1;
             for &w in &self.succ[self.start[v as usize] as usize..self.start[v as usize + 1] as usize] {
                 indegree[w as usize] -= 1;
                 if indegree[w as usize] == 0 {
-                    queue.push(w);
+                    queue.push(std::cmp::Reverse((priority[w as usize], w)));
                 }
             }
         }
