@@ -58,6 +58,14 @@ const INIT: TxnId = TxnId::MAX;
 /// forgetting it before it gives up (it is going round in circles).
 const MAX_TRIES: u32 = 8;
 
+/// Backtracks [`backtracking_order`] may make beyond one per transaction: a
+/// replay that needs more is lost (or the history is not serializable,
+/// where it can only lose time).
+const MIN_BACKTRACKS: usize = 1000;
+
+/// Most placements [`backtracking_order`] undoes to follow one hint.
+const MAX_UNDO: usize = 128;
+
 /// Hints collected per replay by [`serial_order`].
 const MAX_HINTS: usize = 4;
 
@@ -104,6 +112,8 @@ struct Replay<'a> {
     blind: FxHashMap<u32, u32>,
     current: FxHashMap<u32, TxnId>,
     placed: Vec<bool>,
+    /// Position in `order` of each placed transaction.
+    pos: Vec<u32>,
     order: Vec<TxnId>,
     /// `(key, previous writer)` per write of each placement, and where each
     /// placement's entries start.
@@ -111,6 +121,10 @@ struct Replay<'a> {
     replaced_start: Vec<u32>,
     ready: Heap,
     free: Heap,
+    /// Whether a transaction has an entry in `ready` / `free` (entries are
+    /// checked when popped, so one entry each is enough).
+    in_ready: Vec<bool>,
+    in_free: Vec<bool>,
     scratch_dec: Vec<u32>,
     scratch_got: Vec<u32>,
     touched: Vec<TxnId>,
@@ -199,11 +213,14 @@ impl<'a> Replay<'a> {
             blind,
             current: FxHashMap::default(),
             placed: vec![false; n],
+            pos: vec![0; n],
             order: Vec::with_capacity(n),
             replaced: Vec::new(),
             replaced_start: Vec::with_capacity(n),
             ready: BinaryHeap::new(),
             free: BinaryHeap::new(),
+            in_ready: vec![false; n],
+            in_free: vec![false; n],
             scratch_dec: vec![0; n],
             scratch_got: vec![0; n],
             touched: Vec::new(),
@@ -221,8 +238,10 @@ impl<'a> Replay<'a> {
     /// Offers an unplaced `t` to the heaps when it can go next.
     fn release(&mut self, t: TxnId) {
         if self.preds[t as usize] == 0 && !self.placed[t as usize] {
-            self.free.push(self.key(t));
-            if self.unsat[t as usize] == 0 {
+            if !std::mem::replace(&mut self.in_free[t as usize], true) {
+                self.free.push(self.key(t));
+            }
+            if self.unsat[t as usize] == 0 && !std::mem::replace(&mut self.in_ready[t as usize], true) {
                 self.ready.push(self.key(t));
             }
         }
@@ -262,6 +281,7 @@ impl<'a> Replay<'a> {
         let mut patient: Option<((u32, bool, u32), TxnId)> = None;
         while scanned.len() < SCAN {
             let Some(Reverse((p, t))) = self.ready.pop() else { break };
+            self.in_ready[t as usize] = false;
             if self.placed[t as usize] || self.unsat[t as usize] > 0 || self.preds[t as usize] > 0 {
                 continue;
             }
@@ -282,7 +302,7 @@ impl<'a> Replay<'a> {
             scanned.push(Reverse((p, t)));
         }
         for e in scanned.iter() {
-            if Some(e.0 .1) != pick {
+            if Some(e.0 .1) != pick && !std::mem::replace(&mut self.in_ready[e.0 .1 as usize], true) {
                 self.ready.push(*e);
             }
         }
@@ -293,7 +313,9 @@ impl<'a> Replay<'a> {
             return Step::Forced(e.0 .1);
         }
         while let Some(Reverse((_, t))) = self.free.pop() {
+            self.in_free[t as usize] = false;
             if !self.placed[t as usize] && self.preds[t as usize] == 0 {
+                self.in_free[t as usize] = true;
                 self.free.push(self.key(t));
                 return Step::Forced(t);
             }
@@ -350,6 +372,7 @@ impl<'a> Replay<'a> {
 
     fn place(&mut self, t: TxnId) {
         self.placed[t as usize] = true;
+        self.pos[t as usize] = self.order.len() as u32;
         self.order.push(t);
         self.replaced_start.push(self.replaced.len() as u32);
         for w in self.writes(t) {
@@ -511,67 +534,75 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
 /// stuck it asks [`diagnose`] which order it should have kept, undoes the
 /// placements back to the one that order moves, keeps the order as an edge
 /// and goes on (see the module docs). `reaches(a, b)` says whether the
-/// `path(a, b, hints)` gives a path from `a` to `b` over `edges` and the
-/// hints kept so far, if there is one, so that no hint closes a cycle (or
-/// that the hints on it are forgotten). `None` when stuck with no hint to
-/// follow, or at `deadline`.
+/// `kept` holds the hints kept so far and finds paths over them and
+/// `edges`, so that no hint closes a cycle (or that the hints on it are
+/// forgotten). `Err` when stuck with no hint to follow, after more backtracks than transactions (and a thousand), or at
+/// `deadline`; `Err` carries the backtracks made.
 pub fn backtracking_order(
     txns: &Txns,
     edges: &[DepEdge],
     priority: &[u32],
     deadline: Instant,
-    path: &mut dyn FnMut(TxnId, TxnId, &[(TxnId, TxnId)]) -> Option<Vec<TxnId>>,
-) -> Option<(Vec<TxnId>, usize)> {
+    kept: &mut dyn KeptOrders,
+) -> Result<(Vec<TxnId>, usize), usize> {
     let n = txns.len();
     let mut r = Replay::new(txns, edges, priority);
-    let mut kept: Vec<(TxnId, TxnId)> = Vec::new();
     let mut tries: FxHashMap<(TxnId, TxnId), u32> = FxHashMap::default();
     let mut backtracks = 0usize;
+    let max_backtracks = n + MIN_BACKTRACKS;
     while r.order.len() < n {
         let t = match r.step() {
             Step::Clean(t) => t,
             Step::Forced(t) => {
-                if backtracks % 16 == 0 && Instant::now() > deadline {
-                    return None;
+                if backtracks > max_backtracks || (backtracks % 16 == 0 && Instant::now() > deadline) {
+                    return Err(backtracks);
                 }
-                let hint = diagnose(t, &r.progress(), &mut Vec::new())?;
+                let hint = diagnose(t, &r.progress(), &mut Vec::new()).ok_or(backtracks)?;
                 // The first way out that closes no cycle; else one whose
                 // cycles run through kept hints only, which are forgotten
                 // (the later corner knows more than the earlier one did).
-                let mut chosen = None;
                 // A way out already tried and undone goes last.
-                let mut ways: Vec<(TxnId, TxnId)> = hint.iter().copied().filter(|(a, b)| a != b).collect();
+                // A way out that would undo more than `MAX_UNDO` steps is
+                // not taken: mistakes of a valid history are local, and
+                // deep undos would make a lost replay quadratic.
+                let depth =
+                    |b: TxnId| if r.placed[b as usize] { r.order.len() - r.pos[b as usize] as usize } else { 0 };
+                let mut ways: Vec<(TxnId, TxnId)> =
+                    hint.iter().copied().filter(|&(a, b)| a != b && depth(b) <= MAX_UNDO).collect();
                 ways.dedup();
                 ways.sort_by_key(|w| tries.get(w).copied().unwrap_or(0));
+                let mut chosen = None;
                 for &(a, b) in &ways {
                     let mut stale = Vec::new();
-                    while let Some(p) = path(b, a, &kept) {
+                    while let Some(p) = kept.path(b, a) {
                         let on_path: Vec<(TxnId, TxnId)> =
-                            p.windows(2).map(|w| (w[0], w[1])).filter(|e| kept.contains(e)).collect();
+                            p.windows(2).map(|w| (w[0], w[1])).filter(|&(x, y)| kept.is_kept(x, y)).collect();
                         if on_path.is_empty() {
                             break;
                         }
-                        for e in on_path {
-                            kept.retain(|&k| k != e);
-                            stale.push(e);
+                        for (x, y) in on_path {
+                            kept.forget(x, y);
+                            stale.push((x, y));
                         }
                     }
-                    if path(b, a, &kept).is_none() {
+                    if kept.path(b, a).is_none() {
                         chosen = Some((a, b, stale));
                         break;
                     }
-                    kept.extend_from_slice(&stale);
+                    for &(x, y) in &stale {
+                        kept.keep(x, y);
+                    }
                 }
-                let (a, b, stale) = chosen?;
+                let (a, b, stale) = chosen.ok_or(backtracks)?;
                 let count = tries.entry((a, b)).or_default();
                 *count += 1;
                 if *count > MAX_TRIES {
-                    return None;
+                    return Err(backtracks);
                 }
                 for (x, y) in stale {
                     r.remove_edge(x, y);
                 }
-                kept.push((a, b));
+                kept.keep(a, b);
                 backtracks += 1;
                 while r.placed[b as usize] {
                     r.undo();
@@ -579,11 +610,25 @@ pub fn backtracking_order(
                 r.add_edge(a, b);
                 continue;
             }
-            Step::Blocked => return None,
+            Step::Blocked => return Err(backtracks),
         };
         r.place(t);
     }
-    Some((r.order, backtracks))
+    Ok((r.order, backtracks))
+}
+
+/// The orders [`backtracking_order`] keeps beside the edges it was given,
+/// and paths over both, so that no kept order closes a cycle.
+pub trait KeptOrders {
+    /// A path from `from` to `to` over the given edges and the kept orders,
+    /// both ends included.
+    fn path(&mut self, from: TxnId, to: TxnId) -> Option<Vec<TxnId>>;
+    /// Keeps `a` before `b`.
+    fn keep(&mut self, a: TxnId, b: TxnId);
+    /// Forgets a kept order.
+    fn forget(&mut self, a: TxnId, b: TxnId);
+    /// Whether `a` before `b` is a kept order.
+    fn is_kept(&self, a: TxnId, b: TxnId) -> bool;
 }
 
 /// Why `t` cannot be placed cleanly now (an unsatisfied read, or a write

@@ -534,6 +534,9 @@ fn check_exactly(
     let mut narrowed: Option<txns::Txns> = None;
     let mut before = ExactStats::default();
     for _ in 0..MAX_NARROWING {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         let cur = narrowed.as_ref().unwrap_or(txns);
         match check_once(h, cur, level, opts, deadline, true) {
             Attempt::Narrowed(t, stats) => {
@@ -552,6 +555,11 @@ fn check_exactly(
         }
     }
     // Narrowing passes ran out: check what they left, without narrowing.
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    if late() {
+        let verdict = Verdict::Unknown("the time limit ran out while narrowing the candidate writers of reads".into());
+        return ExactOutcome { level, verdict, stats: before };
+    }
     if let Some(t) = &narrowed {
         if let Attempt::Done(mut out, _) = check_once(h, t, level, opts, deadline, false) {
             if out.verdict == Verdict::Valid {
@@ -561,6 +569,10 @@ fn check_exactly(
         }
     }
     // Without narrowing a pass always ends with a verdict.
+    if late() {
+        let verdict = Verdict::Unknown("the time limit ran out while narrowing the candidate writers of reads".into());
+        return ExactOutcome { level, verdict, stats: before };
+    }
     let mut out = match check_once(h, txns, level, opts, deadline, false) {
         Attempt::Done(out, _) => out,
         Attempt::Narrowed(_, stats) => {
@@ -648,6 +660,13 @@ fn check_once(
     stats.unread_pairs = stats.constraints - g.constraints.len();
     stats.constraint_edges = side_edge_count(&g, 0..g.constraints.len() as u32);
     stats.build = start.elapsed();
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        let verdict = Verdict::Unknown(format!(
+            "the time limit ran out while building the polygraph ({} constraints over {} transactions)",
+            stats.constraints, stats.txns
+        ));
+        return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
+    }
 
     // A serial order found by replaying the history decides most valid
     // histories without pruning or search. It is checked against the

@@ -218,19 +218,23 @@ pub fn decide(
         let left = budget.saturating_sub(start.elapsed()) / (guides.len() - i) as u32;
         let mut graph = Reach::default();
         graph.load(txns.len(), &edges, priority);
-        let mut path = |from: TxnId, to: TxnId, kept: &[(TxnId, TxnId)]| graph.path(from, to, kept);
-        match guess::backtracking_order(txns, &edges, priority, Instant::now() + left, &mut path) {
-            Some((serial, b)) => {
+        match guess::backtracking_order(txns, &edges, priority, Instant::now() + left, &mut graph) {
+            Ok((serial, b)) => {
                 backtracks += b;
                 if explains(h, txns, order, &serial) {
                     return Ok(Decided { order: serial, guided_by: guide, backtracks });
                 }
             }
-            None => continue,
+            Err(b) => backtracks += b,
         }
     }
     Err(backtracks)
 }
+
+/// Transactions one cycle test may visit; past that, a hint counts as
+/// closing a cycle (it is a guess either way, and an unbounded search per
+/// backtrack would make a lost replay quadratic).
+const MAX_SEARCH: usize = 4096;
 
 /// The edges kept so far, for asking whether a hint would close a cycle.
 #[derive(Default)]
@@ -243,6 +247,38 @@ struct Reach {
     parent: Vec<TxnId>,
     /// Topological rank per transaction (`u32::MAX` on a cycle).
     rank: Vec<u32>,
+    /// Kept orders by their first transaction.
+    kept: FxHashMap<TxnId, Vec<TxnId>>,
+    /// How many kept orders start at each rank (the highest bounds searches).
+    kept_ranks: std::collections::BTreeMap<u32, u32>,
+}
+
+impl guess::KeptOrders for Reach {
+    fn path(&mut self, from: TxnId, to: TxnId) -> Option<Vec<TxnId>> {
+        Reach::path(self, from, to)
+    }
+
+    fn keep(&mut self, a: TxnId, b: TxnId) {
+        self.kept.entry(a).or_default().push(b);
+        *self.kept_ranks.entry(self.rank[a as usize]).or_default() += 1;
+    }
+
+    fn forget(&mut self, a: TxnId, b: TxnId) {
+        let Some(v) = self.kept.get_mut(&a) else { return };
+        let Some(i) = v.iter().position(|&x| x == b) else { return };
+        v.swap_remove(i);
+        let r = self.rank[a as usize];
+        if let Some(c) = self.kept_ranks.get_mut(&r) {
+            *c -= 1;
+            if *c == 0 {
+                self.kept_ranks.remove(&r);
+            }
+        }
+    }
+
+    fn is_kept(&self, a: TxnId, b: TxnId) -> bool {
+        self.kept.get(&a).is_some_and(|v| v.contains(&b))
+    }
 }
 
 impl Reach {
@@ -262,6 +298,8 @@ impl Reach {
             self.succ[fill[e.from as usize] as usize] = e.to;
             fill[e.from as usize] += 1;
         }
+        self.kept.clear();
+        self.kept_ranks.clear();
         self.seen.clear();
         self.seen.resize(n, 0);
         self.parent.clear();
@@ -294,12 +332,13 @@ impl Reach {
         }
     }
 
-    /// A path from `from` to `to` over the loaded edges and `extra`, both
-    /// ends included (depth-first).
-    fn path(&mut self, from: TxnId, to: TxnId, extra: &[(TxnId, TxnId)]) -> Option<Vec<TxnId>> {
+    /// A path from `from` to `to` over the loaded edges and the kept
+    /// orders, both ends included (depth-first).
+    fn path(&mut self, from: TxnId, to: TxnId) -> Option<Vec<TxnId>> {
         // Loaded edges only climb in rank, so a node ranked above both `to`
-        // and every source of an extra edge never leads back down to `to`.
-        let limit = extra.iter().map(|e| self.rank[e.0 as usize]).fold(self.rank[to as usize], u32::max);
+        // and the start of every kept order never leads back down to `to`.
+        let top = self.kept_ranks.keys().next_back().copied().unwrap_or(0);
+        let limit = self.rank[to as usize].max(top);
         self.epoch += 1;
         self.stack.clear();
         if self.rank[from as usize] > limit {
@@ -307,11 +346,14 @@ impl Reach {
         }
         self.stack.push(from);
         self.seen[from as usize] = self.epoch;
-        let mut extra_from: FxHashMap<TxnId, Vec<TxnId>> = FxHashMap::default();
-        for &(a, b) in extra {
-            extra_from.entry(a).or_default().push(b);
-        }
+        let mut visited = 0usize;
         while let Some(v) = self.stack.pop() {
+            visited += 1;
+            if visited > MAX_SEARCH {
+                // Too far to tell: answer as if there were a path (with no
+                // kept order on it), so that the hint is not kept.
+                return Some(Vec::new());
+            }
             if v == to {
                 let mut path = vec![to];
                 let mut at = to;
@@ -323,7 +365,7 @@ impl Reach {
                 return Some(path);
             }
             let out = &self.succ[self.start[v as usize] as usize..self.start[v as usize + 1] as usize];
-            let extra = extra_from.get(&v).map_or(&[][..], |x| &x[..]);
+            let extra = self.kept.get(&v).map_or(&[][..], |x| &x[..]);
             for &w in out.iter().chain(extra) {
                 if self.seen[w as usize] != self.epoch && self.rank[w as usize] <= limit {
                     self.seen[w as usize] = self.epoch;
