@@ -4,8 +4,13 @@
 //! Elle's register analysis only reports the cycles it can infer, so it
 //! misses violations whose write order is not revealed by the reads. Deciding
 //! serializability or snapshot isolation exactly is NP-complete, and this
-//! module does it the way Cobra and PolySI do, with our own engine:
+//! module does it the way Cobra and PolySI do, with our own engine, after a
+//! cheaper try:
 //!
+//! 0. [`serial`]: most histories are valid; a serial execution found by
+//!    replaying the history (backtracking where greed goes wrong, see
+//!    [`guess`]) and checked against the definition in one pass decides
+//!    the level with no polygraph at all;
 //! 1. [`txns`]: the transactions that may have committed, their external
 //!    reads (resolved to writers by unique values) and final writes;
 //! 2. [`polygraph`]: the known dependencies plus one binary constraint per
@@ -281,6 +286,9 @@ pub struct ExactStats {
     /// Placements the replays that looked for a serial execution before
     /// the polygraph was built ([`serial`]) undid to follow a hint.
     pub serial_backtracks: usize,
+    /// Whether the serial replay ([`serial`]) decided the level, before any
+    /// polygraph was built.
+    pub serial: bool,
     /// Which path computed reachability, with its times.
     pub accel: crate::accel::AccelStats,
     /// Write orders of [`ExactOptions::known`] added to the known edges.
@@ -380,6 +388,7 @@ pub fn check_level_knowing(
             txns: txns.len(),
             guess: t.elapsed(),
             guessed: decided.is_ok(),
+            serial: decided.is_ok(),
             serial_backtracks: rounds,
             ..Default::default()
         };
