@@ -554,7 +554,7 @@ pub fn backtracking_order(
         let t = match r.step() {
             Step::Clean(t) => t,
             Step::Forced(t) => {
-                if backtracks > max_backtracks || (backtracks % 16 == 0 && Instant::now() > deadline) {
+                if backtracks > max_backtracks || (backtracks.is_multiple_of(16) && Instant::now() > deadline) {
                     return Err(backtracks);
                 }
                 let hint = diagnose(t, &r.progress(), &mut Vec::new()).ok_or(backtracks)?;
