@@ -242,6 +242,33 @@ pub struct TooManyConstraints {
     pub key_constraints: u64,
 }
 
+/// Appends the edges of `order` between `txns`: session order (each
+/// process's transactions in history order) unless `order` is none, and
+/// realtime order (Elle's reduction: each completion linked to the frontier
+/// of operations before the invocation) when it is realtime.
+pub fn order_edges(h: &History, txns: &Txns, order: OrderKind, out: &mut Vec<DepEdge>) {
+    if order != OrderKind::None {
+        let mut last: rustc_hash::FxHashMap<i64, TxnId> = rustc_hash::FxHashMap::default();
+        for t in 0..txns.len() as TxnId {
+            if let Some(p) = last.insert(txns.process[t as usize], t) {
+                out.push(DepEdge { from: p, to: t, dep: Dep::Session, key: NONE });
+            }
+        }
+    }
+    if order == OrderKind::Realtime {
+        let mut txn_of_op = vec![u32::MAX; h.ops.len()];
+        for (t, &o) in txns.op.iter().enumerate() {
+            txn_of_op[o as usize] = t as u32;
+        }
+        for e in order::realtime_edges(h) {
+            let (a, b) = (txn_of_op[e.from as usize], txn_of_op[e.to as usize]);
+            if a != u32::MAX && b != u32::MAX && a != b {
+                out.push(DepEdge { from: a, to: b, dep: Dep::Realtime, key: NONE });
+            }
+        }
+    }
+}
+
 /// The realtime span of a chain: when its head was invoked, and the latest
 /// completion among its tail and the tail's readers. If chain `a`'s span
 /// ends before chain `b`'s begins, realtime order (part of the known graph
@@ -361,27 +388,7 @@ pub fn build_with(
     }
     readers.sort_unstable();
     init_readers.sort_unstable();
-    // Order edges.
-    let mut last: rustc_hash::FxHashMap<i64, TxnId> = rustc_hash::FxHashMap::default();
-    if level.order != OrderKind::None {
-        for t in 0..n as TxnId {
-            if let Some(p) = last.insert(txns.process[t as usize], t) {
-                known.push(DepEdge { from: p, to: t, dep: Dep::Session, key: NONE });
-            }
-        }
-    }
-    if level.order == OrderKind::Realtime {
-        let mut txn_of_op = vec![u32::MAX; h.ops.len()];
-        for (t, &o) in txns.op.iter().enumerate() {
-            txn_of_op[o as usize] = t as u32;
-        }
-        for e in order::realtime_edges(h) {
-            let (a, b) = (txn_of_op[e.from as usize], txn_of_op[e.to as usize]);
-            if a != u32::MAX && b != u32::MAX && a != b {
-                known.push(DepEdge { from: a, to: b, dep: Dep::Realtime, key: NONE });
-            }
-        }
-    }
+    order_edges(h, txns, level.order, &mut known);
     // Writers per key, and read-modify-write successors.
     let mut writes: Vec<(u32, TxnId)> = Vec::with_capacity(txns.writes.len());
     for t in 0..n as TxnId {

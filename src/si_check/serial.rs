@@ -13,13 +13,14 @@
 //!
 //! The polygraph's constraints are quadratic in the writers of a key, which
 //! is what makes hot keys expensive; most real histories are valid, and for
-//! them a serial order found greedily by [`super::guess::serial_order`]
-//! decides the level with no polygraph at all. [`explains`] checks the order
+//! them a serial order found by replaying the history, backtracking where
+//! greed goes wrong ([`super::guess::backtracking_order`]), decides the
+//! level with no polygraph at all. [`explains`] checks the order
 //! against the definition above in one pass over the transactions (current
 //! writer per key, last placed transaction per session, the latest
-//! invocation placed so far for realtime), so a wrong guess costs one linear
-//! pass and never a verdict: when the replay gets stuck or the check fails,
-//! the caller goes on with the polygraph.
+//! invocation placed so far for realtime), so a wrong guess costs time and
+//! never a verdict: when the replay gives up or the check fails, the caller
+//! goes on with the polygraph.
 //!
 //! The replay is tried under the strongest order the history records first
 //! (realtime, then session order, then none, stopping at the level's own):
@@ -31,7 +32,6 @@ use super::polygraph::{Dep, DepEdge};
 use super::txns::{Source, TxnId, Txns};
 use super::OrderKind;
 use crate::history::{History, OpType, NONE};
-use crate::infer::order;
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
@@ -52,9 +52,8 @@ fn spans(h: &History, txns: &Txns) -> Vec<(u32, u32)> {
 }
 
 /// The edges that guide a replay under `order`: write-read edges of reads
-/// with one writer, session order, and (for [`OrderKind::Realtime`]) the
-/// realtime edges Elle's reduction gives (linear in practice: each
-/// completion links only to the frontier of operations before it).
+/// with one writer and the order's own edges
+/// ([`super::polygraph::order_edges`]).
 pub fn guide_edges(h: &History, txns: &Txns, order: OrderKind) -> Vec<DepEdge> {
     let n = txns.len();
     let mut edges = Vec::new();
@@ -65,26 +64,7 @@ pub fn guide_edges(h: &History, txns: &Txns, order: OrderKind) -> Vec<DepEdge> {
             }
         }
     }
-    if order != OrderKind::None {
-        let mut last: FxHashMap<i64, TxnId> = FxHashMap::default();
-        for t in 0..n as TxnId {
-            if let Some(p) = last.insert(txns.process[t as usize], t) {
-                edges.push(DepEdge { from: p, to: t, dep: Dep::Session, key: NONE });
-            }
-        }
-    }
-    if order == OrderKind::Realtime {
-        let mut txn_of_op = vec![u32::MAX; h.ops.len()];
-        for (t, &o) in txns.op.iter().enumerate() {
-            txn_of_op[o as usize] = t as u32;
-        }
-        for e in order::realtime_edges(h) {
-            let (a, b) = (txn_of_op[e.from as usize], txn_of_op[e.to as usize]);
-            if a != u32::MAX && b != u32::MAX && a != b {
-                edges.push(DepEdge { from: a, to: b, dep: Dep::Realtime, key: NONE });
-            }
-        }
-    }
+    super::polygraph::order_edges(h, txns, order, &mut edges);
     edges
 }
 
