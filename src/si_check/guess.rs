@@ -66,9 +66,6 @@ const MIN_BACKTRACKS: usize = 1000;
 /// Most placements [`backtracking_order`] undoes to follow one hint.
 const MAX_UNDO: usize = 128;
 
-/// Hints collected per replay by [`serial_order`].
-const MAX_HINTS: usize = 4;
-
 /// A replayed order of all transactions.
 pub struct Guess {
     /// Every transaction once.
@@ -76,9 +73,6 @@ pub struct Guess {
     /// Whether every transaction was placed with each read reading the
     /// current writer of its key (a serial execution, to be checked).
     pub replayed: bool,
-    /// Orders the places where the replay got stuck suggest (see
-    /// [`diagnose`]): guesses, not facts.
-    pub hints: Vec<Hint>,
 }
 
 /// An order `(a, b)` ("`a` before `b`") a stuck replay suggests, with the
@@ -506,18 +500,10 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
     let n = txns.len();
     let mut r = Replay::new(txns, edges, priority);
     let mut replayed = true;
-    let mut hints: Vec<Hint> = Vec::new();
     while r.order.len() < n {
         let t = match r.step() {
             Step::Clean(t) => t,
             Step::Forced(t) => {
-                if hints.len() < MAX_HINTS {
-                    if let Some(h) = diagnose(t, &r.progress(), &mut Vec::new()) {
-                        if !hints.contains(&h) {
-                            hints.push(h);
-                        }
-                    }
-                }
                 if r.unsat[t as usize] > 0 {
                     replayed = false;
                 }
@@ -527,7 +513,7 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
         };
         r.place(t);
     }
-    Some(Guess { order: r.order, replayed, hints })
+    Some(Guess { order: r.order, replayed })
 }
 
 /// Replays `txns` under `edges` like [`serial_order`], but where it gets
