@@ -355,12 +355,28 @@ impl<'a> Replay<'a> {
         lag
     }
 
-    /// The versions that satisfy read `r`.
-    fn versions(&self, key: u32, from: Source) -> Vec<(u32, TxnId)> {
-        match from {
-            Source::Init => vec![(key, INIT)],
-            Source::Txn(w, _) => vec![(key, w)],
-            Source::Choice(j) => self.txns.choices[j as usize].cands.iter().map(|&w| (key, w)).collect(),
+    /// Adds `by` to the pending readers of every version `t`'s reads
+    /// could read (each candidate of a read of a repeated value).
+    fn adjust_pending(&mut self, t: TxnId, by: i32) {
+        for r in self.reads(t) {
+            let k = r.key.0;
+            let single;
+            let writers: &[TxnId] = match r.from {
+                Source::Init => {
+                    single = [INIT];
+                    &single
+                }
+                Source::Txn(w, _) => {
+                    single = [w];
+                    &single
+                }
+                Source::Choice(j) => &self.txns.choices[j as usize].cands,
+            };
+            for &w in writers {
+                if let Some(c) = self.pending.get_mut(&(k, w)) {
+                    *c = c.wrapping_add_signed(by);
+                }
+            }
         }
     }
 
@@ -376,13 +392,7 @@ impl<'a> Replay<'a> {
                 }
             }
         }
-        for r in self.reads(t) {
-            for v in self.versions(r.key.0, r.from) {
-                if let Some(c) = self.pending.get_mut(&v) {
-                    *c -= 1;
-                }
-            }
-        }
+        self.adjust_pending(t, -1);
         // It becomes the current writer of its keys: readers of the old
         // version lose a satisfied read, readers of the new one gain one.
         for w in self.writes(t) {
@@ -418,13 +428,7 @@ impl<'a> Replay<'a> {
             self.adjust(k, t, 1);
             self.adjust(k, old.unwrap_or(INIT), -1);
         }
-        for r in self.reads(t) {
-            for v in self.versions(r.key.0, r.from) {
-                if let Some(c) = self.pending.get_mut(&v) {
-                    *c += 1;
-                }
-            }
-        }
+        self.adjust_pending(t, 1);
         for w in self.writes(t) {
             if !self.wanted.contains_key(&(w.key.0, t)) {
                 if let Some(c) = self.blind.get_mut(&w.key.0) {
@@ -481,15 +485,6 @@ impl<'a> Replay<'a> {
             self.release(b);
         }
     }
-
-    fn progress(&self) -> Progress<'_> {
-        Progress { replay: self }
-    }
-}
-
-/// Where a replay stands, for [`diagnose`].
-struct Progress<'r> {
-    replay: &'r Replay<'r>,
 }
 
 /// Replays `txns` under `edges` (known edges, or those and the edges
@@ -543,7 +538,7 @@ pub fn backtracking_order(
                 if backtracks > max_backtracks || (backtracks.is_multiple_of(16) && Instant::now() > deadline) {
                     return Err(backtracks);
                 }
-                let hint = diagnose(t, &r.progress(), &mut Vec::new()).ok_or(backtracks)?;
+                let hint = diagnose(t, &r, &mut Vec::new()).ok_or(backtracks)?;
                 // The first way out that closes no cycle; else one whose
                 // cycles run through kept hints only, which are forgotten
                 // (the later corner knows more than the earlier one did).
@@ -628,8 +623,7 @@ pub trait KeptOrders {
 /// * a write that would clobber `c`'s version, which reader `r` still has
 ///   to read: what holds `r` back, and when that leads nowhere new, `t`
 ///   before `c`, or else `r` before `t`.
-fn diagnose(t: TxnId, at: &Progress<'_>, followed: &mut Vec<TxnId>) -> Option<Hint> {
-    let r = at.replay;
+fn diagnose(t: TxnId, r: &Replay<'_>, followed: &mut Vec<TxnId>) -> Option<Hint> {
     if followed.len() > 16 {
         return None;
     }
@@ -638,7 +632,7 @@ fn diagnose(t: TxnId, at: &Progress<'_>, followed: &mut Vec<TxnId>) -> Option<Hi
         let ps = &r.pred_list[r.pred_start[t as usize] as usize..r.pred_start[t as usize + 1] as usize];
         let extra = r.extra_pred.get(&t).map_or(&[][..], |v| &v[..]);
         let &p = ps.iter().chain(extra).find(|&&p| !r.placed[p as usize] && !followed.contains(&p))?;
-        return diagnose(p, at, followed);
+        return diagnose(p, r, followed);
     }
     let reads = r.reads(t);
     if r.unsat[t as usize] > 0 {
@@ -653,7 +647,7 @@ fn diagnose(t: TxnId, at: &Progress<'_>, followed: &mut Vec<TxnId>) -> Option<Hi
                     if followed.contains(&w) {
                         return None;
                     }
-                    return diagnose(w, at, followed);
+                    return diagnose(w, r, followed);
                 }
                 Source::Init => {
                     if let Some(c) = cur.filter(|&c| c != t) {
@@ -676,7 +670,7 @@ fn diagnose(t: TxnId, at: &Progress<'_>, followed: &mut Vec<TxnId>) -> Option<Hi
         let waiting = |x: &&TxnId| **x != t && !r.placed[**x as usize];
         // A reader not on the chain yet, whose own wait explains this one.
         if let Some(&x) = readers.iter().filter(waiting).find(|x| !followed.contains(x)) {
-            if let Some(h) = diagnose(x, at, followed) {
+            if let Some(h) = diagnose(x, r, followed) {
                 return Some(h);
             }
         }
