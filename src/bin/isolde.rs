@@ -611,7 +611,7 @@ fn analyze_one(
             eprintln!(
                 "exact {model}: txns {}  known edges {}  constraints {} -> {} after {} pruning rounds  \
                  constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}  undone {}  jumped levels {}  restarts {}  learnt lits {}  theory conflicts {}  refuted phases {}  narrowing passes {}\n  \
-                 build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s  guess {:.3}s ({} serial backtracks first){}",
+                 build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s  guess {:.3}s ({} serial backtracks first, {} after pruning){}",
                 x.txns,
                 x.known_edges,
                 x.constraints,
@@ -636,6 +636,7 @@ fn analyze_one(
                 x.witness.as_secs_f64(),
                 x.guess.as_secs_f64(),
                 x.serial_backtracks,
+                x.pruned_backtracks,
                 if x.guessed { " (valid by the replayed serial order, no search)" } else { "" },
             );
             eprintln!("  {}", x.accel);

@@ -63,8 +63,13 @@ const MAX_TRIES: u32 = 8;
 /// where it can only lose time).
 const MIN_BACKTRACKS: usize = 1000;
 
-/// Most placements [`backtracking_order`] undoes to follow one hint.
-const MAX_UNDO: usize = 128;
+/// Placements [`backtracking_order`] may undo in all, per transaction
+/// (and [`MIN_BACKTRACKS`] times [`UNDO_PER_TXN`] more): a mistake is
+/// usually a few steps back, but a writer placed early can show its harm
+/// only thousands of steps later (a session that fell behind reaches the
+/// version it clobbered), so one hint may undo any number of steps, and
+/// the total bounds a lost replay to linear work.
+const UNDO_PER_TXN: usize = 64;
 
 /// A replayed order of all transactions.
 pub struct Guess {
@@ -530,6 +535,8 @@ pub fn backtracking_order(
     let mut r = Replay::new(txns, edges, priority);
     let mut tries: FxHashMap<(TxnId, TxnId), u32> = FxHashMap::default();
     let mut backtracks = 0usize;
+    let mut undone = 0usize;
+    let max_undone = (n + MIN_BACKTRACKS) * UNDO_PER_TXN;
     let max_backtracks = n + MIN_BACKTRACKS;
     while r.order.len() < n {
         let t = match r.step() {
@@ -543,13 +550,10 @@ pub fn backtracking_order(
                 // cycles run through kept hints only, which are forgotten
                 // (the later corner knows more than the earlier one did).
                 // A way out already tried and undone goes last.
-                // A way out that would undo more than `MAX_UNDO` steps is
-                // not taken: mistakes of a valid history are local, and
-                // deep undos would make a lost replay quadratic.
                 let depth =
                     |b: TxnId| if r.placed[b as usize] { r.order.len() - r.pos[b as usize] as usize } else { 0 };
                 let mut ways: Vec<(TxnId, TxnId)> =
-                    hint.iter().copied().filter(|&(a, b)| a != b && depth(b) <= MAX_UNDO).collect();
+                    hint.iter().copied().filter(|&(a, b)| a != b && undone + depth(b) <= max_undone).collect();
                 ways.dedup();
                 ways.sort_by_key(|w| tries.get(w).copied().unwrap_or(0));
                 let mut chosen = None;
@@ -586,6 +590,7 @@ pub fn backtracking_order(
                 kept.keep(a, b);
                 backtracks += 1;
                 while r.placed[b as usize] {
+                    undone += 1;
                     r.undo();
                 }
                 r.add_edge(a, b);

@@ -286,6 +286,9 @@ pub struct ExactStats {
     /// Placements the replays that looked for a serial execution before
     /// the polygraph was built ([`serial`]) undid to follow a hint.
     pub serial_backtracks: usize,
+    /// Placements the backtracking replay under the edges pruning derived
+    /// undid to follow a hint.
+    pub pruned_backtracks: usize,
     /// Whether the serial replay ([`serial`]) decided the level, before any
     /// polygraph was built.
     pub serial: bool,
@@ -750,8 +753,23 @@ fn check_once(
             // solver's first order.
             let t = Instant::now();
             let edges: Vec<DepEdge> = pr.edges.iter().map(|r| r.e).collect();
-            let guessed = if g.choices.is_empty() { guess::serial_order(txns, &edges, &priority) } else { None };
-            let holds = guessed.as_ref().is_some_and(|gs| gs.replayed && serial_order_holds(&g, &edges, &gs.order));
+            let mut guessed = if g.choices.is_empty() { guess::serial_order(txns, &edges, &priority) } else { None };
+            let mut holds = guessed.as_ref().is_some_and(|gs| gs.replayed && serial_order_holds(&g, &edges, &gs.order));
+            // A greedy replay lost in some corner often finds its way by
+            // backtracking now that the orders pruning forced are edges it
+            // cannot get wrong (the backtracking replay before the polygraph
+            // had only the known ones).
+            if !holds && g.choices.is_empty() && opts.serial_first {
+                let until = Instant::now() + serial_budget(deadline);
+                match serial::backtrack_under(txns, &edges, &priority, until) {
+                    Ok((order, b)) => {
+                        stats.pruned_backtracks += b;
+                        holds = serial_order_holds(&g, &edges, &order);
+                        guessed = Some(guess::Guess { order, replayed: true });
+                    }
+                    Err(b) => stats.pruned_backtracks += b,
+                }
+            }
             stats.guess += t.elapsed();
             if holds {
                 stats.guessed = true;

@@ -381,3 +381,18 @@ impl Reach {
         None
     }
 }
+
+/// A backtracking replay (see [`guess::backtracking_order`]) under
+/// `edges` until `until`: `Ok` with a replayed order and the backtracks it
+/// took, `Err` with the backtracks made when it found none.
+pub fn backtrack_under(
+    txns: &Txns,
+    edges: &[DepEdge],
+    priority: &[u32],
+    until: Instant,
+) -> Result<(Vec<TxnId>, usize), usize> {
+    let mut graph = Reach::default();
+    graph.load(txns.len(), edges, priority);
+    guess::backtracking_order(txns, edges, priority, until, &mut graph)
+}
+
