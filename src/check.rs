@@ -512,6 +512,18 @@ fn run_exact(
             continue;
         }
         let mut level_opts = opts.clone();
+        if opts.serial_first && has_sessions(h) {
+            // The serial replay keeps the orders forced under session
+            // order when it replays under session or realtime order.
+            let t = Instant::now();
+            level_opts.session_orders = known[0]
+                .get_or_insert_with(|| {
+                    let limits = weak::Options { sessions: Sessions::Process, ..*weak };
+                    weak::strong::known_orders(h, Sessions::Process, &limits)
+                })
+                .clone();
+            stats.known_orders += t.elapsed();
+        }
         if opts.cc_orders {
             let sessions = if level.order == si_check::OrderKind::Session { Sessions::Process } else { Sessions::None };
             let slot = &mut known[usize::from(sessions == Sessions::None)];
@@ -553,6 +565,13 @@ fn run_exact(
             }
         }
     }
+}
+
+/// Whether some process completed more than one operation `:ok` (so
+/// session order relates two of them).
+fn has_sessions(h: &History) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    h.ops.iter().filter(|o| o.is_ok()).any(|o| !seen.insert(o.process))
 }
 
 /// An outcome for a history the workload's rules cannot analyse.

@@ -510,6 +510,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
                 SwitchArg::Off => false,
             },
             known: None,
+            session_orders: None,
             reach_bytes: a.reach_memory.saturating_mul(1 << 20),
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,

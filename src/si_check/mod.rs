@@ -167,6 +167,14 @@ pub struct ExactOptions {
     /// Extra write orders every explanation at the levels they name
     /// respects, added to the polygraph's known edges before pruning.
     pub known: Option<KnownOrders>,
+    /// Write orders that every execution respecting session order
+    /// respects (causal consistency's forced edges with sessions, from
+    /// [`crate::weak::strong`]), for the serial replay ([`serial`]) to keep
+    /// when it replays under session or realtime order, at any level: they
+    /// only guide it (the order it finds is checked by the definition).
+    /// Histories recorded without timestamps (dbcop, Cobra) are often
+    /// decided by the replay only with them.
+    pub session_orders: Option<KnownOrders>,
     /// Look for a serial execution by replaying the history before
     /// building the polygraph ([`serial`]): decides most valid histories in
     /// linear time. Off only to measure or test the polygraph path.
@@ -184,6 +192,7 @@ impl Default for ExactOptions {
             accel: crate::accel::AccelOptions::default(),
             cc_orders: false,
             known: None,
+            session_orders: None,
             serial_first: true,
         }
     }
@@ -380,6 +389,7 @@ pub fn check_level_knowing(
             &serial::Search {
                 priority: &priority,
                 known: opts.known.as_ref().filter(|k| k.apply_to(level)),
+                session_known: opts.session_orders.as_ref(),
                 budget: serial_budget(deadline),
             },
         );

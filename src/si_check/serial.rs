@@ -134,6 +134,12 @@ pub struct Search<'a> {
     pub priority: &'a [u32],
     /// Write orders every explanation respects, kept by every replay.
     pub known: Option<&'a super::KnownOrders>,
+    /// Write orders every execution that respects session order respects
+    /// (causal consistency's forced edges with sessions, see
+    /// [`crate::weak::strong`]), kept by the replays guided by session or
+    /// realtime order. They only guide: what a replay finds is checked by
+    /// [`explains`].
+    pub session_known: Option<&'a super::KnownOrders>,
     /// How long the replays after the first per guiding order may take.
     pub budget: Duration,
 }
@@ -163,7 +169,7 @@ pub fn decide(
     sessions: bool,
     how: &Search<'_>,
 ) -> Result<Decided, usize> {
-    let Search { priority, known, budget } = *how;
+    let Search { priority, known, session_known, budget } = *how;
     let timed = h.ops.iter().any(|o| o.is_invoke());
     let rank = |o: OrderKind| match o {
         OrderKind::None => 0,
@@ -187,7 +193,8 @@ pub fn decide(
     let mut backtracks = 0;
     for (i, &guide) in guides.iter().enumerate() {
         let mut edges = guide_edges(h, txns, guide);
-        if let Some(k) = known {
+        let by_sessions = session_known.filter(|_| rank(guide) >= rank(OrderKind::Session));
+        for k in known.into_iter().chain(by_sessions) {
             let txn = |o: crate::history::OpId| txns.op.binary_search(&o).ok().map(|t| t as TxnId);
             for o in k.orders.iter() {
                 if let (Some(a), Some(b)) = (txn(o.from), txn(o.to)) {
