@@ -72,3 +72,46 @@ fn injected_anomalies_are_not_replayed_away() {
         }
     }
 }
+
+/// Histories recorded without timestamps (dbcop: sessions only), with hot
+/// keys and many writes: the replay guided by session order keeps the
+/// write orders causal consistency forces under it (what the driver
+/// passes as `session_orders`) and decides them; without those orders the
+/// exact check still answers valid (by the replay after pruning or the
+/// polygraph), never anything else.
+#[test]
+fn untimed_session_histories_are_decided_by_the_replay_with_session_orders() {
+    use isolde::gen::rw_register::write_rw_register_with;
+    use isolde::gen::OutputFormat;
+    use isolde::weak::front::Sessions;
+    use isolde::weak::Options as WeakOptions;
+    for seed in 1..=3 {
+        let cfg = RwRegisterConfig {
+            seed,
+            txns: 4000,
+            processes: 20,
+            min_txn_len: 8,
+            max_txn_len: 8,
+            keys: 2000,
+            read_fraction: 0.3,
+            key_dist: RwKeyDist::Zipf(1.0),
+            ..RwRegisterConfig::default()
+        };
+        let opts = GenOptions { txns_per_session: Some(200), output_format: OutputFormat::Dbcop, ..GenOptions::default() };
+        let mut out = Vec::new();
+        write_rw_register_with(&cfg, &opts, &mut out).expect("generates");
+        let h = read_bytes("gen.bincode", &out, Format::Dbcop).expect("generated history reads");
+        let weak = WeakOptions { sessions: Sessions::Process, ..WeakOptions::default() };
+        let orders = isolde::weak::strong::known_orders(&h, Sessions::Process, &weak);
+        assert!(orders.as_ref().is_some_and(|o| !o.orders.is_empty()), "seed {seed}: no forced orders");
+        for m in ["serializable", "snapshot-isolation"] {
+            let level = Level::from_model(m).expect("exact level");
+            let with = ExactOptions { session_orders: orders.clone(), ..ExactOptions::default() };
+            let out = check_level(&h, level, &with).expect("register history");
+            assert_eq!(out.verdict, Verdict::Valid, "seed {seed} {m}");
+            assert!(out.stats.serial, "seed {seed} {m}: not decided by the replay");
+            let out = check_level(&h, level, &ExactOptions::default()).expect("register history");
+            assert_eq!(out.verdict, Verdict::Valid, "seed {seed} {m} without session orders");
+        }
+    }
+}
