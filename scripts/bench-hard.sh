@@ -34,6 +34,7 @@ SHAPES=(
   "all-concurrent-1k|--txn-len 3 --processes 1000000 --txns 1000|serializable snapshot-isolation"
   "all-concurrent-2k|--txn-len 3 --processes 1000000 --txns 2000|serializable snapshot-isolation"
   "all-concurrent-4k|--txn-len 3 --processes 1000000 --txns 4000|serializable snapshot-isolation"
+  "all-concurrent-10k|--txn-len 3 --processes 1000000 --txns 10000|serializable snapshot-isolation"
   "default-10k|--txns 10000|serializable snapshot-isolation"
 )
 if [[ "${BENCH_HARD_SHAPES:-all}" != small ]]; then

@@ -113,7 +113,8 @@ pub struct Stats {
     /// check's violation implies they fail (see [`weak::strong`]).
     pub exact_implied: Vec<String>,
     /// Time spent computing causal consistency's forced write orders for
-    /// the exact check (see [`weak::strong`]).
+    /// the exact check (see [`weak::strong`]): for its known edges
+    /// (`cc_orders`) and, under session order, for the serial replay.
     pub known_orders: Duration,
     /// What the exact weak-level check found, when it ran.
     pub weak: Option<weak::elle::WeakRun>,
