@@ -599,7 +599,12 @@ fn serial_replay_is_sound_and_decides_most_valid_histories() {
             if expected {
                 valid.fetch_add(1, Relaxed);
             }
-            let how = serial::Search { priority: &priority, known: None, session_known: None, budget: std::time::Duration::from_secs(1) };
+            let how = serial::Search {
+                priority: &priority,
+                known: None,
+                session_known: None,
+                budget: std::time::Duration::from_secs(1),
+            };
             if let Ok(d) = serial::decide(&h, &t, order, true, true, &how) {
                 decided.fetch_add(1, Relaxed);
                 prop_assert!(serial::explains(&h, &t, order, &d.order));

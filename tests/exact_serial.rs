@@ -97,7 +97,8 @@ fn untimed_session_histories_are_decided_by_the_replay_with_session_orders() {
             key_dist: RwKeyDist::Zipf(1.0),
             ..RwRegisterConfig::default()
         };
-        let opts = GenOptions { txns_per_session: Some(200), output_format: OutputFormat::Dbcop, ..GenOptions::default() };
+        let opts =
+            GenOptions { txns_per_session: Some(200), output_format: OutputFormat::Dbcop, ..GenOptions::default() };
         let mut out = Vec::new();
         write_rw_register_with(&cfg, &opts, &mut out).expect("generates");
         let h = read_bytes("gen.bincode", &out, Format::Dbcop).expect("generated history reads");

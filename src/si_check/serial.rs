@@ -402,4 +402,3 @@ pub fn backtrack_under(
     graph.load(txns.len(), edges, priority);
     guess::backtracking_order(txns, edges, priority, until, &mut graph)
 }
-
