@@ -611,7 +611,7 @@ fn analyze_one(
         for (model, x) in &st.exact {
             eprintln!(
                 "exact {model}: txns {}  known edges {}  constraints {} -> {} after {} pruning rounds  \
-                 constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}  undone {}  jumped levels {}  restarts {}  learnt lits {}  theory conflicts {}  refuted phases {}  narrowing passes {}\n  \
+                 constraint edges {} -> {}  components {} (largest {} vars)  decisions {}  conflicts {}  undone {}  jumped levels {}  restarts {}  learnt lits {}  theory conflicts {}  refuted phases {}  theory props {}  narrowing passes {}\n  \
                  build {:.3}s  prune {:.3}s  solve {:.3}s  witness {:.3}s  guess {:.3}s ({} serial backtracks first, {} after pruning){}",
                 x.txns,
                 x.known_edges,
@@ -630,6 +630,7 @@ fn analyze_one(
                 x.solver.learnt_lits,
                 x.solver.theory_conflicts,
                 x.solver.refuted_phases,
+                x.solver.theory_props,
                 x.narrowing_passes,
                 x.build.as_secs_f64(),
                 x.prune.as_secs_f64(),

@@ -33,6 +33,7 @@
 //! A verdict is `Valid` only when an acyclic choice was found for every
 //! component; a timeout yields `Unknown`, never `Valid`.
 
+pub mod closure;
 pub mod guess;
 pub mod polygraph;
 pub mod progress;

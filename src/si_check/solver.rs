@@ -44,7 +44,37 @@
 
 use std::time::Instant;
 
+use super::closure::{self, Closure};
+
 const NONE: u32 = u32::MAX;
+
+/// The reason of a literal implied by the theory, until [`Solver::explain`]
+/// computes its clause.
+const THEORY: u32 = u32::MAX - 1;
+
+/// Whether solvers propagate the theory (tests switch it off to compare).
+pub(crate) static THEORY_PROPAGATION: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Queues the negation of every literal passing `open` with the edge
+/// `x → y` (`cand_in` lists them per `y`).
+fn implied_by(
+    cand_in: &[Vec<(u32, u32)>],
+    implied: &mut Vec<(u32, u32, u32)>,
+    x: u32,
+    y: u32,
+    open: impl Fn(u32) -> bool,
+) {
+    let list = &cand_in[y as usize];
+    let start = list.partition_point(|&(s, _)| s < x);
+    for &(s, l) in &list[start..] {
+        if s != x {
+            break;
+        }
+        if open(l) {
+            implied.push((l ^ 1, x, y));
+        }
+    }
+}
 
 /// Conflicts per Luby unit between restarts. A restart re-decides every
 /// variable (cheap here: order-guided phases add mostly forward edges, but
@@ -128,6 +158,9 @@ pub struct SolveStats {
     pub theory_conflicts: u64,
     /// Phases refuted at decision time (their edges would close a cycle).
     pub refuted_phases: u64,
+    /// Literals implied by the theory (a side whose edge would close a
+    /// cycle is false).
+    pub theory_props: u64,
 }
 
 impl SolveStats {
@@ -141,6 +174,7 @@ impl SolveStats {
         self.learnt_lits += o.learnt_lits;
         self.theory_conflicts += o.theory_conflicts;
         self.refuted_phases += o.refuted_phases;
+        self.theory_props += o.theory_props;
     }
 }
 
@@ -201,6 +235,23 @@ struct Solver<'a> {
     chrono: u32,
     /// Per variable, its index in [`Instance::groups`] (`NONE` if none).
     group_of: Vec<u32>,
+    /// The transitive closure of the graph, for theory propagation (absent
+    /// for components too large for its bit matrices).
+    closure: Option<Closure>,
+    /// Per node `y`, the literals with an edge `x → y`, as `(x, lit)`,
+    /// sorted.
+    cand_in: Vec<Vec<(u32, u32)>>,
+    /// Per trail entry, the closure's undo point before its edges.
+    tmark: Vec<usize>,
+    /// Per variable, its index on the trail.
+    tpos: Vec<u32>,
+    /// Per variable implied by the theory, the candidate edge `x → y` of
+    /// its other side that a path `y ⇝ x` ruled out.
+    treason: Vec<(u32, u32)>,
+    /// Literals implied by the theory, with that edge, waiting to be
+    /// assigned.
+    implied: Vec<(u32, u32, u32)>,
+    hits: Vec<(u32, u32)>,
 }
 
 impl<'a> Solver<'a> {
@@ -235,6 +286,29 @@ impl<'a> Solver<'a> {
         for i in 0..v as u32 {
             heap.insert(i, &activity);
         }
+        let propagate = THEORY_PROPAGATION.load(std::sync::atomic::Ordering::Relaxed) && n <= closure::MAX_NODES;
+        let mut cand_in = vec![Vec::new(); if propagate { n } else { 0 }];
+        let mut closure = None;
+        let mut implied = Vec::new();
+        if propagate {
+            for lit in 0..2 * v as u32 {
+                for &(a, b) in inst.edges(lit) {
+                    cand_in[b as usize].push((a, lit));
+                }
+            }
+            for c in &mut cand_in {
+                c.sort_unstable();
+            }
+            let mut cl = Closure::new(n, inst.side_edges.iter().copied());
+            let mut hits = Vec::new();
+            for &(a, b) in &inst.known {
+                cl.insert(a, b, &mut hits);
+            }
+            for (y, x) in hits {
+                implied_by(&cand_in, &mut implied, x, y, |_| true);
+            }
+            closure = Some(cl);
+        }
         Solver {
             inst,
             progress: None,
@@ -263,6 +337,13 @@ impl<'a> Solver<'a> {
             stats: SolveStats::default(),
             chrono: CHRONO_THRESHOLD,
             group_of,
+            closure,
+            cand_in,
+            tmark: Vec::new(),
+            tpos: vec![0; v],
+            treason: vec![(NONE, NONE); v],
+            implied,
+            hits: Vec::new(),
         }
     }
 
@@ -291,14 +372,20 @@ impl<'a> Solver<'a> {
         self.assign[v] = i8::from(lit & 1 == 0);
         self.level[v] = lvl;
         self.reason[v] = reason;
+        self.tpos[v] = self.trail.len() as u32;
         self.trail.push(lit);
         self.trail_edges.push(0);
+        self.tmark.push(self.closure.as_ref().map_or(0, Closure::mark));
         let inst = self.inst;
         for &(a, b) in inst.edges(lit) {
             self.out[a as usize].push((b, lit));
             self.inn[b as usize].push((a, lit));
             *self.trail_edges.last_mut().unwrap_or(&mut 0) += 1;
-            if let Some(cycle) = self.insert_order(a, b) {
+            let cycle = self.insert_order(a, b);
+            if cycle.is_none() {
+                self.close_over(a, b);
+            }
+            if let Some(cycle) = cycle {
                 self.level[v] = self.decision_level();
                 self.stats.theory_conflicts += 1;
                 let mut clause: Vec<u32> = cycle.into_iter().chain(std::iter::once(lit)).map(|l| l ^ 1).collect();
@@ -310,10 +397,59 @@ impl<'a> Solver<'a> {
         None
     }
 
+    /// Adds `a → b` to the closure, queueing the negation of every
+    /// undecided literal whose edge now closes a cycle.
+    fn close_over(&mut self, a: u32, b: u32) {
+        let Some(cl) = self.closure.as_mut() else { return };
+        cl.insert(a, b, &mut self.hits);
+        let assign = &self.assign;
+        for (y, x) in self.hits.drain(..) {
+            implied_by(&self.cand_in, &mut self.implied, x, y, |l| assign[(l >> 1) as usize] < 0);
+        }
+    }
+
+    /// The reason clause of variable `v`, implied by the theory: its literal
+    /// and the negations of the literals on a path `y ⇝ x` made of edges
+    /// assigned before it (known edges included), `x → y` being the edge of
+    /// its other side.
+    fn explain(&mut self, v: u32) -> u32 {
+        let p = 2 * v + u32::from(self.assign[v as usize] != 1);
+        let (x, y) = self.treason[v as usize];
+        let clause = match self.path_before(y, x, self.tpos[v as usize]) {
+            Some(path) => std::iter::once(p).chain(path.into_iter().map(|l| l ^ 1)).collect(),
+            None => {
+                // Cannot happen (the path existed when `v` was implied and
+                // its edges are still assigned); all decisions imply `p` in
+                // any case.
+                debug_assert!(false, "no path explains a theory implication");
+                let ds = self.trail_lim.iter().map(|&i| self.trail[i] ^ 1);
+                std::iter::once(p).chain(ds).collect()
+            }
+        };
+        let ci = self.clauses.len() as u32;
+        self.clauses.push(clause);
+        self.reason[v as usize] = ci;
+        ci
+    }
+
+    /// [`Self::path`] over known edges and the edges of literals at trail
+    /// positions before `limit`.
+    fn path_before(&mut self, b: u32, a: u32, limit: u32) -> Option<Vec<u32>> {
+        let tpos = std::mem::take(&mut self.tpos);
+        let r = self.path_filtered(b, a, |l| l == NONE || tpos[(l >> 1) as usize] < limit);
+        self.tpos = tpos;
+        r
+    }
+
     /// Breadth-first search from `b` for `a` over nodes ordered before `a`
     /// (a path must stay there); returns the labels (literals) on the path
     /// found, and leaves the visited nodes in `queue`, marked `epoch`.
     fn path(&mut self, b: u32, a: u32) -> Option<Vec<u32>> {
+        self.path_filtered(b, a, |_| true)
+    }
+
+    /// [`Self::path`] over the edges whose label passes `keep`.
+    fn path_filtered(&mut self, b: u32, a: u32, keep: impl Fn(u32) -> bool) -> Option<Vec<u32>> {
         let ub = self.ord[a as usize];
         self.epoch += 1;
         let ep = self.epoch;
@@ -326,6 +462,9 @@ impl<'a> Solver<'a> {
             let x = self.queue[qi];
             qi += 1;
             for &(y, l) in &self.out[x as usize] {
+                if !keep(l) {
+                    continue;
+                }
                 if y == a {
                     let mut lits = Vec::new();
                     if l != NONE {
@@ -356,6 +495,9 @@ impl<'a> Solver<'a> {
     fn would_close(&mut self, lit: u32) -> Option<Vec<u32>> {
         let inst = self.inst;
         for &(a, b) in inst.edges(lit) {
+            if self.closure.as_ref().is_some_and(|c| a != b && !c.reaches(b, a)) {
+                continue;
+            }
             if self.ord[a as usize] > self.ord[b as usize] {
                 if let Some(p) = self.path(b, a) {
                     return Some(p);
@@ -406,10 +548,12 @@ impl<'a> Solver<'a> {
     }
 
     fn backtrack(&mut self, lvl: u32) {
+        self.implied.clear();
         if self.decision_level() <= lvl {
             return;
         }
         let stop = self.trail_lim[lvl as usize];
+        let cmark = self.tmark.get(stop).copied().unwrap_or(0);
         self.stats.jumped += u64::from(self.decision_level() - lvl);
         // Literals implied at levels <= lvl but assigned later (after a
         // chronological backtrack) stay: their edges come off the stacks
@@ -419,6 +563,7 @@ impl<'a> Solver<'a> {
         while self.trail.len() > stop {
             let lit = self.trail.pop().unwrap_or(0);
             let k = self.trail_edges.pop().unwrap_or(0) as usize;
+            self.tmark.pop();
             let edges = self.inst.edges(lit);
             for &(a, b) in edges[..k].iter().rev() {
                 self.out[a as usize].pop();
@@ -438,10 +583,17 @@ impl<'a> Solver<'a> {
                 self.heap.insert(v as u32, &self.activity);
             }
         }
+        if let Some(cl) = self.closure.as_mut() {
+            cl.undo_to(cmark);
+        }
         for &(lit, k) in kept.iter().rev() {
-            for &(a, b) in &self.inst.edges(lit)[..k as usize] {
+            self.tpos[(lit >> 1) as usize] = self.trail.len() as u32;
+            self.tmark.push(self.closure.as_ref().map_or(0, Closure::mark));
+            let inst = self.inst;
+            for &(a, b) in &inst.edges(lit)[..k as usize] {
                 self.out[a as usize].push((b, lit));
                 self.inn[b as usize].push((a, lit));
+                self.close_over(a, b);
             }
             self.trail.push(lit);
             self.trail_edges.push(k);
@@ -450,8 +602,48 @@ impl<'a> Solver<'a> {
         self.qhead = self.qhead.min(stop);
     }
 
-    /// Unit propagation over learned clauses.
+    /// Unit propagation over learned clauses, then the theory's implied
+    /// literals, until neither has anything left.
     fn propagate(&mut self) -> Option<Vec<u32>> {
+        loop {
+            if let Some(c) = self.propagate_clauses() {
+                self.implied.clear();
+                return Some(c);
+            }
+            let mut assigned = false;
+            while let Some((l, x, y)) = self.implied.pop() {
+                match self.value(l) {
+                    1 => continue,
+                    0 => {
+                        // The other side holds `x → y` and `y ⇝ x`: the
+                        // cycle was a conflict when it closed, so this is
+                        // stale; report it anyway if the path is there.
+                        if let Some(path) = self.path(y, x) {
+                            self.implied.clear();
+                            return Some(std::iter::once(l).chain(path.into_iter().map(|q| q ^ 1)).collect());
+                        }
+                        continue;
+                    }
+                    _ => {
+                        self.stats.theory_props += 1;
+                        self.treason[(l >> 1) as usize] = (x, y);
+                        if let Some(c) = self.assign(l, THEORY, self.decision_level()) {
+                            self.implied.clear();
+                            return Some(c);
+                        }
+                        assigned = true;
+                        break;
+                    }
+                }
+            }
+            if !assigned {
+                return None;
+            }
+        }
+    }
+
+    /// Unit propagation over learned clauses.
+    fn propagate_clauses(&mut self) -> Option<Vec<u32>> {
         while self.qhead < self.trail.len() {
             let p = self.trail[self.qhead];
             self.qhead += 1;
@@ -562,7 +754,11 @@ impl<'a> Solver<'a> {
                 break;
             }
             skip = v;
-            clause = self.clauses[self.reason[v as usize] as usize].clone();
+            let r = match self.reason[v as usize] {
+                THEORY => self.explain(v),
+                r => r,
+            };
+            clause = self.clauses[r as usize].clone();
         }
         for &l in &learnt[1..] {
             self.seen[(l >> 1) as usize] = false;
