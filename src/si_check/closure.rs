@@ -25,23 +25,33 @@
 //! Memory is two `n × n` bit matrices, so the solver uses this only for
 //! components up to [`MAX_NODES`] nodes.
 
-/// The largest component (in graph nodes) given a closure: two bit
-/// matrices of `n²` bits, 256 MiB at this size.
+/// The largest component (in graph nodes) given a closure: three bit
+/// matrices of `n²` bits, 384 MiB at this size.
 pub const MAX_NODES: usize = 32_768;
 
 /// The transitive closure of a growing DAG, with an undo log.
 pub struct Closure {
     n: usize,
     words: usize,
-    /// `rows[y * words ..][..words]`: the nodes `y` reaches by a non-empty
-    /// path.
-    rows: Vec<u64>,
+    /// Two matrices in one buffer: `bits[y * words ..][..words]` holds the
+    /// nodes `y` reaches by a non-empty path (its descendants), and
+    /// `bits[(n + x) * words ..][..words]` the nodes reaching `x` (its
+    /// ancestors).
+    bits: Vec<u64>,
     /// `cand[y * words ..][..words]`: the nodes `x` with a candidate edge
     /// `x → y`.
     cand: Vec<u64>,
     /// `(word index, old value)` for every word changed, oldest first.
     log: Vec<(u32, u64)>,
-    scratch: Vec<u64>,
+    /// The descendants of `b` with `b`, and the ancestors of `a` with `a`,
+    /// while inserting `a → b`; with the indices of their non-zero words.
+    down: Vec<u64>,
+    up: Vec<u64>,
+    down_words: Vec<u32>,
+    up_words: Vec<u32>,
+    /// The nodes whose descendant rows, and whose ancestor rows, grow.
+    rows_to_do: Vec<u32>,
+    cols_to_do: Vec<u32>,
 }
 
 impl Closure {
@@ -55,14 +65,26 @@ impl Closure {
                 cand[y * words + x / 64] |= 1u64 << (x % 64);
             }
         }
-        Closure { n, words, rows: vec![0; n * words], cand, log: Vec::new(), scratch: vec![0; words] }
+        Closure {
+            n,
+            words,
+            bits: vec![0; 2 * n * words],
+            cand,
+            log: Vec::new(),
+            down: vec![0; words],
+            up: vec![0; words],
+            down_words: Vec::new(),
+            up_words: Vec::new(),
+            rows_to_do: Vec::new(),
+            cols_to_do: Vec::new(),
+        }
     }
 
     /// Whether `from` reaches `to` by a non-empty path.
     #[inline]
     pub fn reaches(&self, from: u32, to: u32) -> bool {
         let (f, t) = (from as usize, to as usize);
-        self.rows[f * self.words + t / 64] >> (t % 64) & 1 == 1
+        self.bits[f * self.words + t / 64] >> (t % 64) & 1 == 1
     }
 
     /// The current undo point.
@@ -74,7 +96,7 @@ impl Closure {
     pub fn undo_to(&mut self, mark: usize) {
         while self.log.len() > mark {
             if let Some((i, old)) = self.log.pop() {
-                self.rows[i as usize] = old;
+                self.bits[i as usize] = old;
             }
         }
     }
@@ -82,35 +104,49 @@ impl Closure {
     /// Adds the edge `a → b` (the caller has checked that `b` does not reach
     /// `a`). Pushes `(y, x)` onto `hits` for every candidate edge `x → y`
     /// that now closes a cycle (`y` newly reaches `x`).
-    pub fn calls() { unsafe { eprintln!("closure stats {:?}", STATS); } }
+    ///
+    /// The new pairs are (ancestors of `a` with `a`) × (descendants of `b`
+    /// with `b`): every such ancestor that does not reach `b` yet gains the
+    /// descendants in its row, and every such descendant that `a` does not
+    /// reach yet gains the ancestors in its column row. Only the non-zero
+    /// words of the two sets are visited.
     pub fn insert(&mut self, a: u32, b: u32, hits: &mut Vec<(u32, u32)>) {
         let (a, b) = (a as usize, b as usize);
         if a == b || a >= self.n || b >= self.n || self.reaches(a as u32, b as u32) {
             return;
         }
-        let w = self.words;
-        unsafe { STATS[0] += 1; }
-        self.scratch.copy_from_slice(&self.rows[b * w..(b + 1) * w]);
-        self.scratch[b / 64] |= 1u64 << (b % 64);
-        let (aw, abit) = (a / 64, 1u64 << (a % 64));
-        let (bw, bbit) = (b / 64, 1u64 << (b % 64));
-        for y in 0..self.n {
+        let (n, w) = (self.n, self.words);
+        self.down.copy_from_slice(&self.bits[b * w..(b + 1) * w]);
+        self.down[b / 64] |= 1u64 << (b % 64);
+        self.up.copy_from_slice(&self.bits[(n + a) * w..(n + a + 1) * w]);
+        self.up[a / 64] |= 1u64 << (a % 64);
+        // Only the pairs (ancestor not reaching b yet) × (descendant a
+        // does not reach yet) are new: every ancestor of a reaches what a
+        // reaches, and every descendant of b is reached by what reaches b.
+        // Both sets are taken before either matrix changes.
+        let (col_b, row_a) = ((n + b) * w, a * w);
+        for i in 0..w {
+            self.down[i] &= !self.bits[row_a + i];
+            self.up[i] &= !self.bits[col_b + i];
+        }
+        self.down_words.clear();
+        self.down_words.extend((0..w as u32).filter(|&i| self.down[i as usize] != 0));
+        self.up_words.clear();
+        self.up_words.extend((0..w as u32).filter(|&i| self.up[i as usize] != 0));
+        set_bits(&self.up, &self.up_words, &mut self.rows_to_do);
+        set_bits(&self.down, &self.down_words, &mut self.cols_to_do);
+        for &y in &self.rows_to_do {
+            let y = y as usize;
             let base = y * w;
-            if y != a && self.rows[base + aw] & abit == 0 {
-                continue;
-            }
-            if self.rows[base + bw] & bbit != 0 {
-                continue;
-            }
-            unsafe { STATS[1] += 1; }
-            for i in 0..w {
-                let new = self.scratch[i] & !self.rows[base + i];
+            for &i in &self.down_words {
+                let i = i as usize;
+                let old = self.bits[base + i];
+                let new = self.down[i] & !old;
                 if new == 0 {
                     continue;
                 }
-                unsafe { STATS[2] += 1; }
-                self.log.push(((base + i) as u32, self.rows[base + i]));
-                self.rows[base + i] |= new;
+                self.log.push(((base + i) as u32, old));
+                self.bits[base + i] = old | new;
                 let mut h = new & self.cand[base + i];
                 while h != 0 {
                     let x = i * 64 + h.trailing_zeros() as usize;
@@ -118,6 +154,30 @@ impl Closure {
                     hits.push((y as u32, x as u32));
                 }
             }
+        }
+        for &x in &self.cols_to_do {
+            let base = (n + x as usize) * w;
+            for &i in &self.up_words {
+                let i = i as usize;
+                let old = self.bits[base + i];
+                let new = self.up[i] & !old;
+                if new != 0 {
+                    self.log.push(((base + i) as u32, old));
+                    self.bits[base + i] = old | new;
+                }
+            }
+        }
+    }
+}
+
+/// The positions of the bits set in `set`, whose non-zero words are `words`.
+fn set_bits(set: &[u64], words: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    for &i in words {
+        let mut m = set[i as usize];
+        while m != 0 {
+            out.push(i * 64 + m.trailing_zeros());
+            m &= m - 1;
         }
     }
 }
@@ -170,5 +230,3 @@ mod tests {
         assert!(c.reaches(0, 199) && c.reaches(150, 199) && !c.reaches(199, 0) && !c.reaches(150, 120));
     }
 }
-
-pub static mut STATS: [u64; 4] = [0; 4];
