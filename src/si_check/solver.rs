@@ -55,6 +55,51 @@ const THEORY: u32 = u32::MAX - 1;
 /// Whether solvers propagate the theory (tests switch it off to compare).
 pub(crate) static THEORY_PROPAGATION: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
+/// Contracts chains for the closure: a known edge `u → v` where `u` has no
+/// other edge out and `v` no other edge in (known or of any literal) merges
+/// the two, since every path through one passes through the other. Under
+/// serializability a transaction's begin and commit nodes are such a pair,
+/// which halves the closure's side. Fills `rep` (node → closure node) and
+/// returns the number of closure nodes.
+fn contract(inst: &Instance, rep: &mut Vec<u32>) -> usize {
+    let n = inst.nodes;
+    let mut outd = vec![0u32; n];
+    let mut ind = vec![0u32; n];
+    for &(a, b) in inst.known.iter().chain(&inst.side_edges) {
+        outd[a as usize] += 1;
+        ind[b as usize] += 1;
+    }
+    // Union-find over the mergeable edges.
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn find(p: &mut [u32], mut x: u32) -> u32 {
+        while p[x as usize] != x {
+            p[x as usize] = p[p[x as usize] as usize];
+            x = p[x as usize];
+        }
+        x
+    }
+    for &(a, b) in &inst.known {
+        if a != b && outd[a as usize] == 1 && ind[b as usize] == 1 {
+            let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+            if ra != rb {
+                parent[rb as usize] = ra;
+            }
+        }
+    }
+    let mut id = vec![u32::MAX; n];
+    let mut classes = 0u32;
+    rep.clear();
+    for x in 0..n as u32 {
+        let r = find(&mut parent, x) as usize;
+        if id[r] == u32::MAX {
+            id[r] = classes;
+            classes += 1;
+        }
+        rep.push(id[r]);
+    }
+    classes as usize
+}
+
 /// Queues the negation of every literal passing `open` with the edge
 /// `x → y` (`cand_in` lists them per `y`).
 fn implied_by(
@@ -238,8 +283,10 @@ struct Solver<'a> {
     /// The transitive closure of the graph, for theory propagation (absent
     /// for components too large for its bit matrices).
     closure: Option<Closure>,
-    /// Per node `y`, the literals with an edge `x → y`, as `(x, lit)`,
-    /// sorted.
+    /// Per node, its node in the closure (see [`contract`]).
+    rep: Vec<u32>,
+    /// Per closure node `y`, the literals with an edge into it, as
+    /// `(x, lit)` with `x` the closure node of the edge's source, sorted.
     cand_in: Vec<Vec<(u32, u32)>>,
     /// Per trail entry, the closure's undo point before its edges.
     tmark: Vec<usize>,
@@ -286,23 +333,31 @@ impl<'a> Solver<'a> {
         for i in 0..v as u32 {
             heap.insert(i, &activity);
         }
-        let propagate = THEORY_PROPAGATION.load(std::sync::atomic::Ordering::Relaxed) && n <= closure::MAX_NODES;
-        let mut cand_in = vec![Vec::new(); if propagate { n } else { 0 }];
+        let propagate = THEORY_PROPAGATION.load(std::sync::atomic::Ordering::Relaxed);
+        let mut rep = Vec::new();
+        let mut cand_in = Vec::new();
         let mut closure = None;
         let mut implied = Vec::new();
-        if propagate {
+        let classes = if propagate { contract(inst, &mut rep) } else { usize::MAX };
+        if classes <= closure::MAX_NODES {
+            cand_in = vec![Vec::new(); classes];
             for lit in 0..2 * v as u32 {
                 for &(a, b) in inst.edges(lit) {
-                    cand_in[b as usize].push((a, lit));
+                    cand_in[rep[b as usize] as usize].push((rep[a as usize], lit));
                 }
             }
             for c in &mut cand_in {
                 c.sort_unstable();
+                c.dedup();
             }
-            let mut cl = Closure::new(n, inst.side_edges.iter().copied());
+            let cands = inst.side_edges.iter().map(|&(a, b)| (rep[a as usize], rep[b as usize]));
+            let mut cl = Closure::new(classes, cands);
             let mut hits = Vec::new();
             for &(a, b) in &inst.known {
-                cl.insert(a, b, &mut hits);
+                let (ra, rb) = (rep[a as usize], rep[b as usize]);
+                if ra != rb {
+                    cl.insert(ra, rb, &mut hits);
+                }
             }
             for (y, x) in hits {
                 implied_by(&cand_in, &mut implied, x, y, |_| true);
@@ -338,6 +393,7 @@ impl<'a> Solver<'a> {
             chrono: CHRONO_THRESHOLD,
             group_of,
             closure,
+            rep,
             cand_in,
             tmark: Vec::new(),
             tpos: vec![0; v],
@@ -401,7 +457,13 @@ impl<'a> Solver<'a> {
     /// undecided literal whose edge now closes a cycle.
     fn close_over(&mut self, a: u32, b: u32) {
         let Some(cl) = self.closure.as_mut() else { return };
-        cl.insert(a, b, &mut self.hits);
+        let (ra, rb) = (self.rep[a as usize], self.rep[b as usize]);
+        if ra == rb {
+            // Inside a contracted chain: either its own edge (nothing new)
+            // or one closing a cycle, which the order maintenance reports.
+            return;
+        }
+        cl.insert(ra, rb, &mut self.hits);
         let assign = &self.assign;
         for (y, x) in self.hits.drain(..) {
             implied_by(&self.cand_in, &mut self.implied, x, y, |l| assign[(l >> 1) as usize] < 0);
@@ -495,7 +557,8 @@ impl<'a> Solver<'a> {
     fn would_close(&mut self, lit: u32) -> Option<Vec<u32>> {
         let inst = self.inst;
         for &(a, b) in inst.edges(lit) {
-            if self.closure.as_ref().is_some_and(|c| a != b && !c.reaches(b, a)) {
+            let (ra, rb) = self.rep.get(a as usize).zip(self.rep.get(b as usize)).map_or((a, a), |(&x, &y)| (x, y));
+            if self.closure.as_ref().is_some_and(|c| ra != rb && !c.reaches(rb, ra)) {
                 continue;
             }
             if self.ord[a as usize] > self.ord[b as usize] {
@@ -611,7 +674,14 @@ impl<'a> Solver<'a> {
                 return Some(c);
             }
             let mut assigned = false;
-            while let Some((l, x, y)) = self.implied.pop() {
+            while let Some((l, rx, ry)) = self.implied.pop() {
+                // The edge of the other side between those closure nodes.
+                let rep = &self.rep;
+                let Some(&(x, y)) =
+                    self.inst.edges(l ^ 1).iter().find(|&&(a, b)| rep[a as usize] == rx && rep[b as usize] == ry)
+                else {
+                    continue;
+                };
                 match self.value(l) {
                     1 => continue,
                     0 => {
