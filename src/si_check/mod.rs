@@ -417,13 +417,20 @@ pub fn check_level_knowing(
     }
     let mut stronger = Vec::new();
     if level.order != OrderKind::Realtime && realtime {
-        stronger.push(OrderKind::Realtime);
+        stronger.push(Level { order: OrderKind::Realtime, ..level });
     }
     if level.order == OrderKind::None && sessions {
-        stronger.push(OrderKind::Session);
+        stronger.push(Level { order: OrderKind::Session, ..level });
     }
-    for order in stronger {
-        let attempt = Level { order, ..level };
+    // A serializable history is one at snapshot isolation too, and the
+    // serializable problem is the smaller one (a transaction's begin and
+    // commit are one node for the solver's closure, and pruning has the
+    // stronger rule): tried before snapshot isolation itself.
+    if level.semantics == Semantics::SnapshotIsolation {
+        stronger.push(Level { semantics: Semantics::Serializable, ..level });
+    }
+    for attempt in stronger {
+        let order = attempt.order;
         if refuted.iter().any(|&r| attempt.implies(r)) {
             continue;
         }

@@ -52,9 +52,6 @@ const NONE: u32 = u32::MAX;
 /// computes its clause.
 const THEORY: u32 = u32::MAX - 1;
 
-/// Whether solvers propagate the theory (tests switch it off to compare).
-pub(crate) static THEORY_PROPAGATION: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
 /// Contracts chains for the closure: a known edge `u → v` where `u` has no
 /// other edge out and `v` no other edge in (known or of any literal) merges
 /// the two, since every path through one passes through the other. Under
@@ -225,7 +222,7 @@ impl SolveStats {
 
 /// Decides the instance, giving up at `deadline`.
 pub fn solve(inst: &Instance, deadline: Option<Instant>) -> (Answer, SolveStats) {
-    solve_with(inst, deadline, CHRONO_THRESHOLD)
+    solve_with(inst, deadline, CHRONO_THRESHOLD, true)
 }
 
 /// [`solve`], adding its decisions to `progress` as it goes (every 1024).
@@ -234,7 +231,7 @@ pub fn solve_observed(
     deadline: Option<Instant>,
     progress: Option<&'static super::ExactProgress>,
 ) -> (Answer, SolveStats) {
-    let mut s = Solver::new(inst);
+    let mut s = Solver::new(inst, true);
     s.chrono = CHRONO_THRESHOLD;
     s.progress = progress;
     let a = s.run(deadline);
@@ -242,9 +239,10 @@ pub fn solve_observed(
 }
 
 /// [`solve`] with backjumps longer than `chrono` levels made chronological
-/// (tests use 0 to exercise chronological backtracking on small instances).
-fn solve_with(inst: &Instance, deadline: Option<Instant>, chrono: u32) -> (Answer, SolveStats) {
-    let mut s = Solver::new(inst);
+/// (tests use 0 to exercise chronological backtracking on small instances),
+/// and theory propagation on or off (tests compare both).
+fn solve_with(inst: &Instance, deadline: Option<Instant>, chrono: u32, propagate: bool) -> (Answer, SolveStats) {
+    let mut s = Solver::new(inst, propagate);
     s.chrono = chrono;
     let a = s.run(deadline);
     (a, s.stats)
@@ -302,7 +300,7 @@ struct Solver<'a> {
 }
 
 impl<'a> Solver<'a> {
-    fn new(inst: &'a Instance) -> Self {
+    fn new(inst: &'a Instance, propagate: bool) -> Self {
         let v = inst.vars();
         let n = inst.nodes;
         let mut out = vec![Vec::new(); n];
@@ -333,7 +331,6 @@ impl<'a> Solver<'a> {
         for i in 0..v as u32 {
             heap.insert(i, &activity);
         }
-        let propagate = THEORY_PROPAGATION.load(std::sync::atomic::Ordering::Relaxed);
         let mut rep = Vec::new();
         let mut cand_in = Vec::new();
         let mut closure = None;
@@ -1178,6 +1175,11 @@ mod tests {
     type Sides = (Vec<(u32, u32)>, Vec<(u32, u32)>);
 
     /// Builds an instance from per-variable (true side, false side) edges.
+    /// Chronological backtracking thresholds and theory propagation, in
+    /// every combination the tests run.
+    const CONFIGS: [(u32, bool); 6] =
+        [(CHRONO_THRESHOLD, true), (0, true), (1, true), (CHRONO_THRESHOLD, false), (0, false), (1, false)];
+
     pub(crate) fn instance(nodes: usize, known: &[(u32, u32)], vars: &[Sides]) -> Instance {
         let mut side_edges = Vec::new();
         let mut side_start = vec![0];
@@ -1281,8 +1283,8 @@ mod tests {
             let vars: Vec<_> = (0..nv).map(|_| (side(), side())).collect();
             let inst = instance(nodes, &known, &vars);
             let expected = brute(&inst);
-            for chrono in [CHRONO_THRESHOLD, 0, 1] {
-                match solve_with(&inst, None, chrono).0 {
+            for (chrono, propagate) in CONFIGS {
+                match solve_with(&inst, None, chrono, propagate).0 {
                     Answer::Sat(m) => {
                         assert!(expected, "solver found a model for an unsatisfiable instance");
                         assert!(model_acyclic(&inst, nodes, &m), "model is cyclic");
@@ -1334,8 +1336,8 @@ mod tests {
                 inst.clauses.push((0..len).map(|_| rnd(2 * nv as u64)).collect());
             }
             let expected = brute(&inst);
-            for chrono in [CHRONO_THRESHOLD, 0, 1] {
-                match solve_with(&inst, None, chrono).0 {
+            for (chrono, propagate) in CONFIGS {
+                match solve_with(&inst, None, chrono, propagate).0 {
                     Answer::Sat(m) => {
                         assert!(expected, "model for an unsatisfiable instance");
                         let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
@@ -1352,6 +1354,71 @@ mod tests {
             }
         }
         assert!(sat > 50 && unsat > 20, "sat {sat} unsat {unsat}");
+    }
+
+    /// Begin/commit-shaped instances (transaction `t` is `2t → 2t + 1`,
+    /// dependencies go from a commit to a begin, as under serializability,
+    /// plus a few begin-to-commit edges as under snapshot isolation), where
+    /// the closure contracts the pairs that have no other edge: verdicts
+    /// match brute force with and without theory propagation, and models
+    /// are acyclic.
+    #[test]
+    fn begin_commit_instances_like_brute_force() {
+        let mut x: u64 = 4242;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        let (mut sat, mut unsat) = (0, 0);
+        for _ in 0..2000 {
+            let txns = 3 + rnd(4);
+            let nodes = 2 * txns as usize;
+            let known: Vec<(u32, u32)> = (0..txns)
+                .map(|t| (2 * t, 2 * t + 1))
+                .chain((0..rnd(3)).map(|_| {
+                    // Forward, so that the identity is a topological order.
+                    let a = rnd(u64::from(txns - 1));
+                    let b = a + 1 + rnd(u64::from(txns - 1 - a));
+                    (2 * a + 1, 2 * b)
+                }))
+                .collect();
+            let nv = 2 + rnd(7) as usize;
+            let mut dep = |rnd: &mut dyn FnMut(u64) -> u32| {
+                let a = rnd(u64::from(txns));
+                let b = (a + 1 + rnd(u64::from(txns - 1))) % txns;
+                if rnd(6) == 0 {
+                    (2 * a, 2 * b + 1)
+                } else {
+                    (2 * a + 1, 2 * b)
+                }
+            };
+            let vars: Vec<_> = (0..nv)
+                .map(|_| {
+                    let one: Vec<_> = (0..1 + rnd(2)).map(|_| dep(&mut rnd)).collect();
+                    let other: Vec<_> = (0..1 + rnd(2)).map(|_| dep(&mut rnd)).collect();
+                    (one, other)
+                })
+                .collect();
+            let inst = instance(nodes, &known, &vars);
+            let expected = brute(&inst);
+            for (chrono, propagate) in CONFIGS {
+                match solve_with(&inst, None, chrono, propagate).0 {
+                    Answer::Sat(m) => {
+                        assert!(expected, "model for an unsatisfiable instance");
+                        assert!(model_acyclic(&inst, nodes, &m), "model is cyclic");
+                        sat += 1;
+                    }
+                    Answer::Unsat => {
+                        assert!(!expected, "unsat for a satisfiable instance");
+                        unsat += 1;
+                    }
+                    Answer::Timeout => panic!("no deadline"),
+                }
+            }
+        }
+        assert!(sat > 300 && unsat > 300, "sat {sat} unsat {unsat}");
     }
 
     #[test]
