@@ -41,8 +41,15 @@ pub struct Closure {
     /// `cand[y * words ..][..words]`: the nodes `x` with a candidate edge
     /// `x → y`.
     cand: Vec<u64>,
-    /// `(word index, old value)` for every word changed, oldest first.
-    log: Vec<(u32, u64)>,
+    /// The index and old value of every word changed, oldest first; a word
+    /// is logged once per epoch (its first change since the last
+    /// [`Closure::checkpoint`] or undo), which is all an undo to the start
+    /// of an epoch needs.
+    log_index: Vec<u32>,
+    log_old: Vec<u64>,
+    /// Per word of `bits`, the epoch it was last logged in.
+    stamp: Vec<u32>,
+    epoch: u32,
     /// The descendants of `b` with `b`, and the ancestors of `a` with `a`,
     /// while inserting `a → b`; with the indices of their non-zero words.
     down: Vec<u64>,
@@ -70,7 +77,10 @@ impl Closure {
             words,
             bits: vec![0; 2 * n * words],
             cand,
-            log: Vec::new(),
+            log_index: Vec::new(),
+            log_old: Vec::new(),
+            stamp: vec![0; 2 * n * words],
+            epoch: 1,
             down: vec![0; words],
             up: vec![0; words],
             down_words: Vec::new(),
@@ -87,18 +97,38 @@ impl Closure {
         self.bits[f * self.words + t / 64] >> (t % 64) & 1 == 1
     }
 
-    /// The current undo point.
+    /// The current undo point. Only points taken right after
+    /// [`Closure::checkpoint`] (or an undo) can be restored.
     pub fn mark(&self) -> usize {
-        self.log.len()
+        self.log_index.len()
     }
 
-    /// Restores the closure as it was at undo point `mark`.
+    /// Starts an epoch: the current state becomes a point to undo to.
+    pub fn checkpoint(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// Restores the closure as it was at undo point `mark`, and starts an
+    /// epoch.
     pub fn undo_to(&mut self, mark: usize) {
-        while self.log.len() > mark {
-            if let Some((i, old)) = self.log.pop() {
+        while self.log_index.len() > mark {
+            if let (Some(i), Some(old)) = (self.log_index.pop(), self.log_old.pop()) {
                 self.bits[i as usize] = old;
             }
         }
+        self.epoch += 1;
+    }
+
+    /// Sets word `i` to `value`, logging its old value if this epoch has
+    /// not yet.
+    #[inline]
+    fn set(&mut self, i: usize, old: u64, value: u64) {
+        if self.stamp[i] != self.epoch {
+            self.stamp[i] = self.epoch;
+            self.log_index.push(i as u32);
+            self.log_old.push(old);
+        }
+        self.bits[i] = value;
     }
 
     /// Adds the edge `a → b` (the caller has checked that `b` does not reach
@@ -135,18 +165,18 @@ impl Closure {
         self.up_words.extend((0..w as u32).filter(|&i| self.up[i as usize] != 0));
         set_bits(&self.up, &self.up_words, &mut self.rows_to_do);
         set_bits(&self.down, &self.down_words, &mut self.cols_to_do);
-        for &y in &self.rows_to_do {
+        let (rows_to_do, down_words) = (std::mem::take(&mut self.rows_to_do), std::mem::take(&mut self.down_words));
+        for &y in &rows_to_do {
             let y = y as usize;
             let base = y * w;
-            for &i in &self.down_words {
+            for &i in &down_words {
                 let i = i as usize;
                 let old = self.bits[base + i];
                 let new = self.down[i] & !old;
                 if new == 0 {
                     continue;
                 }
-                self.log.push(((base + i) as u32, old));
-                self.bits[base + i] = old | new;
+                self.set(base + i, old, old | new);
                 let mut h = new & self.cand[base + i];
                 while h != 0 {
                     let x = i * 64 + h.trailing_zeros() as usize;
@@ -155,18 +185,20 @@ impl Closure {
                 }
             }
         }
-        for &x in &self.cols_to_do {
+        (self.rows_to_do, self.down_words) = (rows_to_do, down_words);
+        let (cols_to_do, up_words) = (std::mem::take(&mut self.cols_to_do), std::mem::take(&mut self.up_words));
+        for &x in &cols_to_do {
             let base = (n + x as usize) * w;
-            for &i in &self.up_words {
+            for &i in &up_words {
                 let i = i as usize;
                 let old = self.bits[base + i];
                 let new = self.up[i] & !old;
                 if new != 0 {
-                    self.log.push(((base + i) as u32, old));
-                    self.bits[base + i] = old | new;
+                    self.set(base + i, old, old | new);
                 }
             }
         }
+        (self.cols_to_do, self.up_words) = (cols_to_do, up_words);
     }
 }
 
@@ -194,6 +226,7 @@ mod tests {
         c.insert(0, 1, &mut hits);
         assert!(c.reaches(0, 1) && !c.reaches(1, 0));
         assert!(hits.is_empty());
+        c.checkpoint();
         let m = c.mark();
         c.insert(1, 2, &mut hits);
         // 0 ⇝ 2 now, so the candidate 2 → 0 would close a cycle.
@@ -209,9 +242,12 @@ mod tests {
         // An edge already implied adds nothing.
         hits.clear();
         c.insert(1, 2, &mut hits);
+        assert_eq!(hits, vec![(0, 2)]);
+        hits.clear();
         let m2 = c.mark();
         c.insert(0, 2, &mut hits);
         assert_eq!(c.mark(), m2);
+        assert!(hits.is_empty());
     }
 
     #[test]

@@ -1068,6 +1068,10 @@ impl<'a> Solver<'a> {
                 continue;
             }
             self.trail_lim.push(self.trail.len());
+            if let Some(c) = self.closure.as_mut() {
+                // Backtracking undoes the closure to the start of a level.
+                c.checkpoint();
+            }
             pending = self.assign(lit, NONE, self.decision_level());
         }
     }
@@ -1385,7 +1389,7 @@ mod tests {
                 }))
                 .collect();
             let nv = 2 + rnd(7) as usize;
-            let mut dep = |rnd: &mut dyn FnMut(u64) -> u32| {
+            let dep = |rnd: &mut dyn FnMut(u64) -> u32| {
                 let a = rnd(u64::from(txns));
                 let b = (a + 1 + rnd(u64::from(txns - 1))) % txns;
                 if rnd(6) == 0 {
