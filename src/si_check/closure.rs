@@ -90,6 +90,83 @@ impl Closure {
         }
     }
 
+    /// The closure of `edges` on `n` nodes, given a topological order of
+    /// them (`topo`, every node once), computed in bulk: rows in reverse
+    /// topological order (a node reaches its successors and what they
+    /// reach), ancestor rows in topological order. `O(edges × n / 64)`
+    /// word operations, instead of one insertion per edge. Pushes `(y, x)`
+    /// onto `hits` for every candidate edge `x → y` the edges already close
+    /// into a cycle.
+    pub fn with_edges(
+        n: usize,
+        cands: impl IntoIterator<Item = (u32, u32)>,
+        edges: &[(u32, u32)],
+        topo: &[u32],
+        hits: &mut Vec<(u32, u32)>,
+    ) -> Closure {
+        let mut c = Closure::new(n, cands);
+        let w = c.words;
+        let csr = |rev: bool| {
+            let mut start = vec![0u32; n + 1];
+            for &(a, b) in edges {
+                start[if rev { b } else { a } as usize + 1] += 1;
+            }
+            for i in 0..n {
+                start[i + 1] += start[i];
+            }
+            let mut fill = start.clone();
+            let mut to = vec![0u32; edges.len()];
+            for &(a, b) in edges {
+                let (f, t) = if rev { (b, a) } else { (a, b) };
+                to[fill[f as usize] as usize] = t;
+                fill[f as usize] += 1;
+            }
+            (start, to)
+        };
+        // Descendant rows: successors first.
+        let (start, to) = csr(false);
+        for &v in topo.iter().rev() {
+            let v = v as usize;
+            for k in start[v]..start[v + 1] {
+                let s = to[k as usize] as usize;
+                if s == v {
+                    continue;
+                }
+                for i in 0..w {
+                    let add = c.bits[s * w + i];
+                    c.bits[v * w + i] |= add;
+                }
+                c.bits[v * w + s / 64] |= 1u64 << (s % 64);
+            }
+        }
+        // Ancestor rows: predecessors first.
+        let (start, to) = csr(true);
+        for &v in topo {
+            let v = v as usize;
+            for k in start[v]..start[v + 1] {
+                let p = to[k as usize] as usize;
+                if p == v {
+                    continue;
+                }
+                for i in 0..w {
+                    let add = c.bits[(n + p) * w + i];
+                    c.bits[(n + v) * w + i] |= add;
+                }
+                c.bits[(n + v) * w + p / 64] |= 1u64 << (p % 64);
+            }
+        }
+        for y in 0..n {
+            for i in 0..w {
+                let mut h = c.bits[y * w + i] & c.cand[y * w + i];
+                while h != 0 {
+                    hits.push((y as u32, (i * 64) as u32 + h.trailing_zeros()));
+                    h &= h - 1;
+                }
+            }
+        }
+        c
+    }
+
     /// Whether `from` reaches `to` by a non-empty path.
     #[inline]
     pub fn reaches(&self, from: u32, to: u32) -> bool {
@@ -248,6 +325,51 @@ mod tests {
         c.insert(0, 2, &mut hits);
         assert_eq!(c.mark(), m2);
         assert!(hits.is_empty());
+    }
+
+    #[test]
+    fn bulk_closure_equals_insertions() {
+        // A DAG on 150 nodes (edges forward in a shuffled order), so rows
+        // span several words.
+        let n = 150u32;
+        let mut x: u64 = 17;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        let mut topo: Vec<u32> = (0..n).collect();
+        for i in (1..n as usize).rev() {
+            topo.swap(i, rnd(i as u64 + 1) as usize);
+        }
+        let edges: Vec<(u32, u32)> = (0..300)
+            .map(|_| {
+                let (i, j) = (rnd(u64::from(n)), rnd(u64::from(n)));
+                let (i, j) = (i.min(j), i.max(j).max(i.min(j) + 1).min(n - 1));
+                (topo[i as usize], topo[j as usize])
+            })
+            .filter(|&(a, b)| a != b)
+            .collect();
+        let cands: Vec<(u32, u32)> = (0..200).map(|_| (rnd(u64::from(n)), rnd(u64::from(n)))).collect();
+        let mut one = Closure::new(n as usize, cands.iter().copied());
+        let mut hits_one = Vec::new();
+        for &(a, b) in &edges {
+            one.insert(a, b, &mut hits_one);
+        }
+        let mut hits_bulk = Vec::new();
+        let bulk = Closure::with_edges(n as usize, cands.iter().copied(), &edges, &topo, &mut hits_bulk);
+        for a in 0..n {
+            for b in 0..n {
+                assert_eq!(one.reaches(a, b), bulk.reaches(a, b), "{a} -> {b}");
+            }
+        }
+        assert_eq!(one.bits, bulk.bits);
+        hits_one.sort_unstable();
+        hits_one.dedup();
+        hits_bulk.sort_unstable();
+        assert_eq!(hits_one, hits_bulk);
+        assert!(!hits_bulk.is_empty());
     }
 
     #[test]

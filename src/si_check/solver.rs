@@ -348,14 +348,23 @@ impl<'a> Solver<'a> {
                 c.dedup();
             }
             let cands = inst.side_edges.iter().map(|&(a, b)| (rep[a as usize], rep[b as usize]));
-            let mut cl = Closure::new(classes, cands);
-            let mut hits = Vec::new();
-            for &(a, b) in &inst.known {
-                let (ra, rb) = (rep[a as usize], rep[b as usize]);
-                if ra != rb {
-                    cl.insert(ra, rb, &mut hits);
-                }
+            // Closure nodes in a topological order of the known edges: by
+            // the first position of their members (a contracted chain's
+            // edges go forward in the order).
+            let mut first = vec![u32::MAX; classes];
+            for (x, &r) in rep.iter().enumerate() {
+                first[r as usize] = first[r as usize].min(inst.order.get(x).copied().unwrap_or(0));
             }
+            let mut topo: Vec<u32> = (0..classes as u32).collect();
+            topo.sort_unstable_by_key(|&c| first[c as usize]);
+            let known: Vec<(u32, u32)> = inst
+                .known
+                .iter()
+                .map(|&(a, b)| (rep[a as usize], rep[b as usize]))
+                .filter(|&(a, b)| a != b)
+                .collect();
+            let mut hits = Vec::new();
+            let cl = Closure::with_edges(classes, cands, &known, &topo, &mut hits);
             for (y, x) in hits {
                 implied_by(&cand_in, &mut implied, x, y, |_| true);
             }
