@@ -425,9 +425,18 @@ pub fn check_level_knowing(
     // A serializable history is one at snapshot isolation too, and the
     // serializable problem is the smaller one (a transaction's begin and
     // commit are one node for the solver's closure, and pruning has the
-    // stronger rule): tried before snapshot isolation itself.
+    // stronger rule). At snapshot isolation, serializability with the
+    // strongest order the history records comes first (the most
+    // constrained problem, decided fastest when it holds), then the
+    // snapshot-isolation attempts, then serializability at the level's own
+    // order.
     if level.semantics == Semantics::SnapshotIsolation {
-        stronger.push(Level { semantics: Semantics::Serializable, ..level });
+        let ser = |order| Level { semantics: Semantics::Serializable, order };
+        let top = stronger.first().map_or(level.order, |l: &Level| l.order);
+        stronger.insert(0, ser(top));
+        if top != level.order {
+            stronger.push(ser(level.order));
+        }
     }
     for attempt in stronger {
         let order = attempt.order;
