@@ -69,3 +69,25 @@ for shape in "${SHAPES[@]}"; do
     echo "| $name | $model | $verdict | $wall | $rss | $stages |"
   done
 done
+
+# Beside adya's inference (issue 16: the valid default shape must be checked
+# exactly faster than adya infers it), when an adya binary is at hand
+# (ADYA=/path/to/adya, or `adya` on PATH; `cargo install adya
+# --no-default-features` builds it). One run each, back to back.
+ADYA="${ADYA:-$(command -v adya || true)}"
+if [[ -n "$ADYA" && -x "$ADYA" ]]; then
+  echo
+  echo "| history | adya s | adya MB | isolde s | isolde MB | adya time / isolde time |"
+  echo "|---|---|---|---|---|---|"
+  for name in default-10k default-100k; do
+    file="$DATA/$name.edn"
+    [[ -e "$file" ]] || continue
+    "$TIME" -f "%e %M" -o "$tmp/adya" "$ADYA" check -m rw-register -c serializable "$file" >/dev/null 2>&1 || true
+    "$TIME" -f "%e %M" -o "$tmp/isolde" "$BIN" analyze "$file" --model serializable --format json \
+      --exact-timeout "$LIMIT" >/dev/null 2>&1 || true
+    read -r aw am < <(tail -1 "$tmp/adya")
+    read -r iw im < <(tail -1 "$tmp/isolde")
+    ratio=$(awk -v a="$aw" -v i="$iw" 'BEGIN { if (i > 0) printf "%.2fx", a / i; else print "-" }')
+    echo "| $name | $aw | $((am / 1024)) | $iw | $((im / 1024)) | $ratio |"
+  done
+fi

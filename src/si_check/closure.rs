@@ -22,12 +22,37 @@
 //! cycle; they are reported to the caller. Every word changed goes on an
 //! undo log, so backtracking restores the closure of a trail prefix.
 //!
-//! Memory is two `n × n` bit matrices, so the solver uses this only for
-//! components up to [`MAX_NODES`] nodes.
+//! Descendant rows alone would make finding the ancestors of `a` a scan of
+//! every row; a second matrix keeps ancestor rows, so both sets of an
+//! insertion are read off one row each, and only the words where a row
+//! gains bits are visited. The known edges' closure is computed in bulk
+//! (reverse topological order) before the search.
+//!
+//! Memory is three `n × n` bit matrices (descendants, ancestors, candidate
+//! sources) and an epoch stamp per word of the first two, so the solver uses
+//! this only for components up to [`MAX_NODES`] nodes, and only while all
+//! live closures fit [`BUDGET_BYTES`].
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The largest component (in graph nodes) given a closure: three bit
-/// matrices of `n²` bits, 384 MiB at this size.
+/// matrices of `n²` bits and a stamp per word of two of them, 512 MiB at
+/// this size (plus the undo log).
 pub const MAX_NODES: usize = 32_768;
+
+/// What the closures alive at once may hold (components are solved in
+/// parallel): a component that would exceed it is solved without theory
+/// propagation.
+pub const BUDGET_BYTES: usize = 2 << 30;
+
+/// Bytes held by live closures.
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// The bytes of a closure on `n` nodes (without its undo log).
+pub fn bytes_for(n: usize) -> usize {
+    let words = n.div_ceil(64).max(1);
+    3 * n * words * 8 + 2 * n * words * 4
+}
 
 /// The transitive closure of a growing DAG, with an undo log.
 pub struct Closure {
@@ -59,11 +84,37 @@ pub struct Closure {
     /// The nodes whose descendant rows, and whose ancestor rows, grow.
     rows_to_do: Vec<u32>,
     cols_to_do: Vec<u32>,
+    /// Bytes counted in [`IN_USE`] for this closure.
+    held: usize,
+}
+
+impl Drop for Closure {
+    fn drop(&mut self) {
+        IN_USE.fetch_sub(self.held, Ordering::Relaxed);
+    }
 }
 
 impl Closure {
-    /// An empty graph on `n` nodes whose candidate edges are `cands`.
+    /// An empty graph on `n` nodes whose candidate edges are `cands`
+    /// (counted against [`BUDGET_BYTES`] but not refused).
     pub fn new(n: usize, cands: impl IntoIterator<Item = (u32, u32)>) -> Closure {
+        let held = bytes_for(n);
+        IN_USE.fetch_add(held, Ordering::Relaxed);
+        Closure::holding(n, cands, held)
+    }
+
+    /// An empty graph, if one on `n` nodes fits [`MAX_NODES`] and what is
+    /// left of [`BUDGET_BYTES`].
+    pub fn try_new(n: usize, cands: impl IntoIterator<Item = (u32, u32)>) -> Option<Closure> {
+        let held = bytes_for(n);
+        let reserved = n <= MAX_NODES
+            && IN_USE
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| (u + held <= BUDGET_BYTES).then_some(u + held))
+                .is_ok();
+        reserved.then(|| Closure::holding(n, cands, held))
+    }
+
+    fn holding(n: usize, cands: impl IntoIterator<Item = (u32, u32)>, held: usize) -> Closure {
         let words = n.div_ceil(64).max(1);
         let mut cand = vec![0u64; n * words];
         for (x, y) in cands {
@@ -87,10 +138,12 @@ impl Closure {
             up_words: Vec::new(),
             rows_to_do: Vec::new(),
             cols_to_do: Vec::new(),
+            held,
         }
     }
 
-    /// The closure of `edges` on `n` nodes, given a topological order of
+    /// The closure of `edges` on `n` nodes (if it fits, see
+    /// [`Closure::try_new`]), given a topological order of
     /// them (`topo`, every node once), computed in bulk: rows in reverse
     /// topological order (a node reaches its successors and what they
     /// reach), ancestor rows in topological order. `O(edges × n / 64)`
@@ -103,8 +156,8 @@ impl Closure {
         edges: &[(u32, u32)],
         topo: &[u32],
         hits: &mut Vec<(u32, u32)>,
-    ) -> Closure {
-        let mut c = Closure::new(n, cands);
+    ) -> Option<Closure> {
+        let mut c = Closure::try_new(n, cands)?;
         let w = c.words;
         let csr = |rev: bool| {
             let mut start = vec![0u32; n + 1];
@@ -164,7 +217,7 @@ impl Closure {
                 }
             }
         }
-        c
+        Some(c)
     }
 
     /// Whether `from` reaches `to` by a non-empty path.
@@ -358,7 +411,9 @@ mod tests {
             one.insert(a, b, &mut hits_one);
         }
         let mut hits_bulk = Vec::new();
-        let bulk = Closure::with_edges(n as usize, cands.iter().copied(), &edges, &topo, &mut hits_bulk);
+        let Some(bulk) = Closure::with_edges(n as usize, cands.iter().copied(), &edges, &topo, &mut hits_bulk) else {
+            panic!("a 150-node closure fits the budget");
+        };
         for a in 0..n {
             for b in 0..n {
                 assert_eq!(one.reaches(a, b), bulk.reaches(a, b), "{a} -> {b}");

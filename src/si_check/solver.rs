@@ -337,16 +337,6 @@ impl<'a> Solver<'a> {
         let mut implied = Vec::new();
         let classes = if propagate { contract(inst, &mut rep) } else { usize::MAX };
         if classes <= closure::MAX_NODES {
-            cand_in = vec![Vec::new(); classes];
-            for lit in 0..2 * v as u32 {
-                for &(a, b) in inst.edges(lit) {
-                    cand_in[rep[b as usize] as usize].push((rep[a as usize], lit));
-                }
-            }
-            for c in &mut cand_in {
-                c.sort_unstable();
-                c.dedup();
-            }
             let cands = inst.side_edges.iter().map(|&(a, b)| (rep[a as usize], rep[b as usize]));
             // Closure nodes in a topological order of the known edges: by
             // the first position of their members (a contracted chain's
@@ -357,18 +347,27 @@ impl<'a> Solver<'a> {
             }
             let mut topo: Vec<u32> = (0..classes as u32).collect();
             topo.sort_unstable_by_key(|&c| first[c as usize]);
-            let known: Vec<(u32, u32)> = inst
-                .known
-                .iter()
-                .map(|&(a, b)| (rep[a as usize], rep[b as usize]))
-                .filter(|&(a, b)| a != b)
-                .collect();
+            let known: Vec<(u32, u32)> =
+                inst.known.iter().map(|&(a, b)| (rep[a as usize], rep[b as usize])).filter(|&(a, b)| a != b).collect();
             let mut hits = Vec::new();
-            let cl = Closure::with_edges(classes, cands, &known, &topo, &mut hits);
-            for (y, x) in hits {
-                implied_by(&cand_in, &mut implied, x, y, |_| true);
+            // None when the closures of components solved alongside hold
+            // the memory budget: this one is solved without propagation.
+            closure = Closure::with_edges(classes, cands, &known, &topo, &mut hits);
+            if closure.is_some() {
+                cand_in = vec![Vec::new(); classes];
+                for lit in 0..2 * v as u32 {
+                    for &(a, b) in inst.edges(lit) {
+                        cand_in[rep[b as usize] as usize].push((rep[a as usize], lit));
+                    }
+                }
+                for c in &mut cand_in {
+                    c.sort_unstable();
+                    c.dedup();
+                }
+                for (y, x) in hits {
+                    implied_by(&cand_in, &mut implied, x, y, |_| true);
+                }
             }
-            closure = Some(cl);
         }
         Solver {
             inst,
