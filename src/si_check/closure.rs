@@ -176,38 +176,12 @@ impl Closure {
             }
             (start, to)
         };
-        // Descendant rows: successors first.
+        // Descendant rows: successors first; ancestor rows: predecessors
+        // first.
         let (start, to) = csr(false);
-        for &v in topo.iter().rev() {
-            let v = v as usize;
-            for k in start[v]..start[v + 1] {
-                let s = to[k as usize] as usize;
-                if s == v {
-                    continue;
-                }
-                for i in 0..w {
-                    let add = c.bits[s * w + i];
-                    c.bits[v * w + i] |= add;
-                }
-                c.bits[v * w + s / 64] |= 1u64 << (s % 64);
-            }
-        }
-        // Ancestor rows: predecessors first.
+        union_rows(&mut c.bits, w, 0, &start, &to, topo.iter().rev());
         let (start, to) = csr(true);
-        for &v in topo {
-            let v = v as usize;
-            for k in start[v]..start[v + 1] {
-                let p = to[k as usize] as usize;
-                if p == v {
-                    continue;
-                }
-                for i in 0..w {
-                    let add = c.bits[(n + p) * w + i];
-                    c.bits[(n + v) * w + i] |= add;
-                }
-                c.bits[(n + v) * w + p / 64] |= 1u64 << (p % 64);
-            }
-        }
+        union_rows(&mut c.bits, w, n, &start, &to, topo.iter());
         for y in 0..n {
             for i in 0..w {
                 let mut h = c.bits[y * w + i] & c.cand[y * w + i];
@@ -344,9 +318,38 @@ fn set_bits(set: &[u64], words: &[u32], out: &mut Vec<u32>) {
     }
 }
 
+/// For each node `v` in `order`, ORs into row `offset + v` of `bits` the row
+/// `offset + s` and the bit `s` of every neighbour `s` (`to[start[v] ..
+/// start[v + 1]]`); with neighbours visited first, the rows end up
+/// transitively closed.
+fn union_rows<'a>(
+    bits: &mut [u64],
+    w: usize,
+    offset: usize,
+    start: &[u32],
+    to: &[u32],
+    order: impl Iterator<Item = &'a u32>,
+) {
+    for &v in order {
+        let v = v as usize;
+        for k in start[v]..start[v + 1] {
+            let s = to[k as usize] as usize;
+            if s == v {
+                continue;
+            }
+            for i in 0..w {
+                let add = bits[(offset + s) * w + i];
+                bits[(offset + v) * w + i] |= add;
+            }
+            bits[(offset + v) * w + s / 64] |= 1u64 << (s % 64);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::si_check::testkit::xorshift;
 
     #[test]
     fn closure_grows_reports_new_cycles_and_undoes() {
@@ -385,13 +388,7 @@ mod tests {
         // A DAG on 150 nodes (edges forward in a shuffled order), so rows
         // span several words.
         let n = 150u32;
-        let mut x: u64 = 17;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m) as u32
-        };
+        let mut rnd = xorshift(17);
         let mut topo: Vec<u32> = (0..n).collect();
         for i in (1..n as usize).rev() {
             topo.swap(i, rnd(i as u64 + 1) as usize);

@@ -41,6 +41,8 @@ pub mod prune;
 pub mod reach;
 pub mod serial;
 pub mod solver;
+#[cfg(test)]
+mod testkit;
 pub mod txns;
 pub mod witness;
 

@@ -1182,6 +1182,7 @@ impl Heap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::si_check::testkit::xorshift;
 
     /// The two sides' edges of one variable.
     type Sides = (Vec<(u32, u32)>, Vec<(u32, u32)>);
@@ -1261,15 +1262,35 @@ mod tests {
         })
     }
 
+    /// Solves `inst` in every configuration ([`CONFIGS`]) and checks each
+    /// answer against brute force: a model must satisfy the input clauses
+    /// and keep the graph acyclic. Returns how many answers were
+    /// satisfiable and how many unsatisfiable.
+    fn agrees_with_brute_force(inst: &Instance) -> (u32, u32) {
+        let expected = brute(inst);
+        let (mut sat, mut unsat) = (0, 0);
+        for (chrono, propagate) in CONFIGS {
+            match solve_with(inst, None, chrono, propagate).0 {
+                Answer::Sat(m) => {
+                    assert!(expected, "model for an unsatisfiable instance ({chrono}, {propagate})");
+                    let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
+                    assert!(clauses_hold(inst, bits), "model breaks an input clause");
+                    assert!(model_acyclic(inst, inst.nodes, &m), "model is cyclic");
+                    sat += 1;
+                }
+                Answer::Unsat => {
+                    assert!(!expected, "unsat for a satisfiable instance ({chrono}, {propagate})");
+                    unsat += 1;
+                }
+                Answer::Timeout => panic!("no deadline"),
+            }
+        }
+        (sat, unsat)
+    }
+
     #[test]
     fn solves_small_instances_like_brute_force() {
-        let mut x: u64 = 99;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m) as u32
-        };
+        let mut rnd = xorshift(99);
         let (mut sat, mut unsat) = (0, 0);
         for _ in 0..3000 {
             let nodes = 3 + rnd(8) as usize;
@@ -1294,21 +1315,9 @@ mod tests {
             };
             let vars: Vec<_> = (0..nv).map(|_| (side(), side())).collect();
             let inst = instance(nodes, &known, &vars);
-            let expected = brute(&inst);
-            for (chrono, propagate) in CONFIGS {
-                match solve_with(&inst, None, chrono, propagate).0 {
-                    Answer::Sat(m) => {
-                        assert!(expected, "solver found a model for an unsatisfiable instance");
-                        assert!(model_acyclic(&inst, nodes, &m), "model is cyclic");
-                        sat += 1;
-                    }
-                    Answer::Unsat => {
-                        assert!(!expected, "solver said unsat for a satisfiable instance");
-                        unsat += 1;
-                    }
-                    Answer::Timeout => panic!("no deadline"),
-                }
-            }
+            let (s, u) = agrees_with_brute_force(&inst);
+            sat += s;
+            unsat += u;
         }
         assert!(sat > 50 && unsat > 50, "sat {sat} unsat {unsat}");
     }
@@ -1317,13 +1326,7 @@ mod tests {
     /// are honoured: verdicts match brute force and models satisfy them.
     #[test]
     fn input_clauses_match_brute_force() {
-        let mut x: u64 = 7;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m) as u32
-        };
+        let mut rnd = xorshift(7);
         let (mut sat, mut unsat) = (0, 0);
         for _ in 0..3000 {
             let nodes = 3 + rnd(5) as usize;
@@ -1347,23 +1350,9 @@ mod tests {
                 let len = 1 + rnd(3);
                 inst.clauses.push((0..len).map(|_| rnd(2 * nv as u64)).collect());
             }
-            let expected = brute(&inst);
-            for (chrono, propagate) in CONFIGS {
-                match solve_with(&inst, None, chrono, propagate).0 {
-                    Answer::Sat(m) => {
-                        assert!(expected, "model for an unsatisfiable instance");
-                        let bits = m.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (u64::from(b) << i));
-                        assert!(clauses_hold(&inst, bits), "model breaks an input clause");
-                        assert!(model_acyclic(&inst, nodes, &m), "model is cyclic");
-                        sat += 1;
-                    }
-                    Answer::Unsat => {
-                        assert!(!expected, "unsat for a satisfiable instance");
-                        unsat += 1;
-                    }
-                    Answer::Timeout => panic!("no deadline"),
-                }
-            }
+            let (s, u) = agrees_with_brute_force(&inst);
+            sat += s;
+            unsat += u;
         }
         assert!(sat > 50 && unsat > 20, "sat {sat} unsat {unsat}");
     }
@@ -1376,13 +1365,7 @@ mod tests {
     /// are acyclic.
     #[test]
     fn begin_commit_instances_like_brute_force() {
-        let mut x: u64 = 4242;
-        let mut rnd = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m) as u32
-        };
+        let mut rnd = xorshift(4242);
         let (mut sat, mut unsat) = (0, 0);
         for _ in 0..2000 {
             let txns = 3 + rnd(4);
@@ -1414,21 +1397,9 @@ mod tests {
                 })
                 .collect();
             let inst = instance(nodes, &known, &vars);
-            let expected = brute(&inst);
-            for (chrono, propagate) in CONFIGS {
-                match solve_with(&inst, None, chrono, propagate).0 {
-                    Answer::Sat(m) => {
-                        assert!(expected, "model for an unsatisfiable instance");
-                        assert!(model_acyclic(&inst, nodes, &m), "model is cyclic");
-                        sat += 1;
-                    }
-                    Answer::Unsat => {
-                        assert!(!expected, "unsat for a satisfiable instance");
-                        unsat += 1;
-                    }
-                    Answer::Timeout => panic!("no deadline"),
-                }
-            }
+            let (s, u) = agrees_with_brute_force(&inst);
+            sat += s;
+            unsat += u;
         }
         assert!(sat > 300 && unsat > 300, "sat {sat} unsat {unsat}");
     }
