@@ -250,23 +250,27 @@ impl Closure {
             return;
         }
         let (n, w) = (self.n, self.words);
-        self.down.copy_from_slice(&self.bits[b * w..(b + 1) * w]);
-        self.down[b / 64] |= 1u64 << (b % 64);
-        self.up.copy_from_slice(&self.bits[(n + a) * w..(n + a + 1) * w]);
-        self.up[a / 64] |= 1u64 << (a % 64);
         // Only the pairs (ancestor not reaching b yet) × (descendant a
         // does not reach yet) are new: every ancestor of a reaches what a
         // reaches, and every descendant of b is reached by what reaches b.
-        // Both sets are taken before either matrix changes.
-        let (col_b, row_a) = ((n + b) * w, a * w);
-        for i in 0..w {
-            self.down[i] &= !self.bits[row_a + i];
-            self.up[i] &= !self.bits[col_b + i];
-        }
+        // Both sets are taken before either matrix changes, in one pass.
+        let (row_b, col_a, col_b, row_a) = (b * w, (n + a) * w, (n + b) * w, a * w);
         self.down_words.clear();
-        self.down_words.extend((0..w as u32).filter(|&i| self.down[i as usize] != 0));
         self.up_words.clear();
-        self.up_words.extend((0..w as u32).filter(|&i| self.up[i as usize] != 0));
+        for i in 0..w {
+            let own_b = if i == b / 64 { 1u64 << (b % 64) } else { 0 };
+            let own_a = if i == a / 64 { 1u64 << (a % 64) } else { 0 };
+            let d = (self.bits[row_b + i] | own_b) & !self.bits[row_a + i];
+            let u = (self.bits[col_a + i] | own_a) & !self.bits[col_b + i];
+            self.down[i] = d;
+            self.up[i] = u;
+            if d != 0 {
+                self.down_words.push(i as u32);
+            }
+            if u != 0 {
+                self.up_words.push(i as u32);
+            }
+        }
         set_bits(&self.up, &self.up_words, &mut self.rows_to_do);
         set_bits(&self.down, &self.down_words, &mut self.cols_to_do);
         let (rows_to_do, down_words) = (std::mem::take(&mut self.rows_to_do), std::mem::take(&mut self.down_words));
