@@ -547,6 +547,16 @@ fn uses_known_orders(r: &Refutation, k: &KnownOrders) -> bool {
     })
 }
 
+/// The root of `x` in the union-find forest `p` (`p[x] == x` at a root),
+/// halving paths on the way.
+pub(crate) fn uf_find(p: &mut [u32], mut x: u32) -> u32 {
+    while p[x as usize] != x {
+        p[x as usize] = p[p[x as usize] as usize];
+        x = p[x as usize];
+    }
+    x
+}
+
 /// Rounds of narrowing the candidates of ambiguous reads at most.
 const MAX_NARROWING: u32 = 16;
 
@@ -1091,19 +1101,12 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
     // Union components a single constraint (or read) touches, so that a
     // variable lives in exactly one sub-problem.
     let mut parent: Vec<u32> = (0..comps.comps.len() as u32).collect();
-    fn find(p: &mut [u32], mut x: u32) -> u32 {
-        while p[x as usize] != x {
-            p[x as usize] = p[p[x as usize] as usize];
-            x = p[x as usize];
-        }
-        x
-    }
     fn join(parent: &mut [u32], home: &mut u32, comp: u32) {
-        let r = find(parent, comp);
+        let r = uf_find(parent, comp);
         if *home == u32::MAX {
             *home = r;
         } else {
-            let h = find(parent, *home);
+            let h = uf_find(parent, *home);
             if h != r {
                 parent[h as usize] = r;
             }
@@ -1160,7 +1163,7 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
     let mut index: Vec<u32> = vec![u32::MAX; k];
     let mut out: Vec<Component> = Vec::new();
     let mut root_of = |x: u32, parent: &mut Vec<u32>, out: &mut Vec<Component>| {
-        let r = find(parent, x) as usize;
+        let r = uf_find(parent, x) as usize;
         if index[r] == u32::MAX {
             index[r] = out.len() as u32;
             out.push(Component { nodes: Vec::new(), vars: Vec::new(), choices: Vec::new() });
@@ -1180,7 +1183,7 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
         }
     }
     for (ci, nodes) in comps.comps.iter().enumerate() {
-        let r = find(&mut parent, ci as u32) as usize;
+        let r = uf_find(&mut parent, ci as u32) as usize;
         if index[r] != u32::MAX {
             out[index[r] as usize].nodes.extend_from_slice(nodes);
         }

@@ -68,13 +68,7 @@ fn contract(inst: &Instance, rep: &mut Vec<u32>) -> usize {
     }
     // Union-find over the mergeable edges.
     let mut parent: Vec<u32> = (0..n as u32).collect();
-    fn find(p: &mut [u32], mut x: u32) -> u32 {
-        while p[x as usize] != x {
-            p[x as usize] = p[p[x as usize] as usize];
-            x = p[x as usize];
-        }
-        x
-    }
+    let find = super::uf_find;
     for &(a, b) in &inst.known {
         if a != b && outd[a as usize] == 1 && ind[b as usize] == 1 {
             let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
