@@ -556,9 +556,13 @@ impl<'a> Solver<'a> {
     fn would_close(&mut self, lit: u32) -> Option<Vec<u32>> {
         let inst = self.inst;
         for &(a, b) in inst.edges(lit) {
-            let (ra, rb) = self.rep.get(a as usize).zip(self.rep.get(b as usize)).map_or((a, a), |(&x, &y)| (x, y));
-            if self.closure.as_ref().is_some_and(|c| ra != rb && !c.reaches(rb, ra)) {
-                continue;
+            if let Some(c) = &self.closure {
+                // The closure answers "no cycle" at once, except inside a
+                // contracted chain, where the search below decides.
+                let (ra, rb) = (self.rep[a as usize], self.rep[b as usize]);
+                if ra != rb && !c.reaches(rb, ra) {
+                    continue;
+                }
             }
             if self.ord[a as usize] > self.ord[b as usize] {
                 if let Some(p) = self.path(b, a) {
@@ -674,6 +678,10 @@ impl<'a> Solver<'a> {
             }
             let mut assigned = false;
             while let Some((l, rx, ry)) = self.implied.pop() {
+                let value = self.value(l);
+                if value == 1 {
+                    continue;
+                }
                 // The edge of the other side between those closure nodes.
                 let rep = &self.rep;
                 let Some(&(x, y)) =
@@ -681,8 +689,7 @@ impl<'a> Solver<'a> {
                 else {
                     continue;
                 };
-                match self.value(l) {
-                    1 => continue,
+                match value {
                     0 => {
                         // The other side holds `x → y` and `y ⇝ x`: the
                         // cycle was a conflict when it closed, so this is
