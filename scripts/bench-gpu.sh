@@ -24,9 +24,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SIZES="${BENCH_GPU_SIZES:-10000 100000 1000000}"
 HOT="${BENCH_GPU_HOT:-2500}"
 TARGET="${CARGO_TARGET_DIR:-target}"
-BIN="$TARGET/release/isolde"
-
-cargo build --release --features gpu >&2
+if [[ -n "${ISOLDE_BIN:-}" ]]; then
+  BIN="$ISOLDE_BIN" # prebuilt (a machine without cargo)
+else
+  BIN="$TARGET/release/isolde"
+  cargo build --release --features gpu >&2
+fi
 mkdir -p bench-data
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
