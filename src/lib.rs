@@ -39,6 +39,8 @@ pub mod graph;
 pub mod history;
 pub mod infer;
 pub mod ingest;
+pub mod levels;
+pub mod outcome;
 pub mod record;
 pub mod reports;
 pub mod si_check;

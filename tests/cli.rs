@@ -52,7 +52,18 @@ fn valid_history_exits_0() {
         "{:type :ok, :process 0, :value [[:append :x 1]]}\n{:type :ok, :process 0, :value [[:r :x [1]]]}\n",
     );
     assert_eq!(code, 0);
-    assert_eq!(out.split_whitespace().collect::<String>(), "{\"valid?\":true}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["valid?"], true, "{out}");
+    // The default check decides every level of the ladder.
+    let levels = v["levels"].as_array().expect("levels");
+    assert!(levels.iter().all(|l| l["valid?"] == true || l["valid?"] == "not-checked"), "{out}");
+    assert!(levels.iter().any(|l| l["level"] == "strict-serializable" && l["valid?"] == true), "{out}");
+    let (code, out, _) = isolde(
+        &["--format", "json", "-m", "strict-serializable"],
+        "{:type :ok, :process 0, :value [[:append :x 1]]}\n{:type :ok, :process 0, :value [[:r :x [1]]]}\n",
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out.split_whitespace().collect::<String>(), "{\"valid?\":true}", "a named model: Elle's map");
 }
 
 #[test]

@@ -41,7 +41,7 @@ fn dash_reads_standard_input() {
     assert_eq!(r.code, 1, "{r:?}");
     assert!(anomaly_types(&r.json()).contains(&"G1a".to_string()));
     let edn = b"{:type :ok, :process 0, :value [[:append :x 1]]}\n{:type :ok, :process 1, :value [[:r :x [1]]]}\n";
-    let r = isolde(&["analyze", "-", "--format", "json"], Some(edn), LIMIT);
+    let r = isolde(&["analyze", "-", "--format", "json", "-m", "strict-serializable"], Some(edn), LIMIT);
     assert_eq!((r.code, r.json()), (0, serde_json::json!({"valid?": true})), "{r:?}");
 }
 

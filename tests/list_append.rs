@@ -263,21 +263,23 @@ fn valid_serial_history() {
 
 #[test]
 fn model_table_distinguishes_holds_violated_and_not_checked() {
-    use isolde::reports::table::{model_status, ModelStatus};
+    use isolde::outcome::ModelStatus;
     // Write skew: allowed by snapshot isolation, not by serializability.
     let h = "{:type :ok, :process 0, :value [[:r :x nil] [:append :y 1]]}
              {:type :ok, :process 1, :value [[:r :y nil] [:append :x 1]]}";
     let o = run(h, Some(&["serializable"]));
-    assert_eq!(model_status(&o, "serializable"), ModelStatus::Violated("G2-item".into()));
-    assert_eq!(model_status(&o, "snapshot-isolation"), ModelStatus::Holds);
-    assert_eq!(model_status(&o, "read-committed"), ModelStatus::Holds);
+    assert_eq!(o.status("serializable"), ModelStatus::Violated("G2-item".into()));
+    assert_eq!(o.status("snapshot-isolation"), ModelStatus::Holds);
+    assert_eq!(o.status("read-committed"), ModelStatus::Holds);
     // Checking serializability does not look at realtime order.
-    assert_eq!(model_status(&o, "strong-snapshot-isolation"), ModelStatus::NotChecked);
+    assert_eq!(o.status("strong-snapshot-isolation"), ModelStatus::NotChecked);
     let rendered = isolde::reports::table::render(
         &isolde::ingest::read_bytes("t.edn", h.as_bytes(), isolde::ingest::Format::Edn).expect("parses"),
         &o,
         true,
     );
-    assert!(rendered.contains("violated (G2-item)"), "{rendered}");
+    let row = |m: &str| rendered.lines().find(|l| l.split('┆').next().is_some_and(|c| c.trim_matches(['│', ' ']) == m));
+    assert!(row("serializable").is_some_and(|l| l.contains("invalid") && l.contains("G2-item")), "{rendered}");
+    assert!(row("snapshot-isolation").is_some_and(|l| l.contains("valid") && !l.contains("invalid")), "{rendered}");
     assert!(rendered.contains("because T1 observed the initial (nil) state of"), "{rendered}");
 }

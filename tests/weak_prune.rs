@@ -176,15 +176,15 @@ fn the_ladder_passes_forced_orders_to_the_exact_check() {
 /// holding: nothing Elle's lattice knows rules it out.
 #[test]
 fn the_table_shows_implied_levels_violated() {
-    use isolde::reports::table::{model_status, ModelStatus};
+    use isolde::outcome::ModelStatus;
     let o = run(FORK, &["causal-cerone", "strong-session-serializable"], false);
     assert!(o.stats.exact.is_empty());
     for m in ["strong-session-serializable", "strong-session-snapshot-isolation", "serializable"] {
-        assert!(matches!(model_status(&o, m), ModelStatus::Violated(_)), "{m}: {:?}", model_status(&o, m));
+        assert!(matches!(o.status(m), ModelStatus::Violated(_)), "{m}: {:?}", o.status(m));
     }
     // The session-only violation leaves plain serializability searched and
     // holding.
     let o = run(SESSION_FORK, &["causal-cerone", "strong-session-serializable", "serializable"], false);
-    assert!(matches!(model_status(&o, "strong-session-serializable"), ModelStatus::Violated(_)));
-    assert_eq!(model_status(&o, "serializable"), ModelStatus::Holds);
+    assert!(matches!(o.status("strong-session-serializable"), ModelStatus::Violated(_)));
+    assert_eq!(o.status("serializable"), ModelStatus::Holds);
 }

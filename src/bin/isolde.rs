@@ -534,6 +534,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             },
             ..isolde::weak::Options::default()
         },
+        // Without --model, every level of the ladder is decided (and shown);
+        // the verdict stays Elle's default model's.
+        ladder: a.model.is_none(),
     };
     let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let several = a.files.len() > 1;
@@ -693,16 +696,6 @@ fn analyze_one(
         FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
         FormatArg::Edn => reports::edn::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
     }
-    .and_then(|()| {
-        match isolde::cli::shows_ladder(&a.model, format == FormatArg::Table, std::io::stdout().is_terminal()) {
-            true if a.model.is_none() => match isolde::cli::default_ladder(h, opts) {
-                Ok(t) => out.write_all(t.as_bytes()),
-                Err(e) => out.write_all(format!("ladder: {e}\n").as_bytes()),
-            },
-            true => out.write_all(isolde::weak::ladder::render(h, outcome).as_bytes()),
-            false => Ok(()),
-        }
-    })
     .and_then(|()| out.flush())
     .map_err(|e| e.to_string())?;
     drop(out);

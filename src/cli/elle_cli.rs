@@ -439,6 +439,8 @@ impl Args {
             keep_sccs: self.directory.is_some(),
             exact: Some(crate::si_check::ExactOptions::default()),
             weak: crate::weak::Options::default(),
+            // elle-cli prints a verdict per file: no ladder.
+            ladder: false,
         })
     }
 

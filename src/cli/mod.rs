@@ -175,20 +175,3 @@ pub fn write_directory(h: &History, o: &Outcome, dir: &Path, plots: &PlotOptions
         Err(e) => eprintln!("isolde: warning: could not write the output directory {}: {e}", dir.display()),
     }
 }
-
-/// The ladder (`--model all`'s table, [`crate::weak::ladder::render`]) of a
-/// history checked with `opts` but every level from read committed to
-/// serializability: what `isolde analyze` prints on a terminal after the
-/// Elle verdict when no model was asked for. Errors are the checker's.
-pub fn default_ladder(h: &History, opts: &CheckOptions) -> Result<String, String> {
-    let all = CheckOptions { models: Some(vec![crate::weak::ladder::ALL.to_string()]), ..opts.clone() };
-    let outcome = check::check(h, &all).map_err(|e| e.to_string())?;
-    Ok(crate::weak::ladder::render(h, &outcome))
-}
-
-/// Whether `analyze` prints the ladder after the verdict: with `--model all`
-/// in the table format, and by default (no `--model`) when the table goes to
-/// a terminal. Piped and JSON/EDN output stay as they are.
-pub fn shows_ladder(models: &Option<Vec<String>>, table: bool, terminal: bool) -> bool {
-    table && (crate::weak::ladder::requested(models) || (models.is_none() && terminal))
-}

@@ -183,6 +183,12 @@ pub const FRIENDLY_MODEL_NAMES: &[(&str, &str)] = &[
     ("strong-PL-2", "strong-read-committed"),
 ];
 
+/// Maps isolde-only anomaly names onto the Elle anomaly whose model boundary
+/// they share (a garbage read rules out every model, like a write cycle).
+pub fn boundary_names<'a>(types: &[&'a str]) -> Vec<&'a str> {
+    types.iter().map(|&t| if t == "garbage-read" { "G0" } else { t }).collect()
+}
+
 /// Elle's `models` graph, verbatim (names as spelled in Elle's source, so
 /// aliases appear): `(a, b)` means "a history satisfying `a` also satisfies
 /// `b`". Sources are Adya, Bailis (HATs), Cerone, Daudjee, Zuikeviciute, and

@@ -13,6 +13,7 @@ pub mod json;
 pub mod table;
 pub mod text;
 pub mod tree;
+pub mod weak;
 
 use std::fmt;
 

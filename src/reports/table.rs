@@ -2,9 +2,8 @@
 //! witness, and the models ruled out.
 
 use crate::anomaly::Case;
-use crate::check::{Outcome, Validity};
-use crate::cycles::lattice;
 use crate::history::History;
+use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, Validity};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 /// The witnesses per anomaly type printed (table `--verbose`, JSON, EDN)
@@ -100,88 +99,7 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             }
         }
         Case::ExactCheckUnknown { model, detail } => format!("{model} undecided: {detail}"),
-        Case::Weak(v) => crate::weak::report::short(h, v),
-    }
-}
-
-/// The consistency models the table reports on, weakest first.
-pub const MODEL_LADDER: &[&str] = &[
-    "read-uncommitted",
-    "read-committed",
-    "monotonic-atomic-view",
-    "cursor-stability",
-    "read-atomic",
-    "repeatable-read",
-    "snapshot-isolation",
-    "serializable",
-    "strong-session-snapshot-isolation",
-    "strong-snapshot-isolation",
-    "strong-session-serializable",
-    "strict-serializable",
-];
-
-/// What the analysis says of one model.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ModelStatus {
-    /// Ruled out by this anomaly.
-    Violated(String),
-    /// Everything the model prohibits was searched for and none was found.
-    Holds,
-    /// The analysis could not decide (a timeout, an empty graph, an error).
-    Unknown,
-    /// The requested check did not look for everything this model
-    /// prohibits (e.g. realtime anomalies when checking serializability).
-    NotChecked,
-}
-
-/// The status of a model given an outcome.
-pub fn model_status(o: &Outcome, model: &str) -> ModelStatus {
-    if let Some(status) = crate::weak::elle::model_status(o, model) {
-        return status;
-    }
-    let Some(canonical) = lattice::canonical_model_name(model) else { return ModelStatus::NotChecked };
-    let found: Vec<&str> = o.found_types.iter().map(String::as_str).collect();
-    for t in crate::check::boundary_names(&found) {
-        if lattice::anomalies_to_impossible_models(&[t]).contains(canonical) {
-            let shown = found.iter().find(|f| crate::check::boundary_names(&[f]) == [t]).copied().unwrap_or(t);
-            return ModelStatus::Violated(shown.to_string());
-        }
-    }
-    // A model the boundary rules out for a reason outside Elle's lattice (a
-    // weak-level violation, which also answers the session levels without
-    // an exact search) never holds.
-    let friendly = lattice::friendly_model_name(canonical);
-    if [model, friendly].iter().any(|m| o.not.contains(*m) || o.also_not.contains(*m)) {
-        let weak = o.found_types.iter().find(|t| crate::weak::elle::WEAK_ANOMALY_TYPES.contains(&t.as_str()));
-        let shown = weak.or(o.found_types.first()).cloned().unwrap_or_else(|| "a weak-level violation".into());
-        return ModelStatus::Violated(shown);
-    }
-    // With the exact check, the levels it decides hold only when proved.
-    let exact = &o.stats.exact_valid;
-    if !o.stats.exact.is_empty() {
-        if let Some(level) = crate::si_check::Level::from_model(model) {
-            if exact.iter().any(|v| v.implies(level)) {
-                return ModelStatus::Holds;
-            }
-            return if o.found_types.iter().any(|t| t == "exact-check-unknown") {
-                ModelStatus::Unknown
-            } else {
-                ModelStatus::NotChecked
-            };
-        }
-        if exact.iter().any(|v| {
-            lattice::anomalies_prohibited_by(&[model]).is_subset(&lattice::anomalies_prohibited_by(&[v.model()]))
-        }) {
-            return ModelStatus::Holds;
-        }
-    }
-    if o.valid == Validity::Unknown || o.error.is_some() {
-        return ModelStatus::Unknown;
-    }
-    if lattice::anomalies_prohibited_by(&[model]).iter().all(|a| o.checked.contains(a)) {
-        ModelStatus::Holds
-    } else {
-        ModelStatus::NotChecked
+        Case::Weak(v) => crate::reports::weak::short(h, v),
     }
 }
 
@@ -259,20 +177,9 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
         out.push_str(&format!("analysis could not run: {e}\n"));
         return out;
     }
-    let mut models = new_table();
-    models.set_header(vec!["consistency model", "status"]);
-    for m in MODEL_LADDER {
-        let status = match model_status(o, m) {
-            ModelStatus::Violated(a) => format!("violated ({a})"),
-            ModelStatus::Holds => "holds".to_string(),
-            ModelStatus::Unknown => "unknown".to_string(),
-            ModelStatus::NotChecked => "not checked".to_string(),
-        };
-        models.add_row(vec![m.to_string(), status]);
-    }
+    let levels = levels_table(h, o, new_table());
     if o.anomalies.is_empty() {
-        out.push_str(&models.to_string());
-        out.push('\n');
+        out.push_str(&levels);
         return out;
     }
     let mut t = new_table();
@@ -283,8 +190,7 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
     }
     out.push_str(&t.to_string());
     out.push('\n');
-    out.push_str(&models.to_string());
-    out.push('\n');
+    out.push_str(&levels);
     if verbose {
         let naming = super::text::Naming::Index;
         let limit = opts.max_examples.unwrap_or(usize::MAX);
@@ -294,7 +200,7 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
                 match c {
                     Case::Cycle(cy) => out.push_str(&super::text::explain_cycle_named(h, o.workload, cy, naming)),
                     Case::Refuted(r) => out.push_str(&super::text::explain_refutation_named(h, r, naming)),
-                    Case::Weak(v) => out.push_str(&crate::weak::report::explain(h, v)),
+                    Case::Weak(v) => out.push_str(&crate::reports::weak::explain(h, v)),
                     other => out.push_str(&super::edn::to_string(h, &super::tree::case(h, o.workload, other))),
                 }
                 out.push('\n');
@@ -316,4 +222,52 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
         out.push_str(&format!("also not: {}\n", o.also_not.iter().cloned().collect::<Vec<_>>().join(", ")));
     }
     out
+}
+
+/// The table of levels: every level of the ladder, weakest first, with its
+/// verdict and how it was decided: the checker and the anomaly that breaks
+/// it (with a short witness when the anomaly table above does not already
+/// show one), the level it follows from, or why it is undecided.
+fn levels_table(h: &History, o: &Outcome, mut t: Table) -> String {
+    t.set_header(vec!["level", "verdict", "how"]);
+    // Level names and verdicts are never broken; only "how" wraps.
+    for i in 0..2 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
+    }
+    let mut witnessed: Vec<&str> = Vec::new();
+    for row in &o.levels {
+        t.add_row(vec![row.level.model.to_string(), verdict(row), how(h, o, row, &mut witnessed)]);
+    }
+    format!("{t}\n")
+}
+
+/// A row's verdict word.
+fn verdict(row: &LevelRow) -> String {
+    match row.status {
+        ModelStatus::Holds => "valid",
+        ModelStatus::Violated(_) => "invalid",
+        ModelStatus::Unknown => "unknown",
+        ModelStatus::NotChecked => "not checked",
+    }
+    .to_string()
+}
+
+/// How a row was decided (see [`levels_table`]); a witness is shown once
+/// per anomaly (`witnessed` keeps which).
+fn how<'a>(h: &History, o: &Outcome, row: &'a LevelRow, witnessed: &mut Vec<&'a str>) -> String {
+    let by = row.decided_by.describe();
+    match (&row.status, &row.decided_by) {
+        (_, DecidedBy::Implied(_)) => by,
+        (ModelStatus::Violated(a), _) => match &row.witness {
+            Some(w) if !o.anomalies.contains_key(a) && !witnessed.contains(&a.as_str()) => {
+                witnessed.push(a);
+                format!("{a} ({by}): {}", short_witness(h, w))
+            }
+            _ => format!("{a} ({by})"),
+        },
+        (ModelStatus::Holds, _) => by,
+        _ => row.reason.clone(),
+    }
 }

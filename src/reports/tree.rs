@@ -6,8 +6,8 @@
 //! input gave them ([`op`]).
 
 use crate::anomaly::{Case, Cycle, Expected, MopRef, ReadValue, Refutation, Step, Workload, WriteOrder};
-use crate::check::{Outcome, Validity};
 use crate::history::{field, Atom, History, Mop, MopValue, OpId, Value};
+use crate::outcome::{LevelRow, ModelStatus, Outcome, Validity};
 
 /// A printable value: EDN's data model, which JSON output flattens.
 #[derive(Clone, Debug, PartialEq)]
@@ -272,7 +272,7 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
         ]),
         Case::EmptyTransactionGraph => Node::Bool(true),
         Case::Refuted(r) => refutation(h, w, r),
-        Case::Weak(v) => crate::weak::report::node(h, v),
+        Case::Weak(v) => crate::reports::weak::node(h, v),
         Case::ExactCheckUnknown { model, detail } => Node::Map(vec![
             (kw("type"), kw("exact-check-unknown")),
             (kw("model"), kw(model)),
@@ -356,6 +356,7 @@ pub fn result_map_limited(h: &History, o: &Outcome, limit: Option<usize>) -> Nod
         return Node::Map(m);
     }
     if o.valid == Validity::Valid {
+        push_levels(h, o, &mut m);
         return Node::Map(m);
     }
     m.push((kw("anomaly-types"), Node::List(o.anomaly_types.iter().map(|t| kw(t)).collect())));
@@ -386,5 +387,46 @@ pub fn result_map_limited(h: &History, o: &Outcome, limit: Option<usize>) -> Nod
     }
     m.push((kw("not"), Node::Set(o.not.iter().map(|t| kw(t)).collect())));
     m.push((kw("also-not"), Node::Set(o.also_not.iter().map(|t| kw(t)).collect())));
+    push_levels(h, o, &mut m);
+    Node::Map(m)
+}
+
+/// Adds `:levels` (a key Elle does not write): every level of the ladder,
+/// weakest first, as `{:level :read-atomic, :valid? true|false|:unknown|
+/// :not-checked, :decided-by "weak", :anomaly :fractured-read, :witness …,
+/// :why "…"}`; `:witness` only where `:anomalies` lacks the anomaly (a
+/// finding of the ladder's own checkers). Only when the ladder ran (the
+/// default check, `--model all`): a check of named models keeps Elle's map.
+fn push_levels(h: &History, o: &Outcome, m: &mut Vec<(Node, Node)>) {
+    if o.ladder && !o.levels.is_empty() {
+        m.push((kw("levels"), Node::Vector(o.levels.iter().map(|r| level_row(h, o, r)).collect())));
+    }
+}
+
+fn level_row(h: &History, o: &Outcome, r: &LevelRow) -> Node {
+    let valid = match &r.status {
+        ModelStatus::Holds => Node::Bool(true),
+        ModelStatus::Violated(_) => Node::Bool(false),
+        ModelStatus::Unknown => kw("unknown"),
+        ModelStatus::NotChecked => kw("not-checked"),
+    };
+    let mut m = vec![(kw("level"), kw(r.level.model)), (kw("valid?"), valid)];
+    let by = r.decided_by.describe();
+    if !by.is_empty() {
+        m.push((kw("decided-by"), Node::Str(by)));
+    }
+    if let ModelStatus::Violated(a) = &r.status {
+        m.push((kw("anomaly"), kw(a)));
+    }
+    // The witness, unless the map's :anomalies already holds it.
+    match (&r.status, &r.witness) {
+        (ModelStatus::Violated(a), Some(w)) if !o.anomalies.contains_key(a) => {
+            m.push((kw("witness"), case(h, o.workload, w)))
+        }
+        _ => {}
+    }
+    if !r.reason.is_empty() && matches!(r.status, ModelStatus::Unknown | ModelStatus::NotChecked) {
+        m.push((kw("why"), Node::Str(r.reason.clone())));
+    }
     Node::Map(m)
 }

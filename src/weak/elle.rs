@@ -18,10 +18,8 @@ use super::front::Sessions;
 use super::witness::Violation;
 use super::{check, Level, Options, Verdict};
 use crate::anomaly::{Anomalies, Case, Workload};
-use crate::check::Outcome;
 use crate::cycles::lattice;
 use crate::history::History;
-use crate::reports::table::ModelStatus;
 use std::collections::BTreeSet;
 
 /// Anomaly types a weak level reports beyond Elle's vocabulary.
@@ -230,28 +228,4 @@ pub fn extend_boundary(
     } else if !also_not.contains(&own) {
         not.insert(own);
     }
-}
-
-/// The status of a weak level's model in a report, or `None` when `model`
-/// is not one. A weak level holds only when the weak check proved it (Elle's
-/// detectors for these names are incomplete); it is violated when the
-/// report rules it out; otherwise it was not checked (or undecided).
-pub fn model_status(o: &Outcome, model: &str) -> Option<ModelStatus> {
-    let level = Level::from_model(model)?;
-    if o.not.contains(model) || o.also_not.contains(model) {
-        let canonical = lattice::canonical_model_name(model);
-        let by_elle = o.found_types.iter().find(|t| {
-            let b = crate::check::boundary_names(&[t.as_str()]);
-            canonical.is_some_and(|c| lattice::anomalies_to_impossible_models(&b).contains(c))
-        });
-        let by_weak = o.found_types.iter().find(|t| prohibited(level).contains(&t.as_str()));
-        let shown = by_elle.or(by_weak).cloned().unwrap_or_else(|| "a weak-level violation".into());
-        return Some(ModelStatus::Violated(shown));
-    }
-    Some(match &o.stats.weak {
-        Some(r) if r.proved && r.level >= level => ModelStatus::Holds,
-        Some(r) if r.violated.is_some_and(|(l, _)| level < l) => ModelStatus::Holds,
-        Some(r) if r.unknown => ModelStatus::Unknown,
-        _ => ModelStatus::NotChecked,
-    })
 }

@@ -47,11 +47,9 @@ pub mod cc;
 pub mod elle;
 pub mod front;
 pub mod graph;
-pub mod ladder;
 pub mod oracle;
 pub mod ra;
 pub mod rc;
-pub mod report;
 pub mod strong;
 pub mod witness;
 

@@ -7,6 +7,12 @@
 //! anomalies), which are *reportable*, the verdict, and the `:not` /
 //! `:also-not` boundary of models the anomalies rule out.
 
+mod exact;
+pub mod ladder;
+
+pub use crate::cycles::lattice::boundary_names;
+pub use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, SccEdges, Stats, Validity};
+
 use crate::anomaly::{Anomalies, Case, Workload};
 use crate::cycles::{self, lattice, CycleOptions};
 use crate::graph::Graph;
@@ -14,7 +20,6 @@ use crate::history::{History, MopFn, MopValue, OpId};
 use crate::infer::{self, order, InferError};
 use crate::si_check;
 use crate::weak;
-use crate::weak::front::Sessions;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -52,6 +57,11 @@ pub struct CheckOptions {
     /// Options of the exact weak-level checks (`read-committed-be`,
     /// `read-atomic`, `causal-cerone`): session order and limits.
     pub weak: weak::Options,
+    /// Also run the ladder's own checkers (the weak levels, prefix, and
+    /// snapshot isolation and serializability with sessions), on the same
+    /// inference, so that [`Outcome::levels`] decides every level; the
+    /// verdict stays the requested models'. `--model all` implies it.
+    pub ladder: bool,
 }
 
 impl Default for CheckOptions {
@@ -65,97 +75,9 @@ impl Default for CheckOptions {
             keep_sccs: false,
             exact: Some(si_check::ExactOptions::default()),
             weak: weak::Options::default(),
+            ladder: false,
         }
     }
-}
-
-/// The verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Validity {
-    /// No reportable anomaly.
-    Valid,
-    /// A prohibited anomaly was found.
-    Invalid,
-    /// Only inconclusive findings (timeouts, an empty graph) or the analysis
-    /// could not run.
-    Unknown,
-}
-
-impl Validity {
-    /// Elle's spelling: `true`, `false`, `unknown`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Validity::Valid => "true",
-            Validity::Invalid => "false",
-            Validity::Unknown => "unknown",
-        }
-    }
-}
-
-/// Sizes and stage times, for `--stats`-style reporting and benchmarks.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    /// Client operations analysed.
-    pub ops: usize,
-    /// Edges in the dependency graph.
-    pub edges: usize,
-    /// Time spent inferring dependencies and non-cycle anomalies.
-    pub infer: Duration,
-    /// Time spent on order edges and building the graph.
-    pub graph: Duration,
-    /// Time spent on SCCs and cycle search.
-    pub cycles: Duration,
-    /// Each exact check run: the model and its sizes and times.
-    pub exact: Vec<(String, si_check::ExactStats)>,
-    /// Levels the exact check proved to hold.
-    pub exact_valid: Vec<si_check::Level>,
-    /// Levels answered invalid without an exact search, because the weak
-    /// check's violation implies they fail (see [`weak::strong`]).
-    pub exact_implied: Vec<String>,
-    /// Time spent computing causal consistency's forced write orders for
-    /// the exact check (see [`weak::strong`]): for its known edges
-    /// (`cc_orders`) and, under session order, for the serial replay.
-    pub known_orders: Duration,
-    /// What the exact weak-level check found, when it ran.
-    pub weak: Option<weak::elle::WeakRun>,
-}
-
-/// The result of a check: Elle's result map plus context.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// Workload analysed.
-    pub workload: Workload,
-    /// Verdict.
-    pub valid: Validity,
-    /// Reportable anomaly types, sorted as Elle sorts keywords.
-    pub anomaly_types: Vec<String>,
-    /// Reportable anomalies by type.
-    pub anomalies: Anomalies,
-    /// Weakest models ruled out (friendly names).
-    pub not: BTreeSet<String>,
-    /// Every other model ruled out.
-    pub also_not: BTreeSet<String>,
-    /// Why the analysis could not run, when it could not.
-    pub error: Option<String>,
-    /// The dependency graph's strongly connected components with their
-    /// edges, when [`CheckOptions::keep_sccs`] asked for them.
-    pub sccs: Vec<SccEdges>,
-    /// Every anomaly type found, reportable or not (the boundary's input).
-    pub found_types: Vec<String>,
-    /// The anomalies the requested models and anomalies prohibit: a model
-    /// whose prohibited anomalies all lie in this set was fully checked.
-    pub checked: BTreeSet<String>,
-    /// Sizes and timings.
-    pub stats: Stats,
-}
-
-/// One strongly connected component of the dependency graph.
-#[derive(Clone, Debug, Default)]
-pub struct SccEdges {
-    /// Its transactions.
-    pub vertices: Vec<OpId>,
-    /// Every edge between them, with its relationships.
-    pub edges: Vec<(OpId, OpId, crate::anomaly::Rels)>,
 }
 
 /// Problems with the request itself (not with the history).
@@ -225,18 +147,18 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
 
 /// Validates model names and returns the list to check (default applied),
 /// each in Elle's spelling; `all` stands for every level of the ladder
-/// ([`weak::ladder::ALL_MODELS`]). Names match case-insensitively (`Serializable`,
+/// ([`crate::levels::LADDER_MODELS`]). Names match case-insensitively (`Serializable`,
 /// `PL-SI`); an empty name or one Elle does not know is an error, never
 /// ignored, so a typo cannot turn a check into a vacuous `valid`.
 pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
     let mut ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
-    if weak::ladder::requested(models) {
-        ms.retain(|m| !m.trim().eq_ignore_ascii_case(weak::ladder::ALL));
-        ms.extend(weak::ladder::ALL_MODELS.iter().map(|m| m.to_string()));
+    if crate::levels::ladder_requested(models) {
+        ms.retain(|m| !m.trim().eq_ignore_ascii_case(crate::levels::ALL));
+        ms.extend(crate::levels::LADDER_MODELS.iter().map(|m| m.to_string()));
     }
     let mut known = lattice::all_model_names();
     known.extend(weak::elle::ISOLDE_ONLY_MODELS);
-    known.push(weak::ladder::ALL);
+    known.push(crate::levels::ALL);
     known.sort_unstable();
     ms.iter()
         .map(|m| {
@@ -298,25 +220,28 @@ pub fn resolve_anomalies(anomalies: &[String]) -> Result<Vec<String>, CheckError
 pub fn prohibited_anomalies(opts: &CheckOptions) -> Result<BTreeSet<String>, CheckError> {
     let models = resolve_models(&opts.models)?;
     let anomalies = resolve_anomalies(&opts.anomalies)?;
+    Ok(prohibited_by(&models, &anomalies))
+}
+
+/// Anomalies that fail a check of these (resolved) models and anomalies.
+fn prohibited_by(models: &[String], anomalies: &[String]) -> BTreeSet<String> {
     let ms: Vec<&str> =
         models.iter().map(String::as_str).filter(|m| !weak::elle::ISOLDE_ONLY_MODELS.contains(m)).collect();
     let an: Vec<&str> = anomalies.iter().map(String::as_str).collect();
     let mut p = lattice::all_anomalies_implying(&an);
     p.extend(lattice::anomalies_prohibited_by(&ms));
-    if let Some(level) = weak::elle::requested(&models) {
+    if let Some(level) = weak::elle::requested(models) {
         p.extend(weak::elle::prohibited(level).into_iter().map(str::to_string));
     }
     if !models.is_empty() {
         p.extend(PROHIBITED_BY_EVERY_MODEL.iter().map(|s| s.to_string()));
     }
-    Ok(p)
+    p
 }
 
 /// Whether `internal` is prohibited by a requested model or anomaly other
 /// than the weak levels' own lists.
-fn internal_beyond_weak(opts: &CheckOptions) -> Result<bool, CheckError> {
-    let models = resolve_models(&opts.models)?;
-    let anomalies = resolve_anomalies(&opts.anomalies)?;
+fn internal_beyond_weak(models: &[String], anomalies: &[String]) -> bool {
     let ms: Vec<&str> = models
         .iter()
         .map(String::as_str)
@@ -325,30 +250,91 @@ fn internal_beyond_weak(opts: &CheckOptions) -> Result<bool, CheckError> {
     let an: Vec<&str> = anomalies.iter().map(String::as_str).collect();
     let mut p = lattice::all_anomalies_implying(&an);
     p.extend(lattice::anomalies_prohibited_by(&ms));
-    Ok(p.contains("internal"))
+    p.contains("internal")
 }
 
-/// Runs the whole analysis.
+/// What inference and the cycle search found, before any level is decided.
+struct Found {
+    anomalies: Anomalies,
+    graph: Graph,
+    sccs: Vec<Vec<OpId>>,
+}
+
+/// What one set of models asks of the checkers.
+struct Request<'a> {
+    workload: Workload,
+    models: Vec<String>,
+    anomalies: &'a [String],
+    opts: &'a CheckOptions,
+}
+
+/// Runs the whole analysis: Elle's inference and cycle search once, then
+/// the requested models' checkers and Elle's result map, then every level
+/// of the ladder ([`crate::levels`]). With [`CheckOptions::ladder`] (and
+/// with `--model all`) the ladder's own checkers also run, on the same
+/// inference, so that every level is decided; otherwise each level is
+/// decided by what the requested check found.
 pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let workload = resolve_workload(h, opts.workload);
-    let prohibited = prohibited_anomalies(opts)?;
+    let asked = resolve_anomalies(&opts.anomalies)?;
+    let req = Request { workload, models: resolve_models(&opts.models)?, anomalies: &asked, opts };
+    let prohibited = prohibited_by(&req.models, &asked);
     let mut reportable = prohibited.clone();
     reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
     let mut stats = Stats { ops: h.ops.len(), ..Stats::default() };
-
-    let t0 = Instant::now();
-    let inferred = match workload {
-        Workload::ListAppend => infer::list_append::infer(h),
-        Workload::RwRegister => infer::rw_register::infer(h, opts.rw),
-    };
-    let inf = match inferred {
-        Ok(inf) => inf,
+    let found = match find(h, &req, &reportable, &mut stats) {
+        Ok(f) => f,
         Err(e) => return Ok(cannot_run(workload, e, stats)),
+    };
+    let extend_ladder = opts.ladder && !crate::levels::ladder_requested(&opts.models);
+    let (mut outcome, all_found) = decide(h, &req, found.anomalies, stats, extend_ladder);
+    outcome.levels = match all_found {
+        Some(anomalies) => {
+            let t = Instant::now();
+            // Only the levels the requested check left undecided: a level
+            // implied by one that holds, or implying one that fails, needs
+            // no checker of its own.
+            let decided = ladder::rows(&outcome);
+            let undecided = |m: &str| {
+                decided
+                    .iter()
+                    .any(|r| r.level.model == m && matches!(r.status, ModelStatus::Unknown | ModelStatus::NotChecked))
+            };
+            let mut models = req.models.clone();
+            let wanted = |m: &&&str| !req.models.iter().any(|r| r == **m) && undecided(m);
+            models.extend(crate::levels::LADDER_MODELS.iter().filter(wanted).map(|m| m.to_string()));
+            let ladder = Request { models, ..req };
+            let seeded = Stats {
+                exact: outcome.stats.exact.clone(),
+                exact_valid: outcome.stats.exact_valid.clone(),
+                ..Stats::default()
+            };
+            let (extended, _) = decide(h, &ladder, anomalies, seeded, false);
+            outcome.stats.exact = extended.stats.exact.clone();
+            outcome.stats.exact_valid = extended.stats.exact_valid.clone();
+            outcome.stats.ladder = Some(t.elapsed());
+            ladder::rows(&extended)
+        }
+        None => ladder::rows(&outcome),
+    };
+    outcome.ladder = extend_ladder || crate::levels::ladder_requested(&opts.models);
+    if opts.keep_sccs {
+        outcome.sccs = scc_edges(&found.graph, found.sccs);
+    }
+    Ok(outcome)
+}
+
+/// Inference, the dependency graph and the cycle search: what every level
+/// shares. Order edges are added when a reportable anomaly needs them
+/// (Elle's rule: realtime subsumes process).
+fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut Stats) -> Result<Found, InferError> {
+    let t0 = Instant::now();
+    let inf = match req.workload {
+        Workload::ListAppend => infer::list_append::infer(h)?,
+        Workload::RwRegister => infer::rw_register::infer(h, req.opts.rw)?,
     };
     stats.infer = t0.elapsed();
 
-    // Order edges only when a reportable anomaly needs them (Elle's rule:
-    // realtime subsumes process).
     let t1 = Instant::now();
     let wants =
         |suffix: &str| lattice::CYCLE_SEARCH_ORDER.iter().any(|t| t.ends_with(suffix) && reportable.contains(*t));
@@ -380,199 +366,111 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let (cycles, sccs) = cycles::find_cycles(
         h,
         &graph,
-        workload,
+        req.workload,
         |a, b, rels| explainer.explain(h, a, b, rels).or_else(|| order::explain(h, a, b, rels)),
-        CycleOptions { timeout: opts.cycle_search_timeout },
+        CycleOptions { timeout: req.opts.cycle_search_timeout },
     );
     for (k, v) in cycles {
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
-    let models = resolve_models(&opts.models)?;
-    // The weak check runs before the exact one: a violation it finds
-    // answers the session levels without search (see `weak::strong`).
+    Ok(Found { anomalies, graph, sccs })
+}
+
+/// Decides the request's models from what was found: the weak check first
+/// (a violation it finds answers the session levels without search, see
+/// `weak::strong`), then the exact check of register histories, then
+/// Elle's result map. With `keep_all`, also returns every anomaly found
+/// (reportable or not), for a wider request to start from.
+fn decide(
+    h: &History,
+    req: &Request,
+    mut anomalies: Anomalies,
+    mut stats: Stats,
+    keep_all: bool,
+) -> (Outcome, Option<Anomalies>) {
+    let (models, opts) = (&req.models, req.opts);
     let mut weak_run = None;
-    if let Some(level) = weak::elle::requested(&models) {
-        if level == weak::Level::ReadCommitted && !internal_beyond_weak(opts)? {
+    if let Some(level) = weak::elle::requested(models) {
+        if level == weak::Level::ReadCommitted && !internal_beyond_weak(models, req.anomalies) {
             weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
         }
-        weak_run = Some(weak::elle::run(h, workload, level, &opts.weak, &mut anomalies));
+        weak_run = Some(weak::elle::run(h, req.workload, level, &opts.weak, &mut anomalies));
     }
-    if let (Workload::RwRegister, Some(exact)) = (workload, &opts.exact) {
+    if let (Workload::RwRegister, Some(exact_opts)) = (req.workload, &opts.exact) {
         let implied = weak_run.as_ref().and_then(|r| r.violated);
-        run_exact(h, &models, exact, &opts.weak, implied, &mut anomalies, &mut stats);
-        // Elle calls an edgeless graph inconclusive; a level the exact check
-        // proved is not.
-        let proved =
-            |m: &String| si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)));
-        if !models.is_empty() && models.iter().all(proved) {
-            anomalies.remove("empty-transaction-graph");
-        }
+        exact::run_exact(h, models, exact_opts, &opts.weak, implied, &mut anomalies, &mut stats);
     }
     let mut violated = None;
     if let Some(weak_run) = weak_run {
-        let level = weak_run.level;
         violated = weak_run.violated;
-        let proved_weak = weak_run.proved;
-        let session_si =
-            si_check::Level { semantics: si_check::Semantics::SnapshotIsolation, order: si_check::OrderKind::Session };
-        let mut si_proved = stats.exact_valid.iter().any(|v| v.implies(session_si));
-        // Prefix consistency holds when session snapshot isolation does;
-        // for registers the exact check can show it.
-        if models.iter().any(|m| m == "prefix") && weak_run.proved && !si_proved {
-            if let (Workload::RwRegister, Some(exact)) = (workload, &opts.exact) {
-                si_proved = si_check::check_level_knowing(h, session_si, exact, &[])
-                    .is_ok_and(|o| matches!(o.verdict, si_check::Verdict::Valid));
-            }
-        }
-        if let Some(detail) = weak::elle::prefix_undecided(&models, &weak_run, si_proved) {
+        let si_proved = session_si_proved(h, req, &weak_run, &stats);
+        if let Some(detail) = weak::elle::prefix_undecided(models, &weak_run, si_proved) {
             let case = Case::ExactCheckUnknown { model: "prefix".into(), detail };
             anomalies.entry("exact-check-unknown".into()).or_default().push(case);
         }
         stats.weak = Some(weak_run);
-        let proved = |m: &String| {
-            weak::Level::from_model(m).is_some_and(|l| l <= level && proved_weak)
-                || si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)))
-        };
-        if !models.is_empty() && models.iter().all(proved) {
-            anomalies.remove("empty-transaction-graph");
-        }
     }
-    let mut outcome = result_map(workload, anomalies, &prohibited, &reportable, stats);
+    // Elle calls an edgeless graph inconclusive; levels the weak or exact
+    // check proved are not.
+    if !models.is_empty() && models.iter().all(|m| proved(&stats, m)) {
+        anomalies.remove("empty-transaction-graph");
+    }
+    let all = keep_all.then(|| anomalies.clone());
+    let prohibited = prohibited_by(models, req.anomalies);
+    let mut reportable = prohibited.clone();
+    reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
+    let mut outcome = result_map(req.workload, anomalies, &prohibited, &reportable, stats);
     if let Some((level, without_sessions)) = violated {
         if outcome.valid != Validity::Valid {
             weak::elle::extend_boundary(level, without_sessions, &mut outcome.not, &mut outcome.also_not);
         }
     }
-    if opts.keep_sccs {
-        outcome.sccs = sccs
-            .into_iter()
-            .map(|vertices| {
-                let mut edges = Vec::new();
-                for &a in &vertices {
-                    let (ts, rs) = graph.out(a);
-                    for (&b, &r) in ts.iter().zip(rs) {
-                        if vertices.binary_search(&b).is_ok() {
-                            edges.push((a, b, r));
-                        }
+    (outcome, all)
+}
+
+/// Whether session snapshot isolation is proved, which prefix consistency
+/// needs (for `prefix` asked by name, after the weak check proved causal
+/// consistency; registers only).
+fn session_si_proved(h: &History, req: &Request, run: &weak::elle::WeakRun, stats: &Stats) -> bool {
+    let session_si =
+        si_check::Level { semantics: si_check::Semantics::SnapshotIsolation, order: si_check::OrderKind::Session };
+    if stats.exact_valid.iter().any(|v| v.implies(session_si)) {
+        return true;
+    }
+    if !(req.models.iter().any(|m| m == "prefix") && run.proved) {
+        return false;
+    }
+    match (req.workload, &req.opts.exact) {
+        (Workload::RwRegister, Some(exact)) => si_check::check_level_knowing(h, session_si, exact, &[])
+            .is_ok_and(|o| matches!(o.verdict, si_check::Verdict::Valid)),
+        _ => false,
+    }
+}
+
+/// Whether the weak or exact check proved model `m`.
+fn proved(stats: &Stats, m: &str) -> bool {
+    let weak =
+        weak::Level::from_model(m).is_some_and(|l| stats.weak.as_ref().is_some_and(|r| r.proved && l <= r.level));
+    weak || si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)))
+}
+
+/// Each strongly connected component with the edges between its vertices.
+fn scc_edges(graph: &Graph, sccs: Vec<Vec<OpId>>) -> Vec<SccEdges> {
+    sccs.into_iter()
+        .map(|vertices| {
+            let mut edges = Vec::new();
+            for &a in &vertices {
+                let (ts, rs) = graph.out(a);
+                for (&b, &r) in ts.iter().zip(rs) {
+                    if vertices.binary_search(&b).is_ok() {
+                        edges.push((a, b, r));
                     }
                 }
-                SccEdges { vertices, edges }
-            })
-            .collect();
-    }
-    Ok(outcome)
-}
-
-/// Runs the exact check for every requested model it decides that the
-/// Elle-style findings do not already rule out, and, each time a level is
-/// refuted, for the next weaker one, so the report says which of these
-/// levels the history does satisfy. Refutations are added under the name
-/// of the cycles they show; an undecided level adds `exact-check-unknown`.
-///
-/// A level that the weak check's violation `implied` (weakest level
-/// violated, and whether without sessions) already refutes is not searched
-/// (it is listed in [`Stats::exact_implied`]). With
-/// [`si_check::ExactOptions::cc_orders`], every search starts from causal
-/// consistency's forced write orders, computed with the level's session
-/// semantics under the limits of `weak` (see [`weak::strong`]).
-fn run_exact(
-    h: &History,
-    models: &[String],
-    opts: &si_check::ExactOptions,
-    weak: &weak::Options,
-    implied: Option<(weak::Level, bool)>,
-    anomalies: &mut Anomalies,
-    stats: &mut Stats,
-) {
-    let mut todo: Vec<si_check::Level> = models.iter().filter_map(|m| si_check::Level::from_model(m)).collect();
-    todo.reverse();
-    let mut done: Vec<si_check::Level> = Vec::new();
-    let mut refuted: Vec<si_check::Level> = Vec::new();
-    // Forced write orders with and without sessions, computed when first needed.
-    let mut known: [Option<Option<si_check::KnownOrders>>; 2] = [None, None];
-    while let Some(level) = todo.pop() {
-        if done.contains(&level) || stats.exact_valid.iter().any(|v| v.implies(level)) {
-            continue;
-        }
-        done.push(level);
-        let found: Vec<&str> = anomalies.keys().map(String::as_str).collect();
-        let ruled_out = lattice::anomalies_to_impossible_models(&boundary_names(&found));
-        let canonical = lattice::canonical_model_name(level.model()).unwrap_or("");
-        if ruled_out.contains(canonical) {
-            // Already refuted by inferred anomalies: try the weaker levels.
-            refuted.push(level);
-            todo.extend(level.weaker().into_iter().rev());
-            continue;
-        }
-        if implied.is_some_and(|(l, plain)| weak::strong::implied_refuted(l, plain, level)) {
-            // Refuted by the weak check's violation, without search.
-            stats.exact_implied.push(level.model().to_string());
-            refuted.push(level);
-            todo.extend(level.weaker().into_iter().rev());
-            continue;
-        }
-        let mut level_opts = opts.clone();
-        if opts.serial_first && has_sessions(h) {
-            // The serial replay keeps the orders forced under session
-            // order when it replays under session or realtime order.
-            let t = Instant::now();
-            level_opts.session_orders = known[0]
-                .get_or_insert_with(|| {
-                    let limits = weak::Options { sessions: Sessions::Process, ..*weak };
-                    weak::strong::known_orders(h, Sessions::Process, &limits)
-                })
-                .clone();
-            stats.known_orders += t.elapsed();
-        }
-        if opts.cc_orders {
-            let sessions = if level.order == si_check::OrderKind::Session { Sessions::Process } else { Sessions::None };
-            let slot = &mut known[usize::from(sessions == Sessions::None)];
-            let t = Instant::now();
-            level_opts.known = slot
-                .get_or_insert_with(|| {
-                    // Without sessions every transaction is its own session,
-                    // so the clocks get the weak recheck's small budget.
-                    let budget = match sessions {
-                        Sessions::Process => weak.max_clock_entries,
-                        Sessions::None => weak.max_clock_entries.min((1 << 22).max(16 * h.ops.len())),
-                    };
-                    let limits = weak::Options { sessions, max_clock_entries: budget, ..*weak };
-                    weak::strong::known_orders(h, sessions, &limits)
-                })
-                .clone();
-            stats.known_orders += t.elapsed();
-        }
-        let out = match si_check::check_level_knowing(h, level, &level_opts, &refuted) {
-            Ok(o) => o,
-            Err(e) => {
-                let case = Case::ExactCheckUnknown { model: level.model().to_string(), detail: e.to_string() };
-                anomalies.entry("exact-check-unknown".into()).or_default().push(case);
-                continue;
             }
-        };
-        stats.exact.push((level.model().to_string(), out.stats));
-        match out.verdict {
-            si_check::Verdict::Valid => stats.exact_valid.push(level),
-            si_check::Verdict::Invalid(r) => {
-                refuted.push(level);
-                let name = si_check::witness::refutation_name(&r);
-                anomalies.entry(name).or_default().push(Case::Refuted(r));
-                todo.extend(level.weaker().into_iter().rev());
-            }
-            si_check::Verdict::Unknown(detail) => {
-                let case = Case::ExactCheckUnknown { model: level.model().to_string(), detail };
-                anomalies.entry("exact-check-unknown".into()).or_default().push(case);
-            }
-        }
-    }
-}
-
-/// Whether some process completed more than one operation `:ok` (so
-/// session order relates two of them).
-fn has_sessions(h: &History) -> bool {
-    let mut seen = rustc_hash::FxHashSet::default();
-    h.ops.iter().filter(|o| o.is_ok()).any(|o| !seen.insert(o.process))
+            SccEdges { vertices, edges }
+        })
+        .collect()
 }
 
 /// An outcome for a history the workload's rules cannot analyse.
@@ -589,6 +487,8 @@ fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
         found_types: Vec::new(),
         checked: BTreeSet::new(),
         stats,
+        levels: Vec::new(),
+        ladder: false,
     }
 }
 
@@ -627,6 +527,8 @@ pub fn result_map(
             found_types,
             checked: prohibited.clone(),
             stats,
+            levels: Vec::new(),
+            ladder: false,
         };
     }
     Outcome {
@@ -641,11 +543,7 @@ pub fn result_map(
         found_types,
         checked: prohibited.clone(),
         stats,
+        levels: Vec::new(),
+        ladder: false,
     }
-}
-
-/// Maps isolde-only anomaly names onto the Elle anomaly whose model boundary
-/// they share (a garbage read rules out every model, like a write cycle).
-pub fn boundary_names<'a>(types: &[&'a str]) -> Vec<&'a str> {
-    types.iter().map(|&t| if t == "garbage-read" { "G0" } else { t }).collect()
 }

@@ -1,11 +1,11 @@
 //! Rendering a weak-level [`Violation`] for people: a one-line summary, a
 //! step-by-step explanation naming the operations, and a result-map value.
 
-use super::front::{FindingKind, Sessions};
-use super::witness::{Cause, Violation, WStep};
-use super::Kind;
 use crate::history::{History, OpId};
 use crate::reports::tree::{self, Node};
+use crate::weak::front::{FindingKind, Sessions};
+use crate::weak::witness::{Cause, Violation, WStep};
+use crate::weak::Kind;
 
 fn kw(s: &str) -> Node {
     Node::Keyword(s.to_string())

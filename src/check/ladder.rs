@@ -1,0 +1,230 @@
+//! The verdict of every level of [`crate::levels::LEVELS`], from what one
+//! check found: the printers read these rows and decide nothing.
+//!
+//! Each level is first decided by its own evidence ([`own`]): an anomaly
+//! that rules it out (Elle's boundary, a weak violation, an exact
+//! refutation), a proof that it holds (everything it prohibits searched and
+//! none found; the weak check proved it; the exact check proved it), or
+//! `unknown` with the reason of the check that could not decide it. An
+//! undecided level of one checker never makes another level undecided: an
+//! exact search that stopped at serializability leaves read committed to
+//! Elle's inference and snapshot isolation to its own search.
+//!
+//! Then the implications of [`crate::levels`] answer what is left: a level
+//! not decided on its own is violated when a level it implies is violated,
+//! and holds when a level implying it holds. Own evidence is never
+//! overridden, so a row shows what its checker found.
+
+use crate::anomaly::Case;
+use crate::cycles::lattice;
+use crate::levels::{self, Decider, LevelDef, LEVELS};
+use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, Validity};
+use crate::si_check;
+use crate::weak;
+
+/// Every level's row, weakest first.
+pub fn rows(o: &Outcome) -> Vec<LevelRow> {
+    let own: Vec<LevelRow> = LEVELS.iter().map(|l| own(o, l)).collect();
+    own.iter().map(|row| implied(&own, row).unwrap_or_else(|| row.clone())).collect()
+}
+
+/// An undecided row answered by another level's own verdict: a violated
+/// level it implies, else a level implying it that holds.
+fn implied(own: &[LevelRow], row: &LevelRow) -> Option<LevelRow> {
+    if matches!(row.status, ModelStatus::Holds | ModelStatus::Violated(_)) {
+        return None;
+    }
+    let model = row.level.model;
+    let weaker_violated = own.iter().find(|r| {
+        r.level.model != model
+            && matches!(r.status, ModelStatus::Violated(_))
+            && matches!(r.decided_by, DecidedBy::Checker(_))
+            && levels::implies(model, r.level.model)
+    });
+    if let Some(w) = weaker_violated {
+        return Some(LevelRow {
+            status: w.status.clone(),
+            decided_by: DecidedBy::Implied(w.level.model),
+            reason: String::new(),
+            witness: None,
+            ..row.clone()
+        });
+    }
+    let stronger_holds = own.iter().find(|r| {
+        r.level.model != model
+            && r.status == ModelStatus::Holds
+            && matches!(r.decided_by, DecidedBy::Checker(_))
+            && levels::implies(r.level.model, model)
+    })?;
+    Some(LevelRow {
+        status: ModelStatus::Holds,
+        decided_by: DecidedBy::Implied(stronger_holds.level.model),
+        reason: String::new(),
+        witness: None,
+        ..row.clone()
+    })
+}
+
+/// A level's row from its own evidence alone.
+fn own(o: &Outcome, level: &'static LevelDef) -> LevelRow {
+    let (status, reason) = match level.model {
+        "prefix" => prefix_status(o),
+        m if weak::Level::from_model(m).is_some() => weak_status(o, m),
+        m => elle_or_exact_status(o, m),
+    };
+    let witness = match &status {
+        ModelStatus::Violated(name) => o.anomalies.get(name).and_then(|cs| cs.first()).cloned(),
+        _ => None,
+    };
+    let decided_by = match &status {
+        ModelStatus::Violated(_) => DecidedBy::Checker(match &witness {
+            Some(Case::Refuted(_)) => Decider::Exact,
+            Some(Case::Weak(_)) => Decider::Weak,
+            _ => Decider::Elle,
+        }),
+        ModelStatus::Holds => DecidedBy::Checker(holds_by(o, level)),
+        _ => DecidedBy::Nobody,
+    };
+    LevelRow { level, status, decided_by, reason, witness }
+}
+
+/// Which checker proved a level that holds.
+fn holds_by(o: &Outcome, level: &LevelDef) -> Decider {
+    if weak::Level::from_model(level.model).is_some() {
+        Decider::Weak
+    } else if level.model == "prefix" || exact_proves(o, level.model) {
+        Decider::Exact
+    } else {
+        Decider::Elle
+    }
+}
+
+/// Whether a level the exact check proved implies `model` (for Elle's
+/// names, by prohibiting everything `model` prohibits).
+fn exact_proves(o: &Outcome, model: &str) -> bool {
+    let valid = &o.stats.exact_valid;
+    match si_check::Level::from_model(model) {
+        Some(level) => valid.iter().any(|v| v.implies(level)),
+        None => valid.iter().any(|v| {
+            lattice::anomalies_prohibited_by(&[model]).is_subset(&lattice::anomalies_prohibited_by(&[v.model()]))
+        }),
+    }
+}
+
+/// The reason the exact check gave for leaving `model` undecided.
+fn exact_unknown(o: &Outcome, model: &str) -> Option<String> {
+    o.anomalies.get("exact-check-unknown")?.iter().find_map(|c| match c {
+        Case::ExactCheckUnknown { model: m, detail } if m == model => Some(detail.clone()),
+        _ => None,
+    })
+}
+
+/// Why Elle's inference cannot vouch for any level, if it cannot.
+fn elle_inconclusive(o: &Outcome) -> Option<String> {
+    if let Some(e) = &o.error {
+        return Some(format!("the analysis could not run: {e}"));
+    }
+    let has = |t: &str| o.found_types.iter().any(|f| f == t);
+    if has("cycle-search-timeout") {
+        return Some("the cycle search ran out of time".into());
+    }
+    if has("empty-transaction-graph") {
+        return Some("no dependency between transactions could be inferred".into());
+    }
+    None
+}
+
+/// A level Elle names, decided by Elle's inference or (for registers) the
+/// exact check.
+fn elle_or_exact_status(o: &Outcome, model: &str) -> (ModelStatus, String) {
+    let Some(canonical) = lattice::canonical_model_name(model) else {
+        return (ModelStatus::NotChecked, "not a level isolde checks".into());
+    };
+    let found: Vec<&str> = o.found_types.iter().map(String::as_str).collect();
+    for t in lattice::boundary_names(&found) {
+        if lattice::anomalies_to_impossible_models(&[t]).contains(canonical) {
+            let shown = found.iter().find(|f| lattice::boundary_names(&[f]) == [t]).copied().unwrap_or(t);
+            return (ModelStatus::Violated(shown.to_string()), String::new());
+        }
+    }
+    // A model the boundary rules out for a reason outside Elle's lattice (a
+    // weak-level violation, which also answers the session levels without
+    // an exact search) never holds.
+    let friendly = lattice::friendly_model_name(canonical);
+    if [model, friendly].iter().any(|m| o.not.contains(*m) || o.also_not.contains(*m)) {
+        let weak = o.found_types.iter().find(|t| weak::elle::WEAK_ANOMALY_TYPES.contains(&t.as_str()));
+        let shown = weak.or(o.found_types.first()).cloned().unwrap_or_else(|| "a weak-level violation".into());
+        return (ModelStatus::Violated(shown), String::new());
+    }
+    if exact_proves(o, model) {
+        return (ModelStatus::Holds, String::new());
+    }
+    // The levels the exact check decides hold only when it proved them.
+    if !o.stats.exact.is_empty() && si_check::Level::from_model(model).is_some() {
+        return match exact_unknown(o, model) {
+            Some(detail) => (ModelStatus::Unknown, detail),
+            None => (ModelStatus::NotChecked, "the exact check did not search this level".into()),
+        };
+    }
+    if let Some(why) = elle_inconclusive(o) {
+        return (ModelStatus::Unknown, why);
+    }
+    if lattice::anomalies_prohibited_by(&[model]).iter().all(|a| o.checked.contains(a)) {
+        (ModelStatus::Holds, String::new())
+    } else {
+        (ModelStatus::NotChecked, "the requested models did not search for everything it prohibits".into())
+    }
+}
+
+/// A Biswas–Enea level (`read-committed-be`, `read-atomic`,
+/// `causal-cerone`). It holds only when the weak check proved it (Elle's
+/// detectors for these names are incomplete); it is violated when the
+/// report rules it out.
+fn weak_status(o: &Outcome, model: &str) -> (ModelStatus, String) {
+    let Some(level) = weak::Level::from_model(model) else {
+        return (ModelStatus::NotChecked, String::new());
+    };
+    if o.not.contains(model) || o.also_not.contains(model) {
+        let canonical = lattice::canonical_model_name(model);
+        let by_elle = o.found_types.iter().find(|t| {
+            let b = lattice::boundary_names(&[t.as_str()]);
+            canonical.is_some_and(|c| lattice::anomalies_to_impossible_models(&b).contains(c))
+        });
+        let by_weak = o.found_types.iter().find(|t| weak::elle::prohibited(level).contains(&t.as_str()));
+        let shown = by_elle.or(by_weak).cloned().unwrap_or_else(|| "a weak-level violation".into());
+        return (ModelStatus::Violated(shown), String::new());
+    }
+    match &o.stats.weak {
+        Some(r) if r.proved && r.level >= level => (ModelStatus::Holds, String::new()),
+        Some(r) if r.violated.is_some_and(|(l, _)| level < l) => (ModelStatus::Holds, String::new()),
+        Some(r) if r.unknown => {
+            (ModelStatus::Unknown, exact_unknown(o, r.level.model()).unwrap_or_else(|| "undecided".into()))
+        }
+        _ => (ModelStatus::NotChecked, "the weak check did not run at this level".into()),
+    }
+}
+
+/// Prefix consistency: violated when the report rules it out (an anomaly
+/// that rules out Elle's prefix, which ignores sessions, rules out the
+/// Biswas–Enea level, which keeps them), otherwise what its check found.
+fn prefix_status(o: &Outcome) -> (ModelStatus, String) {
+    if o.not.contains("prefix") || o.also_not.contains("prefix") {
+        let found: Vec<&str> = o.found_types.iter().map(String::as_str).collect();
+        let rules_out =
+            |t: &&&str| lattice::anomalies_to_impossible_models(&lattice::boundary_names(&[**t])).contains("prefix");
+        let by = found
+            .iter()
+            .find(rules_out)
+            .or(found.first())
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "an anomaly".into());
+        return (ModelStatus::Violated(by), String::new());
+    }
+    if let Some(detail) = exact_unknown(o, "prefix") {
+        return (ModelStatus::Unknown, detail);
+    }
+    if o.valid == Validity::Unknown && o.error.is_some() {
+        return (ModelStatus::Unknown, "the analysis could not run".into());
+    }
+    (ModelStatus::NotChecked, "prefix consistency was not checked".into())
+}
