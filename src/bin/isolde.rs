@@ -666,7 +666,7 @@ fn analyze_one(
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     // With several files each JSON/EDN result is one line, naming its file.
     let tree = || {
-        let t = reports::tree::result_map_limited(h, outcome, limit);
+        let t = reports::result_map::result_map_limited(h, outcome, limit);
         match t {
             reports::tree::Node::Map(mut m) if several => {
                 m.insert(

@@ -522,7 +522,7 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
         let written = match a.output {
             Output::Text => writeln!(out, "{} \t {}", file.display(), o.valid.name()),
             Output::Json => {
-                let tree = reports::tree::result_map_limited(h, o, limit);
+                let tree = reports::result_map::result_map_limited(h, o, limit);
                 reports::json::write_io(out, h, &tree).and_then(|()| writeln!(out))
             }
         };

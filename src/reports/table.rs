@@ -201,7 +201,7 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
                     Case::Cycle(cy) => out.push_str(&super::text::explain_cycle_named(h, o.workload, cy, naming)),
                     Case::Refuted(r) => out.push_str(&super::text::explain_refutation_named(h, r, naming)),
                     Case::Weak(v) => out.push_str(&crate::reports::weak::explain(h, v)),
-                    other => out.push_str(&super::edn::to_string(h, &super::tree::case(h, o.workload, other))),
+                    other => out.push_str(&super::edn::to_string(h, &super::result_map::case(h, o.workload, other))),
                 }
                 out.push('\n');
             }
