@@ -1,13 +1,14 @@
 //! `isolde analyze` as a Jepsen user meets it: several files per call,
 //! standard input, `-c`, output bounded per anomaly type, one name per
-//! transaction everywhere, tables at any terminal width, and the tagged
-//! literals Jepsen writes.
+//! transaction everywhere, tables at any terminal width, the tagged
+//! literals Jepsen writes, short `--help` with `--help-all` for the knobs,
+//! and hints for model names that are not models.
 
 mod support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
-use support::cli::{anomaly_types, isolde, temp_dir, Run};
+use support::cli::{anomaly_types, isolde, isolde_columns, long_options, temp_dir, Run};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -306,4 +307,145 @@ fn readme_example_is_what_isolde_prints() {
         s.chars().filter(|c| !c.is_whitespace() && !('\u{2500}'..='\u{257f}').contains(c)).collect::<String>()
     };
     assert_eq!(text(&tty.stdout), text(shown), "README vs what a terminal shows:\n{}", tty.stdout);
+}
+
+/// The comparison and tuning knobs `analyze --help` leaves to `--help-all`.
+const ANALYZE_KNOBS: &[&str] = &[
+    "--no-pruning",
+    "--no-serial-replay",
+    "--cc-orders",
+    "--cpu-reach",
+    "--reach-memory",
+    "--max-constraints",
+    "--gpu",
+    "--max-plot-bytes",
+    "--plot-timeout",
+];
+
+/// Whether `help` lists the option `name` (not merely a longer one that
+/// starts with it, as `--gpu` is not `--gpus`).
+fn lists(help: &str, name: &str) -> bool {
+    long_options(help).iter().any(|o| o == name)
+}
+
+/// `-h` and `--help` are short: the headings, the options most runs need,
+/// `--help-all`, and none of the knobs; `--help-all` adds the knobs.
+#[test]
+fn help_hides_the_knobs_and_help_all_shows_them() {
+    let short = isolde_columns(&["analyze", "--help"], 80);
+    assert_eq!(short.code, 0, "{short:?}");
+    assert_eq!(short.stdout, isolde_columns(&["analyze", "-h"], 80).stdout, "-h and --help agree");
+    for heading in ["Input:", "Models:", "Output:", "Limits:"] {
+        assert!(short.stdout.lines().any(|l| l == heading), "{heading} in {}", short.stdout);
+    }
+    for shown in ["--model", "--workload", "--format", "--directory", "--exact-timeout", "--help-all"] {
+        assert!(lists(&short.stdout, shown), "{shown} in {}", short.stdout);
+    }
+    for knob in ANALYZE_KNOBS {
+        assert!(!lists(&short.stdout, knob), "{knob} hidden from --help: {}", short.stdout);
+    }
+    let all = isolde_columns(&["analyze", "--help-all"], 80);
+    assert_eq!(all.code, 0, "{all:?}");
+    assert!(all.stdout.contains(isolde::cli::help::TUNING), "{}", all.stdout);
+    for name in long_options(&short.stdout).iter().map(String::as_str).chain(ANALYZE_KNOBS.iter().copied()) {
+        assert!(lists(&all.stdout, name), "{name} in --help-all: {}", all.stdout);
+    }
+}
+
+/// Every line of every command's help fits 80 columns, and every option
+/// any of them lists is documented in docs/usage.md.
+#[test]
+fn help_fits_80_columns_and_every_option_is_documented() {
+    let usage = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/usage.md")).expect("usage.md");
+    let commands: &[&[&str]] = &[
+        &["analyze"],
+        &["gen", "list-append"],
+        &["gen", "rw-register"],
+        &["record"],
+        &["explore"],
+        &["convert"],
+        &["elle-cli"],
+        &[],
+    ];
+    for cmd in commands {
+        let flags: &[&str] = if cmd.is_empty() || cmd == &["explore"] || cmd == &["elle-cli"] {
+            &["--help"]
+        } else {
+            &["--help", "--help-all"]
+        };
+        for flag in flags {
+            let args = [*cmd, &[*flag]].concat();
+            let r = isolde_columns(&args, 80);
+            assert_eq!(r.code, 0, "{args:?}: {r:?}");
+            for line in r.stdout.lines() {
+                assert!(line.chars().count() <= 80, "{args:?}: {} columns: {line}", line.chars().count());
+            }
+            for name in long_options(&r.stdout) {
+                assert!(usage.contains(&format!("`{name}")), "{args:?}: {name} is not in docs/usage.md");
+            }
+        }
+    }
+}
+
+/// The options `--help` hides still work as before.
+#[test]
+fn hidden_options_still_parse_and_run() {
+    let dir = temp_dir("hidden-options");
+    let f = write(&dir, "valid.edn", VALID);
+    let knobs = [
+        "--no-pruning",
+        "--no-serial-replay",
+        "--cc-orders=on",
+        "--cpu-reach=mirror",
+        "--reach-memory=64",
+        "--max-constraints=1000",
+        "--gpu=off",
+        "--max-plot-bytes=100",
+        "--plot-timeout=100",
+    ];
+    let r = analyze(&[&[f.as_str(), "--format", "json", "-m", "serializable"], &knobs[..]].concat());
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.json()["valid?"], serde_json::json!(true), "{r:?}");
+}
+
+/// elle-cli's `-m list-append` habit: a workload given as a model is a
+/// usage error (exit 2) with the hint, before the history is read.
+#[test]
+fn a_workload_given_as_a_model_gets_a_hint() {
+    let dir = temp_dir("workload-model");
+    let f = write(&dir, "h.edn", VALID);
+    for w in ["list-append", "rw-register"] {
+        let r = analyze(&["-m", w, &f]);
+        assert_eq!(r.code, 2, "{r:?}");
+        let hint = format!("{w} is a workload, not a model: did you mean --workload {w}?");
+        assert!(r.stderr.contains(&hint), "{}", r.stderr);
+        assert!(r.stdout.is_empty(), "{}", r.stdout);
+    }
+    let r = analyze(&["-m", "bank", &f]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("isolde does not check bank histories"), "{}", r.stderr);
+    // In elle-cli's command line the workload is `-m`, and the error is
+    // elle-cli's exit status for an unknown model.
+    let r = isolde(&["elle-cli", "-m", "list-append", "-c", "list-append", &f], None, LIMIT);
+    assert_eq!(r.code, 255, "{r:?}");
+    assert!(r.stderr.contains("did you mean -m list-append?"), "{}", r.stderr);
+}
+
+/// A misspelt model gets the nearest name and the known names, grouped and
+/// wrapped at 80 columns.
+#[test]
+fn a_misspelt_model_gets_the_nearest_name() {
+    let dir = temp_dir("misspelt-model");
+    let f = write(&dir, "h.edn", VALID);
+    let r = analyze(&["-m", "serializble", &f]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("unknown consistency model \"serializble\"; did you mean serializable?"), "{}", r.stderr);
+    for group in ["exact on rw-register:", "Biswas–Enea levels", "Elle's other models:"] {
+        assert!(r.stderr.contains(group), "{group} in {}", r.stderr);
+    }
+    assert!(r.stderr.lines().skip(1).all(|l| l.chars().count() <= 80), "{}", r.stderr);
+    assert!(r.stderr.lines().count() > 5, "names on several lines: {}", r.stderr);
+    let r = analyze(&["-m", "qwxz", &f]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(!r.stderr.contains("did you mean"), "nothing near: {}", r.stderr);
 }

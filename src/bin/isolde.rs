@@ -1,6 +1,6 @@
 //! The `isolde` command line: a thin shell over the library.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use isolde::anomaly::Workload;
 use isolde::check::{self, CheckOptions, Validity, WorkloadChoice};
 use isolde::{gen, ingest, reports};
@@ -63,7 +63,7 @@ enum Cmd {
         /// plume, awdit-test: start each session with a read of a fresh key's
         /// initial value, so that AWDIT orders its initial transaction first
         /// as isolde does (docs/formats.md).
-        #[arg(long)]
+        #[arg(long, help_heading = TUNING, hide_short_help = true)]
         pin_initial: bool,
     },
 }
@@ -76,6 +76,17 @@ enum ConvertArg {
     AwditTest,
 }
 
+/// Help headings. The options under [`TUNING`], and only those, are
+/// `hide_short_help`: `--help` leaves them out and `--help-all` shows them
+/// (see `isolde::cli::help`).
+const INPUT: &str = "Input";
+const MODELS: &str = "Models";
+const OUTPUT: &str = "Output";
+const LIMITS: &str = "Limits";
+const TUNING: &str = isolde::cli::help::TUNING;
+const WORKLOAD: &str = "Workload";
+const STORE: &str = "Store";
+
 #[derive(clap::Args)]
 struct AnalyzeArgs {
     /// History files: Jepsen EDN (one op per line or one vector), elle-cli JSON,
@@ -85,8 +96,27 @@ struct AnalyzeArgs {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Workload whose inference rules apply.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = INPUT)]
     workload: WorkloadArg,
+    /// Input format (default: by extension, else sniffed).
+    #[arg(long, value_enum, default_value = "auto", value_name = "FORMAT", help_heading = INPUT)]
+    input_format: InputArg,
+    /// dbcop transactions marked committed that hold a failed event:
+    /// `indeterminate` reads them as :info (their writes may or may not have
+    /// taken effect; a failed statement aborts a PostgreSQL-wire
+    /// transaction), `as-committed` as dbcop does (committed, without the
+    /// failed events).
+    #[arg(long, value_enum, default_value = "indeterminate", value_name = "HOW", help_heading = INPUT)]
+    failed_events: FailedEventsArg,
+    /// rw-register: infer per-key version order from realtime order.
+    #[arg(long, help_heading = INPUT)]
+    linearizable_keys: bool,
+    /// rw-register: infer per-key version order from process order.
+    #[arg(long, help_heading = INPUT)]
+    sequential_keys: bool,
+    /// rw-register: infer version order from writes following reads.
+    #[arg(long, help_heading = INPUT)]
+    wfr_keys: bool,
     /// Consistency models expected to hold, comma separated (Elle's names, or
     /// si, ser, strict-ser, rc, ru, rr, read-committed-be,
     /// transactional-causal), `all` for every level from read-committed-be to
@@ -98,113 +128,95 @@ struct AnalyzeArgs {
         visible_alias = "consistency-models",
         short = 'm',
         visible_short_alias = 'c',
-        value_delimiter = ','
+        value_delimiter = ',',
+        help_heading = MODELS
     )]
     model: Option<Vec<String>>,
     /// Specific anomalies to look for, comma separated (e.g. G0,G1c,G2).
-    #[arg(long, short = 'a', value_delimiter = ',')]
+    #[arg(long, short = 'a', value_delimiter = ',', help_heading = MODELS)]
     anomalies: Vec<String>,
-    /// Milliseconds to spend searching each strongly connected component.
-    #[arg(long, default_value_t = 1000)]
-    cycle_search_timeout: u64,
+    /// Session order of the exact weak levels (read-committed-be,
+    /// read-atomic, causal-cerone): `process` takes each process as a
+    /// session (Biswas–Enea, Cerone); `none` drops it, Elle's plain semantics.
+    #[arg(long, value_enum, default_value = "process", help_heading = MODELS)]
+    sessions: SessionsArg,
+    /// rw-register: skip the exact check of serializability / snapshot
+    /// isolation (polygraph + SAT) and report only what Elle's inference finds.
+    #[arg(long, help_heading = MODELS)]
+    no_exact: bool,
     /// Output format (default: table on a terminal, json otherwise).
-    #[arg(long, short = 'f', value_enum)]
+    #[arg(long, short = 'f', value_enum, help_heading = OUTPUT)]
     format: Option<FormatArg>,
+    /// With the table format, print every witness in full (cycle
+    /// explanations in Elle's words).
+    #[arg(long, short = 'v', help_heading = OUTPUT)]
+    verbose: bool,
     /// Print every case of every anomaly (table --verbose, json, edn);
     /// by default at most 10 per anomaly type are printed, with the total
     /// count (`--directory` always writes all).
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     all_anomalies: bool,
-    /// Input format (default: by extension, else sniffed).
-    #[arg(long, value_enum, default_value = "auto")]
-    input_format: InputArg,
-    /// dbcop transactions marked committed that hold a failed event:
-    /// `indeterminate` reads them as :info (their writes may or may not have
-    /// taken effect; a failed statement aborts a PostgreSQL-wire
-    /// transaction), `as-committed` as dbcop does (committed, without the
-    /// failed events).
-    #[arg(long, value_enum, default_value = "indeterminate")]
-    failed_events: FailedEventsArg,
     /// Write Elle's output directory here: <type>.txt explanations of every
     /// cycle, and incompatible-order/<key>.html tables.
-    #[arg(long, short = 'd')]
+    #[arg(long, short = 'd', value_name = "DIR", help_heading = OUTPUT)]
     directory: Option<PathBuf>,
     /// Image format of plots in --directory (needs graphviz's `dot`).
-    #[arg(long, value_enum, default_value = "svg")]
+    #[arg(long, value_enum, default_value = "svg", value_name = "FORMAT", help_heading = OUTPUT)]
     plot_format: PlotFormatArg,
-    /// Skip plots whose DOT text exceeds this many bytes.
-    #[arg(long, default_value_t = 65536)]
-    max_plot_bytes: usize,
-    /// Milliseconds to wait for each plot to render.
-    #[arg(long, default_value_t = 5000)]
-    plot_timeout: u64,
     /// Plot every cycle in --directory (by default the first 10 of each
     /// anomaly type and of SCCs are plotted; the explanations hold all).
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     all_plots: bool,
-    /// With the table format, print every witness in full (cycle
-    /// explanations in Elle's words).
-    #[arg(long, short = 'v')]
-    verbose: bool,
     /// Print sizes and stage times to stderr.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     stats: bool,
-    /// rw-register: infer per-key version order from realtime order.
-    #[arg(long)]
-    linearizable_keys: bool,
-    /// rw-register: infer per-key version order from process order.
-    #[arg(long)]
-    sequential_keys: bool,
-    /// rw-register: infer version order from writes following reads.
-    #[arg(long)]
-    wfr_keys: bool,
-    /// rw-register: skip the exact check of serializability / snapshot
-    /// isolation (polygraph + SAT) and report only what Elle's inference finds.
-    #[arg(long)]
-    no_exact: bool,
+    /// Milliseconds to spend searching each strongly connected component.
+    #[arg(long, default_value_t = 1000, value_name = "MS", help_heading = LIMITS)]
+    cycle_search_timeout: u64,
     /// rw-register: seconds the exact check may take per level before the
     /// verdict becomes unknown.
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = 600, value_name = "SECS", help_heading = LIMITS)]
     exact_timeout: u64,
+    /// rw-register: most write-order constraints the exact check builds
+    /// (one per pair of independent writers of a key that known dependencies
+    /// leave unordered) before it answers unknown instead.
+    #[arg(long, default_value_t = 50_000_000, value_name = "N", help_heading = TUNING, hide_short_help = true)]
+    max_constraints: usize,
+    /// rw-register: memory budget for the exact check's reachability rows, MB.
+    #[arg(long, default_value_t = 1024, value_name = "MB", help_heading = TUNING, hide_short_help = true)]
+    reach_memory: usize,
+    /// Skip plots whose DOT text exceeds this many bytes.
+    #[arg(long, default_value_t = 65536, value_name = "BYTES", help_heading = TUNING, hide_short_help = true)]
+    max_plot_bytes: usize,
+    /// Milliseconds to wait for each plot to render.
+    #[arg(long, default_value_t = 5000, value_name = "MS", help_heading = TUNING, hide_short_help = true)]
+    plot_timeout: u64,
     /// rw-register: skip pruning in the exact check (for comparisons).
-    #[arg(long)]
+    #[arg(long, help_heading = TUNING, hide_short_help = true)]
     no_pruning: bool,
     /// rw-register: skip the serial replay that decides most valid
     /// histories in linear time before the exact check builds its
     /// polygraph (for comparisons).
-    #[arg(long)]
+    #[arg(long, help_heading = TUNING, hide_short_help = true)]
     no_serial_replay: bool,
     /// rw-register: add causal consistency's forced write orders to the
     /// exact check's known edges. `auto` does with --no-pruning only:
     /// pruning derives the same orders itself, so with it they cost more
     /// than they save (docs/models.md). Verdicts do not depend on it.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = TUNING, hide_short_help = true)]
     cc_orders: SwitchArg,
-    /// rw-register: memory budget for the exact check's reachability rows, MB.
-    #[arg(long, default_value_t = 1024)]
-    reach_memory: usize,
     /// rw-register: run the exact check's pruning reachability on a CUDA GPU:
     /// `auto` when built with the `gpu` feature, a device is present and the
     /// history is large enough; `on` requires one (exit 2 without);
     /// `off` never touches CUDA. Verdicts do not depend on it.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = TUNING, hide_short_help = true)]
     gpu: GpuArg,
     /// rw-register: the CPU computation of pruning's reachability: `classic`
     /// (rows by node, recomputed every round) or `mirror` (the GPU kernels'
     /// algorithm: rows by position, in-place updates). Verdicts do not
     /// depend on it.
-    #[arg(long, value_enum, default_value = "classic")]
+    #[arg(long, value_enum, default_value = "classic", help_heading = TUNING, hide_short_help = true)]
     cpu_reach: CpuReachArg,
-    /// rw-register: most write-order constraints the exact check builds
-    /// (one per pair of independent writers of a key that known dependencies
-    /// leave unordered) before it answers unknown instead.
-    #[arg(long, default_value_t = 50_000_000)]
-    max_constraints: usize,
-    /// Session order of the exact weak levels (read-committed-be,
-    /// read-atomic, causal-cerone): `process` takes each process as a
-    /// session (Biswas–Enea, Cerone); `none` drops it, Elle's plain semantics.
-    #[arg(long, value_enum, default_value = "process")]
-    sessions: SessionsArg,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -236,11 +248,14 @@ enum SessionsArg {
 /// Options shared by both generators.
 #[derive(clap::Args)]
 struct GenCommon {
+    /// Random seed.
+    #[arg(long, default_value_t = 0, help_heading = WORKLOAD, display_order = 1000)]
+    seed: u64,
     /// Isolation level of the simulated store: a multi-version store, or
     /// for read-committed-be, read-atomic, causal-cerone and prefix a weak
     /// store (replicas, a shared log) that gives exactly that level (these
     /// take no --inject; see docs/models.md).
-    #[arg(long, value_enum, default_value = "strict-serializable")]
+    #[arg(long, value_enum, default_value = "strict-serializable", help_heading = STORE)]
     level: LevelArg,
     /// Plant named anomalies among normal traffic, comma separated: G0
     /// (list-append only), G1a, G1b, G1c, lost-update, write-skew,
@@ -249,23 +264,20 @@ struct GenCommon {
     /// non-monotonic-read(-ao), fractured-read(-ao), non-repeatable-read,
     /// causality-violation, future-read, not-my-own-write,
     /// not-my-last-write (Plume's tap-a … tap-m are accepted as names too).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', help_heading = STORE)]
     inject: Vec<String>,
     /// Number of injected scenarios (cycling through --inject; default one
     /// per listed anomaly).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = STORE)]
     inject_count: usize,
     /// Probability that a transaction fails (:fail, no effect).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, help_heading = STORE)]
     fail_fraction: f64,
     /// Probability that a transaction is indeterminate (:info).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, help_heading = STORE)]
     info_fraction: f64,
-    /// Random seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
     /// Output file (default: stdout).
-    #[arg(long, short = 'o')]
+    #[arg(long, short = 'o', help_heading = OUTPUT)]
     output: Option<PathBuf>,
 }
 
@@ -273,81 +285,85 @@ struct GenCommon {
 enum GenCmd {
     /// A list-append history from an in-memory multi-version store.
     ListAppend {
-        /// Number of transactions.
-        #[arg(long, default_value_t = 10_000)]
-        txns: usize,
-        /// Concurrent client processes.
-        #[arg(long, default_value_t = 10)]
-        processes: usize,
-        /// Minimum micro-ops per transaction.
-        #[arg(long, default_value_t = 1)]
-        min_txn_len: usize,
-        /// Maximum micro-ops per transaction.
-        #[arg(long, default_value_t = 5)]
-        max_txn_len: usize,
-        /// Keys in the active window.
-        #[arg(long, default_value_t = 100)]
-        active_keys: usize,
-        /// Appends per key before it is retired.
-        #[arg(long, default_value_t = 100)]
-        max_writes_per_key: usize,
-        /// Fraction of micro-ops that are reads.
-        #[arg(long, default_value_t = 0.5)]
-        read_fraction: f64,
-        /// Key distribution over the active window.
-        #[arg(long, value_enum, default_value = "exponential")]
-        key_dist: KeyDistArg,
+        // First, so that the headings read Workload, Store, Output, then
+        // the hidden options.
         #[command(flatten)]
         common: GenCommon,
+        /// Number of transactions.
+        #[arg(long, default_value_t = 10_000, help_heading = WORKLOAD)]
+        txns: usize,
+        /// Concurrent client processes.
+        #[arg(long, default_value_t = 10, help_heading = WORKLOAD)]
+        processes: usize,
+        /// Minimum micro-ops per transaction.
+        #[arg(long, default_value_t = 1, help_heading = TUNING, hide_short_help = true)]
+        min_txn_len: usize,
+        /// Maximum micro-ops per transaction.
+        #[arg(long, default_value_t = 5, help_heading = WORKLOAD)]
+        max_txn_len: usize,
+        /// Keys in the active window.
+        #[arg(long, default_value_t = 100, help_heading = WORKLOAD)]
+        active_keys: usize,
+        /// Appends per key before it is retired.
+        #[arg(long, default_value_t = 100, help_heading = TUNING, hide_short_help = true)]
+        max_writes_per_key: usize,
+        /// Fraction of micro-ops that are reads.
+        #[arg(long, default_value_t = 0.5, help_heading = WORKLOAD)]
+        read_fraction: f64,
+        /// Key distribution over the active window.
+        #[arg(long, value_enum, default_value = "exponential", help_heading = WORKLOAD)]
+        key_dist: KeyDistArg,
     },
     /// An rw-register history (PolySI's default shape) from an in-memory
     /// multi-version store.
     RwRegister {
+        // First, so that the headings read Workload, Store, Output, then
+        // the hidden options.
+        #[command(flatten)]
+        common: GenCommon,
         /// Number of transactions (ignored with --txns-per-session).
-        #[arg(long, default_value_t = 10_000)]
+        #[arg(long, default_value_t = 10_000, help_heading = WORKLOAD)]
         txns: usize,
         /// Concurrent client processes (dbcop/PolySI sessions).
-        #[arg(long, alias = "sessions", default_value_t = 20)]
+        #[arg(long, alias = "sessions", default_value_t = 20, help_heading = WORKLOAD)]
         processes: usize,
         /// Transactions per session: every process runs exactly this many
         /// (txns = sessions * this). Required for --output-format dbcop.
-        #[arg(long)]
+        #[arg(long, help_heading = WORKLOAD)]
         txns_per_session: Option<usize>,
         /// Micro-ops per transaction (dbcop's events per transaction).
-        #[arg(long, alias = "ops-per-txn", default_value_t = 15)]
+        #[arg(long, alias = "ops-per-txn", default_value_t = 15, help_heading = WORKLOAD)]
         txn_len: usize,
         /// Minimum micro-ops per transaction (default: --txn-len).
-        #[arg(long)]
+        #[arg(long, help_heading = TUNING, hide_short_help = true)]
         min_txn_len: Option<usize>,
         /// Number of keys (variables).
-        #[arg(long, alias = "key-count", default_value_t = 10_000)]
+        #[arg(long, alias = "key-count", default_value_t = 10_000, help_heading = WORKLOAD)]
         keys: usize,
         /// Fraction of micro-ops that are reads.
-        #[arg(long, alias = "read-proportion", default_value_t = 0.5)]
+        #[arg(long, alias = "read-proportion", default_value_t = 0.5, help_heading = WORKLOAD)]
         read_fraction: f64,
         /// Key distribution (hotspot: --hot-probability of the operations
         /// on the first --hot-fraction of the keys).
-        #[arg(long, value_enum, default_value = "zipf")]
+        #[arg(long, value_enum, default_value = "zipf", help_heading = WORKLOAD)]
         key_dist: RwKeyDistArg,
         /// Zipf exponent.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, help_heading = TUNING, hide_short_help = true)]
         zipf_exponent: f64,
         /// Hotspot: fraction of keys that are hot.
-        #[arg(long, default_value_t = 0.2)]
+        #[arg(long, default_value_t = 0.2, help_heading = TUNING, hide_short_help = true)]
         hot_fraction: f64,
         /// Hotspot: probability that an operation targets a hot key.
-        #[arg(long, default_value_t = 0.8)]
+        #[arg(long, default_value_t = 0.8, help_heading = TUNING, hide_short_help = true)]
         hot_probability: f64,
         /// Output format: Jepsen EDN, dbcop's history.bincode, the
         /// Plume/PolySI/AWDIT text format, or AWDIT's test format.
-        #[arg(long, value_enum, default_value = "edn")]
+        #[arg(long, value_enum, default_value = "edn", help_heading = OUTPUT)]
         output_format: OutputFormatArg,
         /// plume, awdit-test: start each session with a read of a fresh key's
         /// initial value (see `isolde convert --pin-initial`).
-        #[arg(long)]
+        #[arg(long, help_heading = TUNING, hide_short_help = true)]
         pin_initial: bool,
-        #[command(flatten)]
-        common: GenCommon,
     },
 }
 
@@ -901,7 +917,8 @@ fn main() -> ExitCode {
     if called_as_elle_cli(argv.first()) {
         return elle_cli(&argv[1..]);
     }
-    let cli = Cli::parse();
+    let cli = isolde::cli::help::split_help(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&cli).unwrap_or_else(|e| e.exit());
     let r = match cli.cmd {
         Cmd::ElleCli { args } => return elle_cli(&args),
         Cmd::Analyze(a) => analyze(a),

@@ -14,6 +14,7 @@ pub use crate::cycles::lattice::boundary_names;
 pub use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, SccEdges, Stats, Validity};
 
 use crate::anomaly::{Anomalies, Case, Workload};
+use crate::cli::model_names;
 use crate::cycles::{self, lattice, CycleOptions};
 use crate::graph::Graph;
 use crate::history::{History, MopFn, MopValue, OpId};
@@ -83,8 +84,9 @@ impl Default for CheckOptions {
 /// Problems with the request itself (not with the history).
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum CheckError {
-    /// A model name Elle does not know.
-    #[error("unknown consistency model {0:?}; known models are: {1}")]
+    /// A model name Elle does not know: the name, and the message (a hint,
+    /// or the nearest and the known names; see [`crate::cli::model_names`]).
+    #[error("{1}")]
     UnknownModel(String, String),
     /// An anomaly name Elle (and isolde) does not know.
     #[error("unknown anomaly {0:?}; known anomalies are: {1}")]
@@ -176,7 +178,7 @@ pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, Check
                 .iter()
                 .find(|k| k.eq_ignore_ascii_case(name))
                 .map(|k| k.to_string())
-                .ok_or_else(|| CheckError::UnknownModel(m.clone(), known.join(", ")))
+                .ok_or_else(|| CheckError::UnknownModel(m.clone(), model_names::unknown_model(name, &known)))
         })
         .collect()
 }

@@ -43,6 +43,7 @@
 //! file's output goes to `DIR/<file name>` (elle-cli overwrites one
 //! directory).
 
+use super::model_names;
 use crate::anomaly::Workload;
 use crate::check::{self, CheckOptions, Validity, WorkloadChoice};
 use crate::history::{History, MopFn};
@@ -325,8 +326,46 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
     Ok(a)
 }
 
-/// The usage text (`-h`, or no `-m`).
+/// elle-cli's options for the usage: the option, its default, what it does.
+const OPTIONS: &[(&str, &str, &str)] = &[
+    ("-m, --model MODEL", "", "A name of the workload to check: list-append or rw-register."),
+    ("-f, --format FORMAT", "", "Format of file with history. Either 'edn' or 'json' (default: by extension)."),
+    ("-v, --output OUTPUT", "text", "Output format. Either 'text' or 'json'."),
+    ("    --verbose", "", "Same as --output json."),
+    ("-h, --help", "", "Print usage."),
+    ("    --version", "", "Print version and exit."),
+    (
+        "-c, --consistency-models MODELS",
+        "strict-serializable",
+        "Consistency models this history should obey, comma separated (\"\" for none).",
+    ),
+    ("-a, --anomalies ANOMALIES", "G0", "Specific anomalies to look for, comma separated."),
+    ("-s, --cycle-search-timeout MS", "1000", "Milliseconds for searching a single SCC for a cycle."),
+    (
+        "-d, --directory DIRECTORY",
+        "",
+        "Where to write explanations and plots (with several files, one subdirectory per file).",
+    ),
+    ("-p, --plot-format FORMAT", "svg", "Either 'png' or 'svg'."),
+    ("-t, --plot-timeout MS", "5000", "Milliseconds to wait for each plot to render."),
+    ("-b, --max-plot-bytes BYTES", "65536", "Skip plots whose DOT text is larger."),
+    (
+        "-g, -n, -o, --max-transfer",
+        "",
+        "Long-fork and bank options: accepted, no effect on list-append and rw-register.",
+    ),
+    (
+        "    --all-anomalies",
+        "",
+        "With --output json, print every case (default: the first 10 per anomaly type, with totals).",
+    ),
+    ("    --all-plots", "", "With -d, plot every cycle (default: 10 per anomaly type; explanations hold all)."),
+];
+
+/// The usage text (`-h`, or no `-m`), wrapped at 80 columns: each option
+/// and its default on one line, what it does on the next ones.
 pub fn usage() -> String {
+    use super::help::wrap_text;
     let mut s = String::from(
         "elle-cli (isolde) - command-line transactional safety checker.\n\n\
          Usage: elle-cli -m model [options] files\n\n\
@@ -336,31 +375,30 @@ pub fn usage() -> String {
          Models of elle-cli that isolde does not check (use elle-cli for them):\n",
     );
     for (m, tool) in MODELS {
-        if !matches!(*m, "list-append" | "rw-register") {
-            s.push_str(&format!("  {m} - {tool}.\n"));
+        if workload(m).is_none() {
+            s.push_str(&wrap_text(&format!("{m} - {tool}."), "  ", "      ", 80));
+            s.push('\n');
         }
     }
-    s.push_str(
-        "\nOptions:\n  \
-  -m, --model MODEL                         A name of the workload to check: list-append or rw-register.\n  \
-  -f, --format FORMAT                       Format of file with history. Either 'edn' or 'json' (default: by extension).\n  \
-  -v, --output OUTPUT            text       Output format. Either 'text' or 'json'.\n      \
-      --verbose                             Same as --output json.\n  \
-  -h, --help                                Print usage.\n      \
-      --version                             Print version and exit.\n  \
-  -c, --consistency-models MODELS  strict-serializable  Consistency models this history should obey, comma separated (\"\" for none).\n  \
-  -a, --anomalies ANOMALIES      G0         Specific anomalies to look for, comma separated.\n  \
-  -s, --cycle-search-timeout MS  1000       Milliseconds for searching a single SCC for a cycle.\n  \
-  -d, --directory DIRECTORY                 Where to write explanations and plots (with several files, one subdirectory per file).\n  \
-  -p, --plot-format FORMAT       svg        Either 'png' or 'svg'.\n  \
-  -t, --plot-timeout MS          5000       Milliseconds to wait for each plot to render.\n  \
-  -b, --max-plot-bytes BYTES     65536      Skip plots whose DOT text is larger.\n  \
-  -g, -n, -o, --max-transfer                Long-fork and bank options: accepted, no effect on list-append and rw-register.\n      \
-      --all-anomalies                       With --output json, print every case (default: the first 10 per anomaly type, with totals).\n      \
-      --all-plots                           With -d, plot every cycle (default: 10 per anomaly type; explanations hold all).\n\n\
-Exit status: 1 if any history is invalid, else 0 (unknown included); 1 for an option error or a model that does not \
-match the history; 255 when a file cannot be read or checked.\n",
-    );
+    s.push_str("\nOptions:\n");
+    for (option, default, what) in OPTIONS {
+        s.push_str(&format!("  {option}"));
+        if !default.is_empty() {
+            s.push_str(&format!("  (default: {default})"));
+        }
+        s.push('\n');
+        s.push_str(&wrap_text(what, "        ", "        ", 80));
+        s.push('\n');
+    }
+    s.push('\n');
+    s.push_str(&wrap_text(
+        "Exit status: 1 if any history is invalid, else 0 (unknown included); 1 for an option error or a model \
+         that does not match the history; 255 when a file cannot be read or checked.",
+        "",
+        "",
+        80,
+    ));
+    s.push('\n');
     s
 }
 
@@ -419,7 +457,10 @@ impl Args {
     /// Elle does.
     pub fn check_options(&self, w: Workload, warnings: &mut Vec<String>) -> Result<CheckOptions, String> {
         let models = Some(self.consistency_models.clone());
-        check::resolve_models(&models).map_err(|e| e.to_string())?;
+        check::resolve_models(&models).map_err(|e| match &e {
+            check::CheckError::UnknownModel(m, _) => model_names::workload_hint(m, "-m").unwrap_or(e.to_string()),
+            _ => e.to_string(),
+        })?;
         let mut anomalies = Vec::new();
         for a in &self.anomalies {
             match check::resolve_anomalies(std::slice::from_ref(a)) {

@@ -22,22 +22,22 @@ pub struct ExploreArgs {
     #[arg(long, short = 'l')]
     pub level: String,
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    #[arg(long, short = 'f', value_enum, default_value = "text", help_heading = "Output")]
     pub format: Format,
     /// Print (and with -d write) up to N violating histories, not only the
     /// first (N defaults to 100).
-    #[arg(long, num_args = 0..=1, default_missing_value = "100", value_name = "N")]
+    #[arg(long, num_args = 0..=1, default_missing_value = "100", value_name = "N", help_heading = "Output")]
     pub all: Option<usize>,
     /// Write each printed violating history to DIR/violation-K.edn as a
     /// Jepsen rw-register history that `isolde analyze` checks.
-    #[arg(long, short = 'd', value_name = "DIR")]
+    #[arg(long, short = 'd', value_name = "DIR", help_heading = "Output")]
     pub directory: Option<PathBuf>,
     /// Stop after this many seconds (exit 3 unless a violation was found).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", help_heading = "Limits")]
     pub timeout: Option<f64>,
     /// Stop after this many consistent histories (exit 3 unless a violation
     /// was found).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
     pub max_histories: Option<u64>,
 }
 

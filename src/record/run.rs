@@ -42,108 +42,116 @@ pub enum PatternArg {
     WriteSkew,
 }
 
+// Help headings of `isolde record`; the options `--help` hides are under
+// `crate::cli::help::TUNING`, last.
+const DATABASE: &str = "Database";
+const WORKLOAD: &str = "Workload";
+const OUTPUT: &str = "Output";
+const CHECK: &str = "Check";
+const FAULTS: &str = "Faults";
+
 /// The arguments of `isolde record`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct RecordArgs {
     /// Database URL: sqlite:PATH, postgres://user:pass@host:port/db,
     /// mysql://user:pass@host:port/db. Default: a fresh SQLite file in a
     /// temporary directory.
-    #[arg(long)]
+    #[arg(long, help_heading = DATABASE)]
     pub db: Option<String>,
     /// Workload to run.
-    #[arg(long, value_enum, default_value = "list-append")]
+    #[arg(long, value_enum, default_value = "list-append", help_heading = WORKLOAD)]
     pub workload: Workload,
     /// Isolation level, set per transaction with the database's own
     /// statement (SQLite runs every level serializably).
-    #[arg(long, value_enum, default_value = "serializable")]
+    #[arg(long, value_enum, default_value = "serializable", help_heading = DATABASE)]
     pub isolation: Isolation,
     /// History file to write (Jepsen EDN, one op per line, flushed as the
     /// run goes).
-    #[arg(long, short = 'o', default_value = "history.edn")]
+    #[arg(long, short = 'o', default_value = "history.edn", help_heading = OUTPUT)]
     pub output: PathBuf,
     /// Output format. The run always writes Jepsen EDN as it goes; with
     /// json (elle-cli's) or dbcop (bincode; rw-register without :info
     /// transactions) it writes it to OUTPUT.edn, kept, and converts it to
     /// OUTPUT when the run ends.
-    #[arg(long, value_enum, default_value = "edn")]
+    #[arg(long, value_enum, default_value = "edn", help_heading = OUTPUT)]
     pub output_format: OutputFormat,
     /// Transactions to run (all sessions together). Default: 10000, or no
     /// limit with --duration.
-    #[arg(long)]
+    #[arg(long, help_heading = WORKLOAD)]
     pub txns: Option<usize>,
     /// Stop invoking new transactions after this many seconds (in-flight
     /// ones complete).
-    #[arg(long)]
+    #[arg(long, help_heading = WORKLOAD)]
     pub duration: Option<f64>,
     /// Concurrent sessions (one connection and one Jepsen :process each).
     /// Default: 10 for list-append, 20 for rw-register (as `isolde gen`).
-    #[arg(long, alias = "processes")]
+    #[arg(long, alias = "processes", help_heading = WORKLOAD)]
     pub sessions: Option<usize>,
     /// Transaction shape: mixed reads and writes, read-modify-write, or
     /// write skew (read two keys, write one).
-    #[arg(long, value_enum, default_value = "mixed")]
+    #[arg(long, value_enum, default_value = "mixed", help_heading = WORKLOAD)]
     pub pattern: PatternArg,
     /// Keys: rw-register's key space, list-append's window of active keys.
     /// Default: 10000 (rw-register), 100 (list-append).
-    #[arg(long)]
+    #[arg(long, help_heading = WORKLOAD)]
     pub keys: Option<usize>,
-    /// list-append: appends a key receives before it is retired.
-    #[arg(long, default_value_t = 100)]
-    pub max_writes_per_key: usize,
     /// Maximum micro-ops (read-modify-write pairs with --pattern rmw) per
     /// transaction. Default: 15 (rw-register), 5 (list-append).
-    #[arg(long)]
+    #[arg(long, help_heading = WORKLOAD)]
     pub txn_len: Option<usize>,
-    /// Minimum micro-ops per transaction. Default: --txn-len (rw-register),
-    /// 1 (list-append).
-    #[arg(long)]
-    pub min_txn_len: Option<usize>,
     /// Fraction of micro-ops that are reads (--pattern mixed).
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, help_heading = WORKLOAD)]
     pub read_fraction: f64,
     /// Key distribution. Default: exponential (list-append), zipf
     /// (rw-register).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = WORKLOAD)]
     pub key_dist: Option<KeyDistArg>,
-    /// Zipf exponent.
-    #[arg(long, default_value_t = 1.0)]
-    pub zipf_exponent: f64,
-    /// Hotspot: fraction of keys that are hot.
-    #[arg(long, default_value_t = 0.2)]
-    pub hot_fraction: f64,
-    /// Hotspot: probability that a micro-op targets a hot key.
-    #[arg(long, default_value_t = 0.8)]
-    pub hot_probability: f64,
     /// Random seed of the workload.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = WORKLOAD)]
     pub seed: u64,
     /// Analyze the history when recording ends and exit with its verdict.
-    #[arg(long)]
+    #[arg(long, help_heading = CHECK)]
     pub check: bool,
     /// Models --check checks, comma separated (Elle's names). Default: the
     /// model the level promises on the database.
-    #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check")]
+    #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check", help_heading = CHECK)]
     pub model: Option<Vec<String>>,
     /// A statement every connection runs once, before its first
     /// transaction (repeatable), e.g. `SET SESSION
     /// innodb_snapshot_isolation = ON` on MariaDB.
-    #[arg(long)]
+    #[arg(long, help_heading = DATABASE)]
     pub init_sql: Vec<String>,
     /// Inject faults, comma separated (servers on this machine only):
     /// kill-connections (kill a random session's connection every
     /// --fault-interval-ms), timeouts (every statement times out on the
     /// server after --timeout-ms).
-    #[arg(long, value_enum, value_delimiter = ',')]
+    #[arg(long, value_enum, value_delimiter = ',', help_heading = FAULTS)]
     pub faults: Vec<FaultArg>,
+    /// Do not show the progress bar.
+    #[arg(long, help_heading = OUTPUT)]
+    pub quiet: bool,
+    /// list-append: appends a key receives before it is retired.
+    #[arg(long, default_value_t = 100, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    pub max_writes_per_key: usize,
+    /// Minimum micro-ops per transaction. Default: --txn-len (rw-register),
+    /// 1 (list-append).
+    #[arg(long, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    pub min_txn_len: Option<usize>,
+    /// Zipf exponent.
+    #[arg(long, default_value_t = 1.0, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    pub zipf_exponent: f64,
+    /// Hotspot: fraction of keys that are hot.
+    #[arg(long, default_value_t = 0.2, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    pub hot_fraction: f64,
+    /// Hotspot: probability that a micro-op targets a hot key.
+    #[arg(long, default_value_t = 0.8, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    pub hot_probability: f64,
     /// kill-connections: milliseconds between kills.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
     pub fault_interval_ms: u64,
     /// timeouts: the statement timeout, milliseconds.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
     pub timeout_ms: u64,
-    /// Do not show the progress bar.
-    #[arg(long)]
-    pub quiet: bool,
 }
 
 /// Faults `--faults` injects.

@@ -105,3 +105,32 @@ pub fn anomaly_types(v: &serde_json::Value) -> Vec<String> {
         .map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect())
         .unwrap_or_default()
 }
+
+/// Runs `isolde` with `args` and `COLUMNS=columns` in its environment: the
+/// width clap wraps help to when standard output is not a terminal.
+pub fn isolde_columns(args: &[&str], columns: usize) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_isolde"))
+        .args(args)
+        .env("COLUMNS", columns.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The long options (`--name`) a help text lists, in order, without
+/// repeats.
+pub fn long_options(help: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    for word in help.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == '(' || c == '`') {
+        let name: String = word.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+        if name.len() > 2 && name.starts_with("--") && !seen.contains(&name) {
+            seen.push(name);
+        }
+    }
+    seen
+}

@@ -1,0 +1,109 @@
+//! Short and complete help: `-h`/`--help` and `--help-all`.
+//!
+//! Most runs need a fraction of a command's options; the others are
+//! comparison and tuning knobs (skip a stage of the exact check, pick the
+//! reachability kernel, raise a memory budget) that matter to benchmarks
+//! and to people debugging isolde. Those options are marked
+//! `hide_short_help` in the argument structs, so that clap leaves them out
+//! of the *short* help and keeps them in the *long* help. [`split_help`]
+//! then rebinds the help flags of every command that has such an option:
+//! `-h` and `--help` both print the short help (clap's default prints the
+//! long help for `--help`), and a new `--help-all` prints the long help,
+//! every option included, under the same headings.
+//!
+//! Nothing here changes what an option does: hidden options parse exactly
+//! as before, and docs/usage.md documents every one of them, saying which
+//! only `--help-all` shows.
+
+use clap::{Arg, ArgAction, Command};
+
+/// The name of the flag that prints every option.
+pub const HELP_ALL: &str = "help-all";
+
+/// The help heading of the options `--help` hides (`hide_short_help`):
+/// every hidden option goes under it, so that `--help-all` is `--help`
+/// plus this one section.
+pub const TUNING: &str = "Comparison and tuning (--help-all)";
+
+/// Gives `cmd` and each of its subcommands that has options hidden from
+/// the short help a `-h`/`--help` flag printing the short help and a
+/// `--help-all` flag printing the long help, with every option. Commands
+/// that handle their own help (`disable_help_flag`, as `elle-cli`) and
+/// commands with nothing hidden keep clap's help flag.
+pub fn split_help(cmd: Command) -> Command {
+    let cmd = cmd.mut_subcommands(split_help);
+    let hides = cmd.get_arguments().any(|a| a.is_hide_short_help_set() && !a.is_hide_set());
+    if cmd.is_disable_help_flag_set() || !hides {
+        return cmd;
+    }
+    cmd.disable_help_flag(true)
+        .arg(
+            Arg::new("help")
+                .short('h')
+                .long("help")
+                .action(ArgAction::HelpShort)
+                .help_heading(None::<&str>)
+                .help("Print help (the options most runs need; --help-all for every option)"),
+        )
+        .arg(
+            Arg::new(HELP_ALL)
+                .long(HELP_ALL)
+                .action(ArgAction::HelpLong)
+                .help_heading(None::<&str>)
+                .help("Print help with every option, comparison and tuning knobs included"),
+        )
+}
+
+/// `text` wrapped at `width` columns at spaces: the first line starts with
+/// `first`, the others with `rest`. A word longer than a line stays whole.
+/// Columns are counted in chars (the help text is ASCII but for `–`).
+pub fn wrap_text(text: &str, first: &str, rest: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_text_fits_and_keeps_every_word() {
+        let text = "a fairly long sentence that has to be wrapped over several short lines, word by word";
+        let w = wrap_text(text, "  head: ", "    ", 24);
+        assert!(w.starts_with("  head: a fairly long"), "{w}");
+        assert!(w.lines().all(|l| l.chars().count() <= 24), "{w}");
+        assert!(w.lines().skip(1).all(|l| l.starts_with("    ") && !l.starts_with("     ")), "{w}");
+        assert_eq!(w.split_whitespace().skip(1).collect::<Vec<_>>().join(" "), text);
+        assert_eq!(wrap_text("unbreakable-very-long-word", "", "", 5), "unbreakable-very-long-word");
+    }
+
+    #[test]
+    fn split_help_hides_only_where_something_is_hidden() {
+        let cmd = Command::new("top")
+            .subcommand(Command::new("plain").arg(Arg::new("x").long("x")))
+            .subcommand(Command::new("knobs").arg(Arg::new("y").long("y").hide_short_help(true)));
+        let mut cmd = split_help(cmd);
+        let short = cmd.find_subcommand_mut("knobs").expect("knobs").render_help().to_string();
+        assert!(short.contains("--help-all") && !short.contains("--y"), "{short}");
+        let long = cmd.find_subcommand_mut("knobs").expect("knobs").render_long_help().to_string();
+        assert!(long.contains("--y"), "{long}");
+        let plain = cmd.find_subcommand_mut("plain").expect("plain").render_help().to_string();
+        assert!(!plain.contains("--help-all") && plain.contains("--x"), "{plain}");
+    }
+}
