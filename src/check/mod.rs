@@ -14,11 +14,11 @@ pub use crate::cycles::lattice::boundary_names;
 pub use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, SccEdges, Stats, Validity};
 
 use crate::anomaly::{Anomalies, Case, Workload};
-use crate::cli::model_names;
 use crate::cycles::{self, lattice, CycleOptions};
 use crate::graph::Graph;
 use crate::history::{History, MopFn, MopValue, OpId};
 use crate::infer::{self, order, InferError};
+use crate::levels::names as model_names;
 use crate::si_check;
 use crate::weak;
 use std::collections::BTreeSet;

@@ -43,11 +43,11 @@
 //! file's output goes to `DIR/<file name>` (elle-cli overwrites one
 //! directory).
 
-use super::model_names;
 use crate::anomaly::Workload;
 use crate::check::{self, CheckOptions, Validity, WorkloadChoice};
 use crate::history::{History, MopFn};
 use crate::ingest::{Format, ReadOptions};
+use crate::levels::names as model_names;
 use crate::reports::{self, directory::PlotOptions, text::Naming};
 use std::ffi::OsString;
 use std::io::Write;
@@ -55,21 +55,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 use thiserror::Error;
 
-/// elle-cli's models, each with the checker that implements it. isolde
-/// checks the two Elle workloads; the others are named in the error.
-pub const MODELS: &[(&str, &str)] = &[
-    ("bank", "Jepsen's bank checker (jepsen.tests.bank)"),
-    ("cas-register", "Knossos's linearizability checker (knossos.competition with the cas-register model)"),
-    ("comments", "elle-cli's own comments checker (elle-cli.comments)"),
-    ("counter", "Jepsen's counter checker (jepsen.checker/counter)"),
-    ("list-append", "Elle's list-append checker"),
-    ("long-fork", "Jepsen's long-fork checker (jepsen.tests.long-fork)"),
-    ("mutex", "Knossos's linearizability checker (knossos.competition with the mutex model)"),
-    ("rw-register", "Elle's rw-register checker"),
-    ("sequential", "elle-cli's own sequential checker (elle-cli.sequential)"),
-    ("set", "Jepsen's set checker (jepsen.checker/set)"),
-    ("set-full", "Jepsen's set-full checker (jepsen.checker/set-full)"),
-];
+/// elle-cli's models, each with the checker that implements it (kept
+/// with the other model names, see [`crate::levels::names`]).
+pub use crate::levels::names::ELLE_CLI_MODELS as MODELS;
 
 /// An error in elle-cli's options (exit status 1, as elle-cli's).
 #[derive(Debug, Error, PartialEq, Eq)]

@@ -54,29 +54,7 @@ pub fn split_help(cmd: Command) -> Command {
         )
 }
 
-/// `text` wrapped at `width` columns at spaces: the first line starts with
-/// `first`, the others with `rest`. A word longer than a line stays whole.
-/// Columns are counted in chars (the help text is ASCII but for `–`).
-pub fn wrap_text(text: &str, first: &str, rest: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = first.to_string();
-    let mut empty = true;
-    for word in text.split_whitespace() {
-        if !empty && line.chars().count() + 1 + word.chars().count() > width {
-            out.push_str(&line);
-            out.push('\n');
-            line = rest.to_string();
-            empty = true;
-        }
-        if !empty {
-            line.push(' ');
-        }
-        line.push_str(word);
-        empty = false;
-    }
-    out.push_str(&line);
-    out
-}
+pub use crate::levels::names::wrap_text;
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,6 @@
 pub mod convert;
 pub mod elle_cli;
 pub mod help;
-pub mod model_names;
 
 use crate::check::{self, CheckOptions, Outcome};
 use crate::history::History;

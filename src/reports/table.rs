@@ -230,8 +230,10 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
 /// show one), the level it follows from, or why it is undecided.
 fn levels_table(h: &History, o: &Outcome, mut t: Table) -> String {
     t.set_header(vec!["level", "verdict", "how"]);
-    // Level names and verdicts are never broken; only "how" wraps.
-    for i in 0..2 {
+    // Level names and verdicts are not broken (only "how" wraps) unless the
+    // terminal is too narrow for them.
+    let roomy = t.width().is_none_or(|w| w >= 64);
+    for i in (0..2).filter(|_| roomy) {
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
         }

@@ -12,7 +12,21 @@
 //! the known names grouped by what checks them, wrapped at 80 columns,
 //! rather than 57 names on one line.
 
-use crate::cli::elle_cli;
+/// elle-cli's models, each with the checker that implements it. isolde
+/// checks the two Elle workloads; the others are named in the error.
+pub const ELLE_CLI_MODELS: &[(&str, &str)] = &[
+    ("bank", "Jepsen's bank checker (jepsen.tests.bank)"),
+    ("cas-register", "Knossos's linearizability checker (knossos.competition with the cas-register model)"),
+    ("comments", "elle-cli's own comments checker (elle-cli.comments)"),
+    ("counter", "Jepsen's counter checker (jepsen.checker/counter)"),
+    ("list-append", "Elle's list-append checker"),
+    ("long-fork", "Jepsen's long-fork checker (jepsen.tests.long-fork)"),
+    ("mutex", "Knossos's linearizability checker (knossos.competition with the mutex model)"),
+    ("rw-register", "Elle's rw-register checker"),
+    ("sequential", "elle-cli's own sequential checker (elle-cli.sequential)"),
+    ("set", "Jepsen's set checker (jepsen.checker/set)"),
+    ("set-full", "Jepsen's set-full checker (jepsen.checker/set-full)"),
+];
 
 /// Width the listed names are wrapped to.
 const WIDTH: usize = 80;
@@ -48,8 +62,8 @@ pub fn unknown_model(name: &str, known: &[&str]) -> String {
 /// for `analyze` and `record`, `-m` for elle-cli's command line).
 pub fn workload_hint(name: &str, flag: &str) -> Option<String> {
     let lower = name.trim().trim_start_matches(':').to_ascii_lowercase();
-    let (model, tool) = elle_cli::MODELS.iter().find(|(m, _)| *m == lower)?;
-    if elle_cli::workload(model).is_some() {
+    let (model, tool) = ELLE_CLI_MODELS.iter().find(|(m, _)| *m == lower)?;
+    if matches!(*model, "list-append" | "rw-register") {
         return Some(format!("{model} is a workload, not a model: did you mean {flag} {model}?"));
     }
     Some(format!(
@@ -93,7 +107,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 fn groups<'a>(known: &[&'a str]) -> Vec<(&'static str, Vec<&'a str>)> {
     let exact = |k: &str| crate::si_check::Level::from_model(k).is_some();
     let weak = |k: &str| crate::weak::MODEL_NAMES.iter().any(|(n, _)| *n == k);
-    let all = |k: &str| k == crate::weak::ladder::ALL;
+    let all = |k: &str| k == crate::levels::ALL;
     let pick = |f: &dyn Fn(&str) -> bool| known.iter().copied().filter(|k| f(k)).collect::<Vec<_>>();
     vec![
         ("exact on rw-register", pick(&exact)),
@@ -106,7 +120,31 @@ fn groups<'a>(known: &[&'a str]) -> Vec<(&'static str, Vec<&'a str>)> {
 /// `head` followed by `names`, comma separated, wrapped at [`WIDTH`]
 /// columns with [`INDENT`] before each continuation line.
 fn wrap(head: &str, names: &[&str]) -> String {
-    crate::cli::help::wrap_text(&names.join(", "), head, INDENT, WIDTH)
+    wrap_text(&names.join(", "), head, INDENT, WIDTH)
+}
+
+/// `text` wrapped at `width` columns at spaces: the first line starts with
+/// `first`, the others with `rest`. A word longer than a line stays whole.
+/// Columns are counted in chars (the help text is ASCII but for `–`).
+pub fn wrap_text(text: &str, first: &str, rest: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out
 }
 
 #[cfg(test)]

@@ -24,6 +24,8 @@
 //! not imply Biswas–Enea prefix consistency, which includes them) no
 //! implication is claimed, and each level is decided on its own.
 
+pub mod names;
+
 /// What decides a level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Decider {
