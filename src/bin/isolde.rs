@@ -673,6 +673,12 @@ fn analyze_one(
         for model in &st.exact_implied {
             eprintln!("exact {model}: not searched: the weak check's violation refutes it");
         }
+        if let Some(t) = st.ladder {
+            eprintln!("ladder: levels beyond the requested models decided in {:.3}s", t.as_secs_f64());
+        }
+        for row in &outcome.levels {
+            eprintln!("level {}", isolde::reports::table::level_line(row));
+        }
     }
     for (model, x) in &outcome.stats.exact {
         if let Some(e) = &x.accel.gpu_error {

@@ -245,6 +245,18 @@ fn levels_table(h: &History, o: &Outcome, mut t: Table) -> String {
     format!("{t}\n")
 }
 
+/// One level in one line, for `--stats`: `serializable: unknown (…why…)`,
+/// `read-atomic: invalid, fractured-read (weak)`, `prefix: valid, implied
+/// by strong-session-snapshot-isolation`.
+pub fn level_line(row: &LevelRow) -> String {
+    let by = row.decided_by.describe();
+    match &row.status {
+        ModelStatus::Violated(a) => format!("{}: invalid, {a} ({by})", row.level.model),
+        ModelStatus::Holds => format!("{}: valid ({by})", row.level.model),
+        _ => format!("{}: {} ({})", row.level.model, verdict(row), row.reason),
+    }
+}
+
 /// A row's verdict word.
 fn verdict(row: &LevelRow) -> String {
     match row.status {
