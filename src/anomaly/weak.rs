@@ -13,7 +13,7 @@
 
 use crate::history::{KeyId, OpId};
 
-/// A Biswas–Enea level decided here.
+/// A Biswas–Enea level, as [`crate::weak`] decides it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Level {
     /// Read committed in Biswas and Enea's sense (strictly stronger than

@@ -28,9 +28,10 @@
 //! operations (sessions from `:process`, `⊥` for initial values, `:info` and
 //! `:fail` as weak.md §4 says) and finds reads nothing committed explains;
 //! [`graph`] holds the graph, Kahn's and Tarjan's algorithms and the shortest
-//! witness cycle; [`witness`] the reported data; [`oracle`] the quadratic
-//! saturation checker and the exhaustive enumerator the fast checkers are
-//! tested against.
+//! witness cycle; [`witness`] names the reported data (plain anomaly data,
+//! defined with [`Level`] and [`Kind`] in [`crate::anomaly::weak`]);
+//! [`oracle`] the quadratic saturation checker and the exhaustive enumerator
+//! the fast checkers are tested against.
 //!
 //! # Repeated values
 //!
