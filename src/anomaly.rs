@@ -4,6 +4,12 @@
 //! result map ([`crate::check`]) groups them by anomaly type name, and the
 //! printers in [`crate::reports`] render them as Elle does. Every case carries
 //! the operations and values that witness it, so a person can check it by hand.
+//! The weak levels' violation ([`Case::Weak`]) is plain data too, in [`weak`].
+//!
+//! This module sits just above the history model and imports nothing else:
+//! every stage depends on it, so it depends on no stage.
+
+pub mod weak;
 
 use crate::history::{KeyId, OpId};
 use std::collections::BTreeMap;
@@ -282,7 +288,7 @@ pub enum Case {
     Refuted(Box<Refutation>),
     /// A violation of a Biswas–Enea weak level (read committed, read atomic,
     /// causal) with its witness (isolde only; see [`crate::weak`]).
-    Weak(Box<crate::weak::witness::Violation>),
+    Weak(Box<weak::Violation>),
     /// The exact check could not decide (a time or size limit; isolde only).
     ExactCheckUnknown {
         /// Elle's name of the level being checked.

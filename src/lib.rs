@@ -1,7 +1,7 @@
 //! isolde: a fast, Elle-compatible black-box checker of transaction isolation.
 //!
 //! The pipeline is a chain of stages, each with one entry point and plain data
-//! flowing forward:
+//! flowing forward. In the order they run:
 //!
 //! 1. [`ingest`] reads a history (Jepsen EDN, elle-cli JSON, dbcop, PolySI
 //!    or C4 text, Cobra logs) into the compact, columnar [`history::History`]
@@ -13,19 +13,34 @@
 //! 3. [`cycles`] finds strongly connected components, proves cycle existence,
 //!    searches shortest witnesses per anomaly type, and maps anomalies onto
 //!    Elle's lattice of consistency models;
-//! 4. [`si_check`] decides serializability and snapshot isolation of a
-//!    register history exactly (a polygraph of the unknown write orders,
-//!    pruned, then solved), where inference alone cannot;
-//! 5. [`weak`] decides read committed, read atomic and causal consistency
+//! 4. [`weak`] decides read committed, read atomic and causal consistency
 //!    (Biswas–Enea) exactly in near-linear time, with witness cycles;
-//! 6. [`reports`] renders the result map as a table, EDN or JSON.
+//! 5. [`si_check`] decides serializability and snapshot isolation of a
+//!    register history exactly (a polygraph of the unknown write orders,
+//!    pruned, then solved), where inference alone cannot; its pruning's
+//!    reachability runs on [`accel`] (CPU rows, their data-parallel mirror,
+//!    or CUDA kernels);
+//! 6. [`reports`] renders the result map as a table, EDN or JSON, and
+//!    writes Elle's output directory.
 //!
+//! [`check`] wires the stages together for the CLI and for tests. It runs
+//! the weak levels before the exact check and feeds it what they found: a
+//! weak violation refutes the stronger levels without a search, and the
+//! write orders the weak premises force join si_check's known edges.
 //! [`anomaly`] holds the plain data every stage reports (anomaly cases,
-//! cycles and their steps); [`check`] wires the stages together for the CLI
-//! and for tests; [`cli`] holds the command line's plumbing and elle-cli's
-//! argument model. Beside the pipeline, [`gen`] generates histories with known
-//! properties (tests, benchmarks, demos), and [`clojure_hash`] reproduces
-//! Clojure's hash of a long, on which Elle's output order and colours depend.
+//! cycles and their steps, the weak levels' violations); it imports nothing
+//! but [`history`], so every stage can depend on it.
+//!
+//! Around the pipeline: [`cli`] holds the command line's plumbing and
+//! elle-cli's argument model; [`record`] records histories from real
+//! databases (`isolde record`); [`explore`] enumerates every history of a
+//! small transactional program under a level (`isolde explore`); [`gen`]
+//! generates histories with known properties (tests, benchmarks, demos); and
+//! [`clojure_hash`] reproduces Clojure's hash of a long, on which Elle's
+//! output order and colours depend.
+//!
+//! Files import downward only: `tests/import_circles.rs` fails on any loop of
+//! imports between files, but for the check/report knot still being untied.
 
 pub mod accel;
 pub mod anomaly;

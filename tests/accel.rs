@@ -11,7 +11,7 @@ use isolde::accel::{AccelOptions, CpuPath, Engine, GpuMode};
 use isolde::ingest::{read_bytes, Format};
 use isolde::si_check::prune::{self, Ending, PruneOptions};
 use isolde::si_check::reach::{Reach, WindowReach};
-use isolde::si_check::{check_level, polygraph, txns, ExactOptions, Level};
+use isolde::si_check::{builder, check_level, txns, ExactOptions, Level};
 use proptest::prelude::*;
 use support::accel::RandDag;
 
@@ -88,7 +88,7 @@ proptest! {
         let h = read_bytes("gen.edn", text.as_bytes(), Format::Edn).expect("generated histories parse");
         let Ok(t) = txns::extract(&h) else { return Ok(()) };
         let level = Level::from_model(model).expect("a level");
-        let Ok(built) = polygraph::build(&h, &t, level, 1_000_000, None) else { return Ok(()) };
+        let Ok(built) = builder::build(&h, &t, level, 1_000_000, None) else { return Ok(()) };
         let g = built.graph;
         let priority = prune::time_estimate(&h, &t);
         // A window of 64 bits when `narrow`: far pairs read as unknown.
@@ -164,8 +164,8 @@ fn build_and_prune(
 ) -> (usize, prune::Pruned, Engine) {
     let mut e = engine(cpu);
     let priority = prune::time_estimate(h, t);
-    let filter = polygraph::PairFilter { priority: &priority, reach_bytes, engine: &mut e };
-    let built = polygraph::build(h, t, level, 10_000_000, Some(filter)).expect("builds");
+    let filter = builder::PairFilter { priority: &priority, reach_bytes, engine: &mut e };
+    let built = builder::build(h, t, level, 10_000_000, Some(filter)).expect("builds");
     let opts = PruneOptions { reach_bytes, enabled: true, deadline: None };
     let pr = prune::prune(&built.graph, &priority, opts, built.known_reach, &mut e);
     (built.graph.constraints.len(), pr, e)

@@ -11,7 +11,7 @@ use isolde::accel::gpu::{self, Gpu};
 use isolde::accel::{AccelOptions, AccelStats, CpuPath, Engine, GpuMode, ReachPath};
 use isolde::ingest::{read_bytes, Format};
 use isolde::si_check::prune::{self, PruneOptions};
-use isolde::si_check::{polygraph, txns, Level};
+use isolde::si_check::{builder, txns, Level};
 use std::sync::Arc;
 use support::accel::RandDag;
 
@@ -99,8 +99,8 @@ fn pruning_on_the_device_equals_pruning_on_the_cpu() {
     for reach_bytes in [24_000 * 2048 / 8, 1 << 28] {
         let run = |gpu: GpuMode| {
             let mut e = Engine::new(AccelOptions { gpu, cpu: CpuPath::Classic }, 2 * t.len()).expect("engine");
-            let filter = polygraph::PairFilter { priority: &priority, reach_bytes, engine: &mut e };
-            let built = polygraph::build(&h, &t, level, 10_000_000, Some(filter)).expect("builds");
+            let filter = builder::PairFilter { priority: &priority, reach_bytes, engine: &mut e };
+            let built = builder::build(&h, &t, level, 10_000_000, Some(filter)).expect("builds");
             let opts = PruneOptions { reach_bytes, enabled: true, deadline: None };
             let pr = prune::prune(&built.graph, &priority, opts, built.known_reach, &mut e);
             let edges: Vec<_> = pr.edges.iter().map(|r| (r.e, r.round, r.why)).collect();

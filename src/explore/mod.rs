@@ -38,7 +38,8 @@ pub mod witness;
 pub use dpor::Stats;
 pub use eval::RunError;
 pub use levels::Level;
-pub use program::{Program, ProgramError};
+pub use program::Program;
+pub use reader::ProgramError;
 pub use witness::HistView;
 
 use dpor::{Engine, Stop};

@@ -25,30 +25,12 @@
 //! that exist; whether a local actually has a value (its statement may sit in
 //! an `:if` branch not taken) is known only when the program runs.
 
-use super::reader::{read_all, Form, FormKind};
+use super::reader::{read_all, Form, FormKind, ProgramError};
 use rustc_hash::FxHashMap;
-use thiserror::Error;
 
 /// Most transactions a program may have (histories use 64-bit sets of
 /// transactions, one bit kept for the initial transaction).
 pub const MAX_TXNS: usize = 63;
-
-/// A bad program: the line and what was expected.
-#[derive(Clone, Debug, Error, PartialEq, Eq)]
-#[error("line {line}: {msg}")]
-pub struct ProgramError {
-    /// The 1-based line.
-    pub line: usize,
-    /// What was wrong or expected.
-    pub msg: String,
-}
-
-impl ProgramError {
-    /// An error at `line`.
-    pub fn new(line: usize, msg: impl Into<String>) -> Self {
-        ProgramError { line, msg: msg.into() }
-    }
-}
 
 /// Index of a local in [`Program::locals`].
 pub type LocalId = u32;

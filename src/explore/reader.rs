@@ -7,7 +7,26 @@
 //! lists, maps and sets, each form tagged with the line it starts on.
 //! Commas are whitespace; `;` comments and `#_` discards are skipped.
 
-use super::program::ProgramError;
+use thiserror::Error;
+
+/// A bad program: the line and what was expected. The reader raises it for
+/// malformed EDN, the parser ([`super::program`]) for a well-formed file
+/// that is not a program.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("line {line}: {msg}")]
+pub struct ProgramError {
+    /// The 1-based line.
+    pub line: usize,
+    /// What was wrong or expected.
+    pub msg: String,
+}
+
+impl ProgramError {
+    /// An error at `line`.
+    pub fn new(line: usize, msg: impl Into<String>) -> Self {
+        ProgramError { line, msg: msg.into() }
+    }
+}
 
 /// Deepest nesting accepted (deeper input is an error, not a stack overflow).
 const MAX_DEPTH: u32 = 256;

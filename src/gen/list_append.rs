@@ -60,95 +60,11 @@ use std::io::{self, Write};
 use super::inject::{Inject, InjectWorkload};
 use super::out::push_u64;
 use super::rng::Rng;
-use super::sim::{
-    self, check_clients, check_faults, check_fraction, invalid, GenOptions, IntMap, MvStore, Scripted, SimParams,
-    Workload,
-};
+use super::sim::{self, invalid, GenOptions, IntMap, MvStore, Scripted, SimParams, Workload};
 use super::txn::{draw_txn, Draw, Pattern, Shape, Window};
 
+pub use super::config::{KeyDist, ListAppendConfig};
 pub use super::sim::GenStats;
-
-/// How keys are drawn from the window of active keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyDist {
-    /// Every active key is equally likely.
-    Uniform,
-    /// Elle's exponential distribution with base 2: the key at window
-    /// position `i` is twice as likely as the one at `i - 1`, so a few keys
-    /// are hot (and get retired and replaced often) while the rest are cold.
-    /// This is Elle's default and produces the most contention.
-    Exponential,
-}
-
-/// Parameters of a generated list-append history.
-///
-/// Every field is plain data so callers (the CLI, tests, benchmarks) can use
-/// struct-update syntax on top of [`ListAppendConfig::default`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct ListAppendConfig {
-    /// Seed of the PRNG; the whole history is a function of the config.
-    pub seed: u64,
-    /// Number of transactions to invoke (each yields one invoke and one
-    /// completion line).
-    pub txns: usize,
-    /// Number of concurrent clients (initial process ids `0..processes`).
-    pub processes: usize,
-    /// Minimum number of micro-ops per transaction (at least 1).
-    pub min_txn_len: usize,
-    /// Maximum number of micro-ops per transaction (at least `min_txn_len`).
-    pub max_txn_len: usize,
-    /// Size of the window of keys transactions draw from (at least 1).
-    pub active_keys: usize,
-    /// Appends a key receives before it is retired and replaced by a fresh
-    /// key (at least 1).
-    pub max_writes_per_key: usize,
-    /// Probability that a micro-op is a read rather than an append, in `[0, 1]`.
-    pub read_fraction: f64,
-    /// Distribution of keys over the active window.
-    pub key_dist: KeyDist,
-    /// Probability that a transaction completes `:fail` (and has no effect).
-    pub fail_fraction: f64,
-    /// Probability that a transaction completes `:info` (and may or may not
-    /// have taken effect). `fail_fraction + info_fraction` must be `<= 1`.
-    pub info_fraction: f64,
-}
-
-impl Default for ListAppendConfig {
-    /// 10k transactions of 1..=5 micro-ops (half reads) by 10 processes over
-    /// a window of 100 exponentially distributed keys, each retired after 100
-    /// appends; no faults; seed 0.
-    fn default() -> Self {
-        ListAppendConfig {
-            seed: 0,
-            txns: 10_000,
-            processes: 10,
-            min_txn_len: 1,
-            max_txn_len: 5,
-            active_keys: 100,
-            max_writes_per_key: 100,
-            read_fraction: 0.5,
-            key_dist: KeyDist::Exponential,
-            fail_fraction: 0.0,
-            info_fraction: 0.0,
-        }
-    }
-}
-
-impl ListAppendConfig {
-    /// Checks that the parameters describe a generable workload, returning a
-    /// human-readable reason when they do not.
-    pub fn validate(&self) -> Result<(), String> {
-        check_clients(self.processes, self.min_txn_len, self.max_txn_len)?;
-        if self.active_keys == 0 {
-            return Err("active_keys must be at least 1".into());
-        }
-        if self.max_writes_per_key == 0 {
-            return Err("max_writes_per_key must be at least 1".into());
-        }
-        check_fraction("read_fraction", self.read_fraction)?;
-        check_faults(self.fail_fraction, self.info_fraction)
-    }
-}
 
 /// Generates a list-append history per `cfg` and streams it to `out`.
 ///

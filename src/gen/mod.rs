@@ -16,7 +16,9 @@
 //! dbcop's bincode via [`dbcop`] for registers); [`json`] rewrites a
 //! generated EDN history as elle-cli JSON. [`txn`] draws the transactions
 //! (keys, lengths, read mix, unique write values) for both generators and
-//! for `isolde record`, which runs the same workloads against real databases.
+//! for `isolde record`, which runs the same workloads against real databases;
+//! both take their knobs from [`config`] ([`ListAppendConfig`],
+//! [`RwRegisterConfig`]), which lies below them.
 //! [`weak`] simulates, for both workloads, stores that give exactly one weak
 //! level (Biswas–Enea read committed, read atomic, causal, prefix).
 //! [`registers`] lays any register history out for the text formats of
@@ -24,6 +26,7 @@
 //! which [`write_text`] writes.
 
 pub mod awdit_test;
+pub mod config;
 pub mod dbcop;
 pub mod inject;
 pub mod json;
@@ -40,9 +43,10 @@ pub mod txn;
 pub mod weak;
 mod zipf;
 
+pub use config::{KeyDist, ListAppendConfig, RwKeyDist, RwRegisterConfig};
 pub use inject::{Inject, InjectCounts, InjectWorkload};
-pub use list_append::{list_append_string, write_list_append, KeyDist, ListAppendConfig};
-pub use rw_register::{rw_register_string, write_rw_register, RwKeyDist, RwRegisterConfig};
+pub use list_append::{list_append_string, write_list_append};
+pub use rw_register::{rw_register_string, write_rw_register};
 pub use sim::{GenOptions, GenStats, Level, OutputFormat};
 pub use txn::{DrawnMop, Pattern, TxnSource};
 

@@ -18,9 +18,8 @@
 //! reads and writes, read-modify-write of each key, or the write-skew shape
 //! (read two keys, write one).
 
-use super::list_append::{KeyDist, ListAppendConfig};
+use super::config::{KeyDist, ListAppendConfig, RwKeyDist, RwRegisterConfig};
 use super::rng::Rng;
-use super::rw_register::{RwKeyDist, RwRegisterConfig};
 use super::sim::IntMap;
 use super::zipf::Zipf;
 

@@ -33,6 +33,7 @@
 //! A verdict is `Valid` only when an acyclic choice was found for every
 //! component; a timeout yields `Unknown`, never `Valid`.
 
+pub mod builder;
 pub mod closure;
 pub mod guess;
 pub mod polygraph;
@@ -677,13 +678,13 @@ fn check_once(
             return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
         }
     };
-    let filter = opts.prune.then_some(polygraph::PairFilter {
+    let filter = opts.prune.then_some(builder::PairFilter {
         priority: &priority,
         reach_bytes: opts.reach_bytes,
         engine: &mut engine,
     });
-    let polygraph::Built { graph: g, known_reach, known_orders, known_orders_new } =
-        match polygraph::build_with(h, txns, level, opts.max_constraints, filter, opts.known.as_ref()) {
+    let builder::Built { graph: g, known_reach, known_orders, known_orders_new } =
+        match builder::build_with(h, txns, level, opts.max_constraints, filter, opts.known.as_ref()) {
             Ok(b) => b,
             Err(e) => {
                 let verdict = Verdict::Unknown(format!(
@@ -1653,7 +1654,7 @@ mod tests {
         .expect("parses");
         let txns = txns::extract(&h).expect("transactions");
         let level = Level::from_model("strong-session-serializable").expect("a level");
-        let g = polygraph::build(&h, &txns, level, 100, None).expect("builds").graph;
+        let g = builder::build(&h, &txns, level, 100, None).expect("builds").graph;
         assert_eq!(g.constraints.len(), 1, "one open pair without the filter");
         let pr = prune::prune(
             &g,

@@ -26,6 +26,8 @@
 //! Everything is linear in the size of the history (hashing by key and
 //! value).
 
+pub use crate::anomaly::weak::{Finding, FindingKind, Sessions};
+
 use crate::anomaly::Workload;
 use crate::history::{History, KeyId, MopFn, MopValue, OpId, OpType, NONE};
 use rustc_hash::FxHashMap;
@@ -36,17 +38,6 @@ pub type TxnId = u32;
 
 /// The initial transaction `⊥`.
 pub const BOTTOM: TxnId = 0;
-
-/// Where session order comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Sessions {
-    /// Each `:process` is a session (Biswas–Enea, Cerone; a new session
-    /// starts after an `:info`).
-    #[default]
-    Process,
-    /// No session order besides `⊥` first: Elle's plain models.
-    None,
-}
 
 /// Who an external read observed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,68 +58,6 @@ pub struct ExtRead {
     pub from: ReadFrom,
     /// Index of the read micro-op in its operation.
     pub mop: u32,
-}
-
-/// What is wrong with a read that no committed final write explains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FindingKind {
-    /// TAP-a: nobody wrote the value.
-    ThinAir,
-    /// TAP-b: only a `:fail` transaction (`writer`) wrote it.
-    Aborted {
-        /// The failed operation.
-        writer: OpId,
-    },
-    /// TAP-c: the reading transaction writes it later itself.
-    Future,
-    /// TAP-d: after writing the key, the transaction read someone else's value.
-    NotMyOwnWrite,
-    /// TAP-e: after writing the key twice, it read its own earlier write.
-    NotMyLastWrite,
-    /// TAP-f: another transaction (`writer`) wrote it, but overwrote it itself.
-    Intermediate {
-        /// The writing operation.
-        writer: OpId,
-    },
-}
-
-impl FindingKind {
-    /// The Plume TAP letter.
-    pub fn tap(self) -> char {
-        match self {
-            FindingKind::ThinAir => 'a',
-            FindingKind::Aborted { .. } => 'b',
-            FindingKind::Future => 'c',
-            FindingKind::NotMyOwnWrite => 'd',
-            FindingKind::NotMyLastWrite => 'e',
-            FindingKind::Intermediate { .. } => 'f',
-        }
-    }
-
-    /// Elle's anomaly name for the same read (isolde's `garbage-read` for a
-    /// thin-air read, which Elle has no name for).
-    pub fn elle_name(self) -> &'static str {
-        match self {
-            FindingKind::ThinAir => "garbage-read",
-            FindingKind::Aborted { .. } => "G1a",
-            FindingKind::Future => "future-read",
-            FindingKind::NotMyOwnWrite | FindingKind::NotMyLastWrite => "internal",
-            FindingKind::Intermediate { .. } => "G1b",
-        }
-    }
-}
-
-/// A read that breaks every level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Finding {
-    /// What is wrong.
-    pub kind: FindingKind,
-    /// The reading operation.
-    pub op: OpId,
-    /// The read micro-op's index in it.
-    pub mop: u32,
-    /// The key.
-    pub key: KeyId,
 }
 
 /// A version-order fact of a list read: `from`'s append precedes `to`'s.

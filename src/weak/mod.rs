@@ -28,9 +28,10 @@
 //! operations (sessions from `:process`, `⊥` for initial values, `:info` and
 //! `:fail` as weak.md §4 says) and finds reads nothing committed explains;
 //! [`graph`] holds the graph, Kahn's and Tarjan's algorithms and the shortest
-//! witness cycle; [`witness`] the reported data; [`oracle`] the quadratic
-//! saturation checker and the exhaustive enumerator the fast checkers are
-//! tested against.
+//! witness cycle; [`witness`] names the reported data (plain anomaly data,
+//! defined with [`Level`] and [`Kind`] in [`crate::anomaly::weak`]);
+//! [`oracle`] the quadratic saturation checker and the exhaustive enumerator
+//! the fast checkers are tested against.
 //!
 //! # Repeated values
 //!
@@ -53,23 +54,13 @@ pub mod rc;
 pub mod strong;
 pub mod witness;
 
+pub use crate::anomaly::weak::{Kind, Level};
+
 use crate::anomaly::Workload;
 use crate::history::History;
 use front::{Front, ReadFrom, Sessions, TxnId, BOTTOM};
 use graph::{LGraph, Label};
 use witness::{Assumed, Cause, Violation, WCycle, WStep};
-
-/// A Biswas–Enea level decided here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    /// Read committed in Biswas and Enea's sense (strictly stronger than
-    /// Adya's PL-2, Elle's `read-committed`).
-    ReadCommitted,
-    /// Read atomic (Cerone's, = Biswas–Enea's).
-    ReadAtomic,
-    /// Transactional causal consistency (Cerone's `causal-cerone`).
-    Causal,
-}
 
 /// The model names that select a weak level, with the level.
 pub const MODEL_NAMES: &[(&str, Level)] = &[
@@ -79,19 +70,9 @@ pub const MODEL_NAMES: &[(&str, Level)] = &[
     ("transactional-causal", Level::Causal),
 ];
 
+/// The checker's side of [`Level`] (the level itself is anomaly data,
+/// defined in [`crate::anomaly::weak`]).
 impl Level {
-    /// Every level, weakest first.
-    pub const ALL: [Level; 3] = [Level::ReadCommitted, Level::ReadAtomic, Level::Causal];
-
-    /// The model name isolde uses for the level.
-    pub fn model(self) -> &'static str {
-        match self {
-            Level::ReadCommitted => "read-committed-be",
-            Level::ReadAtomic => "read-atomic",
-            Level::Causal => "causal-cerone",
-        }
-    }
-
     /// The level a model name selects (case-insensitive), if any.
     pub fn from_model(name: &str) -> Option<Level> {
         MODEL_NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|&(_, l)| l)
@@ -106,19 +87,6 @@ impl Level {
             Level::Causal => ('m', 'n'),
         }
     }
-}
-
-/// Which premise forced an edge `t₂ → t₁`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// The reader read `t₂` before reading the key from `t₁` (read committed).
-    NonMonotonic,
-    /// `t₂` precedes the reader in its session (read atomic).
-    FracturedSo,
-    /// The reader read `t₂`, after its read of the key (read atomic).
-    FracturedWr,
-    /// `t₂` reaches the reader only transitively (causal).
-    Causal,
 }
 
 /// A forced commit-order edge `from → to`, with its reason.

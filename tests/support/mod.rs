@@ -8,6 +8,7 @@ pub mod cli;
 pub mod explore;
 pub mod fuzz;
 pub mod gen;
+pub mod imports;
 pub mod nearest;
 pub mod record;
 pub mod shared;

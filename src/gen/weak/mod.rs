@@ -89,9 +89,8 @@ mod list;
 mod register;
 mod stores;
 
-use super::list_append::ListAppendConfig;
+use super::config::{ListAppendConfig, RwRegisterConfig};
 use super::rng::Rng;
-use super::rw_register::RwRegisterConfig;
 use super::txn::{DrawnMop, Pattern, TxnSource};
 use std::io::{self, Write};
 
