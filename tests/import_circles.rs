@@ -13,26 +13,8 @@
 mod support;
 
 use std::collections::BTreeSet;
-use support::imports::{circles, describe, graph, read_sources, Graph};
 
-/// Circles known and being untied (issue 29): a circle whose files all lie in
-/// one of these is tolerated, anything else fails. Each entry is one knot, as
-/// its sorted file paths. Empty it as the knot comes apart: the test fails
-/// while an entry names a knot that no longer exists.
-///
-/// The check/report knot: check.rs and weak/elle.rs call each other, and the
-/// reports read check's outcome while check (through weak/elle.rs and
-/// weak/report.rs) renders reports.
-const KNOWN_CIRCLES_BEING_REMOVED: &[&[&str]] = &[&[
-    "src/check.rs",
-    "src/reports/edn.rs",
-    "src/reports/table.rs",
-    "src/reports/text.rs",
-    "src/reports/tree.rs",
-    "src/weak/elle.rs",
-    "src/weak/ladder.rs",
-    "src/weak/report.rs",
-]];
+use support::imports::{circles, describe, graph, read_sources, Graph};
 
 fn crate_graph() -> Graph {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -45,23 +27,9 @@ fn names(g: &Graph, circle: &[usize]) -> BTreeSet<String> {
 }
 
 #[test]
-fn no_import_circles_but_the_known_knot() {
+fn no_import_circles() {
     let g = crate_graph();
-    let found = circles(&g);
-    let allowed: Vec<BTreeSet<String>> =
-        KNOWN_CIRCLES_BEING_REMOVED.iter().map(|k| k.iter().map(|f| f.to_string()).collect()).collect();
-    let mut report = String::new();
-    for c in &found {
-        let files = names(&g, c);
-        if !allowed.iter().any(|k| files.is_subset(k)) {
-            report += &format!("circle of {}", describe(&g, c));
-        }
-    }
-    for knot in &allowed {
-        if !found.iter().any(|c| !names(&g, c).is_disjoint(knot)) {
-            report += &format!("no circle left among {knot:?}: remove it from KNOWN_CIRCLES_BEING_REMOVED\n");
-        }
-    }
+    let report: String = circles(&g).iter().map(|c| format!("circle of {}", describe(&g, c))).collect();
     assert!(report.is_empty(), "import circles between the crate's files:\n{report}");
 }
 
@@ -73,7 +41,7 @@ fn the_scan_sees_known_arrows() {
     let file = |p: &str| g.files.iter().position(|f| f == p).unwrap_or_else(|| panic!("{p} not scanned"));
     let arrow = |a: &str, b: &str| g.edges.get(&(file(a), file(b))).cloned().unwrap_or_default();
     assert!(g.files.len() > 100, "only {} files read", g.files.len());
-    assert!(arrow("src/check.rs", "src/history.rs").contains("History"));
+    assert!(arrow("src/check/mod.rs", "src/history.rs").contains("History"));
     assert!(
         arrow("src/si_check/mod.rs", "src/si_check/polygraph.rs").contains("DepEdge"),
         "a mod.rs's bare child path"
