@@ -393,7 +393,8 @@ fn decide(
 ) -> (Outcome, Option<Anomalies>) {
     let (models, opts) = (&req.models, req.opts);
     let mut weak_run = None;
-    if let Some(level) = weak::elle::requested(models) {
+    let implied_by_elle = req.workload == Workload::ListAppend && elle_proves_session_si(&anomalies, models, req);
+    if let Some(level) = weak::elle::requested(models).filter(|_| !implied_by_elle) {
         if level == weak::Level::ReadCommitted && !internal_beyond_weak(models, req.anomalies) {
             weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
         }
@@ -429,6 +430,21 @@ fn decide(
         }
     }
     (outcome, all)
+}
+
+/// Whether Elle's inference alone proves snapshot isolation with sessions
+/// (which implies every Biswas–Enea weak level, see [`crate::levels`]): it
+/// searched for everything that level prohibits and found none of it, with
+/// nothing inconclusive. Used on list-append histories, whose reads reveal
+/// every version order, to spare the weak check levels that follow anyway.
+fn elle_proves_session_si(anomalies: &Anomalies, models: &[String], req: &Request) -> bool {
+    let searched = prohibited_by(models, req.anomalies);
+    let needed = lattice::anomalies_prohibited_by(&["strong-session-snapshot-isolation"]);
+    let inconclusive = UNKNOWN_ANOMALY_TYPES.iter().any(|t| anomalies.contains_key(*t));
+    let found: Vec<&str> = anomalies.keys().map(String::as_str).collect();
+    let ruled_out = lattice::anomalies_to_impossible_models(&lattice::boundary_names(&found));
+    let canonical = lattice::canonical_model_name("strong-session-snapshot-isolation").unwrap_or("");
+    !inconclusive && needed.is_subset(&searched) && !ruled_out.contains(canonical)
 }
 
 /// Whether session snapshot isolation is proved, which prefix consistency
