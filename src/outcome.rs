@@ -55,6 +55,9 @@ pub struct Stats {
     pub exact: Vec<(String, si_check::ExactStats)>,
     /// Levels the exact check proved to hold.
     pub exact_valid: Vec<si_check::Level>,
+    /// Levels the exact check refuted, with the anomaly type their
+    /// refutation is filed under.
+    pub exact_refuted: Vec<(si_check::Level, String)>,
     /// Levels answered invalid without an exact search, because the weak
     /// check's violation implies they fail (see [`weak::strong`]).
     pub exact_implied: Vec<String>,
@@ -64,6 +67,9 @@ pub struct Stats {
     pub known_orders: Duration,
     /// What the exact weak-level check found, when it ran.
     pub weak: Option<weak::elle::WeakRun>,
+    /// What the exact prefix-consistency check of a list-append history
+    /// found, when it ran (registers: see [`Stats::exact`]).
+    pub prefix: Option<PrefixFinding>,
     /// Time spent deciding the ladder's levels beyond the requested
     /// models (with [`crate::check::CheckOptions::ladder`]).
     pub ladder: Option<Duration>,
@@ -111,6 +117,17 @@ pub struct SccEdges {
     pub vertices: Vec<OpId>,
     /// Every edge between them, with its relationships.
     pub edges: Vec<(OpId, OpId, crate::anomaly::Rels)>,
+}
+
+/// The verdict of the prefix-consistency check of a list-append history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PrefixFinding {
+    /// Prefix consistent.
+    Valid,
+    /// Refuted by a cycle, filed under this anomaly type.
+    Invalid(String),
+    /// Not decided, with the reason.
+    Unknown(String),
 }
 
 /// What a check says of one model.

@@ -119,6 +119,7 @@ pub(super) fn run_exact(
             si_check::Verdict::Invalid(r) => {
                 refuted.push(level);
                 let name = si_check::witness::refutation_name(&r);
+                stats.exact_refuted.push((level, name.clone()));
                 anomalies.entry(name).or_default().push(Case::Refuted(r));
                 todo.extend(level.weaker().into_iter().rev());
             }

@@ -18,7 +18,7 @@
 use crate::anomaly::Case;
 use crate::cycles::lattice;
 use crate::levels::{self, Decider, LevelDef, LEVELS};
-use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, Validity};
+use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, PrefixFinding, Validity};
 use crate::si_check;
 use crate::weak;
 
@@ -73,10 +73,18 @@ fn own(o: &Outcome, level: &'static LevelDef) -> LevelRow {
         m => elle_or_exact_status(o, m),
     };
     let witness = match &status {
-        ModelStatus::Violated(name) => o.anomalies.get(name).and_then(|cs| cs.first()).cloned(),
+        ModelStatus::Violated(name) => {
+            let cases = o.anomalies.get(name).map(Vec::as_slice).unwrap_or_default();
+            // The level's own refutation, if the exact check made one.
+            let own = cases.iter().find(|c| matches!(c, Case::Refuted(r) if r.model == level.model));
+            own.or(cases.first()).cloned()
+        }
         _ => None,
     };
     let decided_by = match &status {
+        ModelStatus::Violated(_) if level.model == "prefix" && o.stats.prefix.is_some() => {
+            DecidedBy::Checker(Decider::Prefix)
+        }
         ModelStatus::Violated(_) => DecidedBy::Checker(match &witness {
             Some(Case::Refuted(_)) => Decider::Exact,
             Some(Case::Weak(_)) => Decider::Weak,
@@ -92,6 +100,8 @@ fn own(o: &Outcome, level: &'static LevelDef) -> LevelRow {
 fn holds_by(o: &Outcome, level: &LevelDef) -> Decider {
     if weak::Level::from_model(level.model).is_some() {
         Decider::Weak
+    } else if level.model == "prefix" && o.stats.prefix.is_some() {
+        Decider::Prefix
     } else if level.model == "prefix" || exact_proves(o, level.model) {
         Decider::Exact
     } else {
@@ -219,6 +229,18 @@ fn prefix_status(o: &Outcome) -> (ModelStatus, String) {
             .map(|t| t.to_string())
             .unwrap_or_else(|| "an anomaly".into());
         return (ModelStatus::Violated(by), String::new());
+    }
+    match &o.stats.prefix {
+        Some(PrefixFinding::Valid) => return (ModelStatus::Holds, String::new()),
+        Some(PrefixFinding::Invalid(name)) => return (ModelStatus::Violated(name.clone()), String::new()),
+        Some(PrefixFinding::Unknown(why)) => return (ModelStatus::Unknown, why.clone()),
+        None => {}
+    }
+    if let Some((_, name)) = o.stats.exact_refuted.iter().find(|(l, _)| l.model() == "prefix") {
+        return (ModelStatus::Violated(name.clone()), String::new());
+    }
+    if exact_proves(o, "prefix") {
+        return (ModelStatus::Holds, String::new());
     }
     if let Some(detail) = exact_unknown(o, "prefix") {
         return (ModelStatus::Unknown, detail);

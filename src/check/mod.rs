@@ -9,6 +9,7 @@
 
 mod exact;
 pub mod ladder;
+pub mod prefix_lists;
 
 pub use crate::cycles::lattice::boundary_names;
 pub use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, SccEdges, Stats, Validity};
@@ -260,6 +261,7 @@ struct Found {
     anomalies: Anomalies,
     graph: Graph,
     sccs: Vec<Vec<OpId>>,
+    explainer: Box<dyn infer::Explain>,
 }
 
 /// What one set of models asks of the checkers.
@@ -289,7 +291,11 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         Err(e) => return Ok(cannot_run(workload, e, stats)),
     };
     let extend_ladder = opts.ladder && !crate::levels::ladder_requested(&opts.models);
-    let (mut outcome, all_found) = decide(h, &req, found.anomalies, stats, extend_ladder);
+    let mut anomalies = found.anomalies;
+    if workload == Workload::ListAppend && (extend_ladder || req.models.iter().any(|m| m == "prefix")) {
+        prefix_of_lists(h, &found.graph, found.explainer.as_ref(), &mut anomalies, &mut stats);
+    }
+    let (mut outcome, all_found) = decide(h, &req, anomalies, stats, extend_ladder);
     outcome.levels = match all_found {
         Some(anomalies) => {
             let t = Instant::now();
@@ -309,6 +315,8 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
             let seeded = Stats {
                 exact: outcome.stats.exact.clone(),
                 exact_valid: outcome.stats.exact_valid.clone(),
+                exact_refuted: outcome.stats.exact_refuted.clone(),
+                prefix: outcome.stats.prefix.clone(),
                 ..Stats::default()
             };
             let (extended, _) = decide(h, &ladder, anomalies, seeded, false);
@@ -324,6 +332,27 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         outcome.sccs = scc_edges(&found.graph, found.sccs);
     }
     Ok(outcome)
+}
+
+/// Decides prefix consistency of a list-append history (see
+/// [`prefix_lists`]); a refutation is filed under its cycle's name.
+fn prefix_of_lists(
+    h: &History,
+    graph: &Graph,
+    explainer: &dyn infer::Explain,
+    anomalies: &mut Anomalies,
+    stats: &mut Stats,
+) {
+    use crate::outcome::PrefixFinding;
+    stats.prefix = Some(match prefix_lists::check(h, graph, explainer) {
+        prefix_lists::PrefixLists::Valid => PrefixFinding::Valid,
+        prefix_lists::PrefixLists::Invalid(cycle) => {
+            let name = cycle.anomaly.clone();
+            anomalies.entry(name.clone()).or_default().push(Case::Cycle(cycle));
+            PrefixFinding::Invalid(name)
+        }
+        prefix_lists::PrefixLists::Unknown(why) => PrefixFinding::Unknown(why),
+    });
 }
 
 /// Inference, the dependency graph and the cycle search: what every level
@@ -376,7 +405,7 @@ fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut S
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
-    Ok(Found { anomalies, graph, sccs })
+    Ok(Found { anomalies, graph, sccs, explainer: inf.explainer })
 }
 
 /// Decides the request's models from what was found: the weak check first
@@ -407,8 +436,14 @@ fn decide(
     let mut violated = None;
     if let Some(weak_run) = weak_run {
         violated = weak_run.violated;
-        let si_proved = session_si_proved(h, req, &weak_run, &stats);
-        if let Some(detail) = weak::elle::prefix_undecided(models, &weak_run, si_proved) {
+        // Registers: the exact check decides prefix consistency (above);
+        // lists: their own check (`prefix_lists`), when it decided.
+        let exact_prefix = (req.workload == Workload::RwRegister && opts.exact.is_some())
+            || matches!(
+                stats.prefix,
+                Some(crate::outcome::PrefixFinding::Valid | crate::outcome::PrefixFinding::Invalid(_))
+            );
+        if let Some(detail) = weak::elle::prefix_undecided(models, &weak_run, false).filter(|_| !exact_prefix) {
             let case = Case::ExactCheckUnknown { model: "prefix".into(), detail };
             anomalies.entry("exact-check-unknown".into()).or_default().push(case);
         }
@@ -420,7 +455,20 @@ fn decide(
         anomalies.remove("empty-transaction-graph");
     }
     let all = keep_all.then(|| anomalies.clone());
-    let prohibited = prohibited_by(models, req.anomalies);
+    let mut prohibited = prohibited_by(models, req.anomalies);
+    // A requested level the exact check refuted fails the check, whatever
+    // Elle's lattice says of the cycle's name (a prefix-consistency
+    // refutation may be named G2-item, which Elle's prefix allows).
+    for (level, name) in &stats.exact_refuted {
+        if models.iter().any(|m| m == level.model()) {
+            prohibited.insert(name.clone());
+        }
+    }
+    if let (Some(crate::outcome::PrefixFinding::Invalid(name)), true) =
+        (&stats.prefix, models.iter().any(|m| m == "prefix"))
+    {
+        prohibited.insert(name.clone());
+    }
     let mut reportable = prohibited.clone();
     reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
     let mut outcome = result_map(req.workload, anomalies, &prohibited, &reportable, stats);
@@ -447,30 +495,12 @@ fn elle_proves_session_si(anomalies: &Anomalies, models: &[String], req: &Reques
     !inconclusive && needed.is_subset(&searched) && !ruled_out.contains(canonical)
 }
 
-/// Whether session snapshot isolation is proved, which prefix consistency
-/// needs (for `prefix` asked by name, after the weak check proved causal
-/// consistency; registers only).
-fn session_si_proved(h: &History, req: &Request, run: &weak::elle::WeakRun, stats: &Stats) -> bool {
-    let session_si =
-        si_check::Level { semantics: si_check::Semantics::SnapshotIsolation, order: si_check::OrderKind::Session };
-    if stats.exact_valid.iter().any(|v| v.implies(session_si)) {
-        return true;
-    }
-    if !(req.models.iter().any(|m| m == "prefix") && run.proved) {
-        return false;
-    }
-    match (req.workload, &req.opts.exact) {
-        (Workload::RwRegister, Some(exact)) => si_check::check_level_knowing(h, session_si, exact, &[])
-            .is_ok_and(|o| matches!(o.verdict, si_check::Verdict::Valid)),
-        _ => false,
-    }
-}
-
 /// Whether the weak or exact check proved model `m`.
 fn proved(stats: &Stats, m: &str) -> bool {
     let weak =
         weak::Level::from_model(m).is_some_and(|l| stats.weak.as_ref().is_some_and(|r| r.proved && l <= r.level));
-    weak || si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)))
+    let lists = m == "prefix" && stats.prefix == Some(crate::outcome::PrefixFinding::Valid);
+    weak || lists || si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)))
 }
 
 /// Each strongly connected component with the edges between its vertices.

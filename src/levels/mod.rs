@@ -222,6 +222,7 @@ pub const LADDER_MODELS: &[&str] = &[
     "read-committed-be",
     "read-atomic",
     "causal-cerone",
+    "prefix",
     "strong-session-snapshot-isolation",
     "strong-session-serializable",
 ];

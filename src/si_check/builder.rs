@@ -21,7 +21,7 @@ use super::polygraph::{order_edges, Cand, Chain, ChoiceInfo, Constraint, Dep, De
 use super::prune::KnownReach;
 use super::reach::Reach;
 use super::txns::{Source, TxnId, Txns};
-use super::{Level, OrderKind};
+use super::{Level, OrderKind, Semantics};
 use crate::history::{History, KeyId, NONE};
 use rayon::prelude::*;
 
@@ -201,7 +201,10 @@ pub fn build_with(
                 known.push(DepEdge::data(w, rm[e].2, Dep::Ww, KeyId(key)));
                 e += 1;
             }
-            if e - s == 1 {
+            // Under prefix consistency another writer may commit between
+            // a version and the transaction that read and overwrote it (a
+            // lost update is allowed): nothing chains.
+            if e - s == 1 && level.semantics != Semantics::Prefix {
                 next.insert(w, rm[s].2);
                 has_pred.insert(rm[s].2);
             }

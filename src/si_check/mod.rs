@@ -68,6 +68,26 @@ pub enum Semantics {
     /// Cycles without two adjacent anti-dependencies (Adya PL-SI, as
     /// characterised by Cerone and Gotsman).
     SnapshotIsolation,
+    /// Prefix consistency (Cerone's PC, Biswas–Enea's `Prefix` axiom):
+    /// snapshot isolation without its write-conflict rule. One total order
+    /// of begin and commit events exists in which each transaction sees
+    /// exactly the transactions committed before it began, so two writers of
+    /// a key may overlap (a lost update is allowed) but a transaction never
+    /// sees a later commit without every earlier one (no long fork). On the
+    /// begin/commit graph a write order is commit before commit (see
+    /// [`polygraph::bc_edge`]), and read-modify-writes do not chain.
+    Prefix,
+}
+
+impl Semantics {
+    /// Strength: a history with a stronger semantics has every weaker one.
+    fn rank(self) -> u8 {
+        match self {
+            Semantics::Prefix => 0,
+            Semantics::SnapshotIsolation => 1,
+            Semantics::Serializable => 2,
+        }
+    }
 }
 
 /// Which extra order the level includes.
@@ -92,13 +112,14 @@ pub struct Level {
 }
 
 /// Elle's names of the levels the exact check decides.
-pub const LEVELS: [(&str, Level); 6] = [
+pub const LEVELS: [(&str, Level); 7] = [
     ("strict-serializable", Level { semantics: Semantics::Serializable, order: OrderKind::Realtime }),
     ("strong-session-serializable", Level { semantics: Semantics::Serializable, order: OrderKind::Session }),
     ("serializable", Level { semantics: Semantics::Serializable, order: OrderKind::None }),
     ("strong-snapshot-isolation", Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::Realtime }),
     ("strong-session-snapshot-isolation", Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::Session }),
     ("snapshot-isolation", Level { semantics: Semantics::SnapshotIsolation, order: OrderKind::None }),
+    ("prefix", Level { semantics: Semantics::Prefix, order: OrderKind::Session }),
 ];
 
 impl Level {
@@ -134,7 +155,7 @@ impl Level {
 
     /// Whether a history at this level is also at `other`.
     pub fn implies(self, other: Level) -> bool {
-        let sem = self.semantics == other.semantics || self.semantics == Semantics::Serializable;
+        let sem = self.semantics.rank() >= other.semantics.rank();
         let rank = |o: OrderKind| match o {
             OrderKind::None => 0,
             OrderKind::Session => 1,
@@ -433,12 +454,20 @@ pub fn check_level_knowing(
     // constrained problem, decided fastest when it holds), then the
     // snapshot-isolation attempts, then serializability at the level's own
     // order.
-    if level.semantics == Semantics::SnapshotIsolation {
-        let ser = |order| Level { semantics: Semantics::Serializable, order };
+    // At prefix consistency, serializability and then snapshot isolation
+    // with the strongest order come first in the same way: either proves
+    // it, and both have the smaller problems (read-modify-writes chain).
+    if level.semantics != Semantics::Serializable {
         let top = stronger.first().map_or(level.order, |l: &Level| l.order);
-        stronger.insert(0, ser(top));
+        let mut first = vec![Level { semantics: Semantics::Serializable, order: top }];
+        let mut last = vec![Level { semantics: Semantics::Serializable, order: level.order }];
+        if level.semantics == Semantics::Prefix {
+            first.push(Level { semantics: Semantics::SnapshotIsolation, order: top });
+            last.push(Level { semantics: Semantics::SnapshotIsolation, order: level.order });
+        }
+        stronger.splice(0..0, first);
         if top != level.order {
-            stronger.push(ser(level.order));
+            stronger.extend(last);
         }
     }
     for attempt in stronger {

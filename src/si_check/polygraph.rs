@@ -37,7 +37,11 @@
 //! edges are `s(u) → c(v)`: a cycle can then never take two rw edges in a
 //! row, so the graph is acyclic exactly when `(SO ∪ WR ∪ WW) ; RW?` is
 //! (Cerone and Gotsman's characterisation used by PolySI), without building
-//! composed edges.
+//! composed edges. Under prefix consistency the ww edges are `c(u) → c(v)`
+//! as well: writers of a key are ordered by their commits, so two of them
+//! may overlap (SI's write-conflict rule is the one thing prefix
+//! consistency drops), while a reader still sees every commit before its
+//! begin and none after.
 //!
 //! This file holds the polygraph's data and its begin/commit nodes;
 //! [`super::builder`] builds it from a history, and pruning
@@ -221,10 +225,12 @@ pub fn commit(t: TxnId) -> u32 {
 /// The begin/commit-graph edge of a dependency under `semantics`.
 #[inline]
 pub fn bc_edge(semantics: Semantics, e: &DepEdge) -> (u32, u32) {
-    if e.dep == Dep::Rw && semantics == Semantics::SnapshotIsolation {
-        (begin(e.from), commit(e.to))
-    } else {
-        (commit(e.from), begin(e.to))
+    match (e.dep, semantics) {
+        (_, Semantics::Serializable) => (commit(e.from), begin(e.to)),
+        (Dep::Rw, _) => (begin(e.from), commit(e.to)),
+        // Prefix consistency orders writers by commit only: they may overlap.
+        (Dep::Ww, Semantics::Prefix) => (commit(e.from), commit(e.to)),
+        _ => (commit(e.from), begin(e.to)),
     }
 }
 
