@@ -36,6 +36,7 @@
 pub mod closure;
 pub mod guess;
 pub mod polygraph;
+pub mod prefix;
 pub mod progress;
 pub mod prune;
 pub mod reach;

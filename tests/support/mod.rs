@@ -9,6 +9,7 @@ pub mod explore;
 pub mod fuzz;
 pub mod gen;
 pub mod nearest;
+pub mod prefix;
 pub mod record;
 pub mod shared;
 pub mod weak;
