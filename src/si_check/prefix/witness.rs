@@ -82,7 +82,7 @@ impl Ctx<'_> {
                     b_mop: Some(self.f.reads[read as usize].mop),
                 }
             }
-            Label::Version { edge } => self.ww(a, b, self.f.version_edges[edge as usize].key),
+            Label::Version { edge } => self.version(a, b, edge),
             Label::Ww { key } => self.ww(a, b, key),
             Label::Rw { read } => {
                 let key = self.f.reads[read as usize].key;
@@ -96,6 +96,30 @@ impl Ctx<'_> {
                 }
             }
         })
+    }
+
+    /// The micro-op of `t` appending `element` to `key`.
+    fn append_mop(&self, t: TxnId, key: KeyId, element: i64) -> Option<u32> {
+        let mops = self.h.mops_of(self.h.op(self.op(t)));
+        mops.iter()
+            .position(|m| m.key == key && m.f == MopFn::Append && m.value == MopValue::Int(element))
+            .map(|i| i as u32)
+    }
+
+    /// A list version edge, with the two elements its read shows side by
+    /// side.
+    fn version(&self, a: TxnId, b: TxnId, edge: u32) -> Step {
+        let e = &self.f.version_edges[edge as usize];
+        let mops = self.h.mops_of(self.h.op(e.op));
+        if let Some(m) = mops.get(e.mop as usize) {
+            for w in self.h.list(m.value).windows(2) {
+                let (am, bm) = (self.append_mop(a, e.key, w[0]), self.append_mop(b, e.key, w[1]));
+                if am.is_some() && bm.is_some() {
+                    return Step::Ww { key: e.key, value: Some(w[0]), value2: Some(w[1]), a_mop: am, b_mop: bm };
+                }
+            }
+        }
+        self.ww(a, b, e.key)
     }
 
     fn ww(&self, a: TxnId, b: TxnId, key: KeyId) -> Step {
