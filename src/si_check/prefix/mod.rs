@@ -73,8 +73,11 @@
 //! without those reads is checked (a violation there is one of every
 //! assignment; otherwise `unknown`). For each assignment, a commit order
 //! that follows the history's completion order is checked against the
-//! definition first ([`verify`]), which decides most valid histories in
-//! linear time; then the polygraph is solved. A `valid` verdict carries a
+//! definition first ([`verify`]), and, for registers, the serial order
+//! snapshot isolation's replay finds ([`super::serial`]; a serial
+//! execution respecting session order is prefix consistent); either decides
+//! most valid histories in about linear time, and each is checked against
+//! the definition, never trusted. Then the polygraph is solved. A `valid` verdict carries a
 //! commit order that [`verify::satisfies_prefix`] accepted; an `invalid`
 //! one a minimal set of write orders every orientation of which closes a
 //! cycle ([`witness`]); a timeout or too many variables give `unknown`.
@@ -156,7 +159,7 @@ pub enum PrefixVerdict {
 /// apply: `txns`, `known_edges`, `constraints`, `constraint_edges`,
 /// `decisions`, `conflicts`, `solver`, `build`, `solve`, `witness`, and
 /// `guessed` when the completion order decided it; summed over writer
-/// assignments).
+/// assignments; `serial` when a serial replay decided it).
 #[derive(Clone, Debug)]
 pub struct PrefixOutcome {
     /// The verdict.
@@ -205,6 +208,17 @@ pub fn check_prefix_front(h: &History, f: &Front, opts: &PrefixOptions) -> Prefi
         };
         return PrefixOutcome { verdict, stats };
     };
+    if opts.order_first {
+        let t = Instant::now();
+        let budget = deadline.map_or(Duration::from_secs(60), |d| d.saturating_duration_since(t) / 4);
+        let found = verify::serial_order(h, f, budget.min(Duration::from_secs(60)));
+        stats.guess += t.elapsed();
+        if let Some((co, wr)) = found.filter(|(co, wr)| verify::satisfies_prefix(f, wr, co)) {
+            stats.guessed = true;
+            stats.serial = true;
+            return PrefixOutcome { verdict: PrefixVerdict::Valid(Box::new(Explanation { wr, co })), stats };
+        }
+    }
     let mut pick = vec![0usize; f.choices.len()];
     let mut branches = Vec::new();
     let mut partial = false;

@@ -122,3 +122,57 @@ pub fn history_order(f: &Front, wr: &[TxnId]) -> Option<Vec<TxnId>> {
     }
     (out.len() == n).then_some(out)
 }
+
+/// A serial order of the history found by snapshot isolation's replay
+/// ([`crate::si_check::serial`], registers only), as a commit order of `f`
+/// (transactions the replay leaves out, unobserved `:info` ones, last),
+/// with writers for the reads of repeated values: the latest candidate
+/// placed before the reader. A serial execution that respects session order
+/// is prefix consistent, but what comes back here is only a guess: the
+/// caller checks it with [`satisfies_prefix`].
+pub fn serial_order(
+    h: &crate::history::History,
+    f: &Front,
+    budget: std::time::Duration,
+) -> Option<(Vec<TxnId>, Vec<TxnId>)> {
+    use crate::si_check::{prune, serial, txns, OrderKind};
+    let t = txns::extract(h).ok()?;
+    let priority = prune::time_estimate(h, &t);
+    let order = match f.sessions.iter().any(|s| s.len() > 1) {
+        true => OrderKind::Session,
+        false => OrderKind::None,
+    };
+    let timed = h.ops.iter().any(|o| o.is_invoke());
+    let how = serial::Search { priority: &priority, known: None, session_known: None, budget };
+    let decided = serial::decide(h, &t, order, timed, order == OrderKind::Session, &how).ok()?;
+    let mut co = vec![BOTTOM];
+    let mut placed = vec![false; f.len()];
+    placed[BOTTOM as usize] = true;
+    for &s in &decided.order {
+        let ft = *f.txn_of_op.get(t.op[s as usize] as usize)?;
+        if (ft as usize) < f.len() && !placed[ft as usize] {
+            placed[ft as usize] = true;
+            co.push(ft);
+        }
+    }
+    co.extend((0..f.len() as TxnId).filter(|&x| !placed[x as usize]));
+    let mut at = vec![0usize; f.len()];
+    for (i, &x) in co.iter().enumerate() {
+        at[x as usize] = i;
+    }
+    let wr = f
+        .reads
+        .iter()
+        .enumerate()
+        .map(|(i, r)| match r.from {
+            crate::weak::front::ReadFrom::Txn(w) => w,
+            crate::weak::front::ReadFrom::Choice(c) => {
+                let reader = super::encode::reader_of(f, i as u32);
+                let cands = &f.choices[c as usize];
+                let before = cands.iter().copied().filter(|&w| at[w as usize] < at[reader as usize]);
+                before.max_by_key(|&w| at[w as usize]).unwrap_or(cands[0])
+            }
+        })
+        .collect();
+    Some((co, wr))
+}
