@@ -4,7 +4,9 @@
 //! read atomic and causal checkers agree with the saturation oracle and the
 //! exhaustive commit-order enumerator, with and without session order; a
 //! `valid` verdict's commit order satisfies the axioms, and an `invalid`
-//! one names the weakest level the oracle refutes.
+//! one names the weakest level the oracle refutes. The exact prefix
+//! consistency check agrees with the enumerator too, with its witnesses
+//! checked.
 
 mod support;
 
@@ -64,6 +66,22 @@ fn agree(text: &str, enumerate: bool) {
                     undecided_below = true;
                 }
             }
+        }
+        // Prefix consistency: the exact check against the enumerator (its
+        // witnesses checked by the helper); beyond the assignment limit an
+        // invalid verdict must still be one.
+        let pc = support::prefix::verdict(&h, &f, sessions, text);
+        match assignments {
+            Some(_) if enumerate => {
+                let e = oracle::enumerate(&f, Axiom::Prefix).expect("small");
+                assert_eq!(pc, Some(e), "exact prefix vs enumeration {sessions:?}\n{text}");
+            }
+            Some(_) => assert!(pc.is_some(), "prefix undecided {sessions:?}\n{text}"),
+            None => assert_ne!(pc, Some(true), "prefix valid beyond the assignment limit\n{text}"),
+        }
+        // Prefix consistency implies causal consistency.
+        if pc == Some(true) {
+            assert!(oracle::saturate(&f, Level::Causal), "prefix valid, causal invalid {sessions:?}\n{text}");
         }
     }
 }

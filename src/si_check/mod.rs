@@ -37,6 +37,7 @@ pub mod builder;
 pub mod closure;
 pub mod guess;
 pub mod polygraph;
+pub mod prefix;
 pub mod progress;
 pub mod prune;
 pub mod reach;
