@@ -56,6 +56,7 @@ pub mod infer;
 pub mod ingest;
 pub mod levels;
 pub mod outcome;
+pub mod prefix;
 pub mod record;
 pub mod reports;
 pub mod si_check;

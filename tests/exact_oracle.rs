@@ -183,7 +183,7 @@ fn oracle(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
             // Snapshot = the first `s` committed transactions.
             let snaps: Vec<usize> = match level.semantics {
                 Semantics::Serializable => vec![p],
-                Semantics::SnapshotIsolation => (0..=p).collect(),
+                Semantics::SnapshotIsolation | Semantics::Prefix => (0..=p).collect(),
             };
             snaps.into_iter().any(|s| {
                 let visible = &order[..s];
@@ -191,8 +191,9 @@ fn oracle(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
                     let latest = visible.iter().rev().find(|&&y| writes(ids[y], k)).map(|&y| ids[y]);
                     latest == from
                 });
-                let conflicts_ok =
-                    order[s..p].iter().all(|&y| !txns[ids[y]].mops.iter().any(|m| m.0 && writes(ids[x], m.1)));
+                // Prefix consistency drops snapshot isolation's conflict rule.
+                let conflicts_ok = level.semantics == Semantics::Prefix
+                    || order[s..p].iter().all(|&y| !txns[ids[y]].mops.iter().any(|m| m.0 && writes(ids[x], m.1)));
                 let order_ok = order[s..p].iter().all(|&y| !before(ids[y], ids[x]));
                 reads_ok && conflicts_ok && order_ok
             })
@@ -218,7 +219,7 @@ fn permutations(v: &mut Vec<usize>, k: usize, f: &mut dyn FnMut(&[usize]) -> boo
 
 fn levels() -> Vec<Level> {
     let mut out = Vec::new();
-    for semantics in [Semantics::Serializable, Semantics::SnapshotIsolation] {
+    for semantics in [Semantics::Serializable, Semantics::SnapshotIsolation, Semantics::Prefix] {
         for order in [OrderKind::None, OrderKind::Session, OrderKind::Realtime] {
             out.push(Level { semantics, order });
         }
@@ -456,7 +457,7 @@ fn oracle_repeated(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
             let p = at[x];
             let snaps: Vec<usize> = match level.semantics {
                 Semantics::Serializable => vec![p],
-                Semantics::SnapshotIsolation => (0..=p).collect(),
+                Semantics::SnapshotIsolation | Semantics::Prefix => (0..=p).collect(),
             };
             snaps.into_iter().any(|s| {
                 let visible = &order[..s];
@@ -468,8 +469,9 @@ fn oracle_repeated(txns: &[Txn], pos: &[(usize, usize)], level: Level) -> bool {
                         Some(Err(v)) => latest.and_then(|y| last(y, k)) == Some(v),
                     }
                 });
-                let conflicts_ok =
-                    order[s..p].iter().all(|&y| !txns[ids[y]].mops.iter().any(|m| m.0 && writes(ids[x], m.1)));
+                // Prefix consistency drops snapshot isolation's conflict rule.
+                let conflicts_ok = level.semantics == Semantics::Prefix
+                    || order[s..p].iter().all(|&y| !txns[ids[y]].mops.iter().any(|m| m.0 && writes(ids[x], m.1)));
                 let order_ok = order[s..p].iter().all(|&y| !before(ids[y], ids[x]));
                 reads_ok && conflicts_ok && order_ok
             })

@@ -7,7 +7,7 @@
 mod support;
 
 use isolde::anomaly::Case;
-use isolde::si_check::prefix::{check_prefix, PrefixOptions, PrefixVerdict};
+use isolde::prefix::{check_prefix, PrefixOptions, PrefixVerdict};
 use isolde::weak::front::Sessions;
 use isolde::weak::oracle::{self, Axiom};
 use support::prefix::{outcome, verdict};

@@ -8,7 +8,7 @@
 mod support;
 
 use isolde::ingest::{read_path, Format};
-use isolde::si_check::prefix::{check_prefix, PrefixOptions, PrefixOutcome, PrefixVerdict};
+use isolde::prefix::{check_prefix, PrefixOptions, PrefixOutcome, PrefixVerdict};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use support::weak::workload;

@@ -39,8 +39,10 @@ pub(super) fn run_exact(
     anomalies: &mut Anomalies,
     stats: &mut Stats,
 ) {
+    // Strongest first (popped from the end): a level proved answers every
+    // level it implies without a search.
     let mut todo: Vec<si_check::Level> = models.iter().filter_map(|m| si_check::Level::from_model(m)).collect();
-    todo.reverse();
+    todo.sort_by_key(|l| l.strength());
     let mut done: Vec<si_check::Level> = Vec::new();
     let mut refuted: Vec<si_check::Level> = Vec::new();
     // Forced write orders with and without sessions, computed when first needed.

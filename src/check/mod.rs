@@ -9,7 +9,6 @@
 
 mod exact;
 pub mod ladder;
-pub mod prefix_lists;
 
 pub use crate::cycles::lattice::boundary_names;
 pub use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, SccEdges, Stats, Validity};
@@ -261,7 +260,6 @@ struct Found {
     anomalies: Anomalies,
     graph: Graph,
     sccs: Vec<Vec<OpId>>,
-    explainer: Box<dyn infer::Explain>,
 }
 
 /// What one set of models asks of the checkers.
@@ -292,39 +290,17 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     };
     let extend_ladder = opts.ladder && !crate::levels::ladder_requested(&opts.models);
     let mut anomalies = found.anomalies;
-    if workload == Workload::ListAppend && (extend_ladder || req.models.iter().any(|m| m == "prefix")) {
-        prefix_of_lists(h, &found.graph, found.explainer.as_ref(), &mut anomalies, &mut stats);
+    let lists_prefix = |a: &Anomalies, models: &[String]| {
+        workload == Workload::ListAppend
+            && models.iter().any(|m| m == "prefix")
+            && !elle_proves_session_si(a, models, &Request { models: models.to_vec(), ..req })
+    };
+    if lists_prefix(&anomalies, &req.models) {
+        prefix_of_lists(h, opts, &mut anomalies, &mut stats);
     }
     let (mut outcome, all_found) = decide(h, &req, anomalies, stats, extend_ladder);
     outcome.levels = match all_found {
-        Some(anomalies) => {
-            let t = Instant::now();
-            // Only the levels the requested check left undecided: a level
-            // implied by one that holds, or implying one that fails, needs
-            // no checker of its own.
-            let decided = ladder::rows(&outcome);
-            let undecided = |m: &str| {
-                decided
-                    .iter()
-                    .any(|r| r.level.model == m && matches!(r.status, ModelStatus::Unknown | ModelStatus::NotChecked))
-            };
-            let mut models = req.models.clone();
-            let wanted = |m: &&&str| !req.models.iter().any(|r| r == **m) && undecided(m);
-            models.extend(crate::levels::LADDER_MODELS.iter().filter(wanted).map(|m| m.to_string()));
-            let ladder = Request { models, ..req };
-            let seeded = Stats {
-                exact: outcome.stats.exact.clone(),
-                exact_valid: outcome.stats.exact_valid.clone(),
-                exact_refuted: outcome.stats.exact_refuted.clone(),
-                prefix: outcome.stats.prefix.clone(),
-                ..Stats::default()
-            };
-            let (extended, _) = decide(h, &ladder, anomalies, seeded, false);
-            outcome.stats.exact = extended.stats.exact.clone();
-            outcome.stats.exact_valid = extended.stats.exact_valid.clone();
-            outcome.stats.ladder = Some(t.elapsed());
-            ladder::rows(&extended)
-        }
+        Some(anomalies) => extend(h, &req, &mut outcome, anomalies, &lists_prefix),
         None => ladder::rows(&outcome),
     };
     outcome.ladder = extend_ladder || crate::levels::ladder_requested(&opts.models);
@@ -334,24 +310,61 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     Ok(outcome)
 }
 
-/// Decides prefix consistency of a list-append history (see
-/// [`prefix_lists`]); a refutation is filed under its cycle's name.
-fn prefix_of_lists(
+/// The rows of every level after the requested check: the ladder's own
+/// checkers run, on the same findings, for the levels that check left
+/// undecided (a level implied by one that holds, or implying one that
+/// fails, needs none). The verdict stays the requested check's.
+fn extend(
     h: &History,
-    graph: &Graph,
-    explainer: &dyn infer::Explain,
-    anomalies: &mut Anomalies,
-    stats: &mut Stats,
-) {
+    req: &Request,
+    outcome: &mut Outcome,
+    mut anomalies: Anomalies,
+    lists_prefix: &dyn Fn(&Anomalies, &[String]) -> bool,
+) -> Vec<LevelRow> {
+    let t = Instant::now();
+    let decided = ladder::rows(outcome);
+    let undecided = |m: &str| {
+        decided.iter().any(|r| r.level.model == m && matches!(r.status, ModelStatus::Unknown | ModelStatus::NotChecked))
+    };
+    let mut models = req.models.clone();
+    let wanted = |m: &&&str| !req.models.iter().any(|r| r == **m) && undecided(m);
+    models.extend(crate::levels::LADDER_MODELS.iter().filter(wanted).map(|m| m.to_string()));
+    let mut seeded = Stats {
+        exact: outcome.stats.exact.clone(),
+        exact_valid: outcome.stats.exact_valid.clone(),
+        exact_refuted: outcome.stats.exact_refuted.clone(),
+        prefix: outcome.stats.prefix.clone(),
+        ..Stats::default()
+    };
+    if seeded.prefix.is_none() && undecided("prefix") && lists_prefix(&anomalies, &models) {
+        prefix_of_lists(h, req.opts, &mut anomalies, &mut seeded);
+    }
+    let (extended, _) = decide(h, &Request { models, ..*req }, anomalies, seeded, false);
+    outcome.stats.exact = extended.stats.exact.clone();
+    outcome.stats.exact_valid = extended.stats.exact_valid.clone();
+    outcome.stats.exact_refuted = extended.stats.exact_refuted.clone();
+    outcome.stats.prefix = extended.stats.prefix.clone();
+    outcome.stats.ladder = Some(t.elapsed());
+    ladder::rows(&extended)
+}
+
+/// Decides prefix consistency of a list-append history ([`crate::prefix`]);
+/// a refutation is filed under its anomaly name.
+fn prefix_of_lists(h: &History, opts: &CheckOptions, anomalies: &mut Anomalies, stats: &mut Stats) {
     use crate::outcome::PrefixFinding;
-    stats.prefix = Some(match prefix_lists::check(h, graph, explainer) {
-        prefix_lists::PrefixLists::Valid => PrefixFinding::Valid,
-        prefix_lists::PrefixLists::Invalid(cycle) => {
-            let name = cycle.anomaly.clone();
-            anomalies.entry(name.clone()).or_default().push(Case::Cycle(cycle));
-            PrefixFinding::Invalid(name)
-        }
-        prefix_lists::PrefixLists::Unknown(why) => PrefixFinding::Unknown(why),
+    use crate::prefix::{check_prefix, PrefixOptions, PrefixVerdict};
+    let exact = opts.exact.clone().unwrap_or_default();
+    let popts = PrefixOptions { sessions: opts.weak.sessions, ..PrefixOptions::from_exact(&exact) };
+    stats.prefix = Some(match check_prefix(h, Workload::ListAppend, &popts) {
+        Ok(out) => match out.verdict {
+            PrefixVerdict::Valid(_) => PrefixFinding::Valid,
+            PrefixVerdict::Invalid { anomaly, case } => {
+                anomalies.entry(anomaly.clone()).or_default().push(*case);
+                PrefixFinding::Invalid(anomaly)
+            }
+            PrefixVerdict::Unknown(why) => PrefixFinding::Unknown(why),
+        },
+        Err(e) => PrefixFinding::Unknown(format!("the history cannot be read as Biswas–Enea transactions: {e}")),
     });
 }
 
@@ -405,7 +418,7 @@ fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut S
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
-    Ok(Found { anomalies, graph, sccs, explainer: inf.explainer })
+    Ok(Found { anomalies, graph, sccs })
 }
 
 /// Decides the request's models from what was found: the weak check first

@@ -37,7 +37,6 @@ pub mod builder;
 pub mod closure;
 pub mod guess;
 pub mod polygraph;
-pub mod prefix;
 pub mod progress;
 pub mod prune;
 pub mod reach;
@@ -152,6 +151,17 @@ impl Level {
             out.push(Level { semantics: self.semantics, order: OrderKind::None });
         }
         out
+    }
+
+    /// A key that sorts stronger levels after weaker ones (a level
+    /// implying another never sorts before it).
+    pub fn strength(self) -> (u8, u8) {
+        let order = match self.order {
+            OrderKind::None => 0,
+            OrderKind::Session => 1,
+            OrderKind::Realtime => 2,
+        };
+        (self.semantics.rank(), order)
     }
 
     /// Whether a history at this level is also at `other`.

@@ -5,7 +5,7 @@
 
 use isolde::anomaly::{Case, Cycle, Step, WriteOrder};
 use isolde::history::{History, MopFn, MopValue, OpType};
-use isolde::si_check::prefix::{check_prefix_front, PrefixOptions, PrefixOutcome, PrefixVerdict};
+use isolde::prefix::{check_prefix_front, PrefixOptions, PrefixOutcome, PrefixVerdict};
 use isolde::weak::front::{Front, Sessions};
 use isolde::weak::oracle::{self, Axiom};
 

@@ -9,8 +9,8 @@
 //! true (`a` first) switches on `C(a) → C(b)` and `B(r) → C(b)` for every
 //! reader `r ≠ b` of `a`'s version; false mirrors it.
 
-use super::super::solver::Instance;
 use crate::history::KeyId;
+use crate::si_check::solver::Instance;
 use crate::weak::front::{Front, TxnId, BOTTOM};
 use rustc_hash::{FxHashMap, FxHashSet};
 

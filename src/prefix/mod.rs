@@ -40,7 +40,7 @@
 //! reader `r`; "`t₂` before `t₁`" switches on `C(t₂) → C(t₁)` and, when `t₂`
 //! has readers too, their edges into `C(t₁)`. A pair of writers neither of
 //! which is read needs no variable. The variables go to the solver of
-//! [`super::solver`] (CDCL with an incremental acyclicity theory), the same
+//! [`crate::si_check::solver`] (CDCL with an incremental acyclicity theory), the same
 //! one snapshot isolation uses.
 //!
 //! **What is not carried over from snapshot isolation.** There, write-write
@@ -49,7 +49,7 @@
 //! PolySI's chain combining) and serial replays explain valid histories.
 //! Here write-write edges end at commit nodes: two transactions may read the
 //! same version and both overwrite it (a lost update), so chains are not
-//! combined and no rule of [`super::prune`] or [`super::serial`] that relies
+//! combined and no rule of [`crate::si_check::prune`] or [`crate::si_check::serial`] that relies
 //! on the absence of lost updates is used.
 //!
 //! # Lists
@@ -74,22 +74,34 @@
 //! assignment; otherwise `unknown`). For each assignment, a commit order
 //! that follows the history's completion order is checked against the
 //! definition first ([`verify`]), and, for registers, the serial order
-//! snapshot isolation's replay finds ([`super::serial`]; a serial
+//! snapshot isolation's replay finds ([`crate::si_check::serial`]; a serial
 //! execution respecting session order is prefix consistent); either decides
 //! most valid histories in about linear time, and each is checked against
 //! the definition, never trusted. Then the polygraph is solved. A `valid` verdict carries a
 //! commit order that [`verify::satisfies_prefix`] accepted; an `invalid`
 //! one a minimal set of write orders every orientation of which closes a
 //! cycle ([`witness`]); a timeout or too many variables give `unknown`.
+//!
+//! # Where each workload is decided
+//!
+//! `isolde analyze` decides list-append histories here. Register histories
+//! it decides with the polygraph of [`crate::si_check`] under
+//! [`crate::si_check::Semantics::Prefix`] (the same begin/commit encoding,
+//! with pruning, the serial replays and the stronger attempts first), which
+//! scales to histories this module's unpruned search cannot finish; this
+//! module stays the independent second decision for registers that the
+//! tests compare with it and with the enumerator. It lives beside `weak`
+//! and `si_check`, not inside either: it reads the weak front end and
+//! drives the solver, and `weak` already imports `si_check`.
 
 pub mod encode;
 pub mod verify;
 pub mod witness;
 
-use super::solver::{self, Answer};
-use super::{ExactOptions, ExactStats};
 use crate::anomaly::{Branch, Case, Refutation, Workload};
 use crate::history::History;
+use crate::si_check::solver::{self, Answer};
+use crate::si_check::{ExactOptions, ExactStats};
 use crate::weak::front::{self, Front, FrontError, ReadFrom, Sessions, TxnId};
 use crate::weak::witness::{Cause, Violation};
 use crate::weak::Explanation;
@@ -247,7 +259,7 @@ pub fn check_prefix_front(h: &History, f: &Front, opts: &PrefixOptions) -> Prefi
 /// The verdict of a refutation made of `branches`.
 fn invalid(branches: Vec<Branch>, partial: bool) -> PrefixVerdict {
     let r = Refutation { model: MODEL.to_string(), branches, derived: Vec::new(), partial };
-    let anomaly = super::witness::refutation_name(&r);
+    let anomaly = crate::si_check::witness::refutation_name(&r);
     PrefixVerdict::Invalid { anomaly, case: Box::new(Case::Refuted(Box::new(r))) }
 }
 
