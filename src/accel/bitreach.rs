@@ -26,7 +26,7 @@
 //! band touches its columns in reverse topological order (positions
 //! descending). No level structure, no synchronisation between blocks: on
 //! the GPU one thread per column word and one launch per closure, on the CPU
-//! rayon over blocks of [`CPU_BLOCK_WORDS`] words. The work is the classic
+//! rayon over blocks of 8 to 64 words ([`CPU_BLOCK_WORDS`]). The work is the classic
 //! one (one word-OR per successor per row word) with no shifts.
 //!
 //! The constraint test ([`BitReach::test_flat`]) takes every side of every
@@ -45,8 +45,9 @@ use rayon::prelude::*;
 /// "No pair of this side is blocked" in [`BitReach::test_flat`]'s result.
 pub const NOT_BLOCKED: u32 = u32::MAX;
 
-/// Column words per rayon task in [`BitReach::closure`].
-pub const CPU_BLOCK_WORDS: usize = 16;
+/// Fewest and most column words per rayon task in [`BitReach::closure`]
+/// (between them: about four tasks per thread).
+pub const CPU_BLOCK_WORDS: (usize, usize) = (8, 64);
 
 /// A DAG flattened for the band sweep (see the module docs).
 #[derive(Clone, Debug, Default)]
@@ -165,15 +166,16 @@ impl BitReach {
         self.words + 1
     }
 
-    /// The closure of `plan`: rayon over blocks of [`CPU_BLOCK_WORDS`]
-    /// column words, each sweeping its rows by descending position.
+    /// The closure of `plan`: rayon over blocks of column words (see
+    /// [`CPU_BLOCK_WORDS`]), each sweeping its rows by descending position.
     pub fn closure(plan: &Plan) -> BitReach {
         let (n, words, stride) = (plan.n, plan.words, plan.stride());
         let mut rows = vec![0u64; n * stride];
         let ptr = SyncPtr(rows.as_mut_ptr());
         let columns = plan.columns();
-        (0..columns.div_ceil(CPU_BLOCK_WORDS)).into_par_iter().for_each(|b| {
-            let (w0, w1) = (b * CPU_BLOCK_WORDS, ((b + 1) * CPU_BLOCK_WORDS).min(columns));
+        let block = (columns / (4 * rayon::current_num_threads())).clamp(CPU_BLOCK_WORDS.0, CPU_BLOCK_WORDS.1);
+        (0..columns.div_ceil(block)).into_par_iter().for_each(|b| {
+            let (w0, w1) = (b * block, ((b + 1) * block).min(columns));
             // SAFETY: the task of block b reads and writes only the slots
             // of absolute words w0..w1 (of rows within `rows`), which no
             // other task touches.
@@ -241,7 +243,8 @@ impl BitReach {
 
 /// Sweeps column words `w0..w1` of every row touching them, positions
 /// descending: each word is the masked OR of its successors' same words
-/// ([`succ_word`], read through the raw pointer).
+/// ([`succ_word`], one contiguous slice per successor so the ORs
+/// vectorize).
 ///
 /// # Safety
 /// `rows` points to `plan.n * plan.stride()` words, and nothing else reads
@@ -256,21 +259,29 @@ unsafe fn sweep_block(plan: &Plan, rows: *mut u64, w0: usize, w1: usize) {
         if first > last {
             continue;
         }
-        let succ = &plan.targets[plan.offsets[p] as usize..plan.offsets[p + 1] as usize];
-        for w in first..=last {
-            let mut acc = 0u64;
-            for &s in succ {
-                let s = s as usize;
-                if w >= s / 64 {
-                    // SAFETY: s < n and w - s/64 <= words (w <= p/64 + words).
-                    acc |= unsafe { *rows.add(s * stride + (w - s / 64)) };
-                    if w == s / 64 {
-                        acc |= 1u64 << (s % 64);
-                    }
-                }
+        // SAFETY: p < n, and slots first - p/64 ..= last - p/64 <= words
+        // are within row p; only this task touches words w0..w1.
+        let dst = unsafe { std::slice::from_raw_parts_mut(rows.add(p * stride + (first - p / 64)), last + 1 - first) };
+        dst.fill(0);
+        for &s in &plan.targets[plan.offsets[p] as usize..plan.offsets[p + 1] as usize] {
+            let (s, sb) = (s as usize, s as usize / 64);
+            let from = first.max(sb);
+            if from > last {
+                continue;
             }
-            // SAFETY: p < n and first <= w - p/64 + p/64 <= p/64 + words.
-            unsafe { *rows.add(p * stride + (w - p / 64)) = acc & band_mask(p, words, w) };
+            // SAFETY: s != p (s > p), so this does not overlap `dst`; its
+            // slots from - s/64 ..= last - s/64 <= words (last <= p/64 +
+            // words <= s/64 + words) are within row s.
+            let src = unsafe { std::slice::from_raw_parts(rows.add(s * stride + (from - sb)), last + 1 - from) };
+            for (x, &y) in dst[from - first..].iter_mut().zip(src) {
+                *x |= y;
+            }
+            if sb >= first {
+                dst[sb - first] |= 1u64 << (s % 64);
+            }
+        }
+        if last == p / 64 + words {
+            dst[last - first] &= band_mask(p, words, last);
         }
     }
 }
