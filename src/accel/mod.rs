@@ -47,11 +47,12 @@ pub enum GpuMode {
 /// Which CPU computation serves when the GPU does not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CpuPath {
-    /// [`WindowReach`], recomputed every round: the default, as the mirror
-    /// measured no faster on the CPU (see `docs/gpu.md`).
-    #[default]
+    /// [`WindowReach`], recomputed every round.
     Classic,
-    /// The mirror of the GPU kernels ([`bitreach`]).
+    /// The mirror of the GPU kernels ([`bitreach`]): the default, as its
+    /// column-block closure measured faster than classic rows on every
+    /// shape measured but one within noise (`docs/performance.md`).
+    #[default]
     Mirror,
 }
 
