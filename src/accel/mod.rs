@@ -20,7 +20,8 @@
 //! in `tests/accel.rs` and `tests/gpu_kernels.rs` check it). The relation is
 //! windowed by the memory budget the same way on every path, so a history
 //! whose rows do not fit device memory is refused by the GPU (under `auto`
-//! the CPU takes over; rows never exceed `--reach-memory`).
+//! the CPU takes over; rows never exceed `--reach-memory` by more than the
+//! band layout's one word per node, see [`bitreach`]).
 
 pub mod bitreach;
 #[cfg(feature = "gpu")]
