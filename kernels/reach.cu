@@ -1,45 +1,54 @@
-// Windowed bit-matrix reachability for pruning (isolde, src/accel).
+// Windowed bit-matrix reachability for pruning (isolde, src/accel), band
+// layout.
 //
 // Nodes of the begin/commit graph are numbered in a topological order; the
-// row of the node at position p is `words` 64-bit words, bit d (1 <= d <
-// 64*words) set when p reaches position p + d. The host (src/accel/gpu.rs)
-// launches `closure_level` once per level (levels ascending: a level's rows
-// depend only on lower levels), `test_sides` once per pruning round, and
-// `insert_edge` once per derived edge when the closure is updated in place.
-// src/accel/bitreach.rs is the CPU mirror: the same formulas, rayon over
-// rows instead of one thread per word, bit for bit the same rows.
+// window is 64*words positions. Columns are grouped in absolute words (word
+// w = positions 64w .. 64w+63). Row p covers columns [p, p + 64*words),
+// i.e. absolute words p/64 ..= p/64 + words, stored at slots 0..=words of a
+// stride of words + 1; bit c of word w set when p reaches 64w + c. Nothing
+// is shifted, so word w of row p is the OR over successors s of word w of
+// row s (plus bit s), masked to p's band: columns are independent.
 //
-// Every thread computes one word: the word formula below is
-// bitreach::row_word.
+// The host (src/accel/gpu.rs) launches `closure_band` once per closure (one
+// thread per column word, each sweeping the rows that touch its word by
+// descending position; no synchronisation at all, as a thread reads only
+// words it wrote itself), `test_sides` once per pruning round, and
+// `insert_edge` once per derived edge when the closure is updated in place.
+// src/accel/bitreach.rs is the CPU mirror: the same formulas (band_mask,
+// rows_touching, succ_word), rayon over column blocks, bit for bit the same
+// rows.
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
 
-// Word j of src shifted left by d bits, ORed with bit d itself.
-__device__ __forceinline__ u64 row_word(const u64* src, u32 d, u32 j) {
-    u32 ws = d >> 6, bs = d & 63;
-    if (j < ws) return 0;
-    u64 w = src[j - ws] << bs;
-    if (bs != 0 && j > ws) w |= src[j - ws - 1] >> (64 - bs);
-    if (j == ws) w |= 1ull << bs;
-    return w;
+// bitreach::band_mask: the bits of absolute word w that row p may hold.
+__device__ __forceinline__ u64 band_mask(u64 p, u32 words, u64 w) {
+    return (w - p / 64 == words) ? ((1ull << (p % 64)) - 1) : ~0ull;
 }
 
-// Fills the rows of one level: thread t computes word t % words of the row
-// of position level_nodes[t / words] as the OR over its successors q
-// (positions, within the window) of row q shifted by q - p, plus bit q - p.
-extern "C" __global__ void closure_level(u64* rows, const u32* offsets, const u32* targets,
-                                         const u32* level_nodes, u32 level_len, u32 words) {
-    u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (u64)level_len * words) return;
-    u32 i = (u32)(t / words), j = (u32)(t % words);
-    u32 p = level_nodes[i];
-    u64 acc = 0;
-    for (u32 e = offsets[p]; e < offsets[p + 1]; e++) {
-        u32 q = targets[e];
-        acc |= row_word(rows + (u64)q * words, q - p, j);
+// One thread per absolute column word w < columns: rows p from
+// min(64w + 64, n) - 1 down to max(64w + 1 - 64*words, 0), each word the
+// masked OR of its successors' words w (bitreach::succ_word).
+extern "C" __global__ void closure_band(u64* rows, const u32* offsets, const u32* targets, u32 n, u32 words,
+                                        u32 columns) {
+    u64 w = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= columns) return;
+    u64 stride = (u64)words + 1;
+    u64 win = (u64)words * 64;
+    u64 lo = (64 * w + 1 > win) ? 64 * w + 1 - win : 0;
+    u64 hi = 64 * w + 64 < n ? 64 * w + 64 : n;
+    for (u64 p = hi; p-- > lo;) {
+        u64 acc = 0;
+        for (u32 e = offsets[p]; e < offsets[p + 1]; e++) {
+            u64 s = targets[e];
+            u64 base = s / 64;
+            if (w >= base) {
+                acc |= rows[s * stride + (w - base)];
+                if (w == base) acc |= 1ull << (s % 64);
+            }
+        }
+        rows[p * stride + (w - p / 64)] = acc & band_mask(p, words, w);
     }
-    rows[(u64)p * words + j] = acc;
 }
 
 // The constraint test: side i is the pairs pairs[2k], pairs[2k+1] for k in
@@ -51,31 +60,35 @@ extern "C" __global__ void test_sides(const u64* rows, u32 words, const u32* sid
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= sides) return;
     u32 r = 0xffffffffu;
-    u64 width = (u64)words * 64;
+    u64 width = (u64)words * 64, stride = (u64)words + 1;
     for (u32 k = side_ptr[i]; k < side_ptr[i + 1]; k++) {
         u32 a = pairs[2 * k], b = pairs[2 * k + 1];
-        if (a > b) {
-            u64 d = a - b;
-            if (d < width && ((rows[(u64)b * words + (d >> 6)] >> (d & 63)) & 1)) {
-                r = k - side_ptr[i];
-                break;
-            }
+        if (a > b && (u64)(a - b) < width &&
+            ((rows[(u64)b * stride + (a / 64 - b / 64)] >> (a % 64)) & 1)) {
+            r = k - side_ptr[i];
+            break;
         }
     }
     out[i] = r;
 }
 
 // Adds the edge s -> d (positions, s < d, d - s < 64*words): thread t
-// updates word t % words of row u = lo + t / words (lo .. s): when u is s or
-// reaches s, it ORs in row d shifted by d - u. Bit s - u is below every bit
-// written (they are at distances >= d - u), and row d is never written
-// (d > s >= u), so threads of one launch do not interfere.
+// updates slot k = t % (words + 1) of row u = lo + t / (words + 1) (lo ..=
+// s): when u is s or reaches s, and the slot's absolute word w = u/64 + k is
+// at or after d/64, it ORs in word w of row d and bit d, masked to u's band
+// (bitreach::BitReach::insert). Bit s is never written (every bit written is
+// at a column >= d > s) and row d is never written (d > s >= u), so threads
+// of one launch do not interfere.
 extern "C" __global__ void insert_edge(u64* rows, u32 words, u32 lo, u32 s, u32 d) {
+    u64 stride = (u64)words + 1;
     u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (u64)(s - lo + 1) * words) return;
-    u32 u = lo + (u32)(t / words), j = (u32)(t % words);
-    u64* row = rows + (u64)u * words;
-    u32 to_s = s - u;
-    if (to_s != 0 && !((row[to_s >> 6] >> (to_s & 63)) & 1)) return;
-    row[j] |= row_word(rows + (u64)d * words, d - u, j);
+    if (t >= (u64)(s - lo + 1) * stride) return;
+    u32 u = lo + (u32)(t / stride), k = (u32)(t % stride);
+    u64* row = rows + (u64)u * stride;
+    u64 w = (u64)(u / 64) + k, db = d / 64;
+    if (w < db) return;
+    if (u != s && !((row[s / 64 - u / 64] >> (s % 64)) & 1)) return;
+    u64 x = rows[(u64)d * stride + (w - db)];
+    if (w == db) x |= 1ull << (d % 64);
+    row[k] |= x & band_mask(u, words, w);
 }

@@ -19,10 +19,13 @@
 #
 # GPU_CHECK_SIZES (default "10000 100000"): default-shape sizes;
 # GPU_CHECK_SHAPES: the other shapes (bench-gpu.sh's BENCH_GPU_SHAPES);
-# empty skips them.
+# empty skips them. GPU_CHECK_TIMEOUT (default 60): seconds per analysis
+# run (15 runs: 5 histories x classic / mirror / GPU), so the whole check
+# stays within 8 minutes even if a path is slow; the kernel tests get 120 s.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+check_start=$(date +%s)
 section() { printf '\n## %s\n\n' "$*"; }
 
 section "device"
@@ -74,16 +77,19 @@ fi
 section "kernels against the CPU mirror (tests/gpu_kernels.rs)"
 start=$(date +%s.%N)
 if [[ -n "${GPU_TEST_BIN:-}" ]]; then
-  "$GPU_TEST_BIN" --test-threads 1 2>&1 | grep -E "^test |SKIPPED|panicked|test result|assert" || true
+  timeout 120 "$GPU_TEST_BIN" --test-threads 1 2>&1 | grep -E "^test |SKIPPED|panicked|test result|assert" || true
   rc=${PIPESTATUS[0]}
 else
-  cargo test --features gpu --test gpu_kernels -- --test-threads 1 2>&1 |
+  timeout 600 cargo test --features gpu --test gpu_kernels -- --test-threads 1 2>&1 |
     grep -E "^test |SKIPPED|panicked|test result|assert|error" || true
   rc=${PIPESTATUS[0]}
 fi
 echo "kernel tests: exit $rc, $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e - s}') s"
 
 section "pruning: classic CPU, CPU mirror, GPU (scripts/bench-gpu.sh)"
-BENCH_GPU_SIZES="${GPU_CHECK_SIZES:-10000 100000}" BENCH_GPU_HOT="" \
+# Whatever is left of 8 minutes (less 10 s): rows print as they come, so a
+# cut run still shows every history finished.
+left=$((470 - ($(date +%s) - check_start)))
+BENCH_GPU_SIZES="${GPU_CHECK_SIZES:-10000 100000}" BENCH_GPU_HOT="" BENCH_GPU_TIMEOUT="${GPU_CHECK_TIMEOUT:-60}" \
   BENCH_GPU_SHAPES="${GPU_CHECK_SHAPES-write-heavy-20000 all-concurrent-10000 nodes-30000}" \
-  scripts/bench-gpu.sh
+  timeout "$((left > 30 ? left : 30))" scripts/bench-gpu.sh || echo "bench-gpu.sh: exit $? (124: cut at 8 minutes)"

@@ -1,33 +1,43 @@
-//! The CPU mirror of the CUDA kernels in `kernels/reach.cu`: windowed
-//! bit-matrix reachability laid out for data-parallel hardware.
+//! Windowed reachability rows in a band layout, computed column block by
+//! column block: the CPU mirror of `kernels/reach.cu`.
 //!
-//! The relation is exactly [`crate::si_check::reach::WindowReach`]'s: nodes
-//! are numbered in a topological order, and the row of the node at position
-//! `p` holds bit `d` (`1 <= d < 64·words`) when `p` reaches position `p + d`.
-//! A path between two nodes only visits positions between theirs, so every
-//! bit is exact and pairs farther apart than the window read as *not known*
-//! (an under-approximation, which pruning tolerates).
+//! The relation is exactly [`crate::si_check::reach::WindowReach`]'s: with
+//! the nodes in a topological order and a window of `64·words` positions,
+//! position `p` *reaches* `q` (`p < q < p + 64·words`) when a path leads
+//! from `p` to `q`. A path between two nodes only visits positions between
+//! theirs, so every bit is exact and pairs farther apart than the window
+//! read as *not known* (an under-approximation, which pruning tolerates).
 //!
-//! What differs is the layout, chosen so that one algorithm runs unchanged
-//! on a GPU (one thread per row word) and on the CPU (rayon over rows):
-//! - rows are stored by topological position, so a node's successors (close
-//!   after it in the order) are close in memory;
-//! - a [`Plan`] flattens the DAG once: successor *positions* per position,
-//!   already restricted to the window, and the positions of each level
-//!   (longest in-window path to a sink) in one array, levels ascending;
-//! - the closure is one sweep per level: every row of the level is the OR
-//!   of its successors' rows, shifted by their distance, plus their bits
-//!   ([`row_word`] is the per-word formula the kernel evaluates);
-//! - the constraint test ([`BitReach::test_flat`]) takes every side of every
-//!   constraint as a flat list of `(from, to)` position pairs and returns
-//!   the first pair of each side whose reverse path exists;
-//! - after pruning derives edges, [`BitReach::insert`] updates the closure
-//!   in place instead of recomputing it (rank-1 per edge: every row that
-//!   reaches the edge's source ORs in the target's row), valid while the
-//!   edges go forward in the order, which then stays the one a fresh
-//!   topological sort would choose.
+//! ## The band layout
+//! Columns are grouped in absolute 64-bit words (word `w` = positions
+//! `64w .. 64w + 63`). Row `p` covers the columns `[p, p + 64·words)`,
+//! which touch the `words + 1` absolute words `p/64 ..= p/64 + words`;
+//! word `w` of row `p` is stored at slot `w - p/64` of a `words + 1`-word
+//! stride, its bits outside the window masked to zero ([`band_mask`]).
+//! Because nothing is shifted, row `p` is the OR over its successors `s`
+//! (in the window) of row `s` plus bit `s`, word by word at the *same*
+//! absolute index:
 //!
-//! Memory is what `WindowReach` uses: `n · words · 8` bytes.
+//! `row[p][w] = mask_p(w) & OR_s (row[s][w] | bit_s(w))`
+//!
+//! so word `w` of a row depends only on word `w` of its successors:
+//! **columns are independent**. The closure ([`BitReach::closure`]) splits
+//! the words into column blocks; each block sweeps, alone, the rows whose
+//! band touches its columns in reverse topological order (positions
+//! descending). No level structure, no synchronisation between blocks: on
+//! the GPU one thread per column word and one launch per closure, on the CPU
+//! rayon over blocks of 8 to 64 words ([`CPU_BLOCK_WORDS`]). The work is the classic
+//! one (one word-OR per successor per row word) with no shifts.
+//!
+//! The constraint test ([`BitReach::test_flat`]) takes every side of every
+//! constraint as a flat list of `(from, to)` position pairs and returns the
+//! first pair of each side whose reverse path exists. After pruning derives
+//! edges, [`BitReach::insert`] updates the closure in place (every row that
+//! reaches the edge's source ORs in the target's row, masked to its band),
+//! valid while the edges go forward in the order.
+//!
+//! Memory: `n · (words + 1) · 8` bytes, one word per row more than
+//! `WindowReach` (the band of an unaligned row straddles one more word).
 
 use crate::si_check::reach::{Dag, Reach, SyncPtr};
 use rayon::prelude::*;
@@ -35,24 +45,22 @@ use rayon::prelude::*;
 /// "No pair of this side is blocked" in [`BitReach::test_flat`]'s result.
 pub const NOT_BLOCKED: u32 = u32::MAX;
 
-/// A DAG flattened for the level sweep (see the module docs).
+/// Fewest and most column words per rayon task in [`BitReach::closure`]
+/// (between them: about four tasks per thread).
+pub const CPU_BLOCK_WORDS: (usize, usize) = (8, 64);
+
+/// A DAG flattened for the band sweep (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
     /// Nodes.
     pub n: usize,
-    /// 64-bit words per row.
+    /// 64-bit words of window per row (the window is `64 · words` bits).
     pub words: usize,
     /// `targets[offsets[p]..offsets[p+1]]`: successor positions of position
     /// `p`, only those within the window.
     pub offsets: Vec<u32>,
     /// Successor positions.
     pub targets: Vec<u32>,
-    /// `level_nodes[level_ptr[l]..level_ptr[l+1]]`: the positions of level
-    /// `l + 1` (level 0, the nodes with no successor in the window, has
-    /// empty rows and is left out).
-    pub level_ptr: Vec<u32>,
-    /// Positions, level by level.
-    pub level_nodes: Vec<u32>,
     /// `pos[v]`: topological position of node `v`.
     pub pos: Vec<u32>,
 }
@@ -76,100 +84,73 @@ impl Plan {
             }
             offsets.push(targets.len() as u32);
         }
-        let mut level = vec![0u32; n];
-        let mut max_level = 0u32;
-        for p in (0..n).rev() {
-            let l = targets[offsets[p] as usize..offsets[p + 1] as usize].iter().map(|&q| level[q as usize] + 1).max();
-            level[p] = l.unwrap_or(0);
-            max_level = max_level.max(level[p]);
-        }
-        let mut level_ptr = vec![0u32; max_level as usize + 1];
-        for &l in &level {
-            if l > 0 {
-                level_ptr[l as usize] += 1;
-            }
-        }
-        for l in 1..level_ptr.len() {
-            level_ptr[l] += level_ptr[l - 1];
-        }
-        let mut fill = level_ptr.clone();
-        let mut level_nodes = vec![0u32; level_ptr[max_level as usize] as usize];
-        for (p, &l) in level.iter().enumerate() {
-            if l > 0 {
-                level_nodes[fill[l as usize - 1] as usize] = p as u32;
-                fill[l as usize - 1] += 1;
-            }
-        }
-        Plan { n, words, offsets, targets, level_ptr, level_nodes, pos: dag.pos.to_vec() }
+        Plan { n, words, offsets, targets, pos: dag.pos.to_vec() }
     }
 
-    /// Levels with a row to fill.
-    pub fn levels(&self) -> usize {
-        self.level_ptr.len() - 1
+    /// Words stored per row: the window's words plus one.
+    pub fn stride(&self) -> usize {
+        self.words + 1
     }
 
-    /// The positions of level `l + 1`.
-    pub fn level(&self, l: usize) -> &[u32] {
-        &self.level_nodes[self.level_ptr[l] as usize..self.level_ptr[l + 1] as usize]
+    /// Absolute column words (`ceil(n / 64)`).
+    pub fn columns(&self) -> usize {
+        self.n.div_ceil(64)
     }
 
     /// Bytes the rows take.
     pub fn row_bytes(&self) -> usize {
-        self.n * self.words * 8
+        self.n * self.stride() * 8
     }
 }
 
-/// Word `j` of `src` shifted left by `d` bits (bits shifted past the end are
-/// dropped), ORed with bit `d` itself: what a successor at distance `d`
-/// contributes to word `j` of its predecessor's row.
+/// The bits of absolute word `w` that row `p` may hold, for a window of
+/// `words` words: all of them, except in the band's last word
+/// (`w = p/64 + words`), where only columns below `p + 64·words` count.
+/// Columns at or below `p` never get set (successors come later), so no
+/// lower mask is needed. `w` must be within the band.
 #[inline]
-pub fn row_word(src: &[u64], d: usize, j: usize) -> u64 {
-    let (ws, bs) = (d / 64, d % 64);
-    if j < ws {
+pub fn band_mask(p: usize, words: usize, w: usize) -> u64 {
+    if w - p / 64 == words {
+        (1u64 << (p % 64)) - 1
+    } else {
+        u64::MAX
+    }
+}
+
+/// The rows whose band touches absolute word `w`: positions
+/// `lo..hi` (`hi` exclusive) for `n` nodes.
+#[inline]
+pub fn rows_touching(w: usize, words: usize, n: usize) -> (usize, usize) {
+    let lo = (64 * w + 1).saturating_sub(64 * words);
+    let hi = (64 * w + 64).min(n);
+    (lo, hi.max(lo))
+}
+
+/// What successor `s` contributes to absolute word `w` of a predecessor's
+/// row: `s`'s own word `w` (when within `s`'s band) and bit `s`. The kernel
+/// evaluates the same formula.
+#[inline]
+pub fn succ_word(rows: &[u64], stride: usize, s: usize, w: usize) -> u64 {
+    let base = s / 64;
+    if w < base {
         return 0;
     }
-    let mut w = src[j - ws] << bs;
-    if bs != 0 && j > ws {
-        w |= src[j - ws - 1] >> (64 - bs);
+    let mut x = rows[s * stride + (w - base)];
+    if w == base {
+        x |= 1u64 << (s % 64);
     }
-    if j == ws {
-        w |= 1 << bs;
-    }
-    w
+    x
 }
 
-/// `dst |= shift(src, d) | bit(d)`: [`row_word`] for every word, with the
-/// branches hoisted out of the loop (equal-length slices, so the loop has
-/// no bounds checks and vectorizes).
-#[inline]
-fn or_row(dst: &mut [u64], src: &[u64], d: usize) {
-    let (ws, bs) = (d / 64, d % 64);
-    if ws >= dst.len() {
-        return;
-    }
-    let dst = &mut dst[ws..];
-    let src = &src[..dst.len()];
-    if bs == 0 {
-        for (x, &y) in dst.iter_mut().zip(src) {
-            *x |= y;
-        }
-    } else {
-        for i in 1..dst.len() {
-            dst[i] |= (src[i] << bs) | (src[i - 1] >> (64 - bs));
-        }
-        dst[0] |= src[0] << bs;
-    }
-    dst[0] |= 1 << bs;
-}
-
-/// Bit rows by topological position (see the module docs).
+/// Bit rows by topological position in the band layout (see the module
+/// docs).
 #[derive(Clone, Debug)]
 pub struct BitReach {
     /// `pos[v]`: topological position of node `v`.
     pub pos: Vec<u32>,
-    /// Words per row.
+    /// Words of window per row (the window is `64 · words` bits).
     pub words: usize,
-    /// `rows[p * words..(p + 1) * words]`: the row of position `p`.
+    /// `rows[p * (words + 1) + k]`: absolute word `p/64 + k` of row `p`.
     pub rows: Vec<u64>,
 }
 
@@ -179,31 +160,27 @@ impl BitReach {
         BitReach { pos: Vec::new(), words: 1, rows: Vec::new() }
     }
 
-    /// The closure of `plan`, one sweep per level, rayon over the rows of a
-    /// level.
+    /// Words stored per row.
+    #[inline]
+    pub fn stride(&self) -> usize {
+        self.words + 1
+    }
+
+    /// The closure of `plan`: rayon over blocks of column words (see
+    /// [`CPU_BLOCK_WORDS`]), each sweeping its rows by descending position.
     pub fn closure(plan: &Plan) -> BitReach {
-        let words = plan.words;
-        let mut rows = vec![0u64; plan.n * words];
+        let (n, words, stride) = (plan.n, plan.words, plan.stride());
+        let mut rows = vec![0u64; n * stride];
         let ptr = SyncPtr(rows.as_mut_ptr());
-        for l in 0..plan.levels() {
-            let fill = |p: u32| {
-                let p = p as usize;
-                // SAFETY: each row of a level is written by one task only (the
-                // positions of a level are distinct), and only rows of lower
-                // levels, which no task of this level writes, are read.
-                let row = unsafe { std::slice::from_raw_parts_mut(ptr.get().add(p * words), words) };
-                for &q in &plan.targets[plan.offsets[p] as usize..plan.offsets[p + 1] as usize] {
-                    let src = unsafe { std::slice::from_raw_parts(ptr.get().add(q as usize * words), words) };
-                    or_row(row, src, q as usize - p);
-                }
-            };
-            let nodes = plan.level(l);
-            if nodes.len() * words >= 4096 {
-                nodes.par_iter().with_min_len(8).for_each(|&p| fill(p));
-            } else {
-                nodes.iter().for_each(|&p| fill(p));
-            }
-        }
+        let columns = plan.columns();
+        let block = (columns / (4 * rayon::current_num_threads())).clamp(CPU_BLOCK_WORDS.0, CPU_BLOCK_WORDS.1);
+        (0..columns.div_ceil(block)).into_par_iter().for_each(|b| {
+            let (w0, w1) = (b * block, ((b + 1) * block).min(columns));
+            // SAFETY: the task of block b reads and writes only the slots
+            // of absolute words w0..w1 (of rows within `rows`), which no
+            // other task touches.
+            unsafe { sweep_block(plan, ptr.get(), w0, w1) };
+        });
         BitReach { pos: plan.pos.clone(), words, rows }
     }
 
@@ -213,8 +190,8 @@ impl BitReach {
         if to <= from {
             return false;
         }
-        let d = (to - from) as usize;
-        d < self.words * 64 && self.rows[from as usize * self.words + d / 64] >> (d % 64) & 1 == 1
+        let (f, t) = (from as usize, to as usize);
+        t - f < self.words * 64 && self.rows[f * self.stride() + (t / 64 - f / 64)] >> (t % 64) & 1 == 1
     }
 
     /// The constraint test over flattened sides: side `i` is the position
@@ -233,37 +210,93 @@ impl BitReach {
     }
 
     /// Adds the edge from position `s` to position `d` (`s < d`) and
-    /// everything it implies within the window: every row `u <= s` that is
-    /// `s` or reaches it ORs in `d`'s row shifted by `d - u`. Rows already
-    /// reaching `d` are skipped (they hold `d`'s row already). Returns the
-    /// rows changed.
+    /// everything it implies within the window: every row `u` in the window
+    /// before `d` that is `s` or reaches it ORs in `d`'s row and bit `d`,
+    /// masked to its band. Returns the rows changed.
     pub fn insert(&mut self, s: u32, d: u32) -> usize {
         debug_assert!(s < d);
-        let words = self.words;
-        let width = words * 64;
+        let (words, stride) = (self.words, self.stride());
         let (s, d) = (s as usize, d as usize);
-        if d - s >= width {
+        if d - s >= words * 64 {
             return 0;
         }
-        let lo = (d + 1).saturating_sub(width);
-        let (head, tail) = self.rows.split_at_mut(d * words);
-        let src = &tail[..words];
-        let block = &mut head[lo * words..(s + 1) * words];
+        let lo = (d + 1).saturating_sub(words * 64);
+        let (head, tail) = self.rows.split_at_mut(d * stride);
+        let src = &tail[..stride];
+        let block = &mut head[lo * stride..(s + 1) * stride];
         let update = |(i, row): (usize, &mut [u64])| -> usize {
             let u = lo + i;
-            let (to_s, to_d) = (s - u, d - u);
-            let reaches_s = to_s == 0 || row[to_s / 64] >> (to_s % 64) & 1 == 1;
-            if !reaches_s || row[to_d / 64] >> (to_d % 64) & 1 == 1 {
+            let reaches_s = u == s || row[s / 64 - u / 64] >> (s % 64) & 1 == 1;
+            if !reaches_s || row[d / 64 - u / 64] >> (d % 64) & 1 == 1 {
                 return 0;
             }
-            or_row(row, src, to_d);
+            or_band(row, u, src, d, words);
             1
         };
-        if (s + 1 - lo) * words >= 1 << 16 {
-            block.par_chunks_mut(words).enumerate().map(update).sum()
+        if (s + 1 - lo) * stride >= 1 << 16 {
+            block.par_chunks_mut(stride).enumerate().map(update).sum()
         } else {
-            block.chunks_mut(words).enumerate().map(update).sum()
+            block.chunks_mut(stride).enumerate().map(update).sum()
         }
+    }
+}
+
+/// Sweeps column words `w0..w1` of every row touching them, positions
+/// descending: each word is the masked OR of its successors' same words
+/// ([`succ_word`], one contiguous slice per successor so the ORs
+/// vectorize).
+///
+/// # Safety
+/// `rows` points to `plan.n * plan.stride()` words, and nothing else reads
+/// or writes the slots of words `w0..w1` meanwhile.
+unsafe fn sweep_block(plan: &Plan, rows: *mut u64, w0: usize, w1: usize) {
+    let (n, words, stride) = (plan.n, plan.words, plan.stride());
+    let lo = rows_touching(w0, words, n).0;
+    let hi = rows_touching(w1 - 1, words, n).1;
+    for p in (lo..hi).rev() {
+        // The words of this block within p's band.
+        let (first, last) = (w0.max(p / 64), (w1 - 1).min(p / 64 + words));
+        if first > last {
+            continue;
+        }
+        // SAFETY: p < n, and slots first - p/64 ..= last - p/64 <= words
+        // are within row p; only this task touches words w0..w1.
+        let dst = unsafe { std::slice::from_raw_parts_mut(rows.add(p * stride + (first - p / 64)), last + 1 - first) };
+        dst.fill(0);
+        for &s in &plan.targets[plan.offsets[p] as usize..plan.offsets[p + 1] as usize] {
+            let (s, sb) = (s as usize, s as usize / 64);
+            let from = first.max(sb);
+            if from > last {
+                continue;
+            }
+            // SAFETY: s != p (s > p), so this does not overlap `dst`; its
+            // slots from - s/64 ..= last - s/64 <= words (last <= p/64 +
+            // words <= s/64 + words) are within row s.
+            let src = unsafe { std::slice::from_raw_parts(rows.add(s * stride + (from - sb)), last + 1 - from) };
+            for (x, &y) in dst[from - first..].iter_mut().zip(src) {
+                *x |= y;
+            }
+            if sb >= first {
+                dst[sb - first] |= 1u64 << (s % 64);
+            }
+        }
+        if last == p / 64 + words {
+            dst[last - first] &= band_mask(p, words, last);
+        }
+    }
+}
+
+/// `row |= mask_u(row d | bit d)` over `u`'s band: what inserting an edge
+/// into `d` gives a row `u` that reaches its source.
+fn or_band(row: &mut [u64], u: usize, src: &[u64], d: usize, words: usize) {
+    let (ub, db) = (u / 64, d / 64);
+    // Absolute words of u's band at or after d's first word.
+    for w in db..=ub + words {
+        let mut x = src[w - db];
+        if w == db {
+            x |= 1u64 << (d % 64);
+        }
+        row[w - ub] |= x & band_mask(u, words, w);
     }
 }
 
@@ -279,19 +312,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn row_word_shifts_across_words_and_sets_the_distance_bit() {
-        let src = [1u64 << 63 | 1, 1, 0];
-        let got: Vec<u64> = (0..3).map(|j| row_word(&src, 65, j)).collect();
-        // bit 65 itself, src bit 0 -> 65, bit 63 -> 128, bit 64 -> 129.
-        assert_eq!(got, vec![0, 2, 1 | 2]);
-        assert_eq!(row_word(&[0, 0], 3, 0), 8);
-        // The loop form agrees with the per-word formula.
-        let src: Vec<u64> = (0..5u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 7)).collect();
-        for d in [1, 63, 64, 65, 130, 319] {
-            let mut dst = vec![0x10u64; 5];
-            or_row(&mut dst, &src, d);
-            let want: Vec<u64> = (0..5).map(|j| 0x10 | row_word(&src, d, j)).collect();
-            assert_eq!(dst, want, "d = {d}");
+    fn band_masks_keep_exactly_the_window() {
+        // Window of 2 words (128 columns); row 70 covers 70..198, words 1..=3.
+        assert_eq!(band_mask(70, 2, 1), u64::MAX);
+        assert_eq!(band_mask(70, 2, 3), (1 << 6) - 1);
+        // An aligned row's last band word holds nothing.
+        assert_eq!(band_mask(128, 2, 4), 0);
+        assert_eq!(rows_touching(3, 2, 1000), (65, 256));
+        assert_eq!(rows_touching(0, 2, 10), (0, 10));
+    }
+
+    #[test]
+    fn a_chain_reaches_exactly_its_window() {
+        let n = 300usize;
+        let offsets: Vec<u32> = (0..=n as u32).map(|i| i.min(n as u32 - 1)).collect();
+        let targets: Vec<u32> = (1..n as u32).collect();
+        let order: Vec<u32> = (0..n as u32).collect();
+        let dag = Dag { offsets: &offsets, targets: &targets, order: &order, pos: &order };
+        let r = BitReach::closure(&Plan::new(&dag, 128));
+        for p in 0..n as u32 {
+            for q in 0..n as u32 {
+                assert_eq!(r.reaches_pos(p, q), p < q && q - p < 128, "{p} -> {q}");
+            }
         }
     }
 }

@@ -19,6 +19,7 @@
 use super::bitreach::{BitReach, Plan};
 use super::AccelStats;
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -26,7 +27,7 @@ use std::time::{Duration, Instant};
 pub const KERNEL_SOURCES: &[(&str, &str)] = &[("reach.cu", include_str!("../../kernels/reach.cu"))];
 
 /// The kernels' entry points.
-pub const KERNEL_NAMES: &[&str] = &["closure_level", "test_sides", "insert_edge"];
+pub const KERNEL_NAMES: &[&str] = &["closure_band", "test_sides", "insert_edge"];
 
 /// The environment variable naming `libnvrtc.so` (see the module docs).
 pub const NVRTC_ENV: &str = "ISOLDE_NVRTC";
@@ -159,7 +160,7 @@ pub fn compile_source(file: &'static str, src: &str) -> Result<String, GpuError>
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    closure_level: CudaFunction,
+    closure_band: CudaFunction,
     test_sides: CudaFunction,
     insert_edge: CudaFunction,
     name: String,
@@ -209,20 +210,100 @@ fn self_check(gpu: &Gpu) -> Result<(), String> {
     let cpu = super::bitreach::BitReach::closure(&plan);
     let mut stats = AccelStats::default();
     let dev = gpu.closure(&plan, &mut stats).map_err(|e| format!("GPU self-check failed: {e}"))?;
-    if dev.host.rows != cpu.rows {
+    if dev.host().rows != cpu.rows {
         return Err("GPU self-check failed: the device's reachability differs from the CPU mirror's".into());
     }
     Ok(())
 }
 
-/// The rows of a closure on the device, with their host copy.
+/// The rows of a closure, resident on the device.
+///
+/// Pruning's rounds read them only through kernels (the constraint test,
+/// batched pair queries, edge insertion), which return small results. A
+/// host copy is made only when something asks for single pairs on the host
+/// ([`DeviceClosure::host`]): downloaded once, or, if the download fails,
+/// recomputed on the CPU mirror from the plan and the edges inserted since,
+/// so a query never goes unanswered and never differs from the device.
 pub struct DeviceClosure {
-    /// The rows on the host (queries read these).
-    pub host: BitReach,
+    plan: Plan,
+    /// Edges (positions) inserted since the closure, in order.
+    inserted: Vec<(u32, u32)>,
     rows: CudaSlice<u64>,
+    stream: Arc<CudaStream>,
+    host: OnceLock<BitReach>,
+}
+
+/// Host copies of device rows made so far, and their time in nanoseconds
+/// (drained into [`AccelStats`] by [`take_host_copies`]).
+static HOST_COPIES: AtomicU64 = AtomicU64::new(0);
+static HOST_COPY_NS: AtomicU64 = AtomicU64::new(0);
+
+/// The host copies made since the last call, and their time.
+pub fn take_host_copies() -> (u64, Duration) {
+    (HOST_COPIES.swap(0, Ordering::Relaxed), Duration::from_nanos(HOST_COPY_NS.swap(0, Ordering::Relaxed)))
+}
+
+impl DeviceClosure {
+    /// Topological positions by node.
+    pub fn pos(&self) -> &[u32] {
+        &self.plan.pos
+    }
+
+    /// Window words per row.
+    pub fn words(&self) -> usize {
+        self.plan.words
+    }
+
+    /// The rows on the host: downloaded on first use (or recomputed on the
+    /// CPU if the device fails; see the type's docs).
+    pub fn host(&self) -> &BitReach {
+        self.host.get_or_init(|| {
+            let t = Instant::now();
+            let mut rows = vec![0u64; self.plan.n * self.plan.stride()];
+            let got = guarded(|| {
+                self.stream.memcpy_dtoh(&self.rows, &mut rows)?;
+                self.stream.synchronize()?;
+                Ok(())
+            });
+            HOST_COPIES.fetch_add(1, Ordering::Relaxed);
+            HOST_COPY_NS.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            match got {
+                Ok(()) => BitReach { pos: self.plan.pos.clone(), words: self.plan.words, rows },
+                Err(e) => {
+                    eprintln!("warning: copying the GPU's reachability rows failed ({e}); recomputing them on the CPU");
+                    self.on_cpu()
+                }
+            }
+        })
+    }
+
+    /// The same rows computed by the CPU mirror: the plan's closure with
+    /// the inserted edges (the GPU failure fallback).
+    pub fn on_cpu(&self) -> BitReach {
+        if let Some(h) = self.host.get() {
+            return h.clone();
+        }
+        let mut b = BitReach::closure(&self.plan);
+        for &(s, d) in &self.inserted {
+            b.insert(s, d);
+        }
+        b
+    }
 }
 
 const BLOCK: u32 = 256;
+
+/// Threads per block of the closure: one warp, so that the few hundred to
+/// few thousand column threads of a closure spread over every SM.
+const COLUMN_BLOCK: u32 = 32;
+
+fn column_grid(threads: u64) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (threads.div_ceil(COLUMN_BLOCK as u64) as u32, 1, 1),
+        block_dim: (COLUMN_BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
 
 fn grid(threads: u64) -> LaunchConfig {
     LaunchConfig {
@@ -253,7 +334,7 @@ impl Gpu {
             let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(src.clone()))?;
             let name = ctx.name()?;
             Ok(Gpu {
-                closure_level: module.load_function("closure_level")?,
+                closure_band: module.load_function("closure_band")?,
                 test_sides: module.load_function("test_sides")?,
                 insert_edge: module.load_function("insert_edge")?,
                 name,
@@ -277,15 +358,6 @@ impl Gpu {
         Ok(())
     }
 
-    /// Copies `rows` back into `host`, timing the transfer.
-    fn download(&self, rows: &CudaSlice<u64>, host: &mut [u64], stats: &mut AccelStats) -> Result<(), GpuError> {
-        let t = Instant::now();
-        self.stream.memcpy_dtoh(rows, host)?;
-        self.stream.synchronize()?;
-        stats.transfer += t.elapsed();
-        Ok(())
-    }
-
     /// Runs `launch` between two timing events and adds its time to
     /// `stats.kernel`.
     fn timed(&self, stats: &mut AccelStats, launch: impl FnOnce() -> Result<(), GpuError>) -> Result<(), GpuError> {
@@ -301,37 +373,35 @@ impl Gpu {
         Ok(())
     }
 
-    /// The closure of `plan` on the device (one launch per level), copied
-    /// back to the host.
+    /// The closure of `plan` on the device (one launch: a thread per column
+    /// word, see `kernels/reach.cu`); the rows stay there.
     pub fn closure(&self, plan: &Plan, stats: &mut AccelStats) -> Result<DeviceClosure, GpuError> {
         guarded(|| {
-            let bytes = plan.row_bytes() + 4 * (plan.offsets.len() + plan.targets.len() + plan.level_nodes.len());
+            let bytes = plan.row_bytes() + 4 * (plan.offsets.len() + plan.targets.len());
             self.check_memory(bytes)?;
             stats.device_bytes = stats.device_bytes.max(bytes);
             let t = Instant::now();
             let offsets = self.stream.clone_htod(&plan.offsets)?;
             let targets = self.stream.clone_htod(&plan.targets)?;
-            let nodes = self.stream.clone_htod(&plan.level_nodes)?;
-            let mut rows = self.stream.alloc_zeros::<u64>(plan.n * plan.words)?;
+            let mut rows = self.stream.alloc_zeros::<u64>(plan.n * plan.stride())?;
             self.stream.synchronize()?;
             stats.transfer += t.elapsed();
-            let words = plan.words as u32;
+            let (n, words, columns) = (plan.n as u32, plan.words as u32, plan.columns() as u32);
             self.timed(stats, || {
-                for l in 0..plan.levels() {
-                    let (a, b) = (plan.level_ptr[l] as usize, plan.level_ptr[l + 1] as usize);
-                    let level = nodes.slice(a..b);
-                    let len = (b - a) as u32;
-                    let mut args = self.stream.launch_builder(&self.closure_level);
-                    args.arg(&mut rows).arg(&offsets).arg(&targets).arg(&level).arg(&len).arg(&words);
-                    // SAFETY: the arguments match the kernel's signature; every
-                    // index it forms is within the buffers (see reach.cu).
-                    unsafe { args.launch(grid(u64::from(len) * u64::from(words))) }?;
-                }
+                let mut args = self.stream.launch_builder(&self.closure_band);
+                args.arg(&mut rows).arg(&offsets).arg(&targets).arg(&n).arg(&words).arg(&columns);
+                // SAFETY: the arguments match the kernel's signature; every
+                // index it forms is within the buffers (see reach.cu).
+                unsafe { args.launch(column_grid(u64::from(columns))) }?;
                 Ok(())
             })?;
-            let mut host = BitReach { pos: plan.pos.clone(), words: plan.words, rows: vec![0; plan.n * plan.words] };
-            self.download(&rows, &mut host.rows, stats)?;
-            Ok(DeviceClosure { host, rows })
+            Ok(DeviceClosure {
+                plan: plan.clone(),
+                inserted: Vec::new(),
+                rows,
+                stream: self.stream.clone(),
+                host: OnceLock::new(),
+            })
         })
     }
 
@@ -349,7 +419,7 @@ impl Gpu {
             if sides == 0 {
                 return Ok(Vec::new());
             }
-            let bytes = dc.host.rows.len() * 8 + 4 * (side_ptr.len() + 2 * pairs.len() + sides);
+            let bytes = dc.plan.row_bytes() + 4 * (side_ptr.len() + 2 * pairs.len() + sides);
             stats.device_bytes = stats.device_bytes.max(bytes);
             self.check_memory(4 * (side_ptr.len() + 2 * pairs.len() + sides))?;
             let t = Instant::now();
@@ -359,7 +429,7 @@ impl Gpu {
             let mut out = self.stream.alloc_zeros::<u32>(sides)?;
             self.stream.synchronize()?;
             stats.transfer += t.elapsed();
-            let (words, n) = (dc.host.words as u32, sides as u32);
+            let (words, n) = (dc.plan.words as u32, sides as u32);
             self.timed(stats, || {
                 let mut args = self.stream.launch_builder(&self.test_sides);
                 args.arg(&dc.rows).arg(&words).arg(&d_ptr).arg(&d_pairs).arg(&n).arg(&mut out);
@@ -375,18 +445,18 @@ impl Gpu {
     }
 
     /// Inserts `edges` (begin/commit node pairs, forward in the order) into
-    /// the closure on the device, one launch per edge, then refreshes the
-    /// host copy.
+    /// the closure on the device, one launch per edge; the host copy, if
+    /// any, is dropped (the next host query makes a new one).
     pub fn insert(&self, dc: &mut DeviceClosure, edges: &[(u32, u32)], stats: &mut AccelStats) -> Result<(), GpuError> {
         guarded(|| {
-            let words = dc.host.words;
+            let (words, stride) = (dc.plan.words, dc.plan.stride());
             let width = words * 64;
             let w32 = words as u32;
-            let rows = &mut dc.rows;
-            let pos = &dc.host.pos;
+            let DeviceClosure { plan, inserted, rows, host, .. } = dc;
+            *host = OnceLock::new();
             self.timed(stats, || {
                 for &(x, y) in edges {
-                    let (s, d) = (pos[x as usize] as usize, pos[y as usize] as usize);
+                    let (s, d) = (plan.pos[x as usize] as usize, plan.pos[y as usize] as usize);
                     if d <= s || d - s >= width {
                         continue;
                     }
@@ -395,14 +465,11 @@ impl Gpu {
                     let mut args = self.stream.launch_builder(&self.insert_edge);
                     args.arg(&mut *rows).arg(&w32).arg(&lo32).arg(&s32).arg(&d32);
                     // SAFETY: as in `closure`.
-                    unsafe { args.launch(grid(((s - lo + 1) * words) as u64)) }?;
+                    unsafe { args.launch(grid(((s - lo + 1) * stride) as u64)) }?;
+                    inserted.push((s32, d32));
                 }
                 Ok(())
-            })?;
-            let mut host = std::mem::take(&mut dc.host.rows);
-            let r = self.download(&dc.rows, &mut host, stats);
-            dc.host.rows = host;
-            r
+            })
         })
     }
 }

@@ -9,7 +9,8 @@
 //! - [`ReachPath::Classic`]: [`crate::si_check::reach::WindowReach`], rows
 //!   by node id, recomputed each round;
 //! - [`ReachPath::Mirror`]: [`bitreach`], the same relation laid out as the
-//!   GPU kernels lay it out (rows by position, a flattened level plan), with
+//!   GPU kernels lay it out (rows by position in a band of absolute words,
+//!   closed column block by column block), with
 //!   in-place updates when a round's edges keep the order;
 //! - [`ReachPath::Gpu`] (cargo feature `gpu`): `kernels/reach.cu` run by
 //!   [`gpu`], word for word the mirror's algorithm.
@@ -19,7 +20,8 @@
 //! in `tests/accel.rs` and `tests/gpu_kernels.rs` check it). The relation is
 //! windowed by the memory budget the same way on every path, so a history
 //! whose rows do not fit device memory is refused by the GPU (under `auto`
-//! the CPU takes over; rows never exceed `--reach-memory`).
+//! the CPU takes over; rows never exceed `--reach-memory` by more than the
+//! band layout's one word per node, see [`bitreach`]).
 
 pub mod bitreach;
 #[cfg(feature = "gpu")]
@@ -46,11 +48,12 @@ pub enum GpuMode {
 /// Which CPU computation serves when the GPU does not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CpuPath {
-    /// [`WindowReach`], recomputed every round: the default, as the mirror
-    /// measured no faster on the CPU (see `docs/gpu.md`).
-    #[default]
+    /// [`WindowReach`], recomputed every round.
     Classic,
-    /// The mirror of the GPU kernels ([`bitreach`]).
+    /// The mirror of the GPU kernels ([`bitreach`]): the default, as its
+    /// column-block closure measured faster than classic rows on every
+    /// shape measured but one within noise (`docs/performance.md`).
+    #[default]
     Mirror,
 }
 
@@ -130,6 +133,9 @@ pub struct AccelStats {
     pub transfer: Duration,
     /// Kernel time (GPU only, by CUDA events).
     pub kernel: Duration,
+    /// Host copies of device rows (GPU only: rows stay on the device
+    /// unless a host query needs them; their time is in `transfer`).
+    pub host_copies: u64,
     /// Largest device allocation, bytes (GPU only).
     pub device_bytes: usize,
     /// Why the GPU was not used or was left (`auto`), if it was wanted.
@@ -150,6 +156,7 @@ impl AccelStats {
         }
         self.transfer += o.transfer;
         self.kernel += o.kernel;
+        self.host_copies += o.host_copies;
         self.device_bytes = self.device_bytes.max(o.device_bytes);
         if o.fallback.is_some() {
             self.fallback.clone_from(&o.fallback);
@@ -166,10 +173,11 @@ impl fmt::Display for AccelStats {
         if self.closure.path == ReachPath::Gpu || self.test.path == ReachPath::Gpu {
             write!(
                 f,
-                "  transfer {:.3}s  kernels {:.3}s  device memory {} MB",
+                "  transfer {:.3}s  kernels {:.3}s  device memory {} MB  host copies {}",
                 self.transfer.as_secs_f64(),
                 self.kernel.as_secs_f64(),
-                self.device_bytes >> 20
+                self.device_bytes >> 20,
+                self.host_copies
             )?;
         }
         if let Some(w) = &self.fallback {
@@ -185,19 +193,31 @@ pub enum Closure {
     Classic(WindowReach),
     /// [`BitReach`] on the host.
     Mirror(BitReach),
-    /// Rows on the device, with their host copy.
+    /// Rows resident on the device (a host copy made on demand).
     #[cfg(feature = "gpu")]
     Gpu(gpu::DeviceClosure),
 }
 
 impl Closure {
-    /// The host rows in position layout, when the path has them.
+    /// The band layout's positions by node and window words, when the
+    /// path uses it (not for classic rows). Never copies device rows.
+    pub fn layout(&self) -> Option<(&[u32], usize)> {
+        match self {
+            Closure::Classic(_) => None,
+            Closure::Mirror(b) => Some((&b.pos, b.words)),
+            #[cfg(feature = "gpu")]
+            Closure::Gpu(d) => Some((d.pos(), d.words())),
+        }
+    }
+
+    /// The host rows in the band layout, when the path has them (a device
+    /// closure is copied to the host on first use).
     pub fn bits(&self) -> Option<&BitReach> {
         match self {
             Closure::Classic(_) => None,
             Closure::Mirror(b) => Some(b),
             #[cfg(feature = "gpu")]
-            Closure::Gpu(d) => Some(&d.host),
+            Closure::Gpu(d) => Some(d.host()),
         }
     }
 }
@@ -209,7 +229,7 @@ impl Reach for Closure {
             Closure::Classic(r) => r.reaches(from, to),
             Closure::Mirror(r) => r.reaches(from, to),
             #[cfg(feature = "gpu")]
-            Closure::Gpu(d) => d.host.reaches(from, to),
+            Closure::Gpu(d) => d.host().reaches(from, to),
         }
     }
 }
@@ -314,6 +334,7 @@ impl Engine {
 
     /// The closure of `dag` with rows of `window_bits` bits.
     pub fn closure(&mut self, dag: &Dag<'_>, window_bits: usize) -> Closure {
+        self.note_host_copies();
         let t = Instant::now();
         if self.opts.cpu == CpuPath::Classic && !self.wants_gpu() {
             let r = WindowReach::new(dag, window_bits);
@@ -352,20 +373,21 @@ impl Engine {
     /// order, and inserting them is estimated cheaper than recomputing a
     /// closure over `graph_edges` edges.
     pub fn can_update(&self, closure: &Closure, edges: &[(u32, u32)], graph_edges: usize) -> bool {
-        let Some(b) = closure.bits() else { return false };
-        if !edges.iter().all(|&(x, y)| b.pos[x as usize] < b.pos[y as usize]) {
+        let Some((pos, words)) = closure.layout() else { return false };
+        if !edges.iter().all(|&(x, y)| pos[x as usize] < pos[y as usize]) {
             return false;
         }
         // A closure ORs one row per edge of the graph; an insertion ORs a
         // row into every row of the window before it that reaches its
         // source and does not reach its target yet (assumed: a quarter).
-        let span = (b.words * 64).min(b.pos.len());
+        let span = (words * 64).min(pos.len());
         edges.len().saturating_mul(span / 4) < graph_edges
     }
 
     /// Inserts `edges` (begin/commit node pairs, forward in the order; see
     /// [`Engine::can_update`]) into `closure` in place.
     pub fn update(&mut self, closure: &mut Closure, edges: &[(u32, u32)]) {
+        self.note_host_copies();
         let t = Instant::now();
         match closure {
             Closure::Classic(_) => unreachable!("can_update refuses classic closures"),
@@ -387,9 +409,10 @@ impl Engine {
                     Ok(()) => self.stats.update.path = ReachPath::Gpu,
                     Err(e) => {
                         self.gpu_failed(e.to_string());
-                        // The host copy is the closure before this call:
-                        // finish on the CPU from there.
-                        let mut b = std::mem::replace(&mut dc.host, BitReach::empty());
+                        // The mirror recomputes the closure before this
+                        // call (plan and edges inserted so far; inserting
+                        // an edge twice changes nothing): finish from there.
+                        let mut b = dc.on_cpu();
                         for &(x, y) in edges {
                             let (s, d) = (b.pos[x as usize], b.pos[y as usize]);
                             b.insert(s, d);
@@ -416,7 +439,7 @@ impl Engine {
         let g = self.gpu.clone()?;
         let t = Instant::now();
         let pos_pairs: Vec<[u32; 2]> =
-            pairs.iter().map(|&[a, b]| [dc.host.pos[a as usize], dc.host.pos[b as usize]]).collect();
+            pairs.iter().map(|&[a, b]| [dc.pos()[a as usize], dc.pos()[b as usize]]).collect();
         match g.test(dc, side_ptr, &pos_pairs, &mut self.stats) {
             Ok(r) => {
                 self.stats.test.add(ReachPath::Gpu, t);
@@ -426,6 +449,43 @@ impl Engine {
                 self.gpu_failed(e.to_string());
                 None
             }
+        }
+    }
+
+    /// `reaches(x, y)` for every node pair of `pairs`, in one batch: on a
+    /// device closure one `test_sides` launch (a one-pair side `[y, x]` is
+    /// blocked exactly when `x` reaches `y`), so the rows stay on the
+    /// device; elsewhere (or if the device fails) on the host.
+    pub fn reaches_batch(&mut self, closure: &Closure, pairs: &[(u32, u32)]) -> Vec<bool> {
+        self.note_host_copies();
+        #[cfg(feature = "gpu")]
+        if let (Closure::Gpu(dc), Some(g)) = (closure, self.gpu.clone()) {
+            if pairs.is_empty() {
+                return Vec::new();
+            }
+            let t = Instant::now();
+            let pos = dc.pos();
+            let side_ptr: Vec<u32> = (0..=pairs.len() as u32).collect();
+            let flat: Vec<[u32; 2]> = pairs.iter().map(|&(x, y)| [pos[y as usize], pos[x as usize]]).collect();
+            match g.test(dc, &side_ptr, &flat, &mut self.stats) {
+                Ok(r) => {
+                    self.stats.test.add(ReachPath::Gpu, t);
+                    return r.into_iter().map(|k| k != bitreach::NOT_BLOCKED).collect();
+                }
+                Err(e) => self.gpu_failed(e.to_string()),
+            }
+        }
+        pairs.iter().map(|&(x, y)| closure.reaches(x, y)).collect()
+    }
+
+    /// Moves the host copies of device rows made since the last call into
+    /// the stats.
+    pub fn note_host_copies(&mut self) {
+        #[cfg(feature = "gpu")]
+        {
+            let (n, t) = gpu::take_host_copies();
+            self.stats.host_copies += n;
+            self.stats.transfer += t;
         }
     }
 

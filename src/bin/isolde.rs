@@ -211,11 +211,11 @@ struct AnalyzeArgs {
     /// `off` never touches CUDA. Verdicts do not depend on it.
     #[arg(long, value_enum, default_value = "auto", help_heading = TUNING, hide_short_help = true)]
     gpu: GpuArg,
-    /// rw-register: the CPU computation of pruning's reachability: `classic`
-    /// (rows by node, recomputed every round) or `mirror` (the GPU kernels'
-    /// algorithm: rows by position, in-place updates). Verdicts do not
-    /// depend on it.
-    #[arg(long, value_enum, default_value = "classic", help_heading = TUNING, hide_short_help = true)]
+    /// rw-register: the CPU computation of pruning's reachability: `mirror`
+    /// (the GPU kernels' algorithm: band rows by position, closed column
+    /// block by column block, in-place updates; the faster) or `classic`
+    /// (rows by node, recomputed every round). Verdicts do not depend on it.
+    #[arg(long, value_enum, default_value = "mirror", help_heading = TUNING, hide_short_help = true)]
     cpu_reach: CpuReachArg,
 }
 

@@ -300,6 +300,10 @@ pub fn prune(
         let mut decided = 0;
         let mut buf = Vec::new();
         added.clear();
+        // The derived edges, to be kept unless a known path implies them:
+        // (edge, derivation), their pairs asked of the closure in one batch
+        // (on a GPU the rows stay on the device).
+        let mut derived: Vec<(DepEdge, u32)> = Vec::new();
         for &(c, x, y) in &decided_now {
             is_decided[c as usize] = true;
             let con = &g.constraints[c as usize];
@@ -308,6 +312,7 @@ pub fn prune(
                 let bx = buf[x as usize];
                 g.side(con, false, &mut buf);
                 let by = buf[y as usize];
+                keep_derived(g, &derived, &reach, engine, round, &mut edges, &mut added);
                 return Pruned {
                     edges,
                     derivations,
@@ -323,21 +328,38 @@ pub fn prune(
             let why = derivations.len() as u32;
             derivations.push(Derivation { constraint: c, a_first, blocked, round });
             g.side(con, a_first, &mut buf);
-            // Edges already implied by a known path change nothing.
-            for &e in &buf {
-                let (x, y) = g.bc(&e);
-                if !reach.reaches(x, y) {
-                    edges.push(EdgeRec { e, round: round + 1, why });
-                    added.push((x, y));
-                }
-            }
+            derived.extend(buf.iter().map(|&e| (e, why)));
             decided += 1;
         }
+        keep_derived(g, &derived, &reach, engine, round, &mut edges, &mut added);
         let still: Vec<u32> = open.iter().copied().filter(|&c| !is_decided[c as usize]).collect();
         open = still;
         last_decided = decided;
         round += 1;
         current = Some((pos, reach));
+    }
+}
+
+/// Appends to `edges` (and their begin/commit pairs to `added`) the edges
+/// `derived` in `round` that `reach` does not imply already (an implied
+/// edge changes nothing), asking the closure in one batch
+/// ([`Engine::reaches_batch`]: on a GPU the rows stay on the device).
+fn keep_derived(
+    g: &Polygraph,
+    derived: &[(DepEdge, u32)],
+    reach: &Closure,
+    engine: &mut Engine,
+    round: u32,
+    edges: &mut Vec<EdgeRec>,
+    added: &mut Vec<(u32, u32)>,
+) {
+    let pairs: Vec<(u32, u32)> = derived.iter().map(|(e, _)| g.bc(e)).collect();
+    let implied = engine.reaches_batch(reach, &pairs);
+    for ((&(e, why), &(x, y)), implied) in derived.iter().zip(&pairs).zip(implied) {
+        if !implied {
+            edges.push(EdgeRec { e, round: round + 1, why });
+            added.push((x, y));
+        }
     }
 }
 
