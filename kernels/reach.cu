@@ -28,16 +28,29 @@ __device__ __forceinline__ u64 band_mask(u64 p, u32 words, u64 w) {
 
 // One thread per absolute column word w < columns: rows p from
 // min(64w + 64, n) - 1 down to max(64w + 1 - 64*words, 0), each word the
-// masked OR of its successors' words w (bitreach::succ_word).
+// masked OR of its successors' words w (bitreach::succ_word). The threads of
+// a block (one warp, consecutive words) walk the union of their row ranges
+// in step, each computing only its own rows: at every step they read the
+// same plan entries (one broadcast load) and adjacent words of the same
+// successor rows (one coalesced load), and write adjacent words. A thread
+// still reads only words it wrote itself, so nothing synchronises; the rows
+// are those of the mirror, bit for bit (the same words in the same order
+// per column).
 extern "C" __global__ void closure_band(u64* rows, const u32* offsets, const u32* targets, u32 n, u32 words,
                                         u32 columns) {
     u64 w = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= columns) return;
+    u64 first = (u64)blockIdx.x * blockDim.x;
+    u64 last = first + blockDim.x - 1 < columns ? first + blockDim.x - 1 : (u64)columns - 1;
     u64 stride = (u64)words + 1;
     u64 win = (u64)words * 64;
     u64 lo = (64 * w + 1 > win) ? 64 * w + 1 - win : 0;
     u64 hi = 64 * w + 64 < n ? 64 * w + 64 : n;
-    for (u64 p = hi; p-- > lo;) {
+    // The block's rows: from the first word's lowest to the last word's highest.
+    u64 block_lo = (64 * first + 1 > win) ? 64 * first + 1 - win : 0;
+    u64 block_hi = 64 * last + 64 < n ? 64 * last + 64 : n;
+    bool mine_at_all = w < columns;
+    for (u64 p = block_hi; p-- > block_lo;) {
+        if (!mine_at_all || p < lo || p >= hi) continue;
         u64 acc = 0;
         for (u32 e = offsets[p]; e < offsets[p + 1]; e++) {
             u64 s = targets[e];

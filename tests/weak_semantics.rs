@@ -204,7 +204,7 @@ fn cli_undecided_is_exit_3_and_no_committed_transaction_is_not_valid() {
 }
 
 #[test]
-fn prefix_is_exact_or_unknown_never_a_false_valid() {
+fn prefix_is_decided_exactly() {
     let dir = temp_dir("weak-prefix");
     let t = Duration::from_secs(60);
     let run = |name: &str, lines: &[(&str, i64, &str)]| {
@@ -212,14 +212,17 @@ fn prefix_is_exact_or_unknown_never_a_false_valid() {
         std::fs::write(&p, ops(lines)).expect("write");
         isolde(&["analyze", &p.to_string_lossy(), "--format", "json", "-m", "prefix"], None, t).code
     };
-    // E-PC, a long fork: causal, not prefix consistent. Undecided, not valid.
+    // E-PC, a long fork: causal, not prefix consistent.
     let long_fork = [
         ("ok", 0, "[[:w :x 1]]"),
         ("ok", 1, "[[:w :y 1]]"),
         ("ok", 2, "[[:r :x 1] [:r :y nil]]"),
         ("ok", 3, "[[:r :y 1] [:r :x nil]]"),
     ];
-    assert_eq!(run("long-fork", &long_fork), 3);
+    assert_eq!(run("long-fork", &long_fork), 1);
+    // A lost update: prefix consistent (snapshot isolation is not).
+    let lost = [("ok", 0, "[[:r :x nil] [:w :x 1]]"), ("ok", 1, "[[:r :x nil] [:w :x 2]]")];
+    assert_eq!(run("lost-update", &lost), 0);
     // Session snapshot isolation holds, so prefix consistency does.
     assert_eq!(run("plain", &[("ok", 0, "[[:w :x 1]]"), ("ok", 1, "[[:r :x 1]]")]), 0);
     // A causal violation refutes it.

@@ -67,8 +67,10 @@ pub struct AccelOptions {
 }
 
 /// Graphs with fewer begin/commit nodes than this stay on the CPU under
-/// [`GpuMode::Auto`]: transfers and launches cost more than they save.
-pub const GPU_MIN_NODES: usize = 20_000;
+/// [`GpuMode::Auto`]: transfers and launches cost more than they save. On
+/// an H100 against the band mirror on 16 cores (docs/gpu.md) the mirror
+/// won up to 30,000 nodes and the GPU from 40,000.
+pub const GPU_MIN_NODES: usize = 40_000;
 
 /// The computation that ran a phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
