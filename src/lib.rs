@@ -15,18 +15,26 @@
 //!    Elle's lattice of consistency models;
 //! 4. [`weak`] decides read committed, read atomic and causal consistency
 //!    (Biswas–Enea) exactly in near-linear time, with witness cycles;
-//! 5. [`si_check`] decides serializability and snapshot isolation of a
-//!    register history exactly (a polygraph of the unknown write orders,
-//!    pruned, then solved), where inference alone cannot; its pruning's
-//!    reachability runs on [`accel`] (CPU rows, their data-parallel mirror,
-//!    or CUDA kernels);
-//! 6. [`reports`] renders the result map as a table, EDN or JSON, and
-//!    writes Elle's output directory.
+//! 5. [`si_check`] decides serializability, snapshot isolation and prefix
+//!    consistency of a register history exactly (a polygraph of the unknown
+//!    write orders, pruned, then solved), where inference alone cannot; its
+//!    pruning's reachability runs on [`accel`] (CPU rows, their
+//!    data-parallel mirror, or CUDA kernels); [`prefix`] decides prefix
+//!    consistency of list-append histories (and, independently, registers)
+//!    over the weak front end with si_check's solver;
+//! 6. [`check`] decides every level of the ladder from what ran
+//!    ([`levels`] holds the levels as data: names, definitions, deciders,
+//!    implications) into an [`outcome::Outcome`], the plain result below
+//!    every printer;
+//! 7. [`reports`] renders the outcome as a table, EDN or JSON, and writes
+//!    Elle's output directory.
 //!
 //! [`check`] wires the stages together for the CLI and for tests. It runs
 //! the weak levels before the exact check and feeds it what they found: a
 //! weak violation refutes the stronger levels without a search, and the
-//! write orders the weak premises force join si_check's known edges.
+//! write orders the weak premises force join si_check's known edges. With
+//! the ladder (the default check, `--model all`) it then runs, on the same
+//! findings, the checkers of the levels the requested check left undecided.
 //! [`anomaly`] holds the plain data every stage reports (anomaly cases,
 //! cycles and their steps, the weak levels' violations); it imports nothing
 //! but [`history`], so every stage can depend on it.
@@ -40,7 +48,7 @@
 //! output order and colours depend.
 //!
 //! Files import downward only: `tests/import_circles.rs` fails on any loop of
-//! imports between files, but for the check/report knot still being untied.
+//! imports between files.
 
 pub mod accel;
 pub mod anomaly;
