@@ -575,26 +575,15 @@ pub fn result_map(
         Some(model) => !ruled_out.contains(model),
         None => true,
     });
-    if shown.is_empty() {
-        return Outcome {
-            workload,
-            valid: Validity::Valid,
-            anomaly_types: Vec::new(),
-            anomalies: shown,
-            not: BTreeSet::new(),
-            also_not: BTreeSet::new(),
-            error: None,
-            sccs: Vec::new(),
-            found_types,
-            checked: prohibited.clone(),
-            stats,
-            levels: Vec::new(),
-            ladder: false,
-        };
-    }
+    // Nothing reportable: valid, and no boundary to report.
+    let (valid, not, also_not) = match (shown.is_empty(), bad) {
+        (true, _) => (Validity::Valid, BTreeSet::new(), BTreeSet::new()),
+        (false, true) => (Validity::Invalid, not, also_not),
+        (false, false) => (Validity::Unknown, not, also_not),
+    };
     Outcome {
         workload,
-        valid: if bad { Validity::Invalid } else { Validity::Unknown },
+        valid,
         anomaly_types: shown.keys().cloned().collect(),
         anomalies: shown,
         not,

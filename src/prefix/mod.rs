@@ -102,7 +102,7 @@ use crate::anomaly::{Branch, Case, Refutation, Workload};
 use crate::history::History;
 use crate::si_check::solver::{self, Answer};
 use crate::si_check::{ExactOptions, ExactStats};
-use crate::weak::front::{self, Front, FrontError, ReadFrom, Sessions, TxnId};
+use crate::weak::front::{self, Front, FrontError, Sessions, TxnId};
 use crate::weak::witness::{Cause, Violation};
 use crate::weak::Explanation;
 use encode::Encoding;
@@ -206,7 +206,7 @@ pub fn check_prefix_front(h: &History, f: &Front, opts: &PrefixOptions) -> Prefi
     let total =
         f.choices.iter().try_fold(1usize, |acc, c| acc.checked_mul(c.len()).filter(|&p| p <= opts.max_assignments));
     let Some(total) = total else {
-        let reduced = without_choices(f);
+        let reduced = crate::weak::without_choices(f);
         let wr = crate::weak::resolve(&reduced, &[]);
         let verdict = match decide(h, &reduced, &wr, opts, deadline, &mut stats) {
             Decided::Invalid(b, partial) => invalid(b, partial),
@@ -385,19 +385,4 @@ fn shrink(mut core: Vec<u32>, unsat: impl Fn(&[u32]) -> Option<bool>) -> Vec<u32
         }
         chunk = chunk.div_ceil(2);
     }
-}
-
-/// The history without its reads of repeated values (fewer constraints:
-/// a violation of it is one of every writer assignment).
-fn without_choices(f: &Front) -> Front {
-    let mut g = f.clone();
-    g.reads.clear();
-    g.read_start.clear();
-    g.read_start.push(0);
-    for t in 0..f.len() as TxnId {
-        g.reads.extend(f.reads_of(t).iter().filter(|r| matches!(r.from, ReadFrom::Txn(_))));
-        g.read_start.push(g.reads.len() as u32);
-    }
-    g.choices.clear();
-    g
 }

@@ -225,8 +225,9 @@ pub fn resolve(f: &Front, pick: &[usize]) -> Vec<TxnId> {
         .collect()
 }
 
-/// The history without its reads of repeated values.
-fn without_choices(f: &Front) -> Front {
+/// The history without its reads of repeated values (fewer constraints: a
+/// violation of it is one of every writer assignment).
+pub fn without_choices(f: &Front) -> Front {
     let mut g = f.clone();
     g.reads.clear();
     g.read_start.clear();
