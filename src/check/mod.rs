@@ -435,8 +435,11 @@ fn decide(
 ) -> (Outcome, Option<Anomalies>) {
     let (models, opts) = (&req.models, req.opts);
     let mut weak_run = None;
-    let implied_by_elle = req.workload == Workload::ListAppend && elle_proves_session_si(&anomalies, models, req);
-    if let Some(level) = weak::elle::requested(models).filter(|_| !implied_by_elle) {
+    let implied = match req.workload {
+        Workload::ListAppend => elle_proves_session_si(&anomalies, models, req),
+        Workload::RwRegister => weak::elle::requested(models).is_some() && replay_proves_session_si(h, req, &mut stats),
+    };
+    if let Some(level) = weak::elle::requested(models).filter(|_| !implied) {
         if level == weak::Level::ReadCommitted && !internal_beyond_weak(models, req.anomalies) {
             weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
         }
@@ -493,6 +496,34 @@ fn decide(
     (outcome, all)
 }
 
+/// Snapshot isolation with sessions (or stronger), requested for a register
+/// history, proved by the exact check's serial replay alone (linear on
+/// most valid histories): the strongest such requested level is replayed,
+/// and when a serial execution is found it is recorded as proved, which
+/// answers every weak level without their check.
+fn replay_proves_session_si(h: &History, req: &Request, stats: &mut Stats) -> bool {
+    let Some(exact) = req.opts.exact.as_ref().filter(|e| e.serial_first) else { return false };
+    let strongest = req
+        .models
+        .iter()
+        .filter_map(|m| si_check::Level::from_model(m))
+        .filter(|l| l.implies(SESSION_SI))
+        .max_by_key(|l| l.strength());
+    let Some(level) = strongest else { return false };
+    match si_check::proved_by_replay(h, level, exact) {
+        Ok(Some(out)) => {
+            stats.exact.push((level.model().to_string(), out.stats));
+            stats.exact_valid.push(level);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Snapshot isolation with sessions: implies every Biswas–Enea weak level.
+const SESSION_SI: si_check::Level =
+    si_check::Level { semantics: si_check::Semantics::SnapshotIsolation, order: si_check::OrderKind::Session };
+
 /// Whether Elle's inference alone proves snapshot isolation with sessions
 /// (which implies every Biswas–Enea weak level, see [`crate::levels`]): it
 /// searched for everything that level prohibits and found none of it, with
@@ -510,8 +541,10 @@ fn elle_proves_session_si(anomalies: &Anomalies, models: &[String], req: &Reques
 
 /// Whether the weak or exact check proved model `m`.
 fn proved(stats: &Stats, m: &str) -> bool {
-    let weak =
-        weak::Level::from_model(m).is_some_and(|l| stats.weak.as_ref().is_some_and(|r| r.proved && l <= r.level));
+    let weak = weak::Level::from_model(m).is_some_and(|l| {
+        stats.weak.as_ref().is_some_and(|r| r.proved && l <= r.level)
+            || stats.exact_valid.iter().any(|v| v.implies(SESSION_SI))
+    });
     let lists = m == "prefix" && stats.prefix == Some(crate::outcome::PrefixFinding::Valid);
     weak || lists || si_check::Level::from_model(m).is_some_and(|l| stats.exact_valid.iter().any(|v| v.implies(l)))
 }

@@ -76,6 +76,73 @@ pub fn check_level(h: &History, level: Level, opts: &ExactOptions) -> Result<Exa
     check_level_knowing(h, level, opts, &[])
 }
 
+/// Whether the serial replay alone ([`serial`]) shows `h` valid at `level`:
+/// `Some` (a valid outcome) when it finds a serial execution, `None` when it
+/// does not (which proves nothing). Linear in the history on most valid
+/// ones; the whole check uses it to answer, before any other checker, the
+/// levels a serial execution with sessions implies.
+pub fn proved_by_replay(
+    h: &History,
+    level: Level,
+    opts: &ExactOptions,
+) -> Result<Option<ExactOutcome>, txns::TxnsError> {
+    let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
+    let txns = txns::extract(h)?;
+    let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, &txns);
+    let sessions = has_session_order(&txns);
+    Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline).ok())
+}
+
+/// The serial replay at `level` (`recorded`: whether the history has
+/// realtime and session order): the valid outcome, or the time it took and
+/// its backtracks.
+fn replay(
+    h: &History,
+    txns: &txns::Txns,
+    level: Level,
+    opts: &ExactOptions,
+    (realtime, sessions): (bool, bool),
+    deadline: Option<Instant>,
+) -> Result<ExactOutcome, (Duration, usize)> {
+    if let Some(p) = opts.progress {
+        p.enter(level, Phase::Build);
+    }
+    let t = Instant::now();
+    let priority = prune::time_estimate(h, txns);
+    let decided = serial::decide(
+        h,
+        txns,
+        level.order,
+        realtime,
+        sessions,
+        &serial::Search {
+            priority: &priority,
+            known: opts.known.as_ref().filter(|k| k.apply_to(level)),
+            session_known: opts.session_orders.as_ref(),
+            budget: serial_budget(deadline),
+        },
+    );
+    let rounds = match &decided {
+        Ok(d) => d.backtracks,
+        Err(r) => *r,
+    };
+    if decided.is_err() {
+        return Err((t.elapsed(), rounds));
+    }
+    if let Some(p) = opts.progress {
+        p.leave();
+    }
+    let stats = ExactStats {
+        txns: txns.len(),
+        guess: t.elapsed(),
+        guessed: true,
+        serial: true,
+        serial_backtracks: rounds,
+        ..Default::default()
+    };
+    Ok(ExactOutcome { level, verdict: Verdict::Valid, stats })
+}
+
 /// Like [`check_level`], skipping the stronger attempts that `refuted`
 /// (levels already refuted for this history) shows would fail.
 pub fn check_level_knowing(
@@ -105,44 +172,10 @@ pub fn check_level_knowing(
     let mut serial_time = Duration::ZERO;
     let mut serial_backtracks = 0;
     if opts.serial_first {
-        if let Some(p) = opts.progress {
-            p.enter(level, Phase::Build);
+        match replay(h, &txns, level, opts, (realtime, sessions), deadline) {
+            Ok(valid) => return Ok(valid),
+            Err((time, rounds)) => (serial_time, serial_backtracks) = (time, rounds),
         }
-        let t = Instant::now();
-        let priority = prune::time_estimate(h, &txns);
-        let decided = serial::decide(
-            h,
-            &txns,
-            level.order,
-            realtime,
-            sessions,
-            &serial::Search {
-                priority: &priority,
-                known: opts.known.as_ref().filter(|k| k.apply_to(level)),
-                session_known: opts.session_orders.as_ref(),
-                budget: serial_budget(deadline),
-            },
-        );
-        let rounds = match &decided {
-            Ok(d) => d.backtracks,
-            Err(r) => *r,
-        };
-        let stats = ExactStats {
-            txns: txns.len(),
-            guess: t.elapsed(),
-            guessed: decided.is_ok(),
-            serial: decided.is_ok(),
-            serial_backtracks: rounds,
-            ..Default::default()
-        };
-        if decided.is_ok() {
-            if let Some(p) = opts.progress {
-                p.leave();
-            }
-            return Ok(ExactOutcome { level, verdict: Verdict::Valid, stats });
-        }
-        serial_time = stats.guess;
-        serial_backtracks = rounds;
     }
     let stronger = level::attempts(level, realtime, sessions);
     for attempt in stronger {
