@@ -513,55 +513,10 @@ fn check_once(
             r
         }
         Ending::Open => {
-            let t = Instant::now();
-            let dead = if narrow && opts.prune {
-                prune::dead_candidates(&g, &pr, &priority, opts.reach_bytes, &mut engine)
-            } else {
-                None
-            };
-            stats.prune += t.elapsed();
-            // A read with no candidate left is refuted: leave the
-            // explanation to the search over every candidate.
-            let dead = dead.filter(|d| d.iter().all(|c| c.iter().any(|&x| !x)));
-            ruled_out = dead.as_ref().is_some_and(|d| d.iter().flatten().any(|&x| x));
-            // Replay again, now under the edges pruning derived too (they
-            // order writers the known edges alone leave open): a serial
-            // execution decides the level; otherwise its order is the
-            // solver's first order.
-            let t = Instant::now();
-            let edges: Vec<DepEdge> = pr.edges.iter().map(|r| r.e).collect();
-            let mut guessed = if g.choices.is_empty() { guess::serial_order(txns, &edges, &priority) } else { None };
-            let mut holds = guessed.as_ref().is_some_and(|gs| gs.replayed && serial_order_holds(&g, &edges, &gs.order));
-            // A greedy replay lost in some corner often finds its way by
-            // backtracking now that the orders pruning forced are edges it
-            // cannot get wrong (the backtracking replay before the polygraph
-            // had only the known ones).
-            if !holds && g.choices.is_empty() && opts.serial_first {
-                let until = Instant::now() + serial_budget(deadline);
-                match serial::backtrack_under(txns, &edges, &priority, until) {
-                    Ok((order, b)) => {
-                        stats.pruned_backtracks += b;
-                        holds = serial_order_holds(&g, &edges, &order);
-                        guessed = Some(guess::Guess { order, replayed: true });
-                    }
-                    Err(b) => stats.pruned_backtracks += b,
-                }
-            }
-            stats.guess += t.elapsed();
-            if holds {
-                stats.guessed = true;
-                Verdict::Valid
-            } else {
-                let seeded = guessed.as_ref().and_then(|gs| {
-                    let mut rank = vec![0u32; g.n];
-                    for (i, &t) in gs.order.iter().enumerate() {
-                        rank[t as usize] = i as u32;
-                    }
-                    prune::positions(&g, edges.iter().copied(), &rank)
-                });
-                let pos = seeded.as_deref().unwrap_or(&pr.pos);
-                solve_components(&ctx, &pr, pos, dead, level, deadline, opts.progress, &mut stats)
-            }
+            let open = Open { priority: &priority, level, opts, deadline, narrow };
+            let (verdict, out) = decide_open(&ctx, &pr, &open, &mut engine, &mut stats);
+            ruled_out = out;
+            verdict
         }
     };
     let verdict = match verdict {
@@ -580,6 +535,78 @@ fn check_once(
     };
     stats.accel = engine.stats;
     Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
+}
+
+/// What [`decide_open`] needs beyond the pruned polygraph.
+struct Open<'a> {
+    priority: &'a [u32],
+    level: Level,
+    opts: &'a ExactOptions,
+    deadline: Option<Instant>,
+    narrow: bool,
+}
+
+/// Pruning left constraints open: the candidates pruning rules out, a
+/// replay under the edges pruning derived (a serial execution decides the
+/// level; otherwise its order seeds the solver), then the solver over the
+/// open components. Returns the verdict and whether candidates were ruled
+/// out (the caller may narrow and search again).
+fn decide_open(
+    ctx: &Ctx<'_>,
+    pr: &Pruned,
+    open: &Open<'_>,
+    engine: &mut crate::accel::Engine,
+    stats: &mut ExactStats,
+) -> (Verdict, bool) {
+    let Open { priority, level, opts, deadline, narrow } = *open;
+    let (g, txns) = (ctx.g, ctx.txns);
+    let t = Instant::now();
+    let dead =
+        if narrow && opts.prune { prune::dead_candidates(g, pr, priority, opts.reach_bytes, engine) } else { None };
+    stats.prune += t.elapsed();
+    // A read with no candidate left is refuted: leave the
+    // explanation to the search over every candidate.
+    let dead = dead.filter(|d| d.iter().all(|c| c.iter().any(|&x| !x)));
+    let ruled_out = dead.as_ref().is_some_and(|d| d.iter().flatten().any(|&x| x));
+    // Replay again, now under the edges pruning derived too (they
+    // order writers the known edges alone leave open): a serial
+    // execution decides the level; otherwise its order is the
+    // solver's first order.
+    let t = Instant::now();
+    let edges: Vec<DepEdge> = pr.edges.iter().map(|r| r.e).collect();
+    let mut guessed = if g.choices.is_empty() { guess::serial_order(txns, &edges, priority) } else { None };
+    let mut holds = guessed.as_ref().is_some_and(|gs| gs.replayed && serial_order_holds(g, &edges, &gs.order));
+    // A greedy replay lost in some corner often finds its way by
+    // backtracking now that the orders pruning forced are edges it
+    // cannot get wrong (the backtracking replay before the polygraph
+    // had only the known ones).
+    if !holds && g.choices.is_empty() && opts.serial_first {
+        let until = Instant::now() + serial_budget(deadline);
+        match serial::backtrack_under(txns, &edges, priority, until) {
+            Ok((order, b)) => {
+                stats.pruned_backtracks += b;
+                holds = serial_order_holds(g, &edges, &order);
+                guessed = Some(guess::Guess { order, replayed: true });
+            }
+            Err(b) => stats.pruned_backtracks += b,
+        }
+    }
+    stats.guess += t.elapsed();
+    let verdict = if holds {
+        stats.guessed = true;
+        Verdict::Valid
+    } else {
+        let seeded = guessed.as_ref().and_then(|gs| {
+            let mut rank = vec![0u32; g.n];
+            for (i, &t) in gs.order.iter().enumerate() {
+                rank[t as usize] = i as u32;
+            }
+            prune::positions(g, edges.iter().copied(), &rank)
+        });
+        let pos = seeded.as_deref().unwrap_or(&pr.pos);
+        solve_components(ctx, pr, pos, dead, level, deadline, opts.progress, stats)
+    };
+    (verdict, ruled_out)
 }
 
 /// Under serializability, drops the constraints between two lone writers
