@@ -415,47 +415,11 @@ fn check_once(
             return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
         }
     };
-    let filter = opts.prune.then_some(builder::PairFilter {
-        priority: &priority,
-        reach_bytes: opts.reach_bytes,
-        engine: &mut engine,
-    });
-    let builder::Built { graph: g, known_reach, known_orders, known_orders_new } =
-        match builder::build_with(h, txns, level, opts.max_constraints, filter, opts.known.as_ref()) {
-            Ok(b) => b,
-            Err(e) => {
-                let verdict = Verdict::Unknown(format!(
-                    "the history needs at least {} write-order constraints that its known dependencies leave open, \
-                 more than the limit of {} (key {} alone needs at least {}); raise --max-constraints to try anyway",
-                    e.constraints,
-                    opts.max_constraints,
-                    h.key(e.key),
-                    e.key_constraints
-                ));
-                stats.txns = txns.len();
-                stats.constraints = e.constraints as usize;
-                stats.build = start.elapsed();
-                return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
-            }
+    let (g, known_reach) =
+        match build_phase(h, txns, level, opts, &priority, &mut engine, (start, deadline), &mut stats) {
+            Ok(built) => built,
+            Err(verdict) => return Attempt::Done(ExactOutcome { level, verdict, stats }, false),
         };
-    let mut g = g;
-    stats.txns = txns.len();
-    stats.dropped_reads = txns.dropped_reads;
-    stats.known_orders = known_orders;
-    stats.known_orders_new = known_orders_new;
-    stats.constraints = g.constraints.len();
-    drop_unread_pairs(&mut g);
-    stats.known_edges = g.known.len();
-    stats.unread_pairs = stats.constraints - g.constraints.len();
-    stats.constraint_edges = side_edge_count(&g, 0..g.constraints.len() as u32);
-    stats.build = start.elapsed();
-    if deadline.is_some_and(|d| Instant::now() >= d) {
-        let verdict = Verdict::Unknown(format!(
-            "the time limit ran out while building the polygraph ({} constraints over {} transactions)",
-            stats.constraints, stats.txns
-        ));
-        return Attempt::Done(ExactOutcome { level, verdict, stats }, false);
-    }
 
     // A serial order found by replaying the history decides most valid
     // histories without pruning or search. It is checked against the
@@ -535,6 +499,58 @@ fn check_once(
     };
     stats.accel = engine.stats;
     Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
+}
+
+/// The polygraph of `txns` at `level` with its statistics, its
+/// constraints between unread lone writers dropped: or the `unknown`
+/// verdict when it needs more constraints than allowed or the time ran out
+/// while it was built (`start`: when the attempt began, which the build
+/// time counts from).
+#[allow(clippy::too_many_arguments)]
+fn build_phase(
+    h: &History,
+    txns: &txns::Txns,
+    level: Level,
+    opts: &ExactOptions,
+    priority: &[u32],
+    engine: &mut crate::accel::Engine,
+    (start, deadline): (Instant, Option<Instant>),
+    stats: &mut ExactStats,
+) -> Result<(Polygraph, Option<prune::KnownReach>), Verdict> {
+    let filter = opts.prune.then_some(builder::PairFilter { priority, reach_bytes: opts.reach_bytes, engine });
+    let built = builder::build_with(h, txns, level, opts.max_constraints, filter, opts.known.as_ref());
+    stats.txns = txns.len();
+    let builder::Built { graph: mut g, known_reach, known_orders, known_orders_new } = match built {
+        Ok(b) => b,
+        Err(e) => {
+            stats.constraints = e.constraints as usize;
+            stats.build = start.elapsed();
+            return Err(Verdict::Unknown(format!(
+                "the history needs at least {} write-order constraints that its known dependencies leave open, \
+                 more than the limit of {} (key {} alone needs at least {}); raise --max-constraints to try anyway",
+                e.constraints,
+                opts.max_constraints,
+                h.key(e.key),
+                e.key_constraints
+            )));
+        }
+    };
+    stats.dropped_reads = txns.dropped_reads;
+    stats.known_orders = known_orders;
+    stats.known_orders_new = known_orders_new;
+    stats.constraints = g.constraints.len();
+    drop_unread_pairs(&mut g);
+    stats.known_edges = g.known.len();
+    stats.unread_pairs = stats.constraints - g.constraints.len();
+    stats.constraint_edges = side_edge_count(&g, 0..g.constraints.len() as u32);
+    stats.build = start.elapsed();
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(Verdict::Unknown(format!(
+            "the time limit ran out while building the polygraph ({} constraints over {} transactions)",
+            stats.constraints, stats.txns
+        )));
+    }
+    Ok((g, known_reach))
 }
 
 /// What [`decide_open`] needs beyond the pruned polygraph.
