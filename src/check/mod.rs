@@ -293,7 +293,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let lists_prefix = |a: &Anomalies, models: &[String]| {
         workload == Workload::ListAppend
             && models.iter().any(|m| m == "prefix")
-            && !elle_proves_session_si(a, models, &Request { models: models.to_vec(), ..req })
+            && !elle_proves_session_si(a, models, req.anomalies)
     };
     if lists_prefix(&anomalies, &req.models) {
         prefix_of_lists(h, opts, &mut anomalies, &mut stats);
@@ -436,7 +436,7 @@ fn decide(
     let (models, opts) = (&req.models, req.opts);
     let mut weak_run = None;
     let implied = match req.workload {
-        Workload::ListAppend => elle_proves_session_si(&anomalies, models, req),
+        Workload::ListAppend => elle_proves_session_si(&anomalies, models, req.anomalies),
         Workload::RwRegister => weak::elle::requested(models).is_some() && replay_proves_session_si(h, req, &mut stats),
     };
     if let Some(level) = weak::elle::requested(models).filter(|_| !implied) {
@@ -452,14 +452,7 @@ fn decide(
     let mut violated = None;
     if let Some(weak_run) = weak_run {
         violated = weak_run.violated;
-        // Registers: the exact check decides prefix consistency (above);
-        // lists: their own check (`prefix_lists`), when it decided.
-        let exact_prefix = (req.workload == Workload::RwRegister && opts.exact.is_some())
-            || matches!(
-                stats.prefix,
-                Some(crate::outcome::PrefixFinding::Valid | crate::outcome::PrefixFinding::Invalid(_))
-            );
-        if let Some(detail) = weak::elle::prefix_undecided(models, &weak_run, false).filter(|_| !exact_prefix) {
+        if let Some(detail) = prefix_undecided(req, &weak_run, &stats) {
             let case = Case::ExactCheckUnknown { model: "prefix".into(), detail };
             anomalies.entry("exact-check-unknown".into()).or_default().push(case);
         }
@@ -496,6 +489,25 @@ fn decide(
     (outcome, all)
 }
 
+/// For a requested `prefix` the weak check did not refute: why it stays
+/// undecided, or `None` when its own check decides it (registers: the
+/// exact check; lists: [`crate::prefix`], whose finding is in `stats`).
+fn prefix_undecided(req: &Request, run: &weak::elle::WeakRun, stats: &Stats) -> Option<String> {
+    use crate::outcome::PrefixFinding;
+    if !req.models.iter().any(|m| m == "prefix") || run.violated.is_some() {
+        return None;
+    }
+    match (req.workload, &stats.prefix) {
+        (Workload::RwRegister, _) if req.opts.exact.is_some() => None,
+        (Workload::RwRegister, _) => {
+            Some("prefix consistency of registers needs the exact check, which --no-exact turns off".into())
+        }
+        (Workload::ListAppend, Some(PrefixFinding::Valid | PrefixFinding::Invalid(_))) => None,
+        (Workload::ListAppend, Some(PrefixFinding::Unknown(why))) => Some(why.clone()),
+        (Workload::ListAppend, None) => Some("prefix consistency was not checked".into()),
+    }
+}
+
 /// Snapshot isolation with sessions (or stronger), requested for a register
 /// history, proved by the exact check's serial replay alone (linear on
 /// most valid histories): the strongest such requested level is replayed,
@@ -529,8 +541,8 @@ const SESSION_SI: si_check::Level =
 /// searched for everything that level prohibits and found none of it, with
 /// nothing inconclusive. Used on list-append histories, whose reads reveal
 /// every version order, to spare the weak check levels that follow anyway.
-fn elle_proves_session_si(anomalies: &Anomalies, models: &[String], req: &Request) -> bool {
-    let searched = prohibited_by(models, req.anomalies);
+fn elle_proves_session_si(anomalies: &Anomalies, models: &[String], asked: &[String]) -> bool {
+    let searched = prohibited_by(models, asked);
     let needed = lattice::anomalies_prohibited_by(&["strong-session-snapshot-isolation"]);
     let inconclusive = UNKNOWN_ANOMALY_TYPES.iter().any(|t| anomalies.contains_key(*t));
     let found: Vec<&str> = anomalies.keys().map(String::as_str).collect();

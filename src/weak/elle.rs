@@ -35,28 +35,10 @@ pub fn resolve_model(name: &str) -> Option<&'static str> {
 }
 
 /// The strongest weak level among the requested models. `prefix` asks for
-/// causal consistency too: prefix consistency implies it, and isolde has no
-/// exact check of prefix consistency itself (see [`prefix_undecided`]).
+/// causal consistency too: prefix consistency implies it, so a causal
+/// violation refutes it without its own (NP-complete) check.
 pub fn requested(models: &[String]) -> Option<Level> {
     models.iter().filter_map(|m| if m == "prefix" { Some(Level::Causal) } else { Level::from_model(m) }).max()
-}
-
-/// For a requested `prefix`: the reason it stays undecided, or `None` when
-/// it is decided — refuted by the weak check, or implied by a proved
-/// session snapshot isolation. Prefix consistency is NP-complete to check
-/// and Elle's rules for it are incomplete, so isolde answers `unknown`
-/// rather than a `valid` it cannot vouch for.
-pub fn prefix_undecided(models: &[String], run: &WeakRun, session_si_proved: bool) -> Option<String> {
-    if !models.iter().any(|m| m == "prefix") || run.violated.is_some() || session_si_proved {
-        return None;
-    }
-    Some(if run.proved {
-        "causal consistency, which prefix consistency implies, holds; prefix consistency itself is NP-complete \
-         to check and isolde has no exact check of it"
-            .to_string()
-    } else {
-        "prefix consistency has no exact check in isolde, and causal consistency was not decided".to_string()
-    })
 }
 
 /// The anomaly types a weak level prohibits: its own and every weaker
