@@ -543,6 +543,7 @@ impl History {
 /// Incrementally assembles a [`History`]; used by every ingest format so that
 /// interning, dense indices and invoke/completion pairing work the same way
 /// everywhere.
+#[derive(Clone)]
 pub struct HistoryBuilder {
     h: History,
     key_ids: FxHashMap<Value, u32>,
@@ -993,6 +994,25 @@ impl HistoryBuilder {
             }
         }
         self.h
+    }
+}
+
+impl HistoryBuilder {
+    /// The history built so far, as [`Self::finish`] would return it,
+    /// leaving the builder usable: the online checker checks what it has
+    /// read while it reads on. Costs a copy of everything built.
+    pub fn snapshot(&self) -> History {
+        self.clone().finish()
+    }
+
+    /// Number of client ops built so far.
+    pub fn op_count(&self) -> usize {
+        self.h.ops.len()
+    }
+
+    /// Number of completions (`:ok`, `:fail`, `:info`) built so far.
+    pub fn completions(&self) -> usize {
+        self.h.ops.iter().filter(|o| !o.is_invoke()).count()
     }
 }
 

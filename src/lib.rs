@@ -39,6 +39,10 @@
 //! cycles and their steps, the weak levels' violations); it imports nothing
 //! but [`history`], so every stage can depend on it.
 //!
+//! [`online`] runs the pipeline in rounds on a history that is still being
+//! written (`isolde analyze --follow`), reporting each anomaly once it is
+//! final.
+//!
 //! Around the pipeline: [`cli`] holds the command line's plumbing and
 //! elle-cli's argument model; [`record`] records histories from real
 //! databases (`isolde record`); [`explore`] enumerates every history of a
@@ -63,6 +67,7 @@ pub mod history;
 pub mod infer;
 pub mod ingest;
 pub mod levels;
+pub mod online;
 pub mod outcome;
 pub mod prefix;
 pub mod record;

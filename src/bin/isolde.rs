@@ -86,6 +86,7 @@ const LIMITS: &str = "Limits";
 const TUNING: &str = isolde::cli::help::TUNING;
 const WORKLOAD: &str = "Workload";
 const STORE: &str = "Store";
+const FOLLOW: &str = "Following a running database (--follow)";
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
@@ -95,6 +96,31 @@ struct AnalyzeArgs {
     /// Several files give one result each (tables one after another, or one JSON/EDN line per file).
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// Follow a history that is still being written (a Jepsen history.edn
+    /// being appended, or `-`, a pipe such as `isolde gen … -o -`): check it
+    /// in rounds, print each anomaly once it is final (one line each), a
+    /// status line per round on stderr, and the verdict on everything read
+    /// when the input ends (end of a pipe, --follow-idle, SIGINT or SIGTERM).
+    /// One file; Jepsen EDN, one op per line (docs/online.md).
+    #[arg(long, help_heading = FOLLOW)]
+    follow: bool,
+    /// With --follow: a round after this many newly completed transactions.
+    #[arg(long, default_value_t = 5_000, value_name = "N", requires = "follow", help_heading = FOLLOW)]
+    round_txns: usize,
+    /// With --follow: a round after this many milliseconds when fewer
+    /// transactions arrived (a round never starts sooner after the previous
+    /// one than that one took).
+    #[arg(long, default_value_t = 1_000, value_name = "MS", requires = "follow", help_heading = FOLLOW)]
+    round_ms: u64,
+    /// With --follow on a file: the input ends after this many seconds
+    /// without growth (default: only SIGINT/SIGTERM end it).
+    #[arg(long, value_name = "SECS", requires = "follow", help_heading = FOLLOW)]
+    follow_idle: Option<f64>,
+    /// With --follow: stop reading once the process holds more than this
+    /// many MB, and answer unknown (exit 3) unless an anomaly was found in
+    /// what was read.
+    #[arg(long, value_name = "MB", requires = "follow", help_heading = FOLLOW)]
+    max_memory: Option<u64>,
     /// Workload whose inference rules apply.
     #[arg(long, value_enum, default_value = "auto", help_heading = INPUT)]
     workload: WorkloadArg,
@@ -276,9 +302,16 @@ struct GenCommon {
     /// Probability that a transaction is indeterminate (:info).
     #[arg(long, default_value_t = 0.0, help_heading = STORE)]
     info_fraction: f64,
-    /// Output file (default: stdout).
+    /// Output file (default, or `-`: stdout). Generation streams: `gen
+    /// --txns 10000000 -o - | isolde analyze --follow -` checks as it goes.
     #[arg(long, short = 'o', help_heading = OUTPUT)]
     output: Option<PathBuf>,
+    /// rw-register: after every N transactions each client runs a fence
+    /// transaction (a read-modify-write of the key `:isolde/fence`, as Cobra
+    /// does), which lets `analyze --follow` collect old transactions
+    /// (docs/online.md). 0: none.
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = STORE)]
+    fences: usize,
 }
 
 #[derive(Subcommand)]
@@ -564,6 +597,15 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         3 => 1,
         _ => 0,
     };
+    if a.follow {
+        if a.files.len() != 1 {
+            return Err("--follow follows one history at a time".into());
+        }
+        if !matches!(a.input_format, InputArg::Auto | InputArg::Edn) {
+            return Err("--follow reads Jepsen EDN, one op per line".into());
+        }
+        return follow_one(&a, &a.files[0], &opts, format, limit).map(ExitCode::from);
+    }
     let mut worst = 0u8;
     for file in &a.files {
         let code = match analyze_one(&a, file, input, read, &opts, format, several, limit) {
@@ -611,6 +653,31 @@ fn analyze_one(
 ) -> Result<u8, String> {
     let t0 = std::time::Instant::now();
     let checked = isolde::cli::read_and_check(file, input, read, opts)?;
+    let how = Printing { format, several, one_line: several, limit };
+    print_checked(a, file, &checked, t0, &how)
+}
+
+/// How a checked history is printed.
+#[derive(Clone, Copy)]
+struct Printing {
+    format: FormatArg,
+    /// Several files: each result names its file, directories go below `-d`.
+    several: bool,
+    /// JSON/EDN on one line (several files, or after --follow's lines).
+    one_line: bool,
+    limit: Option<usize>,
+}
+
+/// Prints a checked history (stats, result, directory); returns its exit
+/// status.
+fn print_checked(
+    a: &AnalyzeArgs,
+    file: &std::path::Path,
+    checked: &isolde::cli::Checked,
+    t0: std::time::Instant,
+    how: &Printing,
+) -> Result<u8, String> {
+    let Printing { format, several, one_line, limit } = *how;
     let (h, outcome) = (&checked.history, &checked.outcome);
     if a.stats {
         let st = &outcome.stats;
@@ -712,7 +779,7 @@ fn analyze_one(
                 }
             })
         }
-        FormatArg::Json if several => {
+        FormatArg::Json if one_line => {
             reports::json::write_line_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n"))
         }
         FormatArg::Json => reports::json::write_io(&mut out, h, &tree()).and_then(|()| out.write_all(b"\n")),
@@ -744,6 +811,125 @@ fn analyze_one(
     })
 }
 
+/// `analyze --follow`: checks `file` in rounds as it grows, prints each
+/// final anomaly as a line (a table row, or one JSON/EDN object), then the
+/// verdict on everything read; returns the exit status (2 when a malformed
+/// op stopped the reading, after the verdict on the ops before it).
+fn follow_one(
+    a: &AnalyzeArgs,
+    file: &std::path::Path,
+    opts: &CheckOptions,
+    format: FormatArg,
+    limit: Option<usize>,
+) -> Result<u8, String> {
+    let fopts = isolde::online::FollowOptions {
+        round_txns: a.round_txns,
+        round_interval: Duration::from_millis(a.round_ms),
+        idle: a.follow_idle.map(|s| Duration::from_secs_f64(s.max(0.0))),
+        max_memory_mb: a.max_memory,
+    };
+    let t0 = std::time::Instant::now();
+    let mut watch = FollowPrinter { format, stderr_tty: std::io::stderr().is_terminal() };
+    let followed = isolde::online::follow(file, opts, &fopts, &mut watch)?;
+    let (mut code, memory) = (None, None::<String>);
+    let memory = match &followed.ending {
+        isolde::online::Ending::End(_) => memory,
+        isolde::online::Ending::Malformed(e) => {
+            eprintln!("isolde: {e}");
+            eprintln!("isolde: the verdict below covers the ops before that line");
+            code = Some(2);
+            memory
+        }
+        isolde::online::Ending::Memory(reason) => {
+            eprintln!("isolde: {reason}");
+            Some(reason.clone())
+        }
+    };
+    let history = followed.history;
+    if history.ops.iter().all(|o| o.is_invoke()) {
+        return Err(format!("{}: no completed operations were read: nothing to check", file.display()));
+    }
+    let mut outcome = isolde::check::check(&history, opts).map_err(|e| e.to_string())?;
+    if memory.is_some() && outcome.valid == Validity::Valid {
+        outcome.valid = Validity::Unknown;
+    }
+    eprintln!(
+        "isolde: followed {} ops in {:.1} s: {} rounds, {} anomalies reported while following",
+        history.ops.len(),
+        followed.elapsed.as_secs_f64(),
+        followed.rounds,
+        followed.reported
+    );
+    let checked =
+        isolde::cli::Checked { history, outcome, parse_time: followed.elapsed, parse_peak_mb: isolde::cli::peak_rss_mb() };
+    let how = Printing { format, several: false, one_line: true, limit };
+    let verdict = print_checked(a, file, &checked, t0, &how)?;
+    Ok(code.unwrap_or(verdict))
+}
+
+/// Prints what `--follow` finds as it goes: anomalies on stdout (table rows
+/// on a terminal, JSON/EDN objects one per line otherwise), status lines on
+/// stderr.
+struct FollowPrinter {
+    format: FormatArg,
+    stderr_tty: bool,
+}
+
+impl isolde::online::Watch for FollowPrinter {
+    fn anomalies(
+        &mut self,
+        round: usize,
+        h: &isolde::history::History,
+        workload: isolde::anomaly::Workload,
+        found: &[isolde::online::Final],
+    ) {
+        let mut out = std::io::stdout().lock();
+        for f in found {
+            let line = match self.format {
+                FormatArg::Table => {
+                    format!("round {round}  {}  {}\n", f.name, reports::table::short_witness(h, &f.case))
+                }
+                FormatArg::Json | FormatArg::Edn => {
+                    use reports::tree::Node;
+                    let node = Node::Map(vec![
+                        (Node::Keyword("round".into()), Node::Int(round as i64)),
+                        (Node::Keyword("anomaly".into()), Node::Keyword(f.name.clone())),
+                        (Node::Keyword("case".into()), reports::result_map::case(h, workload, &f.case)),
+                    ]);
+                    match self.format {
+                        FormatArg::Json => {
+                            let mut v = Vec::new();
+                            let _ = reports::json::write_line_io(&mut v, h, &node);
+                            format!("{}\n", String::from_utf8_lossy(&v))
+                        }
+                        _ => format!("{}\n", reports::edn::to_string(h, &node)),
+                    }
+                }
+            };
+            let _ = out.write_all(line.as_bytes()).and_then(|()| out.flush());
+        }
+    }
+
+    fn status(&mut self, s: &isolde::online::RoundStatus) {
+        let rss = s.rss_mb.map(|m| format!(", {m} MB")).unwrap_or_default();
+        let line = format!(
+            "round {}: line {}, {} txns read and checked{rss}, check {:.2} s, lag {:.2} s, {} anomalies",
+            s.round,
+            s.line,
+            s.txns,
+            s.check.as_secs_f64(),
+            s.lag.as_secs_f64(),
+            s.anomalies
+        );
+        let _ = self.stderr_tty;
+        eprintln!("isolde: {line}");
+    }
+
+    fn note(&mut self, text: &str) {
+        eprintln!("isolde: {text}");
+    }
+}
+
 /// Runs a writer against the output file, or stdout when there is none.
 fn write_to(
     output: &Option<PathBuf>,
@@ -751,10 +937,16 @@ fn write_to(
 ) -> Result<ExitCode, String> {
     let name = output.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "stdout".into());
     let res = match output {
-        Some(p) => std::fs::File::create(p).and_then(|mut f| write(&mut f)),
-        None => write(&mut std::io::stdout().lock()),
+        Some(p) if p.as_os_str() != "-" => std::fs::File::create(p).and_then(|mut f| write(&mut f)),
+        _ => write(&mut std::io::stdout().lock()),
     };
-    res.map_err(|e| format!("{name}: {e}"))?;
+    match res {
+        // A reader that stops early (`| head`, a checker that exits on
+        // its verdict) is not an error of the generator.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        r => r,
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -775,6 +967,7 @@ fn gen_options(c: &GenCommon) -> Result<gen::GenOptions, String> {
         },
         inject,
         inject_count: c.inject_count,
+        fences: c.fences,
         ..Default::default()
     })
 }
@@ -800,8 +993,8 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
             common,
         } => {
             let weak = common.level.weak();
-            if weak.is_some() && !common.inject.is_empty() {
-                return Err("the weak levels take no --inject".into());
+            if weak.is_some() && (!common.inject.is_empty() || common.fences > 0) {
+                return Err("the weak levels take no --inject and no --fences".into());
             }
             let opts = if weak.is_some() { gen::GenOptions::default() } else { gen_options(&common)? };
             let cfg = gen::list_append::ListAppendConfig {
@@ -845,8 +1038,8 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
         } => {
             let weak = common.level.weak();
             let mut opts = match weak {
-                Some(_) if !common.inject.is_empty() || txns_per_session.is_some() => {
-                    return Err("the weak levels take neither --inject nor --txns-per-session".into())
+                Some(_) if !common.inject.is_empty() || txns_per_session.is_some() || common.fences > 0 => {
+                    return Err("the weak levels take no --inject, --txns-per-session or --fences".into())
                 }
                 Some(_) => gen::GenOptions::default(),
                 None => gen_options(&common)?,
@@ -861,6 +1054,9 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
                 OutputFormatArg::Plume => Some(gen::TextFormat::Plume),
                 OutputFormatArg::AwditTest => Some(gen::TextFormat::AwditTest),
             };
+            if text.is_some() && opts.fences > 0 {
+                return Err("--fences: fence transactions are written to Jepsen EDN histories only".into());
+            }
             let txns = match txns_per_session {
                 Some(per) => processes.checked_mul(per).ok_or("sessions * txns-per-session overflows")?,
                 None => txns,

@@ -203,7 +203,12 @@ struct Gen<'a> {
     mv: MvStore,
     /// Next reserved key for injected scenarios.
     next_reserved: u64,
+    /// The epoch key of fence transactions ([`FENCE_KEY`]).
+    fence: Reg,
 }
+
+/// The key of fence transactions, written `:isolde/fence` in the history.
+const FENCE_KEY: u64 = u64::MAX;
 
 /// The register key space as [`draw_txn`] sees it: keys from the picker,
 /// values from the store.
@@ -265,11 +270,22 @@ impl Workload for Gen<'_> {
         draw_txn(rng, &shape, Pattern::Mixed, &mut d);
     }
 
+    fn fence_txn(&mut self, mops: &mut Vec<Mop>) {
+        mops.clear();
+        self.fence.last += 1;
+        mops.extend([r(FENCE_KEY, 0), w(FENCE_KEY, self.fence.last)]);
+    }
+
     /// Runs the micro-ops in order: writes commit, reads record what they see
     /// (so a read after the transaction's own write sees that write).
     fn apply(&mut self, mops: &mut [Mop]) {
         for m in mops.iter_mut() {
-            if m.write {
+            if m.key == FENCE_KEY {
+                match m.write {
+                    true => self.fence.cur = m.val,
+                    false => m.val = self.fence.cur,
+                }
+            } else if m.write {
                 self.regs.write(m.key, m.val);
             } else {
                 m.val = self.regs.read(m.key);
@@ -287,7 +303,11 @@ impl Workload for Gen<'_> {
                 buf.push(b' ');
             }
             buf.extend_from_slice(if m.write { b"[:w " } else { b"[:r " });
-            push_u64(buf, m.key);
+            if m.key == FENCE_KEY {
+                buf.extend_from_slice(b":isolde/fence");
+            } else {
+                push_u64(buf, m.key);
+            }
             if m.write || (observed && m.val != 0) {
                 buf.push(b' ');
                 push_u64(buf, m.val);
@@ -403,6 +423,7 @@ fn run<W: Write>(
         regs: Registers::new(cfg.keys),
         mv: MvStore::default(),
         next_reserved: cfg.keys as u64,
+        fence: Reg::default(),
     };
     let reserved: u64 = (0..opts.scenarios()).map(|i| opts.inject[i % opts.inject.len()].keys()).sum();
     let p = SimParams {

@@ -167,6 +167,11 @@ pub struct GenOptions {
     pub txns_per_session: Option<usize>,
     /// Output format.
     pub output_format: OutputFormat,
+    /// Cobra's fence transactions: after every `fences` transactions each
+    /// client runs one read-modify-write of the reserved epoch key
+    /// (`:isolde/fence`), which the online checker uses to collect old
+    /// transactions (docs/online.md). `0`: none. rw-register only.
+    pub fences: usize,
 }
 
 impl GenOptions {
@@ -206,6 +211,12 @@ impl GenOptions {
                 "{n} injected scenarios need at least {} transactions",
                 (n + 1) * 2 * MAX_SCENARIO_TXNS
             ));
+        }
+        if self.fences > 0 && w != InjectWorkload::RwRegister {
+            return Err("--fences: fence transactions are read-modify-writes of a register; list-append histories take none".into());
+        }
+        if self.fences > 0 && self.output_format != OutputFormat::Edn {
+            return Err("--fences: fence transactions are written to Jepsen EDN histories only".into());
         }
         if let Some(per) = self.txns_per_session {
             if per == 0 || processes.checked_mul(per) != Some(txns) {
@@ -361,6 +372,13 @@ pub(crate) trait Workload {
     /// Fills `mops` (cleared first) with a fresh transaction.
     fn gen_txn(&mut self, rng: &mut Rng, mops: &mut Vec<Self::Mop>);
 
+    /// Fills `mops` (cleared first) with a fence transaction: a read of the
+    /// reserved epoch key and a write of a fresh value to it (only called
+    /// for workloads whose options validated [`GenOptions::fences`]).
+    fn fence_txn(&mut self, mops: &mut Vec<Self::Mop>) {
+        mops.clear();
+    }
+
     /// Applies a transaction atomically, recording in `mops` what its reads
     /// observe.
     fn apply(&mut self, mops: &mut [Self::Mop]);
@@ -504,6 +522,8 @@ struct Slot<M> {
     last_scenario: Option<usize>,
     /// Transactions this client invoked.
     count: usize,
+    /// Transactions this client invoked since its last fence.
+    since_fence: usize,
 }
 
 /// Test instrumentation: the hidden apply order and memory high-water marks.
@@ -691,6 +711,7 @@ pub(crate) fn run<W: Write, L: Workload>(
             start: 0,
             last_scenario: None,
             count: 0,
+            since_fence: 0,
         })
         .collect();
     let cap = opts.txns_per_session.unwrap_or(usize::MAX);
@@ -762,7 +783,12 @@ pub(crate) fn run<W: Write, L: Workload>(
                         continue;
                     }
                 }
-                if !slot.scripted {
+                if !slot.scripted && opts.fences > 0 && slot.since_fence == opts.fences {
+                    slot.since_fence = 0;
+                    wl.fence_txn(&mut slot.mops);
+                    slot.outcome = Outcome::Ok;
+                } else if !slot.scripted {
+                    slot.since_fence += 1;
                     wl.gen_txn(&mut rng, &mut slot.mops);
                     let r = rng.next_f64();
                     slot.outcome = if r < p.fail_fraction {

@@ -24,7 +24,7 @@
 mod awdit_test;
 mod cobra;
 mod dbcop;
-mod edn;
+pub(crate) mod edn;
 mod error;
 mod json;
 mod num;

@@ -1,0 +1,153 @@
+//! The bytes of a history that is still being written.
+//!
+//! Two sources: standard input (a pipe: `isolde gen … -o - | isolde analyze
+//! --follow -`), read by a thread in blocks handed over a bounded channel so
+//! that the checker can wake up on a timer while no bytes arrive; and a file
+//! that another process appends to (Jepsen's `history.edn` during a run),
+//! read to its current end and polled for growth, like `tail -f`. A file has
+//! no end of its own: it ends after `idle` without growth when that is set,
+//! otherwise only on a signal. SIGINT and SIGTERM end either source (the
+//! checker then gives its verdict on everything read).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Bytes per read.
+const BLOCK: usize = 1 << 20;
+
+/// How often a file is polled for growth.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Set by the SIGINT/SIGTERM handler.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Installs the SIGINT/SIGTERM handler once (later calls do nothing; a
+/// process that already has a handler keeps it, and then only the end of
+/// the input ends the run).
+pub fn install_signal_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    });
+}
+
+/// Whether a signal asked the run to stop.
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+/// What one wait for input gave.
+#[derive(Debug)]
+pub enum Next {
+    /// New bytes.
+    Bytes(Vec<u8>),
+    /// Nothing new within the wait.
+    Quiet,
+    /// The input ended: end of a pipe, or a file idle for the idle limit.
+    End(EndReason),
+}
+
+/// Why the input ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// End of file of a pipe or standard input.
+    Eof,
+    /// A followed file did not grow for the idle limit.
+    Idle,
+    /// SIGINT or SIGTERM.
+    Signal,
+}
+
+/// A source of bytes that may still grow.
+pub enum Feed {
+    /// Standard input, read by a thread.
+    Stdin(mpsc::Receiver<std::io::Result<Vec<u8>>>),
+    /// A file, polled for growth.
+    File {
+        /// The open file, positioned after what was read.
+        file: File,
+        /// Its path, for messages.
+        path: PathBuf,
+        /// When it last grew.
+        grew: Instant,
+        /// End after this long without growth.
+        idle: Option<Duration>,
+    },
+}
+
+impl Feed {
+    /// Standard input.
+    pub fn stdin() -> Feed {
+        let (tx, rx) = mpsc::sync_channel(4);
+        std::thread::spawn(move || {
+            let mut input = std::io::stdin().lock();
+            loop {
+                let mut buf = vec![0u8; BLOCK];
+                match input.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        buf.truncate(n);
+                        if tx.send(Ok(buf)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        break;
+                    }
+                }
+            }
+        });
+        Feed::Stdin(rx)
+    }
+
+    /// A file that may still grow; `idle` ends it after that long without
+    /// growth.
+    pub fn file(path: &Path, idle: Option<Duration>) -> std::io::Result<Feed> {
+        let file = File::open(path)?;
+        Ok(Feed::File { file, path: path.to_path_buf(), grew: Instant::now(), idle })
+    }
+
+    /// Waits up to `wait` for input.
+    pub fn next(&mut self, wait: Duration) -> Result<Next, String> {
+        if stop_requested() {
+            return Ok(Next::End(EndReason::Signal));
+        }
+        match self {
+            Feed::Stdin(rx) => match rx.recv_timeout(wait) {
+                Ok(Ok(b)) => Ok(Next::Bytes(b)),
+                Ok(Err(e)) => Err(format!("standard input: {e}")),
+                Err(mpsc::RecvTimeoutError::Timeout) => Ok(Next::Quiet),
+                Err(mpsc::RecvTimeoutError::Disconnected) => Ok(Next::End(EndReason::Eof)),
+            },
+            Feed::File { file, path, grew, idle } => {
+                let deadline = Instant::now() + wait;
+                loop {
+                    let mut buf = vec![0u8; BLOCK];
+                    let n = file.read(&mut buf).map_err(|e| format!("{}: {e}", path.display()))?;
+                    if n > 0 {
+                        buf.truncate(n);
+                        *grew = Instant::now();
+                        return Ok(Next::Bytes(buf));
+                    }
+                    if idle.is_some_and(|d| grew.elapsed() >= d) {
+                        return Ok(Next::End(EndReason::Idle));
+                    }
+                    if stop_requested() {
+                        return Ok(Next::End(EndReason::Signal));
+                    }
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Ok(Next::Quiet);
+                    }
+                    std::thread::sleep(POLL.min(deadline - now));
+                }
+            }
+        }
+    }
+}
