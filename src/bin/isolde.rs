@@ -827,6 +827,7 @@ fn follow_one(
         round_interval: Duration::from_millis(a.round_ms),
         idle: a.follow_idle.map(|s| Duration::from_secs_f64(s.max(0.0))),
         max_memory_mb: a.max_memory,
+        throttle: true,
     };
     let t0 = std::time::Instant::now();
     let mut watch = FollowPrinter { format, stderr_tty: std::io::stderr().is_terminal() };

@@ -64,8 +64,8 @@ pub enum EndReason {
 
 /// A source of bytes that may still grow.
 pub enum Feed {
-    /// Standard input, read by a thread.
-    Stdin(mpsc::Receiver<std::io::Result<Vec<u8>>>),
+    /// A pipe (standard input, or any reader), read by a thread.
+    Pipe(mpsc::Receiver<std::io::Result<Vec<u8>>>),
     /// A file, polled for growth.
     File {
         /// The open file, positioned after what was read.
@@ -82,9 +82,13 @@ pub enum Feed {
 impl Feed {
     /// Standard input.
     pub fn stdin() -> Feed {
+        Feed::reader(std::io::stdin())
+    }
+
+    /// Any reader, read to its end by a thread (tests feed chunks this way).
+    pub fn reader(mut input: impl Read + Send + 'static) -> Feed {
         let (tx, rx) = mpsc::sync_channel(4);
         std::thread::spawn(move || {
-            let mut input = std::io::stdin().lock();
             loop {
                 let mut buf = vec![0u8; BLOCK];
                 match input.read(&mut buf) {
@@ -103,7 +107,7 @@ impl Feed {
                 }
             }
         });
-        Feed::Stdin(rx)
+        Feed::Pipe(rx)
     }
 
     /// A file that may still grow; `idle` ends it after that long without
@@ -119,9 +123,9 @@ impl Feed {
             return Ok(Next::End(EndReason::Signal));
         }
         match self {
-            Feed::Stdin(rx) => match rx.recv_timeout(wait) {
+            Feed::Pipe(rx) => match rx.recv_timeout(wait) {
                 Ok(Ok(b)) => Ok(Next::Bytes(b)),
-                Ok(Err(e)) => Err(format!("standard input: {e}")),
+                Ok(Err(e)) => Err(format!("input: {e}")),
                 Err(mpsc::RecvTimeoutError::Timeout) => Ok(Next::Quiet),
                 Err(mpsc::RecvTimeoutError::Disconnected) => Ok(Next::End(EndReason::Eof)),
             },

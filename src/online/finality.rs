@@ -11,7 +11,10 @@
 //! yet fail, and its reads are not known) or indeterminate (`:info`); such a
 //! case waits, and is reported once every transaction it names has
 //! completed `:ok` or `:fail` (or at the end of the input, by the batch
-//! verdict).
+//! verdict). The checks read an open transaction's writes as not (yet)
+//! there, so a claim of absence (a read of a value nobody wrote, a read no
+//! writer explains) can still be undone by its completion: a case that
+//! names a transaction reading a value an open transaction writes waits too.
 //!
 //! Cases that are not anomalies of the history but limits of a check (a
 //! cycle search that ran out of time, an exact check left undecided, the
@@ -21,7 +24,7 @@
 use rustc_hash::FxHashSet;
 
 use crate::anomaly::{Case, Workload};
-use crate::history::{History, OpId, OpType, NONE};
+use crate::history::{History, KeyId, MopFn, MopValue, OpId, OpType, NONE};
 use crate::reports::{json, result_map, tree::Node};
 
 /// One anomaly found final in a round.
@@ -50,13 +53,14 @@ impl Reported {
         anomalies: &crate::anomaly::Anomalies,
     ) -> Vec<Final> {
         let mut out = Vec::new();
+        let open = open_writes(h);
         for (name, cases) in anomalies {
             for case in cases {
                 if !reportable(case) {
                     continue;
                 }
                 let node = result_map::case(h, workload, case);
-                if !all_settled(h, &node) {
+                if !all_settled(h, &node, &open) {
                     continue;
                 }
                 let key = format!("{name} {}", json::to_string(h, &node));
@@ -85,11 +89,39 @@ fn reportable(case: &Case) -> bool {
     )
 }
 
-/// Whether every op the case names has completed `:ok` or `:fail`.
-fn all_settled(h: &History, node: &Node) -> bool {
+/// Whether every op the case names has completed `:ok` or `:fail` and
+/// reads no value an open transaction writes.
+fn all_settled(h: &History, node: &Node, open: &FxHashSet<(KeyId, i64)>) -> bool {
     let mut ok = true;
-    walk_ops(node, &mut |id| ok &= settled(h, id));
+    walk_ops(node, &mut |id| ok &= settled(h, id) && !reads_open(h, id, open));
     ok
+}
+
+/// The (key, value) writes and appends of transactions still open.
+fn open_writes(h: &History) -> FxHashSet<(KeyId, i64)> {
+    h.ops
+        .iter()
+        .filter(|o| o.is_invoke() && o.pair == NONE)
+        .flat_map(|o| h.mops_of(o))
+        .filter_map(|m| match (m.f, m.value) {
+            (MopFn::Write | MopFn::Append, MopValue::Int(v)) => Some((m.key, v)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the op (or its completion) reads a value in `open`.
+fn reads_open(h: &History, id: OpId, open: &FxHashSet<(KeyId, i64)>) -> bool {
+    if open.is_empty() {
+        return false;
+    }
+    let op = h.op(id);
+    let done = if op.is_invoke() && op.pair != NONE { h.op(op.pair) } else { op };
+    h.mops_of(done).iter().filter(|m| m.f == MopFn::Read).any(|m| match m.value {
+        MopValue::Int(v) => open.contains(&(m.key, v)),
+        MopValue::List { .. } => h.list(m.value).iter().any(|&e| open.contains(&(m.key, e))),
+        MopValue::Nil => false,
+    })
 }
 
 fn settled(h: &History, id: OpId) -> bool {

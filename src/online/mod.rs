@@ -63,11 +63,22 @@ pub struct FollowOptions {
     pub idle: Option<Duration>,
     /// Stop reading once the process holds more than this many MB.
     pub max_memory_mb: Option<u64>,
+    /// Space rounds so that checking takes at most half of the time (a
+    /// round never starts sooner after the previous one than that one
+    /// took). Off, a round runs at every `round_txns` however long rounds
+    /// take (tests that need rounds at known points).
+    pub throttle: bool,
 }
 
 impl Default for FollowOptions {
     fn default() -> Self {
-        FollowOptions { round_txns: 5_000, round_interval: Duration::from_secs(1), idle: None, max_memory_mb: None }
+        FollowOptions {
+            round_txns: 5_000,
+            round_interval: Duration::from_secs(1),
+            idle: None,
+            max_memory_mb: None,
+            throttle: true,
+        }
     }
 }
 
@@ -134,14 +145,25 @@ pub struct Followed {
 pub fn follow(path: &Path, opts: &CheckOptions, fopts: &FollowOptions, watch: &mut dyn Watch) -> Result<Followed, String> {
     let stdin = path.as_os_str() == "-";
     let source = if stdin { "stdin".to_string() } else { path.display().to_string() };
-    let mut feed = if stdin {
+    let feed = if stdin {
         feed::Feed::stdin()
     } else {
         feed::Feed::file(path, fopts.idle).map_err(|e| format!("{source}: {e}"))?
     };
     feed::install_signal_handler();
+    follow_feed(feed, &source, opts, fopts, watch)
+}
+
+/// [`follow`] on a feed named `source` in messages.
+pub fn follow_feed(
+    mut feed: feed::Feed,
+    source: &str,
+    opts: &CheckOptions,
+    fopts: &FollowOptions,
+    watch: &mut dyn Watch,
+) -> Result<Followed, String> {
     let t0 = Instant::now();
-    let mut asm = assemble::Assembler::new(&source);
+    let mut asm = assemble::Assembler::new(source);
     let mut rounds = Rounds::new(fopts);
     let mut reported = finality::Reported::default();
     let mut warned = false;
@@ -218,6 +240,7 @@ struct Rounds {
     checked: usize,
     last_end: Instant,
     last_cost: Duration,
+    throttle: bool,
     /// When the oldest bytes not yet checked arrived.
     oldest: Option<Instant>,
 }
@@ -231,6 +254,7 @@ impl Rounds {
             checked: 0,
             last_end: Instant::now(),
             last_cost: Duration::ZERO,
+            throttle: o.throttle,
             oldest: None,
         }
     }
@@ -248,7 +272,7 @@ impl Rounds {
     fn due(&self, completions: usize) -> bool {
         let new = completions - self.checked;
         let since = self.last_end.elapsed();
-        new > 0 && since >= self.last_cost && (new >= self.round_txns || since >= self.interval)
+        new > 0 && (!self.throttle || since >= self.last_cost) && (new >= self.round_txns || since >= self.interval)
     }
 
     fn done(&mut self, check: Duration, completions: usize) -> RoundStatus {

@@ -10,6 +10,7 @@ pub mod fuzz;
 pub mod gen;
 pub mod imports;
 pub mod nearest;
+pub mod online;
 pub mod prefix;
 pub mod record;
 pub mod shared;

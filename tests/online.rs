@@ -1,0 +1,258 @@
+//! `isolde analyze --follow`: the online checker gives the batch verdict on
+//! everything read, reports only anomalies the batch check confirms, reports
+//! a planted anomaly before the input ends, and handles a stream's edges
+//! (a line still being written, a malformed line, a vector, signals' and
+//! idle ends, the memory limit).
+
+mod support;
+
+use std::io::Write;
+use std::time::Duration;
+
+use isolde::anomaly::Workload;
+use isolde::check::{CheckOptions, WorkloadChoice};
+use isolde::gen::{self, GenOptions, Inject, Level, ListAppendConfig, RwRegisterConfig};
+use proptest::prelude::*;
+use support::cli::{isolde, temp_dir};
+use support::online::follow;
+
+/// A generated history, or `None` when the generator refuses the options.
+fn generate(list: bool, seed: u64, txns: usize, processes: usize, faults: (f64, f64), opts: &GenOptions) -> Option<String> {
+    let mut out = Vec::new();
+    let r = if list {
+        let cfg = ListAppendConfig {
+            seed,
+            txns,
+            processes,
+            active_keys: 6,
+            fail_fraction: faults.0,
+            info_fraction: faults.1,
+            ..ListAppendConfig::default()
+        };
+        gen::list_append::write_list_append_with(&cfg, opts, &mut out)
+    } else {
+        let cfg = RwRegisterConfig {
+            seed,
+            txns,
+            processes,
+            keys: 12,
+            min_txn_len: 1,
+            max_txn_len: 4,
+            fail_fraction: faults.0,
+            info_fraction: faults.1,
+            ..RwRegisterConfig::default()
+        };
+        gen::rw_register::write_rw_register_with(&cfg, opts, &mut out)
+    };
+    r.ok().map(|_| String::from_utf8(out).expect("utf-8"))
+}
+
+fn options(list: bool, model: Option<&str>) -> CheckOptions {
+    CheckOptions {
+        workload: WorkloadChoice::Fixed(if list { Workload::ListAppend } else { Workload::RwRegister }),
+        models: model.map(|m| vec![m.to_string()]),
+        ..CheckOptions::default()
+    }
+}
+
+const LEVELS: [Level; 4] = [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
+const INJECT: [Inject; 6] =
+    [Inject::G1a, Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::Internal];
+const MODELS: [Option<&str>; 4] = [None, Some("serializable"), Some("snapshot-isolation"), Some("causal-cerone")];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Followed in random chunks with frequent rounds, a history ends with
+    /// exactly the ops and the verdict of the batch check, and every
+    /// anomaly reported on the way is one the batch check finds.
+    #[test]
+    fn following_gives_the_batch_verdict(
+        list in any::<bool>(),
+        seed in 0u64..1_000_000,
+        txns in 60usize..260,
+        processes in 2usize..7,
+        level in 0usize..4,
+        inject in proptest::collection::vec(0usize..6, 0..3),
+        faults in (0usize..3, 0usize..3),
+        model in 0usize..4,
+        sizes in proptest::collection::vec(1usize..700, 1..6),
+        round in 5usize..60,
+    ) {
+        let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
+        let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, ..GenOptions::default() };
+        let faults = (faults.0 as f64 * 0.05, faults.1 as f64 * 0.05);
+        let Some(text) = generate(list, seed, txns, processes, faults, &opts) else { return Ok(()) };
+        let check = options(list, MODELS[model]);
+        let (followed, rec) = follow(&text, sizes, round, &check);
+        let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn)
+            .expect("parses");
+        prop_assert_eq!(followed.history.ops.len(), batch.ops.len());
+        prop_assert!(matches!(followed.ending, isolde::online::Ending::End(_)));
+        let want = isolde::check::check(&batch, &check).expect("batch check");
+        let got = isolde::check::check(&followed.history, &check).expect("final check");
+        prop_assert_eq!(got.valid, want.valid);
+        prop_assert_eq!(&got.anomaly_types, &want.anomaly_types);
+        // Sound: whatever was reported, the batch check refutes the model
+        // too (a weak level's check reports one witness of its choice, so
+        // the types may differ), and every reported list-append cycle is
+        // justified step by step by the history read when it was reported.
+        if let Some((name, _)) = rec.found.first() {
+            prop_assert!(want.valid != isolde::outcome::Validity::Valid, "reported {} but the batch check is valid", name);
+        }
+        prop_assert!(rec.unjustified.is_empty(), "{:?}", rec.unjustified);
+    }
+}
+
+/// An anomaly planted halfway through a history is reported by a round,
+/// before the input ends.
+#[test]
+fn a_planted_anomaly_is_reported_before_the_end() {
+    for (list, inject) in [(true, Inject::G1c), (false, Inject::G1c), (false, Inject::LostUpdate), (true, Inject::G1a)] {
+        let opts = GenOptions { inject: vec![inject], ..GenOptions::default() };
+        let text = generate(list, 7, 4_000, 5, (0.0, 0.0), &opts).expect("generates");
+        let total = text.lines().filter(|l| !l.contains(":invoke")).count();
+        let (followed, rec) = follow(&text, vec![2048], 200, &options(list, None));
+        assert!(!rec.found.is_empty(), "{inject} in {}: nothing reported while following", list);
+        assert!(rec.txns_at(0) < total, "{inject}: reported only after the last transaction");
+        assert_eq!(followed.history.ops.len(), 2 * total);
+    }
+}
+
+/// A valid history streams without a single report, in several rounds.
+#[test]
+fn a_valid_history_reports_nothing() {
+    let text = generate(false, 3, 3_000, 8, (0.02, 0.02), &GenOptions::default()).expect("generates");
+    let (followed, rec) = follow(&text, vec![1000, 17, 4096], 250, &options(false, Some("strict-serializable")));
+    assert!(rec.found.is_empty(), "{:?}", rec.found);
+    assert!(rec.rounds.len() >= 3, "{} rounds", rec.rounds.len());
+    let o = isolde::check::check(&followed.history, &options(false, None)).expect("check");
+    assert_eq!(o.valid, isolde::outcome::Validity::Valid);
+}
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn sample() -> String {
+    let opts = GenOptions { inject: vec![Inject::G1c], ..GenOptions::default() };
+    generate(true, 11, 1_500, 4, (0.0, 0.0), &opts).expect("generates")
+}
+
+/// `-` follows a pipe: anomaly lines, then the result map on one line.
+#[test]
+fn a_pipe_is_followed_to_its_end() {
+    let text = sample();
+    let run = isolde(&["analyze", "--follow", "-", "--round-txns", "100", "-f", "json"], Some(text.as_bytes()), LIMIT);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines: Vec<serde_json::Value> =
+        run.stdout.lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
+    assert!(lines.len() >= 2, "{}", run.stdout);
+    let online: Vec<&serde_json::Value> = lines.iter().filter(|l| l.get("round").is_some()).collect();
+    assert!(!online.is_empty() && online.iter().all(|l| l["anomaly"] == "G1c"), "{}", run.stdout);
+    let last = lines.last().expect("verdict");
+    assert_eq!(last["valid?"], false);
+    assert!(run.stderr.contains("round 1:"), "{}", run.stderr);
+}
+
+/// A file another process appends to is followed until it stops growing
+/// for --follow-idle; ops written in pieces, mid-line, are waited for.
+#[test]
+fn a_growing_file_is_followed_until_idle() {
+    let dir = temp_dir("follow-file");
+    let path = dir.join("history.edn");
+    let text = sample();
+    let (head, tail) = text.split_at(text.len() / 2);
+    std::fs::write(&path, head).expect("writes");
+    let tail = tail.as_bytes().to_vec();
+    let writer_path = path.clone();
+    let writer = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new().append(true).open(writer_path).expect("opens");
+        for piece in tail.chunks(tail.len() / 5 + 1) {
+            std::thread::sleep(Duration::from_millis(150));
+            f.write_all(piece).expect("appends");
+            f.flush().expect("flushes");
+        }
+    });
+    let p = path.to_str().expect("utf-8 path");
+    let run = isolde(&["analyze", "--follow", p, "--follow-idle", "1.5", "-f", "json", "--round-ms", "100"], None, LIMIT);
+    writer.join().expect("writer");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let last: serde_json::Value = serde_json::from_str(run.stdout.lines().last().expect("verdict")).expect("JSON");
+    let whole = isolde(&["analyze", p, "-f", "json"], None, LIMIT).json();
+    assert_eq!(last["anomaly-types"], whole["anomaly-types"]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A malformed line in the middle of the stream stops the reading with its
+/// line number; the verdict covers what came before, and the exit is 2.
+#[test]
+fn a_malformed_line_stops_with_the_verdict_before_it() {
+    let text = sample();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let at = lines.len() / 2;
+    lines.insert(at, "{:type :ok, :f :txn, :value [[:append 1 2] :process 3}");
+    let broken = lines.join("\n") + "\n";
+    let run = isolde(&["analyze", "--follow", "-", "-f", "json"], Some(broken.as_bytes()), LIMIT);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains(&format!(":{}:", at + 1)), "{}", run.stderr);
+    let last: serde_json::Value = serde_json::from_str(run.stdout.lines().last().expect("verdict")).expect("JSON");
+    assert!(last.get("valid?").is_some(), "{}", run.stdout);
+}
+
+/// A last line without its newline is an op like any other at the end.
+#[test]
+fn a_last_line_without_newline_is_read() {
+    let text = sample();
+    let trimmed = text.trim_end();
+    let run = isolde(&["analyze", "--follow", "-", "-f", "json"], Some(trimmed.as_bytes()), LIMIT);
+    let whole = isolde(&["analyze", "-", "-f", "json"], Some(text.as_bytes()), LIMIT).json();
+    assert!(run.stderr.contains(&format!("followed {} ops", text.lines().count())), "{}", run.stderr);
+    let last: serde_json::Value = serde_json::from_str(run.stdout.lines().last().expect("verdict")).expect("JSON");
+    assert_eq!(last["anomaly-types"], whole["anomaly-types"]);
+}
+
+/// A history written as one vector cannot be followed op by op: refused,
+/// naming what to do.
+#[test]
+fn a_vector_history_is_refused() {
+    let run = isolde(&["analyze", "--follow", "-"], Some(b"[{:type :invoke, :f :txn, :value [], :process 0}]"), LIMIT);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("drop --follow"), "{}", run.stderr);
+}
+
+/// --max-memory stops the reading and turns a valid verdict into unknown.
+#[test]
+fn the_memory_limit_answers_unknown() {
+    let text = generate(false, 5, 2_000, 4, (0.0, 0.0), &GenOptions::default()).expect("generates");
+    let run = isolde(&["analyze", "--follow", "-", "--max-memory", "1", "-f", "json"], Some(text.as_bytes()), LIMIT);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("--max-memory 1 MB"), "{}", run.stderr);
+}
+
+/// The follow options say they need --follow.
+#[test]
+fn follow_options_need_follow() {
+    let run = isolde(&["analyze", "--round-txns", "10", "x.edn"], None, LIMIT);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--follow"), "{}", run.stderr);
+}
+
+/// `gen --fences N`: each client runs a fence (a read-modify-write of
+/// `:isolde/fence`) after every N transactions, and a fenced history of a
+/// serializable store checks valid.
+#[test]
+fn gen_writes_fences() {
+    let run = isolde(&["gen", "rw-register", "--txns", "600", "--processes", "4", "--fences", "5", "-o", "-"], None, LIMIT);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let fences = run.stdout.lines().filter(|l| l.contains(":ok") && l.contains(":isolde/fence")).count();
+    assert!((80..=120).contains(&fences), "{fences} fences");
+    assert!(run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(":isolde/fence"))
+        .all(|l| l.contains("[[:r :isolde/fence") && l.matches(":isolde/fence").count() == 2));
+    let check = isolde(&["analyze", "-", "-m", "strong-session-serializable", "-f", "json"], Some(run.stdout.as_bytes()), LIMIT);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    let refused = isolde(&["gen", "list-append", "--fences", "5"], None, LIMIT);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("--fences"), "{}", refused.stderr);
+}

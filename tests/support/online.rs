@@ -1,0 +1,100 @@
+//! Following a history from tests: a reader that hands its bytes out in
+//! chunks of chosen sizes, and a watcher that records what the online
+//! checker reported and when.
+
+use std::io::Read;
+
+use isolde::anomaly::Workload;
+use isolde::check::CheckOptions;
+use isolde::history::History;
+use isolde::online::{self, Final, FollowOptions, Followed, RoundStatus, Watch};
+
+/// Reads `bytes` in chunks whose sizes cycle through `sizes`.
+pub struct Chunked {
+    bytes: Vec<u8>,
+    pos: usize,
+    sizes: Vec<usize>,
+    next: usize,
+}
+
+impl Chunked {
+    /// `bytes` cut into pieces of `sizes` (cycled; zeros skipped).
+    pub fn new(bytes: Vec<u8>, sizes: Vec<usize>) -> Chunked {
+        let sizes = if sizes.iter().all(|&s| s == 0) { vec![4096] } else { sizes };
+        Chunked { bytes, pos: 0, sizes, next: 0 }
+    }
+}
+
+impl Read for Chunked {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut want = 0;
+        while want == 0 {
+            want = self.sizes[self.next % self.sizes.len()];
+            self.next += 1;
+        }
+        let n = want.min(buf.len()).min(self.bytes.len() - self.pos);
+        buf[..n].copy_from_slice(&self.bytes[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// What a follow reported: each anomaly with its round.
+#[derive(Default)]
+pub struct Recorder {
+    /// (anomaly type, round).
+    pub found: Vec<(String, usize)>,
+    /// The cases, in the order of `found` (their op ids are positions in
+    /// the history read, which later rounds only extend).
+    pub cases: Vec<isolde::anomaly::Case>,
+    /// Reported list-append cycles that the independent checker
+    /// ([`super::check_la_cycle`]) does not justify from the history read
+    /// when they were reported.
+    pub unjustified: Vec<String>,
+    /// Status lines, round `r` at `rounds[r - 1]`.
+    pub rounds: Vec<RoundStatus>,
+    /// Notes.
+    pub notes: Vec<String>,
+}
+
+impl Recorder {
+    /// Completed transactions read when the round that reported
+    /// `found[i]` ran.
+    pub fn txns_at(&self, i: usize) -> usize {
+        self.rounds[self.found[i].1 - 1].txns
+    }
+}
+
+impl Watch for Recorder {
+    fn anomalies(&mut self, round: usize, h: &History, w: Workload, found: &[Final]) {
+        for f in found {
+            if let (Workload::ListAppend, isolde::anomaly::Case::Cycle(c)) = (w, &f.case) {
+                if let Err(e) = super::check_la_cycle(h, c) {
+                    self.unjustified.push(format!("round {round}: {e}"));
+                }
+            }
+        }
+        self.found.extend(found.iter().map(|f| (f.name.clone(), round)));
+        self.cases.extend(found.iter().map(|f| f.case.clone()));
+    }
+    fn status(&mut self, s: &RoundStatus) {
+        self.rounds.push(s.clone());
+    }
+    fn note(&mut self, text: &str) {
+        self.notes.push(text.to_string());
+    }
+}
+
+/// Follows `text` fed in chunks of `sizes`, rounds every `round_txns`.
+pub fn follow(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
+    let feed = online::feed::Feed::reader(Chunked::new(text.as_bytes().to_vec(), sizes));
+    let fopts = FollowOptions {
+        round_txns,
+        round_interval: std::time::Duration::from_secs(3600),
+        throttle: false,
+        ..FollowOptions::default()
+    };
+    let mut rec = Recorder::default();
+    let followed = online::follow_feed(feed, "test.edn", opts, &fopts, &mut rec).expect("follows");
+    (followed, rec)
+}
