@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Online checking (`isolde analyze --follow`) against the batch check of the
+# same history, from one run on this machine.
+#
+# For each workload and level it streams a generated history straight into
+# the online checker:
+#   isolde gen rw-register --fences 20 --txns N -o - | isolde analyze --follow - -m LEVEL
+#   isolde gen list-append --txns N -o - | isolde analyze --follow - -m LEVEL
+# and prints the wall time of the pipeline, the transactions per second it
+# sustained, the checker's peak resident memory, the number of rounds and
+# the lag of the last round (from its status line), and beside them the
+# batch check of the same history written to a file (`isolde analyze FILE
+# -m LEVEL`) and the time the generator alone takes to write it.
+#
+# Environment overrides:
+#   TXNS     transactions per history (default 1000000)
+#   DATA     working directory (default bench-data/online)
+#   ISOLDE   the binary (default target/release/isolde, built if missing)
+#
+# Progress goes to stderr, the markdown table to stdout.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+txns="${TXNS:-1000000}"
+data="${DATA:-$here/bench-data/online}"
+isolde="${ISOLDE:-$here/target/release/isolde}"
+mkdir -p "$data"
+if [ ! -x "$isolde" ]; then
+  (cd "$here" && cargo build --release --locked >&2)
+fi
+command -v /usr/bin/time >/dev/null || { echo "needs GNU time (/usr/bin/time)" >&2; exit 2; }
+
+# secs KB of a command, from GNU time; the command's stderr goes to $2.
+timed() {
+  local out="$1" err="$2"
+  shift 2
+  /usr/bin/time -f "%e %M" -o "$data/time" "$@" >"$out" 2>"$err" || true
+  cat "$data/time"
+}
+
+echo "| workload | level | txns | follow s | txn/s | follow peak MB | rounds | last lag s | batch s | batch peak MB | gen alone s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for spec in \
+  "rw-register strong-session-serializable" \
+  "rw-register strong-session-snapshot-isolation" \
+  "rw-register causal-cerone" \
+  "list-append strong-session-serializable" \
+  "list-append strict-serializable"; do
+  set -- $spec
+  workload="$1" level="$2"
+  fences=""
+  [ "$workload" = rw-register ] && fences="--fences 20"
+  file="$data/$workload-$txns.edn"
+  echo "generating $file" >&2
+  read -r gen_s _ < <(timed "$file" /dev/null "$isolde" gen "$workload" --txns "$txns" $fences -o -)
+  echo "following $workload at $level" >&2
+  read -r f_s f_kb < <(timed "$data/follow.out" "$data/follow.err" \
+    sh -c "'$isolde' gen $workload --txns $txns $fences -o - | '$isolde' analyze --follow - -m $level -f json")
+  rounds=$(grep -c '^isolde: round [0-9]*:' "$data/follow.err" || true)
+  lag=$(grep '^isolde: round [0-9]*:' "$data/follow.err" | tail -1 | sed -n 's/.*lag \([0-9.]*\) s.*/\1/p')
+  echo "batch $workload at $level" >&2
+  read -r b_s b_kb < <(timed "$data/batch.out" /dev/null "$isolde" analyze "$file" -m "$level" -f json)
+  v_follow=$(tail -1 "$data/follow.out" | grep -o '"valid?":[a-z"]*' || true)
+  v_batch=$(grep -o '"valid?": *[a-z"]*' "$data/batch.out" | tr -d ' ' || true)
+  if [ "$v_follow" != "$v_batch" ]; then
+    echo "verdicts differ: follow $v_follow, batch $v_batch" >&2
+    exit 1
+  fi
+  tps=$(awk -v n="$txns" -v s="$f_s" 'BEGIN { printf "%.0f", n / s }')
+  echo "| $workload | $level | $txns | $f_s | $tps | $((f_kb / 1024)) | $rounds | ${lag:--} | $b_s | $((b_kb / 1024)) | $gen_s |"
+done
