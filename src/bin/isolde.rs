@@ -828,30 +828,37 @@ fn follow_one(
         idle: a.follow_idle.map(|s| Duration::from_secs_f64(s.max(0.0))),
         max_memory_mb: a.max_memory,
         throttle: true,
+        done: None,
     };
     let t0 = std::time::Instant::now();
-    let mut watch = FollowPrinter { format, stderr_tty: std::io::stderr().is_terminal() };
+    let mut watch = FollowPrinter {
+        format: match format {
+            FormatArg::Table => reports::online::LineFormat::Table,
+            FormatArg::Json => reports::online::LineFormat::Json,
+            FormatArg::Edn => reports::online::LineFormat::Edn,
+        },
+    };
     let followed = isolde::online::follow(file, opts, &fopts, &mut watch)?;
-    let (mut code, memory) = (None, None::<String>);
-    let memory = match &followed.ending {
-        isolde::online::Ending::End(_) => memory,
+    // A malformed op: the verdict on what came before it, then exit 2.
+    let (mut code, mut memory) = (None, false);
+    match &followed.ending {
+        isolde::online::Ending::End(_) => {}
         isolde::online::Ending::Malformed(e) => {
             eprintln!("isolde: {e}");
             eprintln!("isolde: the verdict below covers the ops before that line");
             code = Some(2);
-            memory
         }
         isolde::online::Ending::Memory(reason) => {
             eprintln!("isolde: {reason}");
-            Some(reason.clone())
+            memory = true;
         }
-    };
+    }
     let history = followed.history;
     if history.ops.iter().all(|o| o.is_invoke()) {
         return Err(format!("{}: no completed operations were read: nothing to check", file.display()));
     }
     let mut outcome = isolde::check::check(&history, opts).map_err(|e| e.to_string())?;
-    if memory.is_some() && outcome.valid == Validity::Valid {
+    if memory && outcome.valid == Validity::Valid {
         outcome.valid = Validity::Unknown;
     }
     eprintln!(
@@ -872,8 +879,7 @@ fn follow_one(
 /// on a terminal, JSON/EDN objects one per line otherwise), status lines on
 /// stderr.
 struct FollowPrinter {
-    format: FormatArg,
-    stderr_tty: bool,
+    format: reports::online::LineFormat,
 }
 
 impl isolde::online::Watch for FollowPrinter {
@@ -886,44 +892,13 @@ impl isolde::online::Watch for FollowPrinter {
     ) {
         let mut out = std::io::stdout().lock();
         for f in found {
-            let line = match self.format {
-                FormatArg::Table => {
-                    format!("round {round}  {}  {}\n", f.name, reports::table::short_witness(h, &f.case))
-                }
-                FormatArg::Json | FormatArg::Edn => {
-                    use reports::tree::Node;
-                    let node = Node::Map(vec![
-                        (Node::Keyword("round".into()), Node::Int(round as i64)),
-                        (Node::Keyword("anomaly".into()), Node::Keyword(f.name.clone())),
-                        (Node::Keyword("case".into()), reports::result_map::case(h, workload, &f.case)),
-                    ]);
-                    match self.format {
-                        FormatArg::Json => {
-                            let mut v = Vec::new();
-                            let _ = reports::json::write_line_io(&mut v, h, &node);
-                            format!("{}\n", String::from_utf8_lossy(&v))
-                        }
-                        _ => format!("{}\n", reports::edn::to_string(h, &node)),
-                    }
-                }
-            };
+            let line = reports::online::anomaly_line(h, workload, round, &f.name, &f.case, self.format);
             let _ = out.write_all(line.as_bytes()).and_then(|()| out.flush());
         }
     }
 
     fn status(&mut self, s: &isolde::online::RoundStatus) {
-        let rss = s.rss_mb.map(|m| format!(", {m} MB")).unwrap_or_default();
-        let line = format!(
-            "round {}: line {}, {} txns read and checked{rss}, check {:.2} s, lag {:.2} s, {} anomalies",
-            s.round,
-            s.line,
-            s.txns,
-            s.check.as_secs_f64(),
-            s.lag.as_secs_f64(),
-            s.anomalies
-        );
-        let _ = self.stderr_tty;
-        eprintln!("isolde: {line}");
+        eprintln!("isolde: {s}");
     }
 
     fn note(&mut self, text: &str) {

@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -76,6 +77,8 @@ pub enum Feed {
         grew: Instant,
         /// End after this long without growth.
         idle: Option<Duration>,
+        /// Set once the writer has finished: the file ends at its end.
+        done: Option<Arc<AtomicBool>>,
     },
 }
 
@@ -111,10 +114,11 @@ impl Feed {
     }
 
     /// A file that may still grow; `idle` ends it after that long without
-    /// growth.
-    pub fn file(path: &Path, idle: Option<Duration>) -> std::io::Result<Feed> {
+    /// growth, `done` (set by its writer once it has written everything) at
+    /// its end.
+    pub fn file(path: &Path, idle: Option<Duration>, done: Option<Arc<AtomicBool>>) -> std::io::Result<Feed> {
         let file = File::open(path)?;
-        Ok(Feed::File { file, path: path.to_path_buf(), grew: Instant::now(), idle })
+        Ok(Feed::File { file, path: path.to_path_buf(), grew: Instant::now(), idle, done })
     }
 
     /// Waits up to `wait` for input.
@@ -129,15 +133,21 @@ impl Feed {
                 Err(mpsc::RecvTimeoutError::Timeout) => Ok(Next::Quiet),
                 Err(mpsc::RecvTimeoutError::Disconnected) => Ok(Next::End(EndReason::Eof)),
             },
-            Feed::File { file, path, grew, idle } => {
+            Feed::File { file, path, grew, idle, done } => {
                 let deadline = Instant::now() + wait;
                 loop {
+                    // Looked at before reading: a writer sets it after its
+                    // last write, so a read that then finds nothing is the end.
+                    let finished = done.as_ref().is_some_and(|d| d.load(Ordering::SeqCst));
                     let mut buf = vec![0u8; BLOCK];
                     let n = file.read(&mut buf).map_err(|e| format!("{}: {e}", path.display()))?;
                     if n > 0 {
                         buf.truncate(n);
                         *grew = Instant::now();
                         return Ok(Next::Bytes(buf));
+                    }
+                    if finished {
+                        return Ok(Next::End(EndReason::Eof));
                     }
                     if idle.is_some_and(|d| grew.elapsed() >= d) {
                         return Ok(Next::End(EndReason::Idle));

@@ -68,6 +68,9 @@ pub struct FollowOptions {
     /// took). Off, a round runs at every `round_txns` however long rounds
     /// take (tests that need rounds at known points).
     pub throttle: bool,
+    /// For a file: set by its writer once it has written everything (the
+    /// file then ends at its end), as `record --check` does.
+    pub done: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for FollowOptions {
@@ -78,6 +81,7 @@ impl Default for FollowOptions {
             idle: None,
             max_memory_mb: None,
             throttle: true,
+            done: None,
         }
     }
 }
@@ -114,6 +118,22 @@ pub struct RoundStatus {
     pub anomalies: usize,
 }
 
+impl std::fmt::Display for RoundStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rss = self.rss_mb.map(|m| format!(", {m} MB")).unwrap_or_default();
+        write!(
+            f,
+            "round {}: line {}, {} txns read and checked{rss}, check {:.2} s, lag {:.2} s, {} anomalies",
+            self.round,
+            self.line,
+            self.txns,
+            self.check.as_secs_f64(),
+            self.lag.as_secs_f64(),
+            self.anomalies
+        )
+    }
+}
+
 /// Why following stopped, besides the ends of [`EndReason`].
 #[derive(Debug)]
 pub enum Ending {
@@ -148,7 +168,7 @@ pub fn follow(path: &Path, opts: &CheckOptions, fopts: &FollowOptions, watch: &m
     let feed = if stdin {
         feed::Feed::stdin()
     } else {
-        feed::Feed::file(path, fopts.idle).map_err(|e| format!("{source}: {e}"))?
+        feed::Feed::file(path, fopts.idle, fopts.done.clone()).map_err(|e| format!("{source}: {e}"))?
     };
     feed::install_signal_handler();
     follow_feed(feed, &source, opts, fopts, watch)

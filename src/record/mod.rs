@@ -66,6 +66,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub mod convert;
+pub mod follow;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(feature = "postgres")]

@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use super::writer::{Completion, HistoryWriter};
 use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
-use crate::check::{self, CheckOptions, Validity};
+use crate::check;
 use crate::gen::list_append::{KeyDist, ListAppendConfig};
 use crate::gen::rw_register::{RwKeyDist, RwRegisterConfig};
 use crate::gen::{DrawnMop, Pattern, TxnSource};
-use crate::{ingest, reports};
+
 
 /// Key distributions: `uniform` for both workloads, `exponential` (Elle's,
 /// over the window of active keys) for list-append, `zipf` and `hotspot`
@@ -109,7 +109,9 @@ pub struct RecordArgs {
     /// Random seed of the workload.
     #[arg(long, default_value_t = 0, help_heading = WORKLOAD)]
     pub seed: u64,
-    /// Analyze the history when recording ends and exit with its verdict.
+    /// Check the history while it is recorded (each anomaly printed once
+    /// it is final, a status line per round on stderr; docs/online.md) and
+    /// exit with the verdict on the whole run.
     #[arg(long, help_heading = CHECK)]
     pub check: bool,
     /// Models --check checks, comma separated (Elle's names). Default: the
@@ -428,6 +430,8 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
         }
     };
     let show = !a.quiet && std::io::stderr().is_terminal();
+    let models = a.check.then(|| models.unwrap_or_else(|| vec![model.to_string()]));
+    let follower = models.map(|m| super::follow::Follower::start(&edn, m, !a.quiet && !show));
     let t0 = Instant::now();
     let stats = record(db, plan, BufWriter::new(file), show);
     if let Err(e) = db.teardown() {
@@ -470,29 +474,13 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
         );
     }
     let mut status = if stats.cut_short.is_some() { 2 } else { 0 };
-    if a.check {
-        let models = models.unwrap_or_else(|| vec![model.to_string()]);
-        let v = check_history(&edn, models)?;
+    if let Some(follower) = follower {
+        let v = follower.finish()?;
         if status == 0 {
             status = v;
         }
     }
     Ok(status)
-}
-
-/// Analyzes the history file against `models`, prints the table on stdout,
-/// and returns the verdict's exit status.
-fn check_history(path: &Path, models: Vec<String>) -> Result<u8, RecordError> {
-    let err = |message: String| RecordError::Check { path: path.display().to_string(), message };
-    let h = ingest::read_path(path, ingest::Format::Edn).map_err(|e| err(e.to_string()))?;
-    let opts = CheckOptions { models: Some(models), ..CheckOptions::default() };
-    let outcome = check::check(&h, &opts).map_err(|e| err(e.to_string()))?;
-    print!("{}", reports::table::render(&h, &outcome, false));
-    Ok(match outcome.valid {
-        Validity::Valid => 0,
-        Validity::Invalid => 1,
-        Validity::Unknown => 3,
-    })
 }
 
 /// Set by Ctrl-C (in [`run`]): sessions stop invoking transactions.

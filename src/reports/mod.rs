@@ -4,12 +4,14 @@
 //! small value tree (ops as Jepsen op maps, steps and cases with Elle's keys);
 //! [`edn`] and [`json`] print that tree, so both formats always agree; [`table`]
 //! prints a terminal summary; [`text`] explains cycles in Elle's words and
-//! [`directory`] writes Elle's output directory.
+//! [`directory`] writes Elle's output directory; [`online`] writes the
+//! one-line reports of the online checker.
 
 pub mod directory;
 pub mod dot;
 pub mod edn;
 pub mod json;
+pub mod online;
 pub mod result_map;
 pub mod table;
 pub mod text;
