@@ -702,7 +702,7 @@ fn analyze_one(
     };
     match format {
         FormatArg::Table => {
-            let width = std::io::stdout().is_terminal().then(|| comfy_table::Table::new().width().unwrap_or(0));
+            let width = Some(isolde::cli::help::output_width());
             let topts = reports::table::TableOptions { verbose: a.verbose, max_examples: limit, width };
             out.write_all(reports::table::render_with(h, outcome, &topts).as_bytes()).and_then(|()| {
                 if several {
@@ -923,7 +923,8 @@ fn main() -> ExitCode {
     if called_as_elle_cli(argv.first()) {
         return elle_cli(&argv[1..]);
     }
-    let cli = isolde::cli::help::split_help(Cli::command()).get_matches();
+    let help = isolde::cli::help::split_help(Cli::command());
+    let cli = isolde::cli::help::wrap_to(help, isolde::cli::help::output_width()).get_matches();
     let cli = Cli::from_arg_matches(&cli).unwrap_or_else(|e| e.exit());
     let r = match cli.cmd {
         Cmd::ElleCli { args } => return elle_cli(&args),

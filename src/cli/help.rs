@@ -56,6 +56,23 @@ pub fn split_help(cmd: Command) -> Command {
 
 pub use crate::levels::names::wrap_text;
 
+/// The width isolde lays its output out in: `COLUMNS` when set to a
+/// usable number, else the terminal's width when standard output is a
+/// terminal that reports one, else 80 (pipes, files, a terminal that
+/// reports zero); see [`crate::reports::wrap::output_width`].
+pub fn output_width() -> u16 {
+    use std::io::IsTerminal;
+    let terminal = std::io::stdout().is_terminal().then(|| comfy_table::Table::new().width()).flatten();
+    crate::reports::wrap::output_width(std::env::var("COLUMNS").ok().as_deref(), terminal)
+}
+
+/// `cmd` and every subcommand with their help wrapped to `width` columns
+/// (clap's own guess falls back to 100 columns where the width is
+/// unknown).
+pub fn wrap_to(cmd: Command, width: u16) -> Command {
+    cmd.term_width(usize::from(width)).max_term_width(usize::from(width)).mut_subcommands(|c| wrap_to(c, width))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +86,16 @@ mod tests {
         assert!(w.lines().skip(1).all(|l| l.starts_with("    ") && !l.starts_with("     ")), "{w}");
         assert_eq!(w.split_whitespace().skip(1).collect::<Vec<_>>().join(" "), text);
         assert_eq!(wrap_text("unbreakable-very-long-word", "", "", 5), "unbreakable-very-long-word");
+    }
+
+    #[test]
+    fn help_wraps_to_the_width_given() {
+        let long = "word ".repeat(60);
+        let cmd = Command::new("top").subcommand(Command::new("sub").arg(Arg::new("x").long("x").help(long)));
+        let mut cmd = wrap_to(cmd, 40);
+        let help = cmd.find_subcommand_mut("sub").expect("sub").render_help().to_string();
+        assert!(help.lines().all(|l| l.chars().count() <= 40), "{help}");
+        assert_eq!(help.matches("word").count(), 60, "{help}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod table;
 pub mod text;
 pub mod tree;
 pub mod weak;
+pub mod wrap;
 
 use std::fmt;
 
