@@ -312,6 +312,37 @@ fn help_wraps_to_columns_and_80_without() {
     }
 }
 
+/// Help texts point to guides the binary prints (`isolde help TOPIC`),
+/// never to `docs/` files an installed binary has not got; `isolde help
+/// COMMAND` is still the command's help.
+#[test]
+fn help_points_to_guides_the_binary_prints() {
+    for cmd in [
+        &[][..],
+        &["analyze"],
+        &["gen", "list-append"],
+        &["gen", "rw-register"],
+        &["record"],
+        &["explore"],
+        &["convert"],
+    ] {
+        let r = isolde(&[cmd, &["--help"]].concat(), None, LIMIT);
+        assert_eq!(r.code, 0, "{cmd:?}: {r:?}");
+        assert!(!r.stdout.contains("docs/"), "{cmd:?}: {}", r.stdout);
+    }
+    let top = isolde(&["--help"], None, LIMIT).stdout;
+    assert!(top.contains("isolde help TOPIC"), "{top}");
+    for (topic, file) in [("formats", "formats.md"), ("docs/models.md", "models.md"), ("record.md", "record.md")] {
+        let r = isolde(&["help", topic], None, LIMIT);
+        assert_eq!(r.code, 0, "{r:?}");
+        let doc = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(file))
+            .expect("doc");
+        assert_eq!(r.stdout, doc, "{topic}");
+    }
+    let r = isolde(&["help", "record"], None, LIMIT);
+    assert!(r.code == 0 && r.stdout.contains("--db"), "{r:?}");
+}
+
 /// The tagged literals Jepsen writes (`#object[...]` with a hex number,
 /// `#error {...}`, `#uuid`, `#inst`, and ops as `#jepsen.history.Op{...}`
 /// records) are read, never a parse error; records are ops, other tags
