@@ -248,6 +248,101 @@ fn tables_fit_any_terminal_width() {
     }
 }
 
+/// `COLUMNS` decides the width of everything `analyze` prints on a table
+/// (tables, the header, `also not:`, `--verbose`'s explanations): no line
+/// is wider, level names are never cut at 80 columns and are cut only
+/// after a hyphen at 60, and nothing is lost to wrapping.
+#[test]
+fn output_fits_columns_and_names_stay_whole() {
+    let levels = [
+        "read-committed-be",
+        "monotonic-atomic-view",
+        "causal-cerone",
+        "snapshot-isolation",
+        "serializable",
+        "strong-session-snapshot-isolation",
+        "strong-session-serializable",
+        "strict-serializable",
+    ];
+    for cols in [80usize, 60] {
+        for verbose in [false, true] {
+            let mut args = vec!["analyze", "examples/sample.edn", "-f", "table"];
+            if verbose {
+                args.push("--verbose");
+            }
+            let r = support::cli::isolde_columns(&args, cols);
+            assert_eq!(r.code, 1, "{r:?}");
+            for l in r.stdout.lines() {
+                assert!(l.chars().count() <= cols, "COLUMNS={cols}: {} columns: {l}", l.chars().count());
+            }
+            // Every level is in a cell of its own line, whole.
+            let cells: Vec<String> =
+                r.stdout.lines().filter_map(|l| l.split(['│', '┆']).nth(1)).map(|c| c.trim().to_string()).collect();
+            for name in levels {
+                assert!(cells.iter().any(|c| c == name), "COLUMNS={cols}: {name} cut: {}", r.stdout);
+            }
+            // `also not:` keeps each of its names whole.
+            let also = r.stdout.split("also not: ").nth(1).expect("also not");
+            for name in ["strong-session-snapshot-isolation", "parallel-snapshot-isolation", "update-serializable"] {
+                assert!(also.split([',', ' ', '\n']).any(|w| w == name), "COLUMNS={cols}: {name}: {also}");
+            }
+        }
+    }
+    // Wider, nothing wraps: the header is one line.
+    let wide = support::cli::isolde_columns(&["analyze", "examples/sample.edn", "-f", "table"], 300);
+    assert!(wide
+        .stdout
+        .lines()
+        .any(|l| l.starts_with("also not: consistent-view") && l.ends_with("update-serializable")));
+}
+
+/// `--help` of every command wraps to `COLUMNS` (60 here), and to 80
+/// without it (clap would guess 100).
+#[test]
+fn help_wraps_to_columns_and_80_without() {
+    let narrow = support::cli::isolde_columns(&["analyze", "--help-all"], 60);
+    assert_eq!(narrow.code, 0, "{narrow:?}");
+    assert!(narrow.stdout.lines().all(|l| l.chars().count() <= 60), "{}", narrow.stdout);
+    let plain = isolde(&["analyze", "--help"], None, LIMIT);
+    assert!(plain.stdout.contains("--model"), "{plain:?}");
+    let wide = plain.stdout.lines().filter(|l| l.chars().count() > 80).collect::<Vec<_>>();
+    // The harness may itself run with COLUMNS set; only then may lines be wider.
+    if std::env::var_os("COLUMNS").is_none() {
+        assert!(wide.is_empty(), "{wide:?}");
+    }
+}
+
+/// Help texts point to guides the binary prints (`isolde help TOPIC`),
+/// never to `docs/` files an installed binary has not got; `isolde help
+/// COMMAND` is still the command's help.
+#[test]
+fn help_points_to_guides_the_binary_prints() {
+    for cmd in [
+        &[][..],
+        &["analyze"],
+        &["gen", "list-append"],
+        &["gen", "rw-register"],
+        &["record"],
+        &["explore"],
+        &["convert"],
+    ] {
+        let r = isolde(&[cmd, &["--help"]].concat(), None, LIMIT);
+        assert_eq!(r.code, 0, "{cmd:?}: {r:?}");
+        assert!(!r.stdout.contains("docs/"), "{cmd:?}: {}", r.stdout);
+    }
+    let top = isolde(&["--help"], None, LIMIT).stdout;
+    assert!(top.contains("isolde help TOPIC"), "{top}");
+    for (topic, file) in [("formats", "formats.md"), ("docs/models.md", "models.md"), ("record.md", "record.md")] {
+        let r = isolde(&["help", topic], None, LIMIT);
+        assert_eq!(r.code, 0, "{r:?}");
+        let doc = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(file))
+            .expect("doc");
+        assert_eq!(r.stdout, doc, "{topic}");
+    }
+    let r = isolde(&["help", "record"], None, LIMIT);
+    assert!(r.code == 0 && r.stdout.contains("--db"), "{r:?}");
+}
+
 /// The tagged literals Jepsen writes (`#object[...]` with a hex number,
 /// `#error {...}`, `#uuid`, `#inst`, and ops as `#jepsen.history.Op{...}`
 /// records) are read, never a parse error; records are ops, other tags
@@ -287,8 +382,13 @@ fn readme_example_is_what_isolde_prints() {
     let shown = &readme[start..end];
     let code: i32 = readme[end + 10..].lines().next().and_then(|l| l.trim().parse().ok()).expect("a number");
     // Integration tests run in the package root, as the README's reader does.
-    let r = isolde(&["analyze", "examples/sample.edn", "--format", "table"], None, LIMIT);
+    // What an 80-column terminal prints (a pipe is laid out in `COLUMNS`,
+    // 80 without it).
+    let r = support::cli::isolde_columns(&["analyze", "examples/sample.edn", "--format", "table"], 80);
     assert_eq!(r.code, code, "{r:?}");
+    for l in shown.lines() {
+        assert!(l.chars().count() <= 80, "the README's example is wider than 80 columns: {l}");
+    }
     // A pipe prints what a terminal prints: Elle's verdict, then one table
     // of every level.
     assert_eq!(shown, r.stdout, "README:\n{shown}\nprinted:\n{}", r.stdout);

@@ -13,12 +13,28 @@ use support::cli::{isolde, run_program, temp_dir};
 const FRACTURED: &str = "{:type :ok, :f :txn, :process 0, :value [[:w :x 1] [:w :y 1]], :index 0}\n\
 {:type :ok, :f :txn, :process 1, :value [[:r :y nil] [:r :x 1]], :index 1}\n";
 
-/// The cells of the table row of `level`.
+/// The cells of the table row of `level`, a cell wrapped over several
+/// lines (the table fits the width) read back as one line.
 fn row(out: &str, level: &str) -> Vec<String> {
-    out.lines()
-        .map(|l| l.split(['│', '┆']).map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect::<Vec<_>>())
-        .find(|cells| cells.first().is_some_and(|c| c == level))
-        .unwrap_or_default()
+    let cells = |l: &str| -> Vec<String> {
+        let inner = l.trim().trim_start_matches('│').trim_end_matches('│');
+        inner.split('┆').map(|c| c.trim().to_string()).collect()
+    };
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with('│')).collect();
+    let Some(at) = lines.iter().position(|l| cells(l).first().is_some_and(|c| c == level)) else {
+        return Vec::new();
+    };
+    let mut row = cells(lines[at]);
+    for more in lines[at + 1..].iter().map(|l| cells(l)).take_while(|c| c.first().is_some_and(|c| c.is_empty())) {
+        for (cell, part) in row.iter_mut().zip(more).filter(|(_, p)| !p.is_empty()) {
+            // A line broken after a hyphen joins without a space.
+            if !cell.ends_with('-') || cell.ends_with(" -") {
+                cell.push(' ');
+            }
+            cell.push_str(&part);
+        }
+    }
+    row
 }
 
 fn fractured_file(name: &str) -> String {

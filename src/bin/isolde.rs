@@ -40,14 +40,14 @@ enum Cmd {
         what: GenCmd,
     },
     /// Record a history by running a workload against a database (SQLite
-    /// by default), optionally checking it (see docs/record.md).
+    /// by default), optionally checking it (`isolde help record.md` prints the guide).
     #[command(after_help = EXIT_HELP)]
     Record(isolde::record::RecordArgs),
     /// Explore every history of a small transactional program under an
-    /// isolation level and check its assertion (see docs/explore.md).
+    /// isolation level and check its assertion (`isolde help explore.md` prints the guide).
     /// Exit status: 0 holds, 1 violated, 2 bad program, 3 stopped by a budget.
     Explore(isolde::explore::cli::ExploreArgs),
-    /// Convert a history to another checker's format (see docs/formats.md).
+    /// Convert a history to another checker's format (`isolde help formats`).
     Convert {
         /// The history (any format `analyze` reads); `-` reads standard input.
         input: PathBuf,
@@ -62,7 +62,7 @@ enum Cmd {
         output: Option<PathBuf>,
         /// plume, awdit-test: start each session with a read of a fresh key's
         /// initial value, so that AWDIT orders its initial transaction first
-        /// as isolde does (docs/formats.md).
+        /// as isolde does (`isolde help formats`).
         #[arg(long, help_heading = TUNING, hide_short_help = true)]
         pin_initial: bool,
     },
@@ -92,7 +92,8 @@ const FOLLOW: &str = "Following a running database (--follow)";
 struct AnalyzeArgs {
     /// History files: Jepsen EDN (one op per line or one vector), elle-cli JSON,
     /// dbcop history.bincode, PolySI/Plume text, AWDIT's test format, or a directory of Cobra *.log
-    /// files; `-` reads standard input.
+    /// files; a Jepsen store directory (store/TEST/latest) is read through its history.edn,
+    /// gzipped files (.gz) as they are; `-` reads standard input.
     /// Several files give one result each (tables one after another, or one JSON/EDN line per file).
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -228,7 +229,7 @@ struct AnalyzeArgs {
     /// rw-register: add causal consistency's forced write orders to the
     /// exact check's known edges. `auto` does with --no-pruning only:
     /// pruning derives the same orders itself, so with it they cost more
-    /// than they save (docs/models.md). Verdicts do not depend on it.
+    /// than they save (`isolde help models`). Verdicts do not depend on it.
     #[arg(long, value_enum, default_value = "auto", help_heading = TUNING, hide_short_help = true)]
     cc_orders: SwitchArg,
     /// rw-register: run the exact check's pruning reachability on a CUDA GPU:
@@ -280,7 +281,7 @@ struct GenCommon {
     /// Isolation level of the simulated store: a multi-version store, or
     /// for read-committed-be, read-atomic, causal-cerone and prefix a weak
     /// store (replicas, a shared log) that gives exactly that level (these
-    /// take no --inject; see docs/models.md).
+    /// take no --inject; see `isolde help models`).
     #[arg(long, value_enum, default_value = "strict-serializable", help_heading = STORE)]
     level: LevelArg,
     /// Plant named anomalies among normal traffic, comma separated: G0
@@ -406,7 +407,7 @@ enum LevelArg {
     Serializable,
     SnapshotIsolation,
     ReadCommitted,
-    /// Weak stores that give exactly this level (see docs/models.md).
+    /// Weak stores that give exactly this level (see `isolde help models`).
     ReadCommittedBe,
     ReadAtomic,
     CausalCerone,
@@ -769,7 +770,7 @@ fn print_checked(
     };
     match format {
         FormatArg::Table => {
-            let width = std::io::stdout().is_terminal().then(|| comfy_table::Table::new().width().unwrap_or(0));
+            let width = Some(isolde::cli::help::output_width());
             let topts = reports::table::TableOptions { verbose: a.verbose, max_examples: limit, width };
             out.write_all(reports::table::render_with(h, outcome, &topts).as_bytes()).and_then(|()| {
                 if several {
@@ -1095,7 +1096,14 @@ fn main() -> ExitCode {
     if called_as_elle_cli(argv.first()) {
         return elle_cli(&argv[1..]);
     }
-    let cli = isolde::cli::help::split_help(Cli::command()).get_matches();
+    if let Some(guide) = isolde::cli::help::guide_request(&argv[1..]) {
+        print!("{guide}");
+        return ExitCode::SUCCESS;
+    }
+    let help = isolde::cli::help::split_help(
+        Cli::command().after_help(format!("{EXIT_HELP}\n\n{}", isolde::cli::help::guides_line())),
+    );
+    let cli = isolde::cli::help::wrap_to(help, isolde::cli::help::output_width()).get_matches();
     let cli = Cli::from_arg_matches(&cli).unwrap_or_else(|e| e.exit());
     let r = match cli.cmd {
         Cmd::ElleCli { args } => return elle_cli(&args),

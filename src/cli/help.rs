@@ -56,6 +56,73 @@ pub fn split_help(cmd: Command) -> Command {
 
 pub use crate::levels::names::wrap_text;
 
+/// The guides of `docs/`, shipped in the binary: `isolde help TOPIC`
+/// prints one (an installed binary has no `docs/` beside it).
+pub const GUIDES: &[(&str, &str)] = &[
+    ("checks", include_str!("../../docs/checks.md")),
+    ("differences", include_str!("../../docs/differences.md")),
+    ("explore", include_str!("../../docs/explore.md")),
+    ("explore-artifact", include_str!("../../docs/explore-artifact.md")),
+    ("explore-bench", include_str!("../../docs/explore-bench.md")),
+    ("formats", include_str!("../../docs/formats.md")),
+    ("gpu", include_str!("../../docs/gpu.md")),
+    ("library", include_str!("../../docs/library.md")),
+    ("models", include_str!("../../docs/models.md")),
+    ("performance", include_str!("../../docs/performance.md")),
+    ("record", include_str!("../../docs/record.md")),
+    ("usage", include_str!("../../docs/usage.md")),
+];
+
+/// The commands, whose names `isolde help NAME` keeps for their help.
+const COMMANDS: &[&str] = &["analyze", "elle-cli", "gen", "record", "explore", "convert", "help"];
+
+/// The guide `topic` names: `formats`, `formats.md` or `docs/formats.md`
+/// (a command's name alone, as `record`, is the command's help: its guide
+/// is `record.md`).
+pub fn guide(topic: &str) -> Option<&'static str> {
+    let stem = topic.strip_prefix("docs/").unwrap_or(topic);
+    let (stem, md) = match stem.strip_suffix(".md") {
+        Some(s) => (s, true),
+        None => (stem, false),
+    };
+    if !md && COMMANDS.contains(&stem) {
+        return None;
+    }
+    GUIDES.iter().find(|(name, _)| *name == stem).map(|(_, text)| *text)
+}
+
+/// The guide asked for by a command line `isolde help TOPIC` (the
+/// arguments after the program's name), if it asks for one.
+pub fn guide_request(args: &[std::ffi::OsString]) -> Option<&'static str> {
+    match args {
+        [help, topic] if help == "help" => topic.to_str().and_then(guide),
+        _ => None,
+    }
+}
+
+/// The line the top-level help ends with, listing the guides.
+pub fn guides_line() -> String {
+    let names: Vec<&str> = GUIDES.iter().map(|(n, _)| *n).collect();
+    format!("Guides: `isolde help TOPIC` prints one of {}.", names.join(", "))
+}
+
+/// The width isolde lays its output out in: `COLUMNS` when set to a
+/// usable number, else the terminal's width when standard output is a
+/// terminal that reports one, else 80 (pipes, files, a terminal that
+/// reports zero); see [`crate::reports::wrap::output_width`].
+pub fn output_width() -> u16 {
+    use std::io::IsTerminal;
+    let terminal = std::io::stdout().is_terminal().then(|| comfy_table::Table::new().width()).flatten();
+    crate::reports::wrap::output_width(std::env::var("COLUMNS").ok().as_deref(), terminal)
+}
+
+/// `cmd` and every subcommand with their help wrapped to `width` columns
+/// (clap's own guess falls back to 100 columns where the width is
+/// unknown).
+pub fn wrap_to(cmd: Command, width: u16) -> Command {
+    cmd.term_width(usize::from(width)).max_term_width(usize::from(width)).mut_subcommands(|c| wrap_to(c, width))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +136,30 @@ mod tests {
         assert!(w.lines().skip(1).all(|l| l.starts_with("    ") && !l.starts_with("     ")), "{w}");
         assert_eq!(w.split_whitespace().skip(1).collect::<Vec<_>>().join(" "), text);
         assert_eq!(wrap_text("unbreakable-very-long-word", "", "", 5), "unbreakable-very-long-word");
+    }
+
+    #[test]
+    fn guides_by_name_with_commands_kept_for_their_help() {
+        let formats = guide("formats").expect("formats");
+        assert!(formats.starts_with("# Input formats"), "{formats}");
+        assert_eq!(guide("formats.md"), Some(formats));
+        assert_eq!(guide("docs/formats.md"), Some(formats));
+        assert_eq!(guide("record"), None, "the command's help");
+        assert!(guide("record.md").is_some_and(|t| t.contains("isolde record")));
+        assert_eq!(guide("nonesuch"), None);
+        let args: Vec<std::ffi::OsString> = vec!["help".into(), "models".into()];
+        assert!(guide_request(&args).is_some());
+        assert!(guide_request(&args[..1]).is_none());
+    }
+
+    #[test]
+    fn help_wraps_to_the_width_given() {
+        let long = "word ".repeat(60);
+        let cmd = Command::new("top").subcommand(Command::new("sub").arg(Arg::new("x").long("x").help(long)));
+        let mut cmd = wrap_to(cmd, 40);
+        let help = cmd.find_subcommand_mut("sub").expect("sub").render_help().to_string();
+        assert!(help.lines().all(|l| l.chars().count() <= 40), "{help}");
+        assert_eq!(help.matches("word").count(), 60, "{help}");
     }
 
     #[test]

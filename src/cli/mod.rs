@@ -130,14 +130,25 @@ pub fn peak_rss_mb() -> Option<u64> {
 
 /// Where the output directory of `file` goes: `dir` itself when one file is
 /// checked, else `dir/<file name>` (escaped as [`directory::safe_file_name`]
-/// does; standard input is `stdin`) so that files do not overwrite each
-/// other's explanations.
+/// does; standard input is `stdin`; a directory or a Jepsen store name,
+/// `latest` or `history.edn`, is its whole path joined with `_`, as in
+/// `store_my-test_latest`) so that files do not overwrite each other's
+/// explanations.
 pub fn directory_for(dir: &Path, file: &Path, several: bool) -> PathBuf {
     if !several {
         return dir.to_path_buf();
     }
+    let jepsen_name = |n: &std::ffi::OsStr| n == "latest" || ingest::jepsen::STORE_FILES.iter().any(|f| n == *f);
     let name = if file.as_os_str() == "-" {
         "stdin".to_string()
+    } else if file.file_name().is_some_and(jepsen_name) || file.is_dir() {
+        // Jepsen runs (`store/*/latest`, `store/*/*/history.edn`) share
+        // their last names: the whole path tells them apart.
+        let parts = file.components().filter_map(|c| match c {
+            std::path::Component::Normal(p) => Some(p.to_string_lossy()),
+            _ => None,
+        });
+        parts.collect::<Vec<_>>().join("_")
     } else {
         file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.display().to_string())
     };

@@ -14,7 +14,7 @@ use std::time::Duration;
 /// `isolde explore`'s arguments.
 #[derive(clap::Args, Debug)]
 pub struct ExploreArgs {
-    /// The program (EDN; see docs/explore.md).
+    /// The program (EDN; `isolde help explore.md` describes it).
     pub program: PathBuf,
     /// Isolation level: read-committed-be, read-atomic, causal-cerone
     /// (transactional-causal), prefix, snapshot-isolation, serializable (all

@@ -26,6 +26,7 @@ mod cobra;
 mod dbcop;
 pub(crate) mod edn;
 mod error;
+pub mod jepsen;
 mod json;
 mod num;
 mod polysi_text;
@@ -121,12 +122,35 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
     // a FIFO blocks until a writer appears.
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
-        if matches!(format, Format::Auto | Format::Cobra) {
+        // A Jepsen run (or test) directory: its history.edn, before any
+        // Cobra reading of the jepsen.log beside it.
+        if format != Format::Cobra {
+            if let Some(history) = jepsen::store_history(path) {
+                return read_path_with(&history, format, opts);
+            }
+        }
+        if format == Format::Cobra {
             return cobra::read_dir(path).and_then(|h| require_completions(&name, h));
+        }
+        if format == Format::Auto {
+            return match cobra::read_dir(path) {
+                Err(IngestError::Unreadable { path, reason }) if reason.contains("without any `*.log`") => {
+                    Err(IngestError::Unreadable {
+                        path,
+                        reason: format!(
+                            "holds no Jepsen history ({}, directly or in `latest/`): {reason}",
+                            jepsen::STORE_FILES.join(", ")
+                        ),
+                    })
+                }
+                r => r.and_then(|h| require_completions(&name, h)),
+            };
         }
         return Err(IngestError::Unreadable {
             path: name,
-            reason: "is a directory; only Cobra histories (a directory of *.log files) are read from one".into(),
+            reason: "is a directory without a Jepsen history.edn (or history.txt, or a `latest` run holding one); \
+                     only those and Cobra histories (a directory of *.log files) are read from a directory"
+                .into(),
         });
     }
     regular_file(&name, &meta)?;
@@ -148,18 +172,27 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
                 let _ = map.advise(memmap2::Advice::WillNeed);
             }
             check_size(&name, map.len())?;
+            if jepsen::is_gzip(&map)
+                || jepsen::inner_name(&name) != name
+                || (matches!(format, Format::Auto | Format::Edn) && jepsen::looks_like_history_txt(&map))
+            {
+                return read_bytes_with(&name, &map, format, opts);
+            }
             let (bytes, format) = prepare(&name, &map, format);
             if format != Format::Edn {
                 return read_resolved(&name, bytes, format, opts);
             }
             let chunks = match edn::parse_chunks(&name, bytes) {
                 Ok(chunks) => chunks,
-                Err(e) => return Err(hint_other_format(e, bytes, Format::Edn)),
+                Err(e) => return Err(other_workload(&name, bytes, hint_other_format(e, bytes, Format::Edn))),
             };
-            // Unmap before merging: the merge copies chunks, and the input
-            // need not be resident while it does.
-            drop(map);
             let h = edn::merge(&name, chunks);
+            if h.mops.is_empty() {
+                if let Some(reason) = jepsen::non_transactional(bytes) {
+                    return Err(IngestError::Unreadable { path: name, reason });
+                }
+            }
+            drop(map);
             return require_completions(&name, h);
         }
     }
@@ -251,8 +284,48 @@ pub fn read_bytes_with(
     opts: ReadOptions,
 ) -> Result<History, IngestError> {
     check_size(source_name, bytes.len())?;
+    let inner = jepsen::inner_name(source_name);
+    if jepsen::is_gzip(bytes) || inner != source_name {
+        let plain = jepsen::gunzip(source_name, bytes, MAX_INPUT_BYTES)?;
+        return read_plain(source_name, inner, &plain, format, opts);
+    }
+    read_plain(source_name, source_name, bytes, format, opts)
+}
+
+/// Reads uncompressed `bytes` named `source_name`, deciding the format by
+/// `detect_name` (the name without `.gz`); Jepsen's `history.txt` is read
+/// as the EDN it prints.
+fn read_plain(
+    source_name: &str,
+    detect_name: &str,
+    bytes: &[u8],
+    format: Format,
+    opts: ReadOptions,
+) -> Result<History, IngestError> {
+    check_size(source_name, bytes.len())?;
+    if matches!(format, Format::Auto | Format::Edn) && jepsen::looks_like_history_txt(bytes) {
+        let edn = jepsen::history_txt_to_edn(source_name, bytes)?;
+        check_size(source_name, edn.len())?;
+        return read_resolved(source_name, &edn, Format::Edn, opts);
+    }
+    let format = detect(detect_name, bytes, format);
     let (bytes, format) = prepare(source_name, bytes, format);
     read_resolved(source_name, bytes, format, opts)
+}
+
+/// A syntax error, or a history without a single micro-op, of an input
+/// that is another Jepsen workload's history becomes a message naming that
+/// workload (see [`jepsen::non_transactional`]).
+fn other_workload(source_name: &str, bytes: &[u8], e: IngestError) -> IngestError {
+    let syntax = match &e {
+        IngestError::Syntax { .. } => true,
+        IngestError::OtherFormat { inner, .. } => matches!(**inner, IngestError::Syntax { .. }),
+        _ => false,
+    };
+    match jepsen::non_transactional(bytes) {
+        Some(reason) if syntax => IngestError::Unreadable { path: source_name.to_string(), reason },
+        _ => e,
+    }
 }
 
 /// The format `bytes` (named `source_name`) would be read as with
@@ -294,7 +367,12 @@ fn read_resolved(source_name: &str, bytes: &[u8], format: Format, opts: ReadOpti
         Format::AwditTest => awdit_test::parse(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse(source_name, bytes),
     }
-    .map_err(|e| hint_other_format(e, bytes, format))?;
+    .map_err(|e| other_workload(source_name, bytes, hint_other_format(e, bytes, format)))?;
+    if h.mops.is_empty() && matches!(format, Format::Edn | Format::Auto) {
+        if let Some(reason) = jepsen::non_transactional(bytes) {
+            return Err(IngestError::Unreadable { path: source_name.to_string(), reason });
+        }
+    }
     require_completions(source_name, h)
 }
 
@@ -471,9 +549,13 @@ mod tests {
         assert!(e.ends_with("empty.edn: no operations: the history is empty"), "{e}");
         let e = read_path(&dir, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with(": a directory without any `*.log` file (Cobra client logs)"), "{e}");
+        assert!(e.contains(": holds no Jepsen history (history.edn, "), "{e}");
         let e = read_path(&dir, Format::Json).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(
-            e.ends_with(": is a directory; only Cobra histories (a directory of *.log files) are read from one"),
+            e.ends_with(
+                ": is a directory without a Jepsen history.edn (or history.txt, or a `latest` run holding one); \
+                 only those and Cobra histories (a directory of *.log files) are read from a directory"
+            ),
             "{e}"
         );
         let missing = dir.join("missing.edn");

@@ -144,6 +144,19 @@ fn parse_blocks(
 ) -> Result<History, IngestError> {
     let mut buf = Vec::new();
     let mut eof = blocks.fill(&mut buf, segment)?;
+    // A gzipped stream (a `cat history.edn.gz |`), or Jepsen's history.txt:
+    // read whole, then as a file is.
+    let whole = super::jepsen::is_gzip(&buf)
+        || (matches!(format, Format::Auto | Format::Edn) && super::jepsen::looks_like_history_txt(&buf));
+    while whole && !eof {
+        let want = buf.len() + segment;
+        eof = blocks.fill(&mut buf, want)?;
+    }
+    if whole {
+        return read_bytes_with(source_name, &buf, format, opts);
+    }
+    // Kept to name another Jepsen workload's history (see `jepsen`).
+    let head = buf[..buf.len().min(64 << 10)].to_vec();
     let (text, resolved) = super::prepare(source_name, &buf, format);
     let bom = buf.len() - text.len();
     let opening = match (eof, resolved) {
@@ -168,8 +181,9 @@ fn parse_blocks(
             eof = blocks.fill(&mut buf, want)?;
         }
         if eof {
-            let chunks = edn::parse_segment(source_name, &buf, line, opening.vector.as_ref())
-                .map_err(|e| super::hint_other_format(e, &buf, Format::Edn))?;
+            let chunks = edn::parse_segment(source_name, &buf, line, opening.vector.as_ref()).map_err(|e| {
+                super::other_workload(source_name, &head, super::hint_other_format(e, &buf, Format::Edn))
+            })?;
             append(&mut history, source_name, chunks);
             break;
         }
@@ -189,6 +203,11 @@ fn parse_blocks(
         }
     }
     let h = history.unwrap_or_else(|| HistoryBuilder::new(source_name)).finish();
+    if h.mops.is_empty() {
+        if let Some(reason) = super::jepsen::non_transactional(&head) {
+            return Err(IngestError::Unreadable { path: source_name.to_string(), reason });
+        }
+    }
     super::require_completions(source_name, h)
 }
 

@@ -17,6 +17,7 @@ pub mod table;
 pub mod text;
 pub mod tree;
 pub mod weak;
+pub mod wrap;
 
 use std::fmt;
 

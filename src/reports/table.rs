@@ -103,19 +103,59 @@ pub fn short_witness(h: &History, c: &Case) -> String {
     }
 }
 
-/// Below this many columns a table cannot show its rows; a terminal that
-/// reports a narrower (or zero) width gets [`FALLBACK_WIDTH`].
-pub const MIN_WIDTH: u16 = 20;
-
-/// The width used when the terminal's is zero, unknown or unusable.
-pub const FALLBACK_WIDTH: u16 = 80;
+pub use super::wrap::{FALLBACK_WIDTH, MIN_WIDTH};
 
 /// The width to lay a table out in, given what the terminal reports:
 /// the reported width when it is usable, else [`FALLBACK_WIDTH`].
 pub fn effective_width(reported: Option<u16>) -> u16 {
-    match reported {
-        Some(w) if w >= MIN_WIDTH => w,
-        _ => FALLBACK_WIDTH,
+    super::wrap::output_width(None, reported)
+}
+
+/// A table of `header` and `rows`; with a width, each cell wrapped (see
+/// [`super::wrap::column_widths`]) so that the table fits it.
+fn table(header: &[&str], rows: Vec<Vec<String>>, width: Option<u16>) -> String {
+    let mut all: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    all.extend(rows);
+    if let Some(w) = width {
+        all = super::wrap::wrap_rows(&all, usize::from(effective_width(Some(w))));
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
+    let mut rows = all.into_iter();
+    if let Some(h) = rows.next() {
+        t.set_header(h);
+    }
+    for r in rows {
+        t.add_row(r);
+    }
+    format!("{t}\n")
+}
+
+/// The first line: the file, the kind of history and its size. Wrapped, it
+/// breaks only after `history,` (the counts go on the next line, whole)
+/// and never inside the path, which people copy (a path wider than the
+/// terminal stays wider, on a line of its own).
+fn header_line(h: &History, o: &Outcome, width: Option<u16>) -> String {
+    let counts = format!("{} client ops ({} non-client ignored)", h.ops.len(), h.nonclient_ops);
+    let kind = format!("{} history,", o.workload.name());
+    let line = format!("{}: {kind} {counts}\n", h.source);
+    let Some(w) = width.map(|w| usize::from(effective_width(Some(w)))) else { return line };
+    if super::wrap::cols(&line) <= w + 1 {
+        return line;
+    }
+    let path = format!("{}:", h.source);
+    let first = format!("{path} {kind}");
+    if super::wrap::cols(&first) <= w {
+        return format!("{first}\n  {counts}\n");
+    }
+    format!("{path}\n{}\n", fit(format!("  {kind} {counts}"), width))
+}
+
+/// Free text laid out in `width` (unchanged without one).
+fn fit(text: String, width: Option<u16>) -> String {
+    match width {
+        Some(w) => super::wrap::wrap_block(&text, usize::from(effective_width(Some(w)))),
+        None => text,
     }
 }
 
@@ -141,85 +181,86 @@ pub fn render(h: &History, o: &Outcome, verbose: bool) -> String {
 /// Renders the summary with options.
 pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
     let verbose = opts.verbose;
-    let new_table = || {
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
-        if let Some(w) = opts.width {
-            t.set_width(effective_width(Some(w)));
-        }
-        t
-    };
+    let width = opts.width;
     let mut out = String::new();
     let verdict = match o.valid {
         Validity::Valid => "VALID",
         Validity::Invalid => "INVALID",
         Validity::Unknown => "UNKNOWN",
     };
-    out.push_str(&format!(
-        "{}: {} history, {} client ops ({} non-client ignored)\nverdict: {}\n",
-        h.source,
-        o.workload.name(),
-        h.ops.len(),
-        h.nonclient_ops,
-        verdict
-    ));
+    out.push_str(&header_line(h, o, width));
+    let mut head = format!("verdict: {verdict}\n");
     if h.dropped_events > 0 {
-        out.push_str(&format!("({} input events that did not happen were left out)\n", h.dropped_events));
+        head.push_str(&format!("({} input events that did not happen were left out)\n", h.dropped_events));
     }
     if h.indeterminate_txns > 0 {
-        out.push_str(&format!(
+        head.push_str(&format!(
             "({} transactions marked committed held a failed event and were read as indeterminate (:info): \
              their writes may or may not have taken effect; --failed-events as-committed reads them as committed)\n",
             h.indeterminate_txns
         ));
     }
     if let Some(e) = &o.error {
-        out.push_str(&format!("analysis could not run: {e}\n"));
+        head.push_str(&format!("analysis could not run: {e}\n"));
+        out.push_str(&fit(head, width));
         return out;
     }
-    let levels = levels_table(h, o, new_table());
+    out.push_str(&fit(head, width));
+    let levels = levels_table(h, o, width);
     if o.anomalies.is_empty() {
         out.push_str(&levels);
         return out;
     }
-    let mut t = new_table();
-    t.set_header(vec!["anomaly", "count", "example"]);
-    for (name, cases) in &o.anomalies {
-        let ex = cases.first().map(|c| short_witness(h, c)).unwrap_or_default();
-        t.add_row(vec![name.clone(), cases.len().to_string(), ex]);
-    }
-    out.push_str(&t.to_string());
-    out.push('\n');
+    let rows = o
+        .anomalies
+        .iter()
+        .map(|(name, cases)| {
+            let ex = cases.first().map(|c| short_witness(h, c)).unwrap_or_default();
+            vec![name.clone(), cases.len().to_string(), ex]
+        })
+        .collect();
+    out.push_str(&table(&["anomaly", "count", "example"], rows, width));
     out.push_str(&levels);
     if verbose {
         let naming = super::text::Naming::Index;
         let limit = opts.max_examples.unwrap_or(usize::MAX);
+        let mut v = String::new();
         for (name, cases) in &o.anomalies {
             for (i, c) in cases.iter().enumerate().take(limit) {
-                out.push_str(&format!("\n{name} #{i}\n"));
+                v.push_str(&format!("\n{name} #{i}\n"));
                 match c {
-                    Case::Cycle(cy) => out.push_str(&super::text::explain_cycle_named(h, o.workload, cy, naming)),
-                    Case::Refuted(r) => out.push_str(&super::text::explain_refutation_named(h, r, naming)),
-                    Case::Weak(v) => out.push_str(&crate::reports::weak::explain(h, v)),
-                    other => out.push_str(&super::edn::to_string(h, &super::result_map::case(h, o.workload, other))),
+                    Case::Cycle(cy) => v.push_str(&super::text::explain_cycle_named(h, o.workload, cy, naming)),
+                    Case::Refuted(r) => v.push_str(&super::text::explain_refutation_named(h, r, naming)),
+                    Case::Weak(w) => v.push_str(&crate::reports::weak::explain(h, w)),
+                    other => v.push_str(&super::edn::to_string(h, &super::result_map::case(h, o.workload, other))),
                 }
-                out.push('\n');
+                v.push('\n');
             }
             if cases.len() > limit {
-                out.push_str(&format!(
+                v.push_str(&format!(
                     "\n... {} more {name} cases not shown ({} in all; --all-anomalies prints all, -d DIR writes all)\n",
                     cases.len() - limit,
                     cases.len()
                 ));
             }
         }
+        v.push('\n');
+        out.push_str(&fit(v, width));
+    }
+    let list = |head: &str, items: &std::collections::BTreeSet<String>| {
+        let items: Vec<String> = items.iter().cloned().collect();
+        match width {
+            Some(w) => super::wrap::wrap_list(head, &items, usize::from(effective_width(Some(w)))),
+            None => format!("{head}{}", items.join(", ")),
+        }
+    };
+    if !o.not.is_empty() {
+        out.push_str(&list("not: ", &o.not));
         out.push('\n');
     }
-    if !o.not.is_empty() {
-        out.push_str(&format!("not: {}\n", o.not.iter().cloned().collect::<Vec<_>>().join(", ")));
-    }
     if !o.also_not.is_empty() {
-        out.push_str(&format!("also not: {}\n", o.also_not.iter().cloned().collect::<Vec<_>>().join(", ")));
+        out.push_str(&list("also not: ", &o.also_not));
+        out.push('\n');
     }
     out
 }
@@ -227,22 +268,16 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
 /// The table of levels: every level of the ladder, weakest first, with its
 /// verdict and how it was decided: the checker and the anomaly that breaks
 /// it (with a short witness when the anomaly table above does not already
-/// show one), the level it follows from, or why it is undecided.
-fn levels_table(h: &History, o: &Outcome, mut t: Table) -> String {
-    t.set_header(vec!["level", "verdict", "how"]);
-    // Level names and verdicts are not broken (only "how" wraps) unless the
-    // terminal is too narrow for them.
-    let roomy = t.width().is_none_or(|w| w >= 64);
-    for i in (0..2).filter(|_| roomy) {
-        if let Some(c) = t.column_mut(i) {
-            c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
-        }
-    }
+/// show one), the level it follows from, or why it is undecided. Level
+/// names are never cut while the width allows them whole.
+fn levels_table(h: &History, o: &Outcome, width: Option<u16>) -> String {
     let mut witnessed: Vec<&str> = Vec::new();
-    for row in &o.levels {
-        t.add_row(vec![row.level.model.to_string(), verdict(row), how(h, o, row, &mut witnessed)]);
-    }
-    format!("{t}\n")
+    let rows = o
+        .levels
+        .iter()
+        .map(|row| vec![row.level.model.to_string(), verdict(row), how(h, o, row, &mut witnessed)])
+        .collect();
+    table(&["level", "verdict", "how"], rows, width)
 }
 
 /// One level in one line, for `--stats`: `serializable: unknown (…why…)`,
