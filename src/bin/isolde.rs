@@ -102,7 +102,7 @@ struct AnalyzeArgs {
     /// in rounds, print each anomaly once it is final (one line each), a
     /// status line per round on stderr, and the verdict on everything read
     /// when the input ends (end of a pipe, --follow-idle, SIGINT or SIGTERM).
-    /// One file; Jepsen EDN, one op per line (docs/online.md).
+    /// One file; Jepsen EDN, one op per line (isolde help online).
     #[arg(long, help_heading = FOLLOW)]
     follow: bool,
     /// With --follow: a round after this many newly completed transactions.
@@ -310,7 +310,7 @@ struct GenCommon {
     /// rw-register: after every N transactions each client runs a fence
     /// transaction (a read-modify-write of the key `:isolde/fence`, as Cobra
     /// does), which lets `analyze --follow` collect old transactions
-    /// (docs/online.md). 0: none.
+    /// (isolde help online). 0: none.
     #[arg(long, default_value_t = 0, value_name = "N", help_heading = STORE)]
     fences: usize,
 }

@@ -68,6 +68,7 @@ pub const GUIDES: &[(&str, &str)] = &[
     ("gpu", include_str!("../../docs/gpu.md")),
     ("library", include_str!("../../docs/library.md")),
     ("models", include_str!("../../docs/models.md")),
+    ("online", include_str!("../../docs/online.md")),
     ("performance", include_str!("../../docs/performance.md")),
     ("record", include_str!("../../docs/record.md")),
     ("usage", include_str!("../../docs/usage.md")),

@@ -170,7 +170,7 @@ pub struct GenOptions {
     /// Cobra's fence transactions: after every `fences` transactions each
     /// client runs one read-modify-write of the reserved epoch key
     /// (`:isolde/fence`), which the online checker uses to collect old
-    /// transactions (docs/online.md). `0`: none. rw-register only.
+    /// transactions (isolde help online). `0`: none. rw-register only.
     pub fences: usize,
 }
 

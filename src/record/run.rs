@@ -110,7 +110,7 @@ pub struct RecordArgs {
     #[arg(long, default_value_t = 0, help_heading = WORKLOAD)]
     pub seed: u64,
     /// Check the history while it is recorded (each anomaly printed once
-    /// it is final, a status line per round on stderr; docs/online.md) and
+    /// it is final, a status line per round on stderr; isolde help online) and
     /// exit with the verdict on the whole run.
     #[arg(long, help_heading = CHECK)]
     pub check: bool,
