@@ -205,7 +205,7 @@ fn a_last_line_without_newline_is_read() {
     let trimmed = text.trim_end();
     let run = isolde(&["analyze", "--follow", "-", "-f", "json"], Some(trimmed.as_bytes()), LIMIT);
     let whole = isolde(&["analyze", "-", "-f", "json"], Some(text.as_bytes()), LIMIT).json();
-    assert!(run.stderr.contains(&format!("followed {} ops", text.lines().count())), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!(": {} ops", text.lines().count())), "{}", run.stderr);
     let last: serde_json::Value = serde_json::from_str(run.stdout.lines().last().expect("verdict")).expect("JSON");
     assert_eq!(last["anomaly-types"], whole["anomaly-types"]);
 }
@@ -255,4 +255,25 @@ fn gen_writes_fences() {
     let refused = isolde(&["gen", "list-append", "--fences", "5"], None, LIMIT);
     assert_eq!(refused.code, 2);
     assert!(refused.stderr.contains("--fences"), "{}", refused.stderr);
+}
+
+/// A Jepsen store directory is followed through its history.edn (the file a
+/// running test appends to), also through a test's `latest`.
+#[test]
+fn a_store_directory_is_followed_through_its_history() {
+    let dir = temp_dir("follow-store");
+    let run_dir = dir.join("my-test").join("20261126T000000");
+    std::fs::create_dir_all(&run_dir).expect("dirs");
+    std::fs::write(run_dir.join("history.edn"), sample()).expect("writes");
+    std::os::unix::fs::symlink("20261126T000000", dir.join("my-test").join("latest")).expect("links");
+    let test_dir = dir.join("my-test");
+    let run = isolde(&["analyze", "--follow", test_dir.to_str().expect("utf-8"), "--follow-idle", "0.3", "-f", "json"], None, LIMIT);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("history.edn"), "{}", run.stderr);
+    std::fs::remove_file(run_dir.join("history.edn")).expect("removes");
+    std::fs::write(run_dir.join("history.txt"), "x").expect("writes");
+    let refused = isolde(&["analyze", "--follow", test_dir.to_str().expect("utf-8")], None, LIMIT);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("drop --follow"), "{}", refused.stderr);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -863,7 +863,8 @@ fn follow_one(
         outcome.valid = Validity::Unknown;
     }
     eprintln!(
-        "isolde: followed {} ops in {:.1} s: {} rounds, {} anomalies reported while following",
+        "isolde: followed {}: {} ops in {:.1} s, {} rounds, {} anomalies reported while following",
+        history.source,
         history.ops.len(),
         followed.elapsed.as_secs_f64(),
         followed.rounds,

@@ -164,6 +164,26 @@ pub struct Followed {
 /// for the final verdict (the last round may not have seen the last ops).
 pub fn follow(path: &Path, opts: &CheckOptions, fopts: &FollowOptions, watch: &mut dyn Watch) -> Result<Followed, String> {
     let stdin = path.as_os_str() == "-";
+    // A Jepsen store directory (or a test's, through `latest`): its
+    // history.edn, the file a running test appends to.
+    let store;
+    let path = match path.is_dir().then(|| crate::ingest::jepsen::store_history(path)) {
+        None => path,
+        Some(Some(p)) if p.file_name().is_some_and(|n| n == "history.edn") => {
+            store = p;
+            &store
+        }
+        Some(found) => {
+            return Err(format!(
+                "{}: --follow reads a Jepsen store's history.edn as it is written; {}",
+                path.display(),
+                match found {
+                    Some(p) => format!("{} is read whole: drop --follow", p.display()),
+                    None => "there is none in it or in its latest/".to_string(),
+                }
+            ))
+        }
+    };
     let source = if stdin { "stdin".to_string() } else { path.display().to_string() };
     let feed = if stdin {
         feed::Feed::stdin()
