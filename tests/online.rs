@@ -277,3 +277,27 @@ fn a_store_directory_is_followed_through_its_history() {
     assert!(refused.stderr.contains("drop --follow"), "{}", refused.stderr);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `record --check` checks while it records (SQLite, embedded) and writes
+/// a fence per session every `--fences` transactions (20 by default with
+/// `--check`); the whole run is valid at strong session serializability.
+#[test]
+fn record_check_follows_and_fences() {
+    let dir = temp_dir("record-follow");
+    let out = dir.join("h.edn");
+    let o = out.to_str().expect("utf-8");
+    let run = isolde(
+        &["record", "--workload", "rw-register", "--txns", "2100", "--sessions", "4", "--check", "-m",
+          "strong-session-serializable", "-o", o],
+        None,
+        LIMIT,
+    );
+    assert_eq!(run.code, 0, "{} {}", run.stdout, run.stderr);
+    let text = std::fs::read_to_string(&out).expect("history");
+    let fences = text.lines().filter(|l| l.contains(":ok") && l.contains("[:r :isolde/fence")).count();
+    assert!((90..=110).contains(&fences), "{fences} fences");
+    let none = isolde(&["record", "--workload", "rw-register", "--txns", "300", "--fences", "0", "--check", "-o", o], None, LIMIT);
+    assert_eq!(none.code, 0, "{}", none.stderr);
+    assert!(!std::fs::read_to_string(&out).expect("history").contains("isolde/fence"));
+    let _ = std::fs::remove_dir_all(dir);
+}

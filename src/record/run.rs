@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::writer::{Completion, HistoryWriter};
+use super::writer::{Completion, HistoryWriter, FENCE_KEY};
 use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
 use crate::check;
 use crate::gen::list_append::{KeyDist, ListAppendConfig};
@@ -114,6 +114,12 @@ pub struct RecordArgs {
     /// exit with the verdict on the whole run.
     #[arg(long, help_heading = CHECK)]
     pub check: bool,
+    /// rw-register: after every N transactions each session runs a fence
+    /// transaction, a read-modify-write of the reserved key `:isolde/fence`
+    /// (Cobra's; isolde help online). Default: 20 with --check, else 0
+    /// (none).
+    #[arg(long, value_name = "N", help_heading = WORKLOAD)]
+    pub fences: Option<usize>,
     /// Models --check checks, comma separated (Elle's names). Default: the
     /// model the level promises on the database.
     #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check", help_heading = CHECK)]
@@ -220,6 +226,8 @@ pub struct Plan {
     pub seed: u64,
     /// Statements every connection runs before its first transaction.
     pub init_sql: Vec<String>,
+    /// A fence transaction per session after every this many (0: none).
+    pub fences: usize,
 }
 
 impl Plan {
@@ -316,7 +324,18 @@ impl Plan {
                 false => None,
             },
         };
+        let fences = match (a.fences, a.workload) {
+            (Some(n), Workload::ListAppend) if n > 0 => {
+                return Err(bad("--fences: fence transactions are read-modify-writes of a register; \
+                                list-append runs take none"
+                    .into()))
+            }
+            (Some(n), _) => n,
+            (None, Workload::RwRegister) if a.check => 20,
+            (None, _) => 0,
+        };
         Ok(Plan {
+            fences,
             workload: a.workload,
             isolation: a.isolation,
             source,
@@ -548,6 +567,8 @@ pub fn record<D: Database, W: std::io::Write + Send>(
         server_ids: &server_ids,
         running: AtomicU64::new(n),
         kills: AtomicU64::new(0),
+        fences: plan.fences,
+        fence_value: AtomicU64::new(0),
     };
     std::thread::scope(|s| {
         for (p, conn) in sessions.into_iter().enumerate() {
@@ -614,6 +635,10 @@ struct Ctx<'a, D: Database, W: std::io::Write> {
     running: AtomicU64,
     /// Connections the nemesis killed.
     kills: AtomicU64,
+    /// A fence per session after every this many transactions (0: none).
+    fences: usize,
+    /// The last value a fence wrote.
+    fence_value: AtomicU64,
 }
 
 /// Connects a session: runs the `--init-sql` statements, applies the
@@ -732,6 +757,7 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
     let mut process = first_process;
     let mut mops = Vec::new();
     let mut unknown_streak = 0u32;
+    let mut since_fence = 0usize;
     loop {
         {
             let mut g = ctx.shared.lock().unwrap_or_else(|p| p.into_inner());
@@ -745,7 +771,15 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
             if done {
                 return;
             }
-            g.source.next_txn(&mut mops);
+            if ctx.fences > 0 && since_fence == ctx.fences {
+                since_fence = 0;
+                let value = ctx.fence_value.fetch_add(1, Ordering::SeqCst) + 1;
+                mops.clear();
+                mops.extend([DrawnMop::Read(FENCE_KEY), DrawnMop::Write(FENCE_KEY, value)]);
+            } else {
+                since_fence += 1;
+                g.source.next_txn(&mut mops);
+            }
             if let Err(e) = g.writer.invoke(process, &mops) {
                 drop(g);
                 ctx.write_failed(e);

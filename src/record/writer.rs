@@ -68,6 +68,20 @@ impl<W: Write> HistoryWriter<W> {
     }
 }
 
+/// The database key of fence transactions (`--fences`), written
+/// `:isolde/fence` in the history: far above any workload key, and within
+/// the signed 64-bit keys every backend's table holds.
+pub(crate) const FENCE_KEY: u64 = 1 << 62;
+
+/// Writes a key as the history spells it.
+fn push_key(buf: &mut Vec<u8>, k: u64) {
+    if k == FENCE_KEY {
+        buf.extend_from_slice(b":isolde/fence");
+    } else {
+        push_u64(buf, k);
+    }
+}
+
 /// Renders micro-ops; reads show `observed` values in order when given,
 /// else `nil`.
 fn push_mops(buf: &mut Vec<u8>, mops: &[DrawnMop], observed: Option<&[Observed]>) {
@@ -79,7 +93,7 @@ fn push_mops(buf: &mut Vec<u8>, mops: &[DrawnMop], observed: Option<&[Observed]>
         match *m {
             DrawnMop::Read(k) => {
                 buf.extend_from_slice(b"[:r ");
-                push_u64(buf, k);
+                push_key(buf, k);
                 buf.push(b' ');
                 match reads.as_mut().and_then(|r| r.next()) {
                     Some(Observed::Register(Some(v))) => push_u64(buf, *v),
@@ -99,7 +113,7 @@ fn push_mops(buf: &mut Vec<u8>, mops: &[DrawnMop], observed: Option<&[Observed]>
             }
             DrawnMop::Write(k, v) | DrawnMop::Append(k, v) => {
                 buf.extend_from_slice(if matches!(m, DrawnMop::Write(..)) { b"[:w " } else { b"[:append " });
-                push_u64(buf, k);
+                push_key(buf, k);
                 buf.push(b' ');
                 push_u64(buf, v);
                 buf.push(b']');
