@@ -9,12 +9,14 @@
 pub mod directory;
 pub mod dot;
 pub mod edn;
+pub mod elide;
 pub mod json;
 pub mod result_map;
 pub mod table;
 pub mod text;
 pub mod tree;
 pub mod weak;
+pub mod words;
 pub mod wrap;
 
 use std::fmt;
