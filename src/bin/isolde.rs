@@ -183,6 +183,12 @@ struct AnalyzeArgs {
     /// count (`--directory` always writes all).
     #[arg(long, help_heading = OUTPUT)]
     all_anomalies: bool,
+    /// Print values whole in --verbose explanations and --directory's
+    /// .txt files (by default a long list shows the elements that matter,
+    /// `[… 214 elements … 17 *18* 19]`, and a long transaction the
+    /// micro-ops used; JSON and EDN always hold every value).
+    #[arg(long, help_heading = OUTPUT)]
+    full_values: bool,
     /// Write Elle's output directory here: <type>.txt explanations of every
     /// cycle, and incompatible-order/<key>.html tables.
     #[arg(long, short = 'd', value_name = "DIR", help_heading = OUTPUT)]
@@ -771,7 +777,12 @@ fn print_checked(
     match format {
         FormatArg::Table => {
             let width = Some(isolde::cli::help::output_width());
-            let topts = reports::table::TableOptions { verbose: a.verbose, max_examples: limit, width };
+            let topts = reports::table::TableOptions {
+                verbose: a.verbose,
+                max_examples: limit,
+                width,
+                full_values: a.full_values,
+            };
             out.write_all(reports::table::render_with(h, outcome, &topts).as_bytes()).and_then(|()| {
                 if several {
                     out.write_all(b"\n")
@@ -802,6 +813,7 @@ fn print_checked(
             timeout: Duration::from_millis(a.plot_timeout),
             max_plots_per_type: (!a.all_plots).then_some(reports::directory::DEFAULT_PLOTS_PER_TYPE),
             naming: reports::text::Naming::Index,
+            values: if a.full_values { reports::text::Values::Full } else { reports::text::Values::Short },
         };
         isolde::cli::write_directory(h, outcome, &isolde::cli::directory_for(dir, file, several), &plots);
     }

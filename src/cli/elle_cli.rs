@@ -483,6 +483,7 @@ impl Args {
             timeout: Duration::from_millis(self.plot_timeout),
             max_plots_per_type: (!self.all_plots).then_some(reports::directory::DEFAULT_PLOTS_PER_TYPE),
             naming: Naming::Elle,
+            values: reports::text::Values::Full,
         }
     }
 }

@@ -31,6 +31,9 @@ pub struct PlotOptions {
     pub max_plots_per_type: Option<usize>,
     /// How explanations name transactions.
     pub naming: text::Naming,
+    /// How explanations print values: [`text::Values::Full`] as Elle
+    /// does, or shortened around what each step is about.
+    pub values: text::Values,
 }
 
 impl Default for PlotOptions {
@@ -41,6 +44,7 @@ impl Default for PlotOptions {
             timeout: std::time::Duration::from_millis(5000),
             max_plots_per_type: Some(DEFAULT_PLOTS_PER_TYPE),
             naming: text::Naming::Elle,
+            values: text::Values::Full,
         }
     }
 }
@@ -171,7 +175,7 @@ pub fn write_with_progress(
             failed(
                 &mut notes,
                 &file,
-                fs::write(&file, text::cycles_file_named(h, o.workload, name, &cycles, plots.naming)),
+                fs::write(&file, text::cycles_file_values(h, o.workload, name, &cycles, plots.naming, plots.values)),
             );
             for (i, c) in cycles.iter().enumerate().take(limit) {
                 jobs.push(PlotJob { dir: sub.clone(), name: i.to_string(), text: cycle_dot(h, c) });

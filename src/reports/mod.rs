@@ -10,6 +10,7 @@
 pub mod directory;
 pub mod dot;
 pub mod edn;
+pub mod elide;
 pub mod json;
 pub mod online;
 pub mod result_map;
@@ -17,6 +18,7 @@ pub mod table;
 pub mod text;
 pub mod tree;
 pub mod weak;
+pub mod words;
 pub mod wrap;
 
 use std::fmt;

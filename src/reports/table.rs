@@ -1,6 +1,7 @@
 //! A terminal summary: the verdict, one row per anomaly type with a short
 //! witness, and the models ruled out.
 
+use super::elide;
 use crate::anomaly::Case;
 use crate::history::History;
 use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, Validity};
@@ -19,7 +20,13 @@ fn txn(h: &History, id: u32) -> String {
 pub fn short_witness(h: &History, c: &Case) -> String {
     let key = |k| h.key(k).to_string();
     // Values as `[a, b]`, as `{:?}` prints a vector of integers.
-    let vs = |xs: &[i64]| format!("[{}]", xs.iter().map(|&x| h.value_text(x)).collect::<Vec<_>>().join(", "));
+    let vs = |xs: &[i64]| {
+        let shown = xs.iter().take(elide::LIST_WHOLE).map(|&x| h.value_text(x)).collect::<Vec<_>>().join(", ");
+        match xs.len().saturating_sub(elide::LIST_WHOLE) {
+            0 => format!("[{shown}]"),
+            more => format!("[{shown}, … {more} more]"),
+        }
+    };
     match c {
         Case::Cycle(cy) => {
             let mut s = String::new();
@@ -36,20 +43,14 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             "{} read {}{} written by {} ({})",
             txn(h, mop.op),
             element.map(|e| format!("element {} of ", h.value_text(e))).unwrap_or_default(),
-            crate::reports::edn::to_string(
-                h,
-                &crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])
-            ),
+            elide::mop_text(h, mop.op, mop.mop, &element.iter().copied().collect::<Vec<_>>()),
             txn(h, *writer),
             h.op(*writer).op_type.name()
         ),
         Case::Internal { mop, .. } => format!(
             "{} read {} inconsistently with its own writes",
             txn(h, mop.op),
-            crate::reports::edn::to_string(
-                h,
-                &crate::reports::tree::mop(h, &h.mops_of(h.op(mop.op))[mop.mop as usize])
-            )
+            elide::mop_text(h, mop.op, mop.mop, &[])
         ),
         Case::FutureRead { mop, element } => {
             let appends = h.mops_of(h.op(mop.op)).iter().any(|m| m.f == crate::history::MopFn::Append);
@@ -64,11 +65,21 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             vs(values)
         ),
         Case::DuplicateElements { mop, duplicates } => {
-            let d: Vec<String> = duplicates.iter().map(|&(e, n)| format!("({}, {n})", h.value_text(e))).collect();
+            let mut d: Vec<String> = duplicates
+                .iter()
+                .take(elide::LIST_WHOLE)
+                .map(|&(e, n)| format!("({}, {n})", h.value_text(e)))
+                .collect();
+            if duplicates.len() > d.len() {
+                d.push(format!("… {} more", duplicates.len() - d.len()));
+            }
             format!("{} read duplicates [{}]", txn(h, mop.op), d.join(", "))
         }
         Case::IncompatibleOrder { key: k, values } => {
-            format!("key {}: {} vs {}", key(*k), vs(&values[0]), vs(&values[1]))
+            // Shown around the first position where the two disagree.
+            let at = values[0].iter().zip(&values[1]).take_while(|(a, b)| a == b).count();
+            let (a, b) = (elide::list_marked(h, &values[0], &[at]), elide::list_marked(h, &values[1], &[at]));
+            format!("key {}: {a} vs {b}", key(*k))
         }
         Case::LostUpdate { key: k, txns, .. } => format!(
             "key {}: {} all read the same version and wrote it",
@@ -78,12 +89,22 @@ pub fn short_witness(h: &History, c: &Case) -> String {
         Case::GarbageRead { mop, key: k, value } => {
             format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), h.value_text(*value), key(*k))
         }
-        Case::CyclicVersions { key: k, scc, sources } => format!(
-            "key {}: versions {:?} form a cycle once {} is assumed",
-            key(*k),
-            scc.iter().map(|v| v.map(|x| h.value_text(x)).unwrap_or_else(|| "nil".into())).collect::<Vec<_>>(),
-            sources.last().map(String::as_str).unwrap_or("?")
-        ),
+        Case::CyclicVersions { key: k, scc, sources } => {
+            let mut shown: Vec<String> = scc
+                .iter()
+                .take(elide::LIST_WHOLE)
+                .map(|v| v.map(|x| h.value_text(x)).unwrap_or_else(|| "nil".into()))
+                .collect();
+            if scc.len() > shown.len() {
+                shown.push(format!("… {} more", scc.len() - shown.len()));
+            }
+            format!(
+                "key {}: versions {:?} form a cycle once {} is assumed",
+                key(*k),
+                shown,
+                sources.last().map(String::as_str).unwrap_or("?")
+            )
+        }
         Case::CycleExists { not, scc_size, .. } => {
             format!("a cycle among {scc_size} txns rules out {not}")
         }
@@ -111,22 +132,45 @@ pub fn effective_width(reported: Option<u16>) -> u16 {
     super::wrap::output_width(None, reported)
 }
 
+/// Output is laid out in at most this many columns, however wide the
+/// terminal: longer lines are hard to read, and a cycle of fifty
+/// transactions or the `also not:` list would otherwise run on for
+/// hundreds of columns.
+pub const MAX_LAYOUT_WIDTH: usize = 160;
+
+/// The width to lay output out in for a reported width `w`.
+fn layout_width(w: u16) -> usize {
+    usize::from(effective_width(Some(w))).min(MAX_LAYOUT_WIDTH)
+}
+
 /// A table of `header` and `rows`; with a width, each cell wrapped (see
 /// [`super::wrap::column_widths`]) so that the table fits it.
 fn table(header: &[&str], rows: Vec<Vec<String>>, width: Option<u16>) -> String {
     let mut all: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     all.extend(rows);
+    // Where the words fit whole only without the cells' right padding (a
+    // level named in full in the last column, at 80 columns), the table
+    // drops that padding rather than cut a name.
+    let mut tight = false;
     if let Some(w) = width {
-        all = super::wrap::wrap_rows(&all, usize::from(effective_width(Some(w))));
+        let w = layout_width(w);
+        tight = !super::wrap::words_fit(&all, w, 2) && super::wrap::words_fit(&all, w, 1);
+        all = super::wrap::wrap_rows_padded(&all, w, if tight { 1 } else { 2 });
     }
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled);
+
     let mut rows = all.into_iter();
     if let Some(h) = rows.next() {
         t.set_header(h);
     }
     for r in rows {
         t.add_row(r);
+    }
+    if tight {
+        for c in t.column_iter_mut() {
+            c.set_padding((1, 0));
+        }
     }
     format!("{t}\n")
 }
@@ -139,7 +183,7 @@ fn header_line(h: &History, o: &Outcome, width: Option<u16>) -> String {
     let counts = format!("{} client ops ({} non-client ignored)", h.ops.len(), h.nonclient_ops);
     let kind = format!("{} history,", o.workload.name());
     let line = format!("{}: {kind} {counts}\n", h.source);
-    let Some(w) = width.map(|w| usize::from(effective_width(Some(w)))) else { return line };
+    let Some(w) = width.map(|w| layout_width(w)) else { return line };
     if super::wrap::cols(&line) <= w + 1 {
         return line;
     }
@@ -154,7 +198,7 @@ fn header_line(h: &History, o: &Outcome, width: Option<u16>) -> String {
 /// Free text laid out in `width` (unchanged without one).
 fn fit(text: String, width: Option<u16>) -> String {
     match width {
-        Some(w) => super::wrap::wrap_block(&text, usize::from(effective_width(Some(w)))),
+        Some(w) => super::wrap::wrap_block(&text, layout_width(w)),
         None => text,
     }
 }
@@ -168,6 +212,10 @@ pub struct TableOptions {
     /// With `verbose`, at most this many witnesses per anomaly type (`None`:
     /// all); the count column always gives the total.
     pub max_examples: Option<usize>,
+    /// Print values whole in `verbose` explanations (by default long
+    /// lists and transactions are shortened around what matters, see
+    /// [`super::elide`]).
+    pub full_values: bool,
     /// Lay the tables out within this many columns (see
     /// [`effective_width`]); `None` leaves rows unwrapped (for pipes).
     pub width: Option<u16>,
@@ -228,12 +276,8 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
         for (name, cases) in &o.anomalies {
             for (i, c) in cases.iter().enumerate().take(limit) {
                 v.push_str(&format!("\n{name} #{i}\n"));
-                match c {
-                    Case::Cycle(cy) => v.push_str(&super::text::explain_cycle_named(h, o.workload, cy, naming)),
-                    Case::Refuted(r) => v.push_str(&super::text::explain_refutation_named(h, r, naming)),
-                    Case::Weak(w) => v.push_str(&crate::reports::weak::explain(h, w)),
-                    other => v.push_str(&super::edn::to_string(h, &super::result_map::case(h, o.workload, other))),
-                }
+                let values = if opts.full_values { super::text::Values::Full } else { super::text::Values::Short };
+                v.push_str(&super::words::explain_case(h, o.workload, c, naming, values));
                 v.push('\n');
             }
             if cases.len() > limit {
@@ -250,7 +294,7 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
     let list = |head: &str, items: &std::collections::BTreeSet<String>| {
         let items: Vec<String> = items.iter().cloned().collect();
         match width {
-            Some(w) => super::wrap::wrap_list(head, &items, usize::from(effective_width(Some(w)))),
+            Some(w) => super::wrap::wrap_list(head, &items, layout_width(w)),
             None => format!("{head}{}", items.join(", ")),
         }
     };

@@ -97,10 +97,32 @@ pub fn explain_cycle(h: &History, w: Workload, c: &Cycle) -> String {
 
 /// The full explanation of a cycle, its transactions named by `naming`.
 pub fn explain_cycle_named(h: &History, w: Workload, c: &Cycle, naming: Naming) -> String {
+    explain_cycle_values(h, w, c, naming, Values::Full)
+}
+
+/// How explanations print the transactions' values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Values {
+    /// Whole, as Elle prints them.
+    #[default]
+    Full,
+    /// Long lists and long transactions shortened around what each step is
+    /// about (see [`super::elide`]); short ones as Elle prints them.
+    Short,
+}
+
+/// The explanation of a cycle, its transactions named by `naming`, their
+/// values printed as `values` says.
+pub fn explain_cycle_values(h: &History, w: Workload, c: &Cycle, naming: Naming, values: Values) -> String {
     let names: Vec<String> = c.ops.iter().enumerate().map(|(i, &op)| txn_name(h, naming, op, i)).collect();
+    let focus = super::elide::cycle_focus(c);
     let mut s = String::from("Let:\n");
     for (i, &op) in c.ops.iter().enumerate() {
-        s.push_str(&format!("  {} = {}\n", names[i], op_text(h, op)));
+        let text = match values {
+            Values::Full => op_text(h, op),
+            Values::Short => super::elide::op_text(h, op, &focus[i]),
+        };
+        s.push_str(&format!("  {} = {}\n", names[i], text));
     }
     s.push_str("\nThen:\n");
     let n = c.steps.len();
@@ -124,10 +146,22 @@ pub fn cycles_file(h: &History, w: Workload, anomaly: &str, cycles: &[&Cycle]) -
 
 /// [`cycles_file`] with transactions named by `naming`.
 pub fn cycles_file_named(h: &History, w: Workload, anomaly: &str, cycles: &[&Cycle], naming: Naming) -> String {
+    cycles_file_values(h, w, anomaly, cycles, naming, Values::Full)
+}
+
+/// [`cycles_file_named`] with values printed as `values` says.
+pub fn cycles_file_values(
+    h: &History,
+    w: Workload,
+    anomaly: &str,
+    cycles: &[&Cycle],
+    naming: Naming,
+    values: Values,
+) -> String {
     cycles
         .iter()
         .enumerate()
-        .map(|(i, c)| format!("{anomaly} #{i}\n{}", explain_cycle_named(h, w, c, naming)))
+        .map(|(i, c)| format!("{anomaly} #{i}\n{}", explain_cycle_values(h, w, c, naming, values)))
         .collect::<Vec<_>>()
         .join("\n\n\n")
 }

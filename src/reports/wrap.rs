@@ -172,11 +172,25 @@ pub fn wrap_list(head: &str, items: &[String], width: usize) -> String {
 /// fit, the last columns giving way first (to their longest piece
 /// between hyphens, then to cutting).
 pub fn column_widths(rows: &[Vec<String>], width: usize) -> Vec<usize> {
+    column_widths_padded(rows, width, 2)
+}
+
+/// Whether every word of every cell fits whole in a table `width` wide
+/// whose cells have `pad` columns of padding.
+pub fn words_fit(rows: &[Vec<String>], width: usize, pad: usize) -> bool {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let words: usize =
+        (0..n).map(|j| rows.iter().filter_map(|r| r.get(j)).map(|c| longest_word(c)).max().unwrap_or(0).max(1)).sum();
+    words + (pad + 1) * n + 1 <= width
+}
+
+/// [`column_widths`] for cells with `pad` columns of padding in all.
+pub fn column_widths_padded(rows: &[Vec<String>], width: usize, pad: usize) -> Vec<usize> {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     if n == 0 {
         return Vec::new();
     }
-    let avail = width.saturating_sub(3 * n + 1).max(n);
+    let avail = width.saturating_sub((pad + 1) * n + 1).max(n);
     let col = |j: usize| rows.iter().filter_map(move |r| r.get(j));
     let natural: Vec<usize> = (0..n).map(|j| col(j).flat_map(|c| c.lines()).map(cols).max().unwrap_or(0)).collect();
     let mut min: Vec<usize> = (0..n).map(|j| col(j).map(|c| longest_word(c)).max().unwrap_or(0).max(1)).collect();
@@ -221,7 +235,12 @@ pub fn column_widths(rows: &[Vec<String>], width: usize) -> Vec<usize> {
 /// Each cell of `rows` wrapped to its column's width from
 /// [`column_widths`], lines joined with `\n`.
 pub fn wrap_rows(rows: &[Vec<String>], width: usize) -> Vec<Vec<String>> {
-    let w = column_widths(rows, width);
+    wrap_rows_padded(rows, width, 2)
+}
+
+/// [`wrap_rows`] for cells with `pad` columns of padding in all.
+pub fn wrap_rows_padded(rows: &[Vec<String>], width: usize, pad: usize) -> Vec<Vec<String>> {
+    let w = column_widths_padded(rows, width, pad);
     rows.iter()
         .map(|r| {
             r.iter()
