@@ -95,9 +95,13 @@ struct AnalyzeArgs {
     /// Several files give one result each (tables one after another, or one JSON/EDN line per file).
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Workload whose inference rules apply.
+    /// Workload whose inference rules apply: Elle's (list-append,
+    /// rw-register), or a Jepsen / Knossos checker's (see docs/jepsen.md).
+    /// `auto` detects Jepsen workloads from the ops' :f values.
     #[arg(long, value_enum, default_value = "auto", help_heading = INPUT)]
     workload: WorkloadArg,
+    #[command(flatten)]
+    jepsen: isolde::cli::jepsen::JepsenArgs,
     /// Input format (default: by extension, else sniffed).
     #[arg(long, value_enum, default_value = "auto", value_name = "FORMAT", help_heading = INPUT)]
     input_format: InputArg,
@@ -425,6 +429,24 @@ enum WorkloadArg {
     Auto,
     ListAppend,
     RwRegister,
+    Bank,
+    Counter,
+    Set,
+    SetFull,
+    LongFork,
+    Comments,
+    Sequential,
+    Register,
+    CasRegister,
+    Mutex,
+}
+
+impl WorkloadArg {
+    /// The Jepsen or Knossos workload, for those.
+    fn jepsen(self) -> Option<isolde::jepsen::detect::Workload> {
+        let name = self.to_possible_value()?.get_name().to_string();
+        isolde::jepsen::detect::Workload::from_name(&name)
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -504,9 +526,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     };
     let opts = CheckOptions {
         workload: match a.workload {
-            WorkloadArg::Auto => WorkloadChoice::Auto,
             WorkloadArg::ListAppend => WorkloadChoice::Fixed(Workload::ListAppend),
             WorkloadArg::RwRegister => WorkloadChoice::Fixed(Workload::RwRegister),
+            _ => WorkloadChoice::Auto,
         },
         models,
         anomalies,
@@ -610,7 +632,28 @@ fn analyze_one(
     limit: Option<usize>,
 ) -> Result<u8, String> {
     let t0 = std::time::Instant::now();
-    let checked = isolde::cli::read_and_check(file, input, read, opts)?;
+    let jepsen = |c: Result<isolde::cli::jepsen::JepsenChecked, String>| {
+        let how = match format {
+            FormatArg::Table => isolde::cli::jepsen::Printed::Table,
+            FormatArg::Json if several => isolde::cli::jepsen::Printed::JsonLine,
+            FormatArg::Json => isolde::cli::jepsen::Printed::Json,
+            FormatArg::Edn => isolde::cli::jepsen::Printed::Edn,
+        };
+        isolde::cli::jepsen::print(&c?, file, how, several, &mut std::io::stdout().lock()).map_err(|e| e.to_string())
+    };
+    if let Some(w) = a.workload.jepsen() {
+        return jepsen(isolde::cli::jepsen::check_path(file, input, Some(w), &a.jepsen.options()));
+    }
+    let checked = match isolde::cli::read_and_check(file, input, read, opts) {
+        Ok(c) => c,
+        Err(e) => match matches!(a.workload, WorkloadArg::Auto)
+            .then(|| isolde::cli::jepsen::check_detected(file, input, &a.jepsen.options()))
+            .flatten()
+        {
+            Some(c) => return jepsen(c),
+            None => return Err(e),
+        },
+    };
     let (h, outcome) = (&checked.history, &checked.outcome);
     if a.stats {
         let st = &outcome.stats;

@@ -1148,6 +1148,52 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Reads an EDN document as generic values, for histories whose ops the
+/// columnar model does not hold (Jepsen's bank, counter, set and Knossos
+/// workloads, see `crate::jepsen`): the forms of one top-level vector or
+/// list, or the top-level forms one after another, each with its 1-based
+/// line.
+pub(crate) fn parse_values(source: &str, input: &[u8]) -> Result<Vec<(Value, u32)>, IngestError> {
+    let mut p = Parser::new(input, 0, input.len(), 1);
+    values_document(&mut p).map_err(|e| e.into_ingest(source, input))
+}
+
+fn values_document(p: &mut Parser<'_>) -> PResult<Vec<(Value, u32)>> {
+    let mut out = Vec::new();
+    p.skip_ws(0)?;
+    let wrapped = match p.peek() {
+        Some(c @ (b'[' | b'(')) => {
+            let open = p.pos;
+            p.pos += 1;
+            Some((closer(c), open))
+        }
+        _ => None,
+    };
+    loop {
+        p.skip_ws(0)?;
+        match (p.peek(), wrapped) {
+            (None, None) => return Ok(out),
+            (None, Some((c, open))) => {
+                return Err(perr(p.pos, format!("`{}` to close the history opened at {}", c as char, p.loc(open))))
+            }
+            (Some(c), Some((close, _))) if c == close => {
+                p.pos += 1;
+                p.skip_ws(0)?;
+                if p.pos < p.src.len() {
+                    return Err(perr(p.pos, "end of input after the history vector"));
+                }
+                return Ok(out);
+            }
+            (Some(c), _) if is_closer(c) => return Err(perr(p.pos, "an op map")),
+            _ => {
+                let line = p.line_at(p.pos);
+                let v = p.value(1)?;
+                out.push((v, line));
+            }
+        }
+    }
+}
+
 /// Interns an integer key through a dense cache of small keys (shared by the
 /// EDN and JSON readers).
 #[inline(always)]

@@ -30,9 +30,11 @@ mod json;
 mod num;
 mod polysi_text;
 mod stream;
+mod values;
 
 pub use error::IngestError;
 pub use stream::read_stream;
+pub use values::{read_values, read_values_bytes};
 
 use crate::history::History;
 use std::path::Path;
