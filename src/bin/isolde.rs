@@ -287,6 +287,12 @@ struct GenCommon {
 
 #[derive(Subcommand)]
 enum GenCmd {
+    /// A Jepsen bank history (transfers and reads of every balance).
+    Bank(isolde::cli::jepsen::GenArgs),
+    /// A Jepsen counter history (adds and reads).
+    Counter(isolde::cli::jepsen::GenArgs),
+    /// A Jepsen set history (adds, reads of the whole set, a final read).
+    Set(isolde::cli::jepsen::GenArgs),
     /// A list-append history from an in-memory multi-version store.
     ListAppend {
         // First, so that the headings read Workload, Store, Output, then
@@ -830,7 +836,17 @@ fn report_gen(stats: &gen::GenStats) {
 }
 
 fn generate(g: GenCmd) -> Result<ExitCode, String> {
+    use isolde::gen::jepsen::Kind;
     match g {
+        GenCmd::Bank(a) => {
+            isolde::cli::jepsen::generate(Kind::Bank, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
+        GenCmd::Counter(a) => {
+            isolde::cli::jepsen::generate(Kind::Counter, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
+        GenCmd::Set(a) => {
+            isolde::cli::jepsen::generate(Kind::Set, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
         GenCmd::ListAppend {
             txns,
             processes,

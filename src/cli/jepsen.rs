@@ -90,13 +90,17 @@ pub fn check_ops(ops: &Ops, w: Workload, o: &JepsenOptions) -> Result<CheckResul
         Workload::Register => crate::linear::check_ops(ops, crate::linear::Model::Register, &o.linear),
         Workload::CasRegister => crate::linear::check_ops(ops, crate::linear::Model::CasRegister, &o.linear),
         Workload::Mutex => crate::linear::check_ops(ops, crate::linear::Model::Mutex, &o.linear),
+        Workload::Kv => crate::linear::check_ops(ops, crate::linear::Model::Kv, &o.linear),
     }
 }
 
 /// A history checked: its ops, the workload, the result.
 pub struct JepsenChecked {
-    /// The ops.
+    /// The ops (empty for an etcd log, which is read straight into the
+    /// linearizability search).
     pub ops: Ops,
+    /// Client ops, and the others.
+    pub counts: (usize, usize),
     /// The workload checked (given, or detected).
     pub workload: Workload,
     /// The result.
@@ -111,13 +115,52 @@ pub fn check_path(
     w: Option<Workload>,
     o: &JepsenOptions,
 ) -> Result<JepsenChecked, String> {
+    if let Some(c) = etcd_log(path, w, o) {
+        return c;
+    }
     let ops = Ops::read(path, format).map_err(|e| e.to_string())?;
     let workload = match w {
         Some(w) => w,
         None => detect::detect(&ops).map_err(|e| format!("{}: {e}", path.display()))?,
     };
     let result = check_ops(&ops, workload, o).map_err(|e| e.to_string())?;
-    Ok(JepsenChecked { ops, workload, result })
+    Ok(JepsenChecked { counts: counts(&ops), ops, workload, result })
+}
+
+fn counts(ops: &Ops) -> (usize, usize) {
+    let c = ops.clients().count();
+    (c, ops.ops.len() - c)
+}
+
+/// A Jepsen etcd log (Porcupine's test data), checked as a cas-register
+/// with Porcupine's reading; `None` when the file is not one.
+fn etcd_log(path: &Path, w: Option<Workload>, o: &JepsenOptions) -> Option<Result<JepsenChecked, String>> {
+    use std::io::Read;
+    if path.as_os_str() == "-" || !matches!(w, None | Some(Workload::CasRegister)) {
+        return None;
+    }
+    let mut head = [0u8; 32];
+    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
+    if !crate::linear::porcupine::is_etcd_log(&head[..n]) {
+        return None;
+    }
+    let run = || -> Result<JepsenChecked, String> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        let mut p = crate::linear::porcupine::read_etcd_log(&name, &text).map_err(|e| e.to_string())?;
+        let n = p.partitions.iter().map(|(_, l)| l.len()).sum();
+        let line = |i: usize| crate::jepsen::result::map(vec![("line", crate::reports::tree::Node::Int(i as i64))]);
+        let result = crate::linear::check_prepared(&mut p, crate::linear::Model::CasRegister, &o.linear, &line, &|i| {
+            Some(line(i))
+        });
+        Ok(JepsenChecked {
+            ops: Ops { source: name, ..Default::default() },
+            counts: (n, 0),
+            workload: Workload::CasRegister,
+            result,
+        })
+    };
+    Some(run())
 }
 
 /// How to print a result.
@@ -160,14 +203,13 @@ pub fn print(c: &JepsenChecked, file: &Path, how: Printed, several: bool, out: &
     }
     match how {
         Printed::Table => {
-            let clients = c.ops.clients().count();
             writeln!(
                 out,
                 "{}: {} history, {} client ops ({} non-client ignored)",
                 file.display(),
                 c.workload.name(),
-                clients,
-                c.ops.ops.len() - clients
+                c.counts.0,
+                c.counts.1
             )?;
             write!(out, "{}", r.to_table(160))?;
             if several {
@@ -193,6 +235,9 @@ pub fn check_detected(path: &Path, format: Format, o: &JepsenOptions) -> Option<
     if path.as_os_str() == "-" {
         return None;
     }
+    if let Some(c) = etcd_log(path, None, o) {
+        return Some(c);
+    }
     let ops = Ops::read(path, format).ok()?;
     let workload = match detect::detect(&ops) {
         Ok(w) => w,
@@ -200,5 +245,74 @@ pub fn check_detected(path: &Path, format: Format, o: &JepsenOptions) -> Option<
         Err(_) if ops.clients().any(|i| &*ops.ops[i].f == "txn") => return None,
         Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
     };
-    Some(check_ops(&ops, workload, o).map(|result| JepsenChecked { ops, workload, result }).map_err(|e| e.to_string()))
+    Some(
+        check_ops(&ops, workload, o)
+            .map(|result| JepsenChecked { counts: counts(&ops), ops, workload, result })
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// `isolde gen bank | counter | set`'s options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GenArgs {
+    /// Operations (each an invocation and a completion).
+    #[arg(long, default_value_t = 10_000)]
+    pub ops: usize,
+    /// Concurrent client processes.
+    #[arg(long, default_value_t = 10)]
+    pub processes: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Faults to plant, comma separated, each once: lost-element (set),
+    /// negative-balance (bank), wrong-total (bank, counter), stale-read
+    /// (counter, set).
+    #[arg(long, value_delimiter = ',')]
+    pub inject: Vec<String>,
+    /// Fraction of ops that complete :info (taking effect or not at random).
+    #[arg(long, default_value_t = 0.0)]
+    pub info_fraction: f64,
+    /// bank, counter: fraction of ops that are reads.
+    #[arg(long, default_value_t = 0.2)]
+    pub read_fraction: f64,
+    /// set: reads of the whole set during the run (besides the final read).
+    #[arg(long, default_value_t = 10)]
+    pub reads: usize,
+    /// bank: accounts (10 each to start with).
+    #[arg(long, default_value_t = 10)]
+    pub accounts: usize,
+    /// Output file (default: stdout).
+    #[arg(long, short = 'o')]
+    pub output: Option<std::path::PathBuf>,
+}
+
+/// Runs a Jepsen generator and reports what it planted on `err`.
+pub fn generate(kind: crate::gen::jepsen::Kind, a: &GenArgs, err: &mut dyn Write) -> Result<(), String> {
+    use crate::gen::jepsen::{Fault, JepsenGenConfig};
+    let faults =
+        a.inject.iter().filter(|s| !s.trim().is_empty()).map(|s| Fault::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let cfg = JepsenGenConfig {
+        kind,
+        seed: a.seed,
+        ops: a.ops,
+        processes: a.processes,
+        accounts: a.accounts,
+        read_fraction: a.read_fraction,
+        reads: a.reads,
+        info_fraction: a.info_fraction,
+        faults,
+    };
+    let name = a.output.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "stdout".into());
+    let planted = match &a.output {
+        Some(p) => std::fs::File::create(p).and_then(|mut f| crate::gen::jepsen::generate(&cfg, &mut f)),
+        None => crate::gen::jepsen::generate(&cfg, &mut std::io::stdout().lock()),
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
+    for (f, index) in &planted.faults {
+        let _ = writeln!(err, "isolde: injected 1 x {} (op :index {index})", f.name());
+    }
+    if planted.faults.len() < cfg.faults.len() {
+        let _ = writeln!(err, "isolde: {} of the faults found no place to go", cfg.faults.len() - planted.faults.len());
+    }
+    Ok(())
 }

@@ -27,10 +27,12 @@ pub enum Workload {
     CasRegister,
     /// `mutex`: Knossos's mutex (acquire, release).
     Mutex,
+    /// `kv`: Porcupine's key-value model (get, put, append per `:key`).
+    Kv,
 }
 
 /// Every workload, in elle-cli's order.
-pub const ALL: [Workload; 10] = [
+pub const ALL: [Workload; 11] = [
     Workload::Bank,
     Workload::Counter,
     Workload::Set,
@@ -41,6 +43,7 @@ pub const ALL: [Workload; 10] = [
     Workload::Register,
     Workload::CasRegister,
     Workload::Mutex,
+    Workload::Kv,
 ];
 
 impl Workload {
@@ -57,6 +60,7 @@ impl Workload {
             Workload::Register => "register",
             Workload::CasRegister => "cas-register",
             Workload::Mutex => "mutex",
+            Workload::Kv => "kv",
         }
     }
 
@@ -67,7 +71,7 @@ impl Workload {
 
     /// Whether this is a linearizability check (Knossos's models).
     pub fn is_linearizable(self) -> bool {
-        matches!(self, Workload::Register | Workload::CasRegister | Workload::Mutex)
+        matches!(self, Workload::Register | Workload::CasRegister | Workload::Mutex | Workload::Kv)
     }
 }
 
@@ -112,6 +116,9 @@ pub fn detect(ops: &Ops) -> Result<Workload, String> {
     }
     if has("cas") {
         return Ok(Workload::CasRegister);
+    }
+    if only(&["get", "put", "append"]) && (has("put") || has("append")) {
+        return Ok(Workload::Kv);
     }
     if has("add") && only(&["add", "read"]) {
         if int_reads > 0 && coll_reads == 0 {

@@ -5,9 +5,10 @@
 use super::result::Node;
 use super::{int_of, name_of, JepsenError};
 use crate::history::{Atom, Value};
-use crate::ingest::{read_values, read_values_bytes, Format};
+use crate::ingest::{with_op_maps, with_op_maps_bytes, Format, RawName, RawOpMap};
 use rustc_hash::FxHashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// An op's `:type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,8 +42,8 @@ pub struct Op {
     pub index: i64,
     /// `:type`.
     pub op_type: OpType,
-    /// `:f`'s name (`""` when absent).
-    pub f: Box<str>,
+    /// `:f`'s name (`""` when absent), shared by the ops with that `:f`.
+    pub f: Arc<str>,
     /// `:process` (`nil` when absent); an integer for client ops.
     pub process: Value,
     /// `:time` in nanoseconds, when given.
@@ -103,20 +104,21 @@ pub struct Ops {
 impl Ops {
     /// Reads a history file (`-` is standard input).
     pub fn read(path: &Path, format: Format) -> Result<Ops, JepsenError> {
-        let values = read_values(path, format)?;
-        Ops::from_values(&path.display().to_string(), values)
+        let source = path.display().to_string();
+        with_op_maps(path, format, |maps| Ops::from_maps(&source, maps))?
     }
 
     /// Reads a history from bytes named `source` in messages.
     pub fn read_bytes(source: &str, bytes: &[u8], format: Format) -> Result<Ops, JepsenError> {
-        Ops::from_values(source, read_values_bytes(source, bytes, format)?)
+        with_op_maps_bytes(source, bytes, format, |maps| Ops::from_maps(source, maps))?
     }
 
-    /// Builds the ops from op-map values and their lines, and pairs them.
-    pub fn from_values(source: &str, values: Vec<(Value, u32)>) -> Result<Ops, JepsenError> {
-        let mut ops = Vec::with_capacity(values.len());
-        for (pos, (v, line)) in values.into_iter().enumerate() {
-            ops.push(op_of(source, pos, v, line)?);
+    /// Builds the ops from op maps, and pairs them.
+    pub fn from_maps(source: &str, maps: Vec<RawOpMap<'_>>) -> Result<Ops, JepsenError> {
+        let mut ops = Vec::with_capacity(maps.len());
+        let mut names: FxHashMap<Vec<u8>, Arc<str>> = FxHashMap::default();
+        for (pos, m) in maps.into_iter().enumerate() {
+            ops.push(op_of(source, pos, m, &mut names)?);
         }
         if ops.is_empty() {
             return Err(JepsenError::Malformed {
@@ -169,68 +171,68 @@ fn pair(ops: &[Op]) -> Vec<u32> {
     pair
 }
 
-fn op_of(source: &str, pos: usize, v: Value, line: u32) -> Result<Op, JepsenError> {
+fn op_of(
+    source: &str,
+    pos: usize,
+    m: RawOpMap<'_>,
+    names: &mut FxHashMap<Vec<u8>, Arc<str>>,
+) -> Result<Op, JepsenError> {
+    let line = m.line;
     let bad = |what: String| JepsenError::Malformed { source_name: source.to_string(), line, what };
-    let entries = match v {
-        Value::Map(e) => e,
-        Value::Tagged(_, inner) => match *inner {
-            Value::Map(e) => e,
-            other => return Err(bad(format!("expected an op map, found {other}"))),
+    let op_type = match &m.op_type {
+        Some(RawName::Name(n)) => type_of(n),
+        Some(RawName::Other(v)) => name_of(v).and_then(|n| type_of(n.as_bytes())),
+        None => return Err(bad("expected a :type in the op map".into())),
+    };
+    let Some(op_type) = op_type else {
+        let found = match m.op_type {
+            Some(RawName::Name(n)) => format!(":{}", String::from_utf8_lossy(n)),
+            Some(RawName::Other(v)) => v.to_string(),
+            None => String::new(),
+        };
+        return Err(bad(format!("expected :type :invoke, :ok, :fail or :info, found {found}")));
+    };
+    let f: Arc<str> = match &m.f {
+        Some(RawName::Name(n)) => intern(names, n),
+        Some(RawName::Other(v)) => match name_of(v) {
+            Some(n) => intern(names, n.as_bytes()),
+            None => Arc::from(v.to_string()),
         },
-        other => {
-            let mut s = other.to_string();
-            if s.len() > 80 {
-                s.truncate(s.floor_char_boundary(80));
-                s.push_str(" ...");
-            }
-            return Err(bad(format!(
-                "expected an op map like {{:type :invoke, :f :read, :value nil, :process 0}}, found {s}"
-            )));
-        }
+        None => intern(names, b""),
     };
-    let mut op = Op {
-        index: pos as i64,
-        op_type: OpType::Invoke,
-        f: "".into(),
-        process: Value::Atom(Atom::Nil),
-        time: None,
-        value: Value::Atom(Atom::Nil),
-        extra: Vec::new(),
+    let index = match &m.index {
+        None => pos as i64,
+        Some(v) => int_of(v).ok_or_else(|| bad(format!("expected an integer :index, found {v}")))?,
+    };
+    let has_value = m.value.is_some();
+    Ok(Op {
+        index,
+        op_type,
+        f,
+        process: m.process.unwrap_or(Value::Atom(Atom::Nil)),
+        time: m.time.as_ref().and_then(int_of),
+        value: m.value.unwrap_or(Value::Atom(Atom::Nil)),
+        extra: m.extra,
         line,
-        has_value: false,
-    };
-    let mut has_type = false;
-    for (k, val) in entries {
-        match name_of(&k) {
-            Some("type") => {
-                op.op_type = match name_of(&val) {
-                    Some("invoke") => OpType::Invoke,
-                    Some("ok") => OpType::Ok,
-                    Some("fail") => OpType::Fail,
-                    Some("info") => OpType::Info,
-                    _ => return Err(bad(format!("expected :type :invoke, :ok, :fail or :info, found {val}"))),
-                };
-                has_type = true;
-            }
-            Some("f") => match name_of(&val) {
-                Some(f) => op.f = f.into(),
-                None => op.f = val.to_string().into(),
-            },
-            Some("process") => op.process = val,
-            Some("time") => op.time = int_of(&val),
-            Some("index") => match int_of(&val) {
-                Some(i) => op.index = i,
-                None => return Err(bad(format!("expected an integer :index, found {val}"))),
-            },
-            Some("value") => {
-                op.value = val;
-                op.has_value = true;
-            }
-            _ => op.extra.push((k, val)),
-        }
+        has_value,
+    })
+}
+
+fn type_of(n: &[u8]) -> Option<OpType> {
+    match n {
+        b"invoke" => Some(OpType::Invoke),
+        b"ok" => Some(OpType::Ok),
+        b"fail" => Some(OpType::Fail),
+        b"info" => Some(OpType::Info),
+        _ => None,
     }
-    if !has_type {
-        return Err(bad("expected a :type in the op map".into()));
+}
+
+fn intern(names: &mut FxHashMap<Vec<u8>, Arc<str>>, n: &[u8]) -> Arc<str> {
+    if let Some(a) = names.get(n) {
+        return a.clone();
     }
-    Ok(op)
+    let a: Arc<str> = Arc::from(String::from_utf8_lossy(n).as_ref());
+    names.insert(n.to_vec(), a.clone());
+    a
 }
