@@ -521,7 +521,7 @@ fn a_workload_given_as_a_model_gets_a_hint() {
     }
     let r = analyze(&["-m", "bank", &f]);
     assert_eq!(r.code, 2, "{r:?}");
-    assert!(r.stderr.contains("isolde does not check bank histories"), "{}", r.stderr);
+    assert!(r.stderr.contains("did you mean --workload bank?"), "{}", r.stderr);
     // In elle-cli's command line the workload is `-m`, and the error is
     // elle-cli's exit status for an unknown model.
     let r = isolde(&["elle-cli", "-m", "list-append", "-c", "list-append", &f], None, LIMIT);

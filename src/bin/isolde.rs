@@ -122,9 +122,13 @@ struct AnalyzeArgs {
     /// what was read.
     #[arg(long, value_name = "MB", requires = "follow", help_heading = FOLLOW)]
     max_memory: Option<u64>,
-    /// Workload whose inference rules apply.
+    /// Workload whose inference rules apply: Elle's (list-append,
+    /// rw-register), or a Jepsen / Knossos checker's (see docs/jepsen.md).
+    /// `auto` detects Jepsen workloads from the ops' :f values.
     #[arg(long, value_enum, default_value = "auto", help_heading = INPUT)]
     workload: WorkloadArg,
+    #[command(flatten)]
+    jepsen: isolde::cli::jepsen::JepsenArgs,
     /// Input format (default: by extension, else sniffed).
     #[arg(long, value_enum, default_value = "auto", value_name = "FORMAT", help_heading = INPUT)]
     input_format: InputArg,
@@ -323,6 +327,12 @@ struct GenCommon {
 
 #[derive(Subcommand)]
 enum GenCmd {
+    /// A Jepsen bank history (transfers and reads of every balance).
+    Bank(isolde::cli::jepsen::GenArgs),
+    /// A Jepsen counter history (adds and reads).
+    Counter(isolde::cli::jepsen::GenArgs),
+    /// A Jepsen set history (adds, reads of the whole set, a final read).
+    Set(isolde::cli::jepsen::GenArgs),
     /// A list-append history from an in-memory multi-version store.
     ListAppend {
         // First, so that the headings read Workload, Store, Output, then
@@ -465,6 +475,24 @@ enum WorkloadArg {
     Auto,
     ListAppend,
     RwRegister,
+    Bank,
+    Counter,
+    Set,
+    SetFull,
+    LongFork,
+    Comments,
+    Sequential,
+    Register,
+    CasRegister,
+    Mutex,
+}
+
+impl WorkloadArg {
+    /// The Jepsen or Knossos workload, for those.
+    fn jepsen(self) -> Option<isolde::jepsen::detect::Workload> {
+        let name = self.to_possible_value()?.get_name().to_string();
+        isolde::jepsen::detect::Workload::from_name(&name)
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -544,9 +572,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     };
     let opts = CheckOptions {
         workload: match a.workload {
-            WorkloadArg::Auto => WorkloadChoice::Auto,
             WorkloadArg::ListAppend => WorkloadChoice::Fixed(Workload::ListAppend),
             WorkloadArg::RwRegister => WorkloadChoice::Fixed(Workload::RwRegister),
+            _ => WorkloadChoice::Auto,
         },
         models,
         anomalies,
@@ -611,6 +639,11 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         if !matches!(a.input_format, InputArg::Auto | InputArg::Edn) {
             return Err("--follow reads Jepsen EDN, one op per line".into());
         }
+        if a.workload.jepsen().is_some() {
+            return Err("--follow checks transactional histories (list-append, rw-register); \
+                        check a Jepsen checker's history when its run ends"
+                .into());
+        }
         return follow_one(&a, &a.files[0], &opts, format, limit).map(ExitCode::from);
     }
     let mut worst = 0u8;
@@ -659,7 +692,28 @@ fn analyze_one(
     limit: Option<usize>,
 ) -> Result<u8, String> {
     let t0 = std::time::Instant::now();
-    let checked = isolde::cli::read_and_check(file, input, read, opts)?;
+    let jepsen = |c: Result<isolde::cli::jepsen::JepsenChecked, String>| {
+        let how = match format {
+            FormatArg::Table => isolde::cli::jepsen::Printed::Table,
+            FormatArg::Json if several => isolde::cli::jepsen::Printed::JsonLine,
+            FormatArg::Json => isolde::cli::jepsen::Printed::Json,
+            FormatArg::Edn => isolde::cli::jepsen::Printed::Edn,
+        };
+        isolde::cli::jepsen::print(&c?, file, how, several, &mut std::io::stdout().lock()).map_err(|e| e.to_string())
+    };
+    if let Some(w) = a.workload.jepsen() {
+        return jepsen(isolde::cli::jepsen::check_path(file, input, Some(w), &a.jepsen.options()));
+    }
+    let checked = match isolde::cli::read_and_check(file, input, read, opts) {
+        Ok(c) => c,
+        Err(e) => match matches!(a.workload, WorkloadArg::Auto)
+            .then(|| isolde::cli::jepsen::check_detected(file, input, &a.jepsen.options()))
+            .flatten()
+        {
+            Some(c) => return jepsen(c),
+            None => return Err(e),
+        },
+    };
     let how = Printing { format, several, one_line: several, limit };
     print_checked(a, file, &checked, t0, &how)
 }
@@ -970,7 +1024,17 @@ fn report_gen(stats: &gen::GenStats) {
 }
 
 fn generate(g: GenCmd) -> Result<ExitCode, String> {
+    use isolde::gen::jepsen::Kind;
     match g {
+        GenCmd::Bank(a) => {
+            isolde::cli::jepsen::generate(Kind::Bank, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
+        GenCmd::Counter(a) => {
+            isolde::cli::jepsen::generate(Kind::Counter, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
+        GenCmd::Set(a) => {
+            isolde::cli::jepsen::generate(Kind::Set, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
         GenCmd::ListAppend {
             txns,
             processes,

@@ -6,7 +6,7 @@
 //!
 //! | option | meaning | default |
 //! |---|---|---|
-//! | `-m`, `--model MODEL` | the workload: `list-append` or `rw-register` (elle-cli's other models are Jepsen's and Knossos's checkers, which isolde does not implement: an error names the tool to use) | required |
+//! | `-m`, `--model MODEL` | the workload: `list-append`, `rw-register` (Elle), `bank`, `counter`, `set`, `set-full`, `long-fork` (Jepsen's checkers, [`crate::jepsen`]), `comments`, `sequential` (elle-cli's own), `cas-register`, `mutex` (Knossos's linearizability, [`crate::linear`]) | required |
 //! | `-f`, `--format edn\|json` | input syntax | by extension |
 //! | `-v`, `--output text\|json` | per file, `path \t verdict`, or the whole result map as pretty JSON | `text` |
 //! | `--verbose` | `--output json` | |
@@ -17,9 +17,14 @@
 //! | `-p`, `--plot-format svg\|png` | plot image format | `svg` |
 //! | `-t`, `--plot-timeout MS` | per-plot render budget | 5000 |
 //! | `-b`, `--max-plot-bytes N` | skip plots whose DOT text is larger | 65536 |
-//! | `-g`, `-n`, `-o`, `--max-transfer` | long-fork and bank options: accepted, and without effect on the two workloads isolde checks (as in elle-cli) | |
+//! | `-g`, `--group-size N` | long-fork: keys per read group (0: the first read's key count; elle-cli's 0 makes every read an error) | 0 |
+//! | `-n`, `--allow-negative-balances` | bank: negative balances are allowed | |
+//! | `-o`, `--total-amount N` | bank: the total every read must sum to | the first read's sum |
+//! | `--max-transfer N` | bank: the largest transfer (larger ones are counted, not errors) | |
 //!
-//! isolde adds `--all-anomalies` (print every case in `--output json`, which
+//! isolde adds `--linearizable` (set-full: stale reads are errors, Jepsen's
+//! `:linearizable?`), `--timeout SECS` (cas-register, mutex: the search's
+//! budget; past it the verdict is `unknown`), `--all-anomalies` (print every case in `--output json`, which
 //! otherwise shows [`crate::reports::table::DEFAULT_EXAMPLES`] per anomaly
 //! type with the totals) and `--all-plots` (render a plot of every cycle in
 //! `-d`, which otherwise renders
@@ -28,7 +33,9 @@
 //!
 //! Output and exit status, as elle-cli's: one line `path \t true|false|unknown`
 //! per file (elle-cli's `(println path "\t" valid?)`, so a space on both sides
-//! of the tab); exit 1 if any file is invalid, else 0 (`unknown` included);
+//! of the tab; for the Jepsen and Knossos models, the result map of their
+//! checker with `--output json`); exit 1 if any file is invalid, else 0
+//! (`unknown` included);
 //! 1 for an option error or a model that does not match the history; 0 with
 //! the usage for `--help` or when `-m` is missing; 255 when a file cannot be
 //! read or checked (elle-cli's uncaught exception).
@@ -121,6 +128,18 @@ pub struct Args {
     pub max_plot_bytes: u64,
     /// `--all-anomalies` (isolde's).
     pub all_anomalies: bool,
+    /// `-g`: long-fork's group size.
+    pub group_size: u64,
+    /// `-n`: bank's negative balances allowed.
+    pub negative_balances: bool,
+    /// `-o`: bank's total.
+    pub total_amount: Option<i64>,
+    /// `--max-transfer`: bank's largest transfer.
+    pub max_transfer: Option<i64>,
+    /// `--linearizable` (isolde's): set-full's `:linearizable?`.
+    pub linearizable: bool,
+    /// `--timeout SECS` (isolde's): the linearizability search's budget.
+    pub timeout: Option<u64>,
     /// `--all-plots` (isolde's).
     pub all_plots: bool,
     /// The history files (`-` is standard input).
@@ -144,6 +163,12 @@ impl Default for Args {
             max_plot_bytes: 65536,
             all_anomalies: false,
             all_plots: false,
+            group_size: 0,
+            negative_balances: false,
+            total_amount: None,
+            max_transfer: None,
+            linearizable: false,
+            timeout: None,
             files: Vec::new(),
         }
     }
@@ -168,6 +193,14 @@ fn number(option: &str, value: &str) -> Result<u64, ElleCliError> {
         option: option.to_string(),
         value: value.to_string(),
         reason: format!("not a non-negative integer ({e})"),
+    })
+}
+
+fn signed(option: &str, value: &str) -> Result<i64, ElleCliError> {
+    value.trim().parse::<i64>().map_err(|e| ElleCliError::Invalid {
+        option: option.to_string(),
+        value: value.to_string(),
+        reason: format!("not an integer ({e})"),
     })
 }
 
@@ -239,8 +272,10 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
             };
             (long, (!rest.is_empty()).then_some(rest))
         };
-        let flag =
-            matches!(name, "help" | "version" | "verbose" | "allow-negative-balances" | "all-anomalies" | "all-plots");
+        let flag = matches!(
+            name,
+            "help" | "version" | "verbose" | "allow-negative-balances" | "all-anomalies" | "all-plots" | "linearizable"
+        );
         let known = flag
             || matches!(
                 name,
@@ -257,6 +292,7 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
                     | "group-size"
                     | "max-transfer"
                     | "total-amount"
+                    | "timeout"
             );
         if !known {
             return Err(ElleCliError::UnknownOption(arg.to_string()));
@@ -271,8 +307,8 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
                 "verbose" => a.output = Output::Json,
                 "all-anomalies" => a.all_anomalies = true,
                 "all-plots" => a.all_plots = true,
-                // Bank only: no effect on the workloads isolde checks.
-                _ => {}
+                "linearizable" => a.linearizable = true,
+                _ => a.negative_balances = true,
             }
             continue;
         }
@@ -305,10 +341,10 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
             "plot-format" => a.plot_format = one_of(arg, value.trim_start_matches(':'), &["svg", "png"])?,
             "plot-timeout" => a.plot_timeout = number(arg, &value)?,
             "max-plot-bytes" => a.max_plot_bytes = number(arg, &value)?,
-            // Long-fork and bank only: validated as elle-cli does, no effect here.
-            _ => {
-                number(arg, &value)?;
-            }
+            "group-size" => a.group_size = number(arg, &value)?,
+            "timeout" => a.timeout = Some(number(arg, &value)?),
+            "max-transfer" => a.max_transfer = Some(signed(arg, &value)?),
+            _ => a.total_amount = Some(signed(arg, &value)?),
         }
     }
     Ok(a)
@@ -316,7 +352,7 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
 
 /// elle-cli's options for the usage: the option, its default, what it does.
 const OPTIONS: &[(&str, &str, &str)] = &[
-    ("-m, --model MODEL", "", "A name of the workload to check: list-append or rw-register."),
+    ("-m, --model MODEL", "", "A name of the workload to check (see the supported models)."),
     ("-f, --format FORMAT", "", "Format of file with history. Either 'edn' or 'json' (default: by extension)."),
     ("-v, --output OUTPUT", "text", "Output format. Either 'text' or 'json'."),
     ("    --verbose", "", "Same as --output json."),
@@ -337,11 +373,12 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     ("-p, --plot-format FORMAT", "svg", "Either 'png' or 'svg'."),
     ("-t, --plot-timeout MS", "5000", "Milliseconds to wait for each plot to render."),
     ("-b, --max-plot-bytes BYTES", "65536", "Skip plots whose DOT text is larger."),
-    (
-        "-g, -n, -o, --max-transfer",
-        "",
-        "Long-fork and bank options: accepted, no effect on list-append and rw-register.",
-    ),
+    ("-g, --group-size GROUP-SIZE", "0", "(Jepsen) long-fork: keys per read group (0: the first read's)."),
+    ("-n, --allow-negative-balances", "", "(Bank) Allow negative balances in a bank model."),
+    ("    --max-transfer MAX-TRANSFER", "", "(Bank) The largest transfer the test executes."),
+    ("-o, --total-amount TOTAL-AMOUNT", "", "(Bank) Total amount every read must sum to (default: the first read's)."),
+    ("    --linearizable", "", "(set-full) Stale reads make the history invalid."),
+    ("    --timeout SECS", "", "(Knossos) Seconds the linearizability search may take; then unknown."),
     (
         "    --all-anomalies",
         "",
@@ -357,16 +394,11 @@ pub fn usage() -> String {
     let mut s = String::from(
         "elle-cli (isolde) - command-line transactional safety checker.\n\n\
          Usage: elle-cli -m model [options] files\n\n\
-         Supported models:\n  \
-         rw-register - a checker for write-read registers.\n  \
-         list-append - a checker for append and read histories.\n\
-         Models of elle-cli that isolde does not check (use elle-cli for them):\n",
+         Supported models:\n",
     );
     for (m, tool) in MODELS {
-        if workload(m).is_none() {
-            s.push_str(&wrap_text(&format!("{m} - {tool}."), "  ", "      ", 80));
-            s.push('\n');
-        }
+        s.push_str(&wrap_text(&format!("{m} - {tool}."), "  ", "      ", 80));
+        s.push('\n');
     }
     s.push_str("\nOptions:\n");
     for (option, default, what) in OPTIONS {
@@ -390,18 +422,61 @@ pub fn usage() -> String {
     s
 }
 
-/// The message for a model isolde does not check, naming the tool that
-/// does; `None` for the two workloads isolde checks.
-pub fn unchecked_model(model: &str) -> Option<String> {
-    let (_, tool) = MODELS.iter().find(|(m, _)| *m == model)?;
-    if matches!(model, "list-append" | "rw-register") {
-        return None;
+/// The Jepsen or Knossos workload of an elle-cli model (every model but
+/// Elle's two).
+pub fn jepsen_workload(model: &str) -> Option<crate::jepsen::detect::Workload> {
+    crate::jepsen::detect::Workload::from_name(model)
+}
+
+/// Runs a Jepsen or Knossos model over the files, as elle-cli prints and
+/// exits: `path \t verdict` or the result map as JSON per file; 1 if any
+/// is invalid or does not fit the model, 255 if any cannot be read, else 0.
+fn run_jepsen(a: &Args, w: crate::jepsen::detect::Workload, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    use super::jepsen::{check_ops, JepsenOptions};
+    use crate::jepsen::{JepsenError, Ops};
+    let opts = JepsenOptions {
+        bank: crate::jepsen::bank::BankOptions {
+            negative_balances: a.negative_balances,
+            total_amount: a.total_amount,
+            max_transfer: a.max_transfer,
+        },
+        group_size: usize::try_from(a.group_size).unwrap_or(usize::MAX),
+        set_full: crate::jepsen::set_full::SetFullOptions { linearizable: a.linearizable },
+        linear: crate::linear::LinearOptions { timeout: a.timeout.map(Duration::from_secs), ..Default::default() },
+    };
+    let (mut invalid, mut mismatch, mut failed) = (false, false, false);
+    for file in &a.files {
+        let checked = Ops::read(file, a.format.unwrap_or(Format::Auto)).and_then(|ops| check_ops(&ops, w, &opts));
+        let r = match checked {
+            Ok(r) => r,
+            Err(e @ JepsenError::Model { .. }) => {
+                let _ = writeln!(err, "{e}");
+                mismatch = true;
+                continue;
+            }
+            Err(e) => {
+                let _ = writeln!(err, "isolde: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        invalid |= r.valid == Validity::Invalid;
+        let written = match a.output {
+            Output::Text => writeln!(out, "{} \t {}", file.display(), r.valid.name()),
+            Output::Json => writeln!(out, "{}", r.to_json()),
+        };
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            let _ = writeln!(err, "isolde: writing the result: {e}");
+            return EXIT_ERROR;
+        }
     }
-    Some(format!(
-        "model \"{model}\" is not a transactional isolation check: isolde checks only Elle's list-append and \
-         rw-register workloads. \"{model}\" histories are checked by {tool}; run them with elle-cli itself \
-         (https://github.com/ligurio/elle-cli: java -jar elle-cli-<version>-standalone.jar -m {model} FILE)"
-    ))
+    if failed {
+        EXIT_ERROR
+    } else if invalid || mismatch {
+        1
+    } else {
+        0
+    }
 }
 
 /// The workload of an elle-cli model isolde checks.
@@ -510,9 +585,8 @@ pub fn run(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
         let _ = write!(out, "{}", usage());
         return 0;
     };
-    if let Some(msg) = unchecked_model(&model) {
-        let _ = writeln!(err, "isolde: {msg}");
-        return EXIT_ERROR;
+    if let Some(w) = jepsen_workload(&model) {
+        return run_jepsen(&a, w, out, err);
     }
     let Some(w) = workload(&model) else {
         let _ = writeln!(err, "isolde: unknown model {model}");
@@ -644,13 +718,13 @@ mod tests {
     }
 
     #[test]
-    fn other_models_name_their_checker() {
+    fn every_model_has_a_checker() {
         for (m, _) in MODELS {
-            let msg = unchecked_model(m);
-            assert_eq!(msg.is_none(), workload(m).is_some(), "{m}");
+            assert_ne!(jepsen_workload(m).is_some(), workload(m).is_some(), "{m}");
         }
-        let msg = unchecked_model("bank").expect("not checked");
-        assert!(msg.contains("jepsen.tests.bank") && msg.contains("elle-cli"), "{msg}");
-        assert!(unchecked_model("cas-register").is_some_and(|m| m.contains("Knossos")));
+        let a = p(&["-m", "bank", "-n", "-o", "-5", "--max-transfer", "7", "-g", "3", "f.edn"]).expect("parses");
+        assert!(a.negative_balances);
+        assert_eq!((a.total_amount, a.max_transfer, a.group_size), (Some(-5), Some(7), 3));
+        assert!(matches!(p(&["-g", "x"]), Err(ElleCliError::Invalid { .. })));
     }
 }

@@ -8,6 +8,7 @@
 pub mod convert;
 pub mod elle_cli;
 pub mod help;
+pub mod jepsen;
 
 use crate::check::{self, CheckOptions, Outcome};
 use crate::history::History;

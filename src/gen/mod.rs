@@ -29,6 +29,7 @@ pub mod awdit_test;
 pub mod config;
 pub mod dbcop;
 pub mod inject;
+pub mod jepsen;
 pub mod json;
 pub mod list_append;
 pub(crate) mod out;

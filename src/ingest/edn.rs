@@ -1148,6 +1148,241 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Reads an EDN document as generic values, for histories whose ops the
+/// columnar model does not hold (Jepsen's bank, counter, set and Knossos
+/// workloads, see `crate::jepsen`): the forms of one top-level vector or
+/// list, or the top-level forms one after another, each with its 1-based
+/// line.
+pub(crate) fn parse_values(source: &str, input: &[u8]) -> Result<Vec<(Value, u32)>, IngestError> {
+    let mut p = Parser::new(input, 0, input.len(), 1);
+    values_document(&mut p).map_err(|e| e.into_ingest(source, input))
+}
+
+fn values_document(p: &mut Parser<'_>) -> PResult<Vec<(Value, u32)>> {
+    let mut out = Vec::new();
+    p.skip_ws(0)?;
+    let wrapped = match p.peek() {
+        Some(c @ (b'[' | b'(')) => {
+            let open = p.pos;
+            p.pos += 1;
+            Some((closer(c), open))
+        }
+        _ => None,
+    };
+    loop {
+        p.skip_ws(0)?;
+        match (p.peek(), wrapped) {
+            (None, None) => return Ok(out),
+            (None, Some((c, open))) => {
+                return Err(perr(p.pos, format!("`{}` to close the history opened at {}", c as char, p.loc(open))))
+            }
+            (Some(c), Some((close, _))) if c == close => {
+                p.pos += 1;
+                p.skip_ws(0)?;
+                if p.pos < p.src.len() {
+                    return Err(perr(p.pos, "end of input after the history vector"));
+                }
+                return Ok(out);
+            }
+            (Some(c), _) if is_closer(c) => return Err(perr(p.pos, "an op map")),
+            _ => {
+                let line = p.line_at(p.pos);
+                let v = p.value(1)?;
+                out.push((v, line));
+            }
+        }
+    }
+}
+
+/// Reads an EDN history as [`RawOpMap`]s: each op map's usual fields
+/// picked out without allocating (`:type` and `:f` keywords borrow their
+/// names from the input), the rest kept as values. Large inputs are cut at
+/// op starts and read in parallel, with the sequential read's result and
+/// messages (as [`parse_chunks`]).
+pub(crate) fn parse_op_maps<'a>(source: &str, input: &'a [u8]) -> Result<Vec<RawOpMap<'a>>, IngestError> {
+    if let Some(bounds) = plan_chunks(input, DEFAULT_MIN_CHUNK, rayon::current_num_threads()) {
+        let line_counts: Vec<usize> = bounds.par_windows(2).map(|w| count_newlines(&input[w[0]..w[1]])).collect();
+        let mut first_lines = Vec::with_capacity(line_counts.len());
+        let mut line = 1 + count_newlines(&input[..bounds[0]]);
+        for n in &line_counts {
+            first_lines.push(line);
+            line += n;
+        }
+        let chunks: Vec<Option<Vec<RawOpMap<'a>>>> = bounds
+            .par_windows(2)
+            .zip(first_lines.par_iter())
+            .map(|(w, &first_line)| {
+                let mut p = Parser::new(input, w[0], w[1], first_line);
+                let mut out = Vec::with_capacity((w[1] - w[0]) / 64);
+                loop {
+                    p.skip_ws(0).ok()?;
+                    if p.peek().is_none() {
+                        return Some(out);
+                    }
+                    out.push(p.raw_op_map().ok()?);
+                }
+            })
+            .collect();
+        if chunks.iter().all(Option::is_some) {
+            return Ok(chunks.into_iter().flatten().flatten().collect());
+        }
+    }
+    let mut p = Parser::new(input, 0, input.len(), 1);
+    raw_document(&mut p).map_err(|e| e.into_ingest(source, input))
+}
+
+fn raw_document<'a>(p: &mut Parser<'a>) -> PResult<Vec<RawOpMap<'a>>> {
+    let mut out = Vec::new();
+    p.skip_ws(0)?;
+    let wrapped = match p.peek() {
+        Some(c @ (b'[' | b'(')) => {
+            let open = p.pos;
+            p.pos += 1;
+            Some((closer(c), open))
+        }
+        _ => None,
+    };
+    loop {
+        p.skip_ws(0)?;
+        match (p.peek(), wrapped) {
+            (None, None) => return Ok(out),
+            (None, Some((c, open))) => {
+                return Err(perr(p.pos, format!("`{}` to close the history opened at {}", c as char, p.loc(open))))
+            }
+            (Some(c), Some((close, _))) if c == close => {
+                p.pos += 1;
+                p.skip_ws(0)?;
+                if p.pos < p.src.len() {
+                    return Err(perr(p.pos, "end of input after the history vector"));
+                }
+                return Ok(out);
+            }
+            _ => out.push(p.raw_op_map()?),
+        }
+    }
+}
+
+/// A name field of an op map: a keyword's name borrowed from the input, or
+/// any other value.
+#[derive(Clone, Debug)]
+pub enum RawName<'a> {
+    /// A keyword (EDN) or string (JSON) name.
+    Name(&'a [u8]),
+    /// Anything else.
+    Other(Value),
+}
+
+/// One op map, its usual fields picked out.
+#[derive(Clone, Debug)]
+pub struct RawOpMap<'a> {
+    /// 1-based line where the map starts.
+    pub line: u32,
+    /// `:type`.
+    pub op_type: Option<RawName<'a>>,
+    /// `:f`.
+    pub f: Option<RawName<'a>>,
+    /// `:process`.
+    pub process: Option<Value>,
+    /// `:time`.
+    pub time: Option<Value>,
+    /// `:index`.
+    pub index: Option<Value>,
+    /// `:value`.
+    pub value: Option<Value>,
+    /// Every other entry, in input order.
+    pub extra: Vec<(Value, Value)>,
+}
+
+impl<'a> RawOpMap<'a> {
+    /// An empty map at `line`.
+    pub fn new(line: u32) -> Self {
+        RawOpMap {
+            line,
+            op_type: None,
+            f: None,
+            process: None,
+            time: None,
+            index: None,
+            value: None,
+            extra: Vec::new(),
+        }
+    }
+
+    /// Files an entry under its field (used for maps read as values).
+    pub fn insert(&mut self, k: Value, v: Value) {
+        let name = match &k {
+            Value::Atom(Atom::Keyword(n)) | Value::Atom(Atom::Str(n)) => Some(&**n),
+            _ => None,
+        };
+        match name {
+            Some("type") => self.op_type = Some(RawName::Other(v)),
+            Some("f") => self.f = Some(RawName::Other(v)),
+            Some("process") => self.process = Some(v),
+            Some("time") => self.time = Some(v),
+            Some("index") => self.index = Some(v),
+            Some("value") => self.value = Some(v),
+            _ => self.extra.push((k, v)),
+        }
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// Reads one op map (optionally tagged) as a [`RawOpMap`].
+    fn raw_op_map(&mut self) -> PResult<RawOpMap<'a>> {
+        let start = self.pos;
+        let line = self.line_at(start);
+        if self.peek() == Some(b'#') && self.src.get(start + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+            self.pos = self.token_end(start + 1);
+            self.skip_ws(1)?;
+        }
+        if self.peek() != Some(b'{') {
+            return Err(perr(self.pos, "an op map like {:type :invoke, :f :read, :value nil, :process 0}"));
+        }
+        let open = self.pos;
+        self.pos += 1;
+        let mut m = RawOpMap::new(line);
+        loop {
+            self.skip_ws(1)?;
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(m);
+                }
+                Some(b':') => {
+                    let kpos = self.pos;
+                    let name = self.keyword_name()?;
+                    self.value_start(kpos)?;
+                    let keyword_value = self.peek() == Some(b':');
+                    match name {
+                        b"type" if keyword_value => m.op_type = Some(RawName::Name(self.keyword_name()?)),
+                        b"f" if keyword_value => m.f = Some(RawName::Name(self.keyword_name()?)),
+                        b"type" | b"f" | b"process" | b"time" | b"index" | b"value" => {
+                            let v = self.value(2)?;
+                            m.insert(Value::Atom(Atom::Keyword(utf8(name, kpos + 1)?.into())), v);
+                        }
+                        _ => {
+                            let k = Value::Atom(Atom::Keyword(utf8(name, kpos + 1)?.into()));
+                            let v = self.value(2)?;
+                            m.extra.push((k, v));
+                        }
+                    }
+                }
+                Some(c) if !is_closer(c) => {
+                    let k = self.value(2)?;
+                    self.skip_ws(1)?;
+                    match self.peek() {
+                        Some(c) if !is_closer(c) => {}
+                        _ => return Err(perr(self.pos, "a value for the map key")),
+                    }
+                    let v = self.value(2)?;
+                    m.insert(k, v);
+                }
+                _ => return Err(perr(self.pos, format!("`}}` to close the op map opened at {}", self.loc(open)))),
+            }
+        }
+    }
+}
+
 /// Interns an integer key through a dense cache of small keys (shared by the
 /// EDN and JSON readers).
 #[inline(always)]

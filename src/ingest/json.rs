@@ -682,6 +682,49 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Reads a JSON document as generic values (see `edn::parse_values`): the
+/// elements of one top-level array, or top-level values one after another,
+/// each with its 1-based line.
+pub(crate) fn parse_values(source: &str, input: &[u8]) -> Result<Vec<(Value, u32)>, IngestError> {
+    let mut p =
+        Parser { src: input, pos: 0, line_pos: 0, line_no: 1, small_keys: Vec::new(), str_keys: FxHashMap::default() };
+    let run = |p: &mut Parser<'_>| -> PResult<Vec<(Value, u32)>> {
+        let mut out = Vec::new();
+        p.skip_ws();
+        if p.peek() == Some(b'[') {
+            let open = p.pos;
+            p.pos += 1;
+            p.skip_ws();
+            if p.peek() == Some(b']') {
+                p.pos += 1;
+            } else {
+                loop {
+                    p.skip_ws();
+                    let line = p.line_at(p.pos);
+                    out.push((p.value(1)?, line));
+                    if p.list_sep(b']', open)? {
+                        break;
+                    }
+                }
+            }
+            p.skip_ws();
+            if p.pos < p.src.len() {
+                return Err(perr(p.pos, "end of input after the history array"));
+            }
+            return Ok(out);
+        }
+        loop {
+            p.skip_ws();
+            if p.peek().is_none() {
+                return Ok(out);
+            }
+            let line = p.line_at(p.pos);
+            out.push((p.value(1)?, line));
+        }
+    };
+    run(&mut p).map_err(|e| e.into_ingest(source, input))
+}
+
 /// Parses an elle-cli JSON history.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
     let mut b = HistoryBuilder::new(source);

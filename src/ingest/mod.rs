@@ -31,9 +31,11 @@ mod json;
 mod num;
 mod polysi_text;
 mod stream;
+mod values;
 
 pub use error::IngestError;
 pub use stream::read_stream;
+pub use values::{read_values, read_values_bytes, with_op_maps, with_op_maps_bytes, RawName, RawOpMap};
 
 use crate::history::History;
 use std::path::Path;

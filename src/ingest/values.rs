@@ -1,0 +1,100 @@
+//! Generic reading of EDN and JSON histories into [`Value`]s, one per op,
+//! for the checkers whose ops the columnar [`crate::history::History`] does
+//! not model (Jepsen's bank, counter, set, long-fork and Knossos workloads,
+//! see `crate::jepsen`). The same tokenizers as the columnar readers, so
+//! the same syntax, the same `file:line:column` errors and no panics.
+
+pub use super::edn::{RawName, RawOpMap};
+use super::{edn, json, prepare, Format, IngestError, MAX_INPUT_BYTES};
+use crate::history::Value;
+use std::io::Read;
+use std::path::Path;
+
+/// Reads the forms of a history file (`-` is standard input): each op
+/// value with its 1-based line. EDN and JSON only (by extension or content
+/// with [`Format::Auto`]); any other format is an error.
+pub fn read_values(path: &Path, format: Format) -> Result<Vec<(Value, u32)>, IngestError> {
+    let bytes = read_all(path)?;
+    read_values_bytes(&path.display().to_string(), &bytes, format)
+}
+
+/// Reads a history file (`-` is standard input) as op maps and hands them
+/// to `f` (they borrow from the file's bytes). EDN is read in parallel
+/// without allocating for the usual fields; JSON through its values.
+pub fn with_op_maps<R>(path: &Path, format: Format, f: impl FnOnce(Vec<RawOpMap<'_>>) -> R) -> Result<R, IngestError> {
+    let bytes = read_all(path)?;
+    with_op_maps_bytes(&path.display().to_string(), &bytes, format, f)
+}
+
+/// [`with_op_maps`] of bytes in memory.
+pub fn with_op_maps_bytes<R>(
+    source_name: &str,
+    bytes: &[u8],
+    format: Format,
+    f: impl FnOnce(Vec<RawOpMap<'_>>) -> R,
+) -> Result<R, IngestError> {
+    let (text, resolved) = prepare(source_name, bytes, format);
+    match resolved {
+        Format::Edn | Format::Auto => Ok(f(edn::parse_op_maps(source_name, text)?)),
+        _ => {
+            let values = read_values_bytes(source_name, bytes, format)?;
+            let mut maps = Vec::with_capacity(values.len());
+            for (v, line) in values {
+                let mut m = RawOpMap::new(line);
+                match v {
+                    Value::Map(entries) => entries.into_iter().for_each(|(k, v)| m.insert(k, v)),
+                    other => {
+                        let mut found = other.to_string();
+                        if found.len() > 60 {
+                            found.truncate(found.floor_char_boundary(60));
+                            found.push_str(" ...");
+                        }
+                        return Err(IngestError::Syntax {
+                            source_name: source_name.to_string(),
+                            line,
+                            column: 1,
+                            expected: "an op object like {\"type\": \"invoke\", \"f\": \"read\", \"process\": 0}"
+                                .into(),
+                            found,
+                        });
+                    }
+                }
+                maps.push(m);
+            }
+            Ok(f(maps))
+        }
+    }
+}
+
+fn read_all(path: &Path) -> Result<Vec<u8>, IngestError> {
+    let name = path.display().to_string();
+    let io = |source| IngestError::Io { path: name.clone(), source };
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin().lock().take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    } else {
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(IngestError::Unreadable { path: name, reason: "is not a regular file".into() });
+        }
+        let file = std::fs::File::open(path).map_err(io)?;
+        file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    }
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(IngestError::TooLarge { source_name: name, len: bytes.len() as u64, limit: MAX_INPUT_BYTES });
+    }
+    Ok(bytes)
+}
+
+/// [`read_values`] of bytes in memory, named `source_name` in errors.
+pub fn read_values_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<Vec<(Value, u32)>, IngestError> {
+    let (bytes, format) = prepare(source_name, bytes, format);
+    match format {
+        Format::Json => json::parse_values(source_name, bytes),
+        Format::Edn | Format::Auto => edn::parse_values(source_name, bytes),
+        other => Err(IngestError::Unreadable {
+            path: source_name.to_string(),
+            reason: format!("is {other:?}, which holds register transactions, not Jepsen ops (EDN or JSON only)"),
+        }),
+    }
+}

@@ -1,0 +1,238 @@
+//! The op model shared by Jepsen's checkers and the linearizability check:
+//! one [`Op`] per op map, its `:value` kept as written, and each completion
+//! paired with its invocation as `jepsen.history` pairs them.
+
+use super::result::Node;
+use super::{int_of, name_of, JepsenError};
+use crate::history::{Atom, Value};
+use crate::ingest::{with_op_maps, with_op_maps_bytes, Format, RawName, RawOpMap};
+use rustc_hash::FxHashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// An op's `:type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpType {
+    /// `:invoke`.
+    Invoke,
+    /// `:ok`: it took effect, and its value is what it returned.
+    Ok,
+    /// `:fail`: it did not take effect.
+    Fail,
+    /// `:info`: it may or may not have taken effect.
+    Info,
+}
+
+impl OpType {
+    /// The keyword's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpType::Invoke => "invoke",
+            OpType::Ok => "ok",
+            OpType::Fail => "fail",
+            OpType::Info => "info",
+        }
+    }
+}
+
+/// One op map.
+#[derive(Clone, Debug)]
+pub struct Op {
+    /// `:index`, or the op's position in the input when it has none.
+    pub index: i64,
+    /// `:type`.
+    pub op_type: OpType,
+    /// `:f`'s name (`""` when absent), shared by the ops with that `:f`.
+    pub f: Arc<str>,
+    /// `:process` (`nil` when absent); an integer for client ops.
+    pub process: Value,
+    /// `:time` in nanoseconds, when given.
+    pub time: Option<i64>,
+    /// `:value` as written (`nil` when absent).
+    pub value: Value,
+    /// Other fields (`:error` ...), in input order.
+    pub extra: Vec<(Value, Value)>,
+    /// 1-based line of the op map in its file.
+    pub line: u32,
+    /// Whether the input gave `:value` (for printing the op back).
+    pub has_value: bool,
+}
+
+impl Op {
+    /// Whether this is a client op (an integer `:process`, or none), as
+    /// `jepsen.history/client-op?`; `:nemesis` ops are not.
+    pub fn is_client(&self) -> bool {
+        matches!(self.process, Value::Atom(Atom::Int(_)) | Value::Atom(Atom::Nil))
+    }
+
+    /// The op as a Jepsen op map (fields in Jepsen's print order).
+    pub fn node(&self) -> Node {
+        let kw = |s: &str| Node::Keyword(s.to_string());
+        let mut m = vec![(kw("type"), kw(self.op_type.name())), (kw("f"), kw(&self.f))];
+        if self.has_value {
+            m.push((kw("value"), crate::reports::tree::value(&self.value)));
+        }
+        if !super::is_nil(&self.process) {
+            m.push((kw("process"), crate::reports::tree::value(&self.process)));
+        }
+        if let Some(t) = self.time {
+            m.push((kw("time"), Node::Int(t)));
+        }
+        for (k, v) in &self.extra {
+            m.push((crate::reports::tree::value(k), crate::reports::tree::value(v)));
+        }
+        m.push((kw("index"), Node::Int(self.index)));
+        Node::Map(m)
+    }
+}
+
+/// No paired op.
+pub const NONE: u32 = u32::MAX;
+
+/// A history of [`Op`]s, with invocations and completions paired.
+#[derive(Clone, Debug, Default)]
+pub struct Ops {
+    /// The file the ops were read from (for messages).
+    pub source: String,
+    /// The ops in input order.
+    pub ops: Vec<Op>,
+    /// For each op, the position of its partner (an invocation's
+    /// completion, a completion's invocation), or [`NONE`].
+    pub pair: Vec<u32>,
+}
+
+impl Ops {
+    /// Reads a history file (`-` is standard input).
+    pub fn read(path: &Path, format: Format) -> Result<Ops, JepsenError> {
+        let source = path.display().to_string();
+        with_op_maps(path, format, |maps| Ops::from_maps(&source, maps))?
+    }
+
+    /// Reads a history from bytes named `source` in messages.
+    pub fn read_bytes(source: &str, bytes: &[u8], format: Format) -> Result<Ops, JepsenError> {
+        with_op_maps_bytes(source, bytes, format, |maps| Ops::from_maps(source, maps))?
+    }
+
+    /// Builds the ops from op maps, and pairs them.
+    pub fn from_maps(source: &str, maps: Vec<RawOpMap<'_>>) -> Result<Ops, JepsenError> {
+        let mut ops = Vec::with_capacity(maps.len());
+        let mut names: FxHashMap<Vec<u8>, Arc<str>> = FxHashMap::default();
+        for (pos, m) in maps.into_iter().enumerate() {
+            ops.push(op_of(source, pos, m, &mut names)?);
+        }
+        if ops.is_empty() {
+            return Err(JepsenError::Malformed {
+                source_name: source.to_string(),
+                line: 1,
+                what: "the history holds no op".into(),
+            });
+        }
+        let pair = pair(&ops);
+        Ok(Ops { source: source.to_string(), ops, pair })
+    }
+
+    /// The completion of invocation `i`, if any.
+    pub fn completion(&self, i: usize) -> Option<&Op> {
+        match self.pair[i] {
+            NONE => None,
+            j if self.ops[i].op_type == OpType::Invoke => Some(&self.ops[j as usize]),
+            _ => None,
+        }
+    }
+
+    /// The invocation of completion `i`, if any.
+    pub fn invocation(&self, i: usize) -> Option<usize> {
+        match self.pair[i] {
+            NONE => None,
+            j if self.ops[i].op_type != OpType::Invoke => Some(j as usize),
+            _ => None,
+        }
+    }
+
+    /// The client ops' positions.
+    pub fn clients(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.ops.len()).filter(|&i| self.ops[i].is_client())
+    }
+}
+
+/// Pairs each completion with the open invocation of its process.
+fn pair(ops: &[Op]) -> Vec<u32> {
+    let mut pair = vec![NONE; ops.len()];
+    let mut open: FxHashMap<&Value, usize> = FxHashMap::default();
+    for (i, o) in ops.iter().enumerate() {
+        if o.op_type == OpType::Invoke {
+            // A second invocation on a process leaves the first pending.
+            open.insert(&o.process, i);
+        } else if let Some(j) = open.remove(&o.process) {
+            pair[i] = j as u32;
+            pair[j] = i as u32;
+        }
+    }
+    pair
+}
+
+fn op_of(
+    source: &str,
+    pos: usize,
+    m: RawOpMap<'_>,
+    names: &mut FxHashMap<Vec<u8>, Arc<str>>,
+) -> Result<Op, JepsenError> {
+    let line = m.line;
+    let bad = |what: String| JepsenError::Malformed { source_name: source.to_string(), line, what };
+    let op_type = match &m.op_type {
+        Some(RawName::Name(n)) => type_of(n),
+        Some(RawName::Other(v)) => name_of(v).and_then(|n| type_of(n.as_bytes())),
+        None => return Err(bad("expected a :type in the op map".into())),
+    };
+    let Some(op_type) = op_type else {
+        let found = match m.op_type {
+            Some(RawName::Name(n)) => format!(":{}", String::from_utf8_lossy(n)),
+            Some(RawName::Other(v)) => v.to_string(),
+            None => String::new(),
+        };
+        return Err(bad(format!("expected :type :invoke, :ok, :fail or :info, found {found}")));
+    };
+    let f: Arc<str> = match &m.f {
+        Some(RawName::Name(n)) => intern(names, n),
+        Some(RawName::Other(v)) => match name_of(v) {
+            Some(n) => intern(names, n.as_bytes()),
+            None => Arc::from(v.to_string()),
+        },
+        None => intern(names, b""),
+    };
+    let index = match &m.index {
+        None => pos as i64,
+        Some(v) => int_of(v).ok_or_else(|| bad(format!("expected an integer :index, found {v}")))?,
+    };
+    let has_value = m.value.is_some();
+    Ok(Op {
+        index,
+        op_type,
+        f,
+        process: m.process.unwrap_or(Value::Atom(Atom::Nil)),
+        time: m.time.as_ref().and_then(int_of),
+        value: m.value.unwrap_or(Value::Atom(Atom::Nil)),
+        extra: m.extra,
+        line,
+        has_value,
+    })
+}
+
+fn type_of(n: &[u8]) -> Option<OpType> {
+    match n {
+        b"invoke" => Some(OpType::Invoke),
+        b"ok" => Some(OpType::Ok),
+        b"fail" => Some(OpType::Fail),
+        b"info" => Some(OpType::Info),
+        _ => None,
+    }
+}
+
+fn intern(names: &mut FxHashMap<Vec<u8>, Arc<str>>, n: &[u8]) -> Arc<str> {
+    if let Some(a) = names.get(n) {
+        return a.clone();
+    }
+    let a: Arc<str> = Arc::from(String::from_utf8_lossy(n).as_ref());
+    names.insert(n.to_vec(), a.clone());
+    a
+}
