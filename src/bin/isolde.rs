@@ -117,13 +117,8 @@ struct AnalyzeArgs {
     /// without growth (default: only SIGINT/SIGTERM end it).
     #[arg(long, value_name = "SECS", requires = "follow", help_heading = FOLLOW)]
     follow_idle: Option<f64>,
-    /// With --follow: stop reading once the process holds more than this
-    /// many MB, and answer unknown (exit 3) unless an anomaly was found in
-    /// what was read.
-    #[arg(long, value_name = "MB", requires = "follow", help_heading = FOLLOW)]
-    max_memory: Option<u64>,
     /// Workload whose inference rules apply: Elle's (list-append,
-    /// rw-register), or a Jepsen / Knossos checker's (see docs/jepsen.md).
+    /// rw-register), or a Jepsen / Knossos checker's (isolde help jepsen).
     /// `auto` detects Jepsen workloads from the ops' :f values.
     #[arg(long, value_enum, default_value = "auto", help_heading = INPUT)]
     workload: WorkloadArg,
@@ -893,7 +888,7 @@ fn follow_one(
         round_txns: a.round_txns,
         round_interval: Duration::from_millis(a.round_ms),
         idle: a.follow_idle.map(|s| Duration::from_secs_f64(s.max(0.0))),
-        max_memory_mb: a.max_memory,
+        max_memory_mb: a.jepsen.max_memory.map(|m| m as u64),
         throttle: true,
         done: None,
     };

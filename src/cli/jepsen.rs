@@ -37,10 +37,13 @@ pub struct JepsenArgs {
     /// take before the verdict becomes unknown.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// register, cas-register, mutex: memory budget of the search's
-    /// memoization cache, in MB (the verdict becomes unknown when spent).
-    #[arg(long, default_value_t = 4096, value_name = "MB")]
-    pub max_memory: usize,
+    /// Memory budget in MB: for register, cas-register and mutex the
+    /// search's memoization cache (default 4096; the verdict becomes
+    /// unknown when spent); with --follow, reading stops once the process
+    /// holds more, and the verdict is unknown unless an anomaly was found
+    /// (default: no limit).
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<usize>,
 }
 
 impl JepsenArgs {
@@ -56,7 +59,7 @@ impl JepsenArgs {
             set_full: SetFullOptions { linearizable: self.linearizable },
             linear: LinearOptions {
                 timeout: self.timeout.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
-                max_memory: self.max_memory.saturating_mul(1 << 20),
+                max_memory: self.max_memory.unwrap_or(4096).saturating_mul(1 << 20),
                 progress: false,
             },
         }

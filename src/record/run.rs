@@ -1001,6 +1001,7 @@ mod tests {
             hot_probability: 0.8,
             seed: 3,
             check: false,
+            fences: None,
             model: None,
             init_sql: Vec::new(),
             faults: Vec::new(),
