@@ -245,7 +245,9 @@ pub fn check_detected(path: &Path, format: Format, o: &JepsenOptions) -> Option<
     let workload = match detect::detect(&ops) {
         Ok(w) => w,
         // Elle's transactions: the columnar reader's error says more.
-        Err(_) if ops.clients().any(|i| &*ops.ops[i].f == "txn") => return None,
+        // So for ops without an :f (Elle's reader takes those as
+        // transactions too).
+        Err(_) if ops.clients().any(|i| matches!(&*ops.ops[i].f, "txn" | "" | "nil")) => return None,
         Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
     };
     Some(
