@@ -10,6 +10,7 @@ pub mod directory;
 pub mod dot;
 pub mod edn;
 pub mod elide;
+pub mod html;
 pub mod json;
 pub mod result_map;
 pub mod table;
