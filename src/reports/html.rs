@@ -135,10 +135,10 @@ pub fn page(h: &History, o: &Outcome, opts: &HtmlOptions) -> String {
     if let Some(l) = st.ladder {
         let _ = write!(times, ", ladder {:.3}s", l.as_secs_f64());
     }
-    let _ = write!(
+    let _ = writeln!(
         s,
         "<p>{} history: {} client ops ({} non-client ignored), {} keys, {} dependency edges. \
-         <span class=\"muted\">Stage times: {times}.</span></p>\n",
+         <span class=\"muted\">Stage times: {times}.</span></p>",
         o.workload.name(),
         h.ops.len(),
         h.nonclient_ops,
@@ -183,7 +183,7 @@ fn levels(s: &mut String, h: &History, o: &Outcome) {
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td><span class=\"v {class}\">{v}</span></td><td>{}</td><td>{witness}</td></tr>",
-            escape(&row.level.model.to_string()),
+            escape(row.level.model),
             escape(&row.decided_by.describe())
         );
     }

@@ -183,7 +183,7 @@ fn header_line(h: &History, o: &Outcome, width: Option<u16>) -> String {
     let counts = format!("{} client ops ({} non-client ignored)", h.ops.len(), h.nonclient_ops);
     let kind = format!("{} history,", o.workload.name());
     let line = format!("{}: {kind} {counts}\n", h.source);
-    let Some(w) = width.map(|w| layout_width(w)) else { return line };
+    let Some(w) = width.map(layout_width) else { return line };
     if super::wrap::cols(&line) <= w + 1 {
         return line;
     }
