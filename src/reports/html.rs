@@ -174,7 +174,7 @@ fn levels(s: &mut String, h: &History, o: &Outcome) {
                 format!("<a href=\"#{}\">{}</a>", anchor(a), escape(a))
             }
             (ModelStatus::Violated(a), Some(w)) => {
-                format!("{}: {}", escape(a), linked(&super::table::short_witness(h, w)))
+                format!("{}: {}", escape(a), linked(&super::witness::short_witness(h, w)))
             }
             (ModelStatus::Violated(a), None) => escape(a),
             (ModelStatus::Holds, _) => String::new(),
@@ -205,7 +205,7 @@ fn anomalies(s: &mut String, h: &History, o: &Outcome, opts: &HtmlOptions, menti
     }
     s.push_str("<h2>Anomalies</h2>\n<table id=\"anomalies\"><tr><th>anomaly</th><th>count</th><th>example</th></tr>\n");
     for (name, cases) in &o.anomalies {
-        let ex = cases.first().map(|c| linked(&super::table::short_witness(h, c))).unwrap_or_default();
+        let ex = cases.first().map(|c| linked(&super::witness::short_witness(h, c))).unwrap_or_default();
         let _ = writeln!(
             s,
             "<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{ex}</td></tr>",

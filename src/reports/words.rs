@@ -66,7 +66,7 @@ fn sentence(h: &History, c: &Case) -> String {
                 h.key(*key)
             )
         }
-        other => format!("{}.", super::table::short_witness(h, other)),
+        other => format!("{}.", super::witness::short_witness(h, other)),
     }
 }
 
