@@ -192,6 +192,12 @@ struct AnalyzeArgs {
     /// cycle, and incompatible-order/<key>.html tables.
     #[arg(long, short = 'd', value_name = "DIR", help_heading = OUTPUT)]
     directory: Option<PathBuf>,
+    /// Write one self-contained HTML page here: the verdict, the levels,
+    /// each anomaly type's first cases explained, with their cycles drawn,
+    /// and the transactions they name (--directory writes the same page
+    /// as DIR/index.html). One history only.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    html: Option<PathBuf>,
     /// Image format of plots in --directory (needs graphviz's `dot`).
     #[arg(long, value_enum, default_value = "svg", value_name = "FORMAT", help_heading = OUTPUT)]
     plot_format: PlotFormatArg,
@@ -556,6 +562,12 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     // Usage errors before reading a possibly large history.
     check::resolve_models(&models).map_err(|e| e.to_string())?;
     let anomalies = check::resolve_anomalies(&a.anomalies).map_err(|e| e.to_string())?;
+    if a.html.is_some() && a.files.len() > 1 {
+        return Err(
+            "--html FILE writes the page of one history; with several, -d DIR writes DIR/<name>/index.html for each"
+                .into(),
+        );
+    }
     if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
         return Err("standard input (`-`) can be read only once".into());
     }
@@ -864,7 +876,12 @@ fn print_checked(
             naming: reports::text::Naming::Index,
             values: if a.full_values { reports::text::Values::Full } else { reports::text::Values::Short },
         };
-        isolde::cli::write_directory(h, outcome, &isolde::cli::directory_for(dir, file, several), &plots);
+        let dir = isolde::cli::directory_for(dir, file, several);
+        isolde::cli::write_directory(h, outcome, &dir, &plots);
+        write_page(h, &checked, file, &dir.join("index.html"), Some(dir.clone()));
+    }
+    if let Some(page) = &a.html {
+        write_page(h, &checked, file, page, None);
     }
     Ok(match outcome.valid {
         Validity::Valid => 0,
@@ -966,6 +983,30 @@ impl isolde::online::Watch for FollowPrinter {
 
     fn note(&mut self, text: &str) {
         eprintln!("isolde: {text}");
+    }
+}
+
+/// Writes the HTML page of a checked history to `page` (a warning if it
+/// cannot: the verdict is already out).
+fn write_page(
+    h: &isolde::history::History,
+    checked: &isolde::cli::Checked,
+    file: &std::path::Path,
+    page: &std::path::Path,
+    plots_dir: Option<PathBuf>,
+) {
+    let history_href = (file.as_os_str() != "-")
+        .then(|| std::path::absolute(file).ok())
+        .flatten()
+        .map(|p| format!("file://{}", p.display()));
+    let opts = reports::html::HtmlOptions {
+        plots_dir,
+        history_href,
+        parse_time: Some(checked.parse_time),
+        ..Default::default()
+    };
+    if let Err(e) = reports::html::write(h, &checked.outcome, page, &opts) {
+        eprintln!("isolde: warning: could not write {}: {e}", page.display());
     }
 }
 

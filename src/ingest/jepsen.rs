@@ -158,7 +158,7 @@ pub fn non_transactional(bytes: &[u8]) -> Option<String> {
             if f == "txn" {
                 return None;
             }
-            if first.is_none() && workload(&[f.clone()]).is_some() {
+            if first.is_none() && workload(std::slice::from_ref(&f)).is_some() {
                 first = Some((n + 1, f.clone()));
             }
             if !f.is_empty() && !fs.contains(&f) {

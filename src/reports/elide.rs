@@ -39,9 +39,8 @@ pub fn list_marked(h: &History, xs: &[i64], marks: &[usize]) -> String {
     }
     let mut keep = vec![false; xs.len()];
     for &m in marks.iter().filter(|&&m| m < xs.len()) {
-        for k in m.saturating_sub(CONTEXT)..=(m + CONTEXT).min(xs.len() - 1) {
-            keep[k] = true;
-        }
+        let end = (m + CONTEXT).min(xs.len() - 1);
+        keep[m.saturating_sub(CONTEXT)..=end].fill(true);
     }
     for k in keep.iter_mut().rev().take(TAIL) {
         *k = true;

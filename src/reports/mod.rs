@@ -3,14 +3,18 @@
 //! [`tree`] turns an [`crate::check::Outcome`] into Elle's result map as a
 //! small value tree (ops as Jepsen op maps, steps and cases with Elle's keys);
 //! [`edn`] and [`json`] print that tree, so both formats always agree; [`table`]
-//! prints a terminal summary; [`text`] explains cycles in Elle's words and
-//! [`directory`] writes Elle's output directory; [`online`] writes the
-//! one-line reports of the online checker.
+//! prints a terminal summary laid out by [`wrap`] within the terminal's
+//! width, with one-line [`witness`]es; [`text`] explains cycles in Elle's
+//! words, [`words`] every other anomaly, [`elide`] shortens long values for
+//! people; [`directory`] writes Elle's output directory and [`html`] one
+//! self-contained page of the whole check; [`online`] the one-line
+//! reports of the online checker.
 
 pub mod directory;
 pub mod dot;
 pub mod edn;
 pub mod elide;
+pub mod html;
 pub mod json;
 pub mod online;
 pub mod result_map;
@@ -18,6 +22,7 @@ pub mod table;
 pub mod text;
 pub mod tree;
 pub mod weak;
+pub mod witness;
 pub mod words;
 pub mod wrap;
 

@@ -18,8 +18,16 @@ fn txn(h: &History, t: Option<OpId>) -> String {
     }
 }
 
+/// A micro-op, a long read shortened to its last elements (the version
+/// it read; see [`crate::reports::elide`]).
 fn mop_text(h: &History, op: OpId, mop: u32) -> String {
-    crate::reports::edn::to_string(h, &tree::mop(h, &h.mops_of(h.op(op))[mop as usize]))
+    crate::reports::elide::mop_text(h, op, mop, &[])
+}
+
+/// An op, long reads shortened, a long transaction shown by the micro-ops
+/// `mops` (see [`crate::reports::elide::op_text`]).
+fn op_text(h: &History, op: OpId, mops: &[u32]) -> String {
+    crate::reports::elide::op_text(h, op, &mops.iter().map(|&m| (m, None)).collect())
 }
 
 /// The Plume TAP name of a letter (weak.md §7).
@@ -140,7 +148,7 @@ pub fn explain(h: &History, v: &Violation) -> String {
             s.push_str(&format!(
                 "  {} = {}\n  its read {} returned {what}.\n",
                 txn(h, Some(f.op)),
-                crate::reports::text::op_text(h, f.op),
+                op_text(h, f.op, &[f.mop]),
                 mop_text(h, f.op, f.mop)
             ));
         }
@@ -149,7 +157,7 @@ pub fn explain(h: &History, v: &Violation) -> String {
                 "  {} = {}\n  it read {} from {} and {} from {}: each writer was visible to it, so each must \
                  commit before the other.\n",
                 txn(h, Some(*reader)),
-                crate::reports::text::op_text(h, *reader),
+                op_text(h, *reader, &mops[..]),
                 mop_text(h, *reader, mops[0]),
                 txn(h, writers[0]),
                 mop_text(h, *reader, mops[1]),
@@ -160,7 +168,7 @@ pub fn explain(h: &History, v: &Violation) -> String {
             s.push_str("Let:\n");
             for &t in &c.txns {
                 match t {
-                    Some(o) => s.push_str(&format!("  {} = {}\n", txn(h, t), crate::reports::text::op_text(h, o))),
+                    Some(o) => s.push_str(&format!("  {} = {}\n", txn(h, t), op_text(h, o, &[]))),
                     None => s.push_str("  ⊥ = the initial state (every key's initial value)\n"),
                 }
             }

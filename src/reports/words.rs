@@ -66,13 +66,13 @@ fn sentence(h: &History, c: &Case) -> String {
                 h.key(*key)
             )
         }
-        other => format!("{}.", super::table::short_witness(h, other)),
+        other => format!("{}.", super::witness::short_witness(h, other)),
     }
 }
 
 /// The transactions a case that is not a cycle involves, each with what
 /// the case is about in it.
-fn case_ops(h: &History, c: &Case) -> Vec<(OpId, Focus)> {
+pub(crate) fn case_ops(h: &History, c: &Case) -> Vec<(OpId, Focus)> {
     let on_key = |op: OpId, key: crate::history::KeyId| -> Focus {
         let mops = h.mops_of(h.op(op));
         (0..mops.len() as u32).filter(|&i| mops[i as usize].key == key).map(|i| (i, None)).collect()

@@ -181,7 +181,7 @@ pub fn words_fit(rows: &[Vec<String>], width: usize, pad: usize) -> bool {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     let words: usize =
         (0..n).map(|j| rows.iter().filter_map(|r| r.get(j)).map(|c| longest_word(c)).max().unwrap_or(0).max(1)).sum();
-    words + (pad + 1) * n + 1 <= width
+    words + (pad + 1) * n < width
 }
 
 /// [`column_widths`] for cells with `pad` columns of padding in all.
