@@ -345,8 +345,18 @@ fn check_exactly(
     }
     // Narrowing passes ran out: check what they left, without narrowing.
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    // Out of time before any component was solved: say so, and how far
+    // the narrowing got.
+    let narrowing_timeout = |before: &ExactStats| {
+        Verdict::Unknown(format!(
+            "the exact check did not finish within the time limit while narrowing the candidate writers of \
+             reads: the write orders pruning left open were undecided after {} narrowing pass{}",
+            before.narrowing_passes,
+            if before.narrowing_passes == 1 { "" } else { "es" }
+        ))
+    };
     if late() {
-        let verdict = Verdict::Unknown("the time limit ran out while narrowing the candidate writers of reads".into());
+        let verdict = narrowing_timeout(&before);
         return ExactOutcome { level, verdict, stats: before };
     }
     if let Some(t) = &narrowed {
@@ -359,7 +369,7 @@ fn check_exactly(
     }
     // Without narrowing a pass always ends with a verdict.
     if late() {
-        let verdict = Verdict::Unknown("the time limit ran out while narrowing the candidate writers of reads".into());
+        let verdict = narrowing_timeout(&before);
         return ExactOutcome { level, verdict, stats: before };
     }
     let mut out = match check_once(h, txns, level, opts, deadline, false) {
