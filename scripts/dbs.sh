@@ -18,6 +18,14 @@
 # it prints `# cannot start <server>: <why>` on stderr and exits 1 after
 # trying the other. As root, PostgreSQL runs as the `postgres` user (via
 # runuser) and MariaDB as `mysql`.
+#
+# Environment: ISOLDE_DBS_STOCK=1 starts both with their default settings
+# (PostgreSQL as initdb configures it, deadlock_timeout 1 s; MariaDB with
+# its compiled-in defaults, innodb_lock_wait_timeout 50 s), as a user's
+# server would be, instead of the tuned ones (fsync off, deadlock_timeout
+# 50 ms, no log flush per commit): for measuring `isolde record` as users
+# see it (scripts/bench-record.sh). ISOLDE_DBS_NO_INSTALL=1 never installs
+# packages (the tests' private servers).
 set -uo pipefail
 
 dir=${ISOLDE_DBS_DIR:-/tmp/isolde-dbs}
@@ -31,6 +39,7 @@ note() { echo "# $*" >&2; }
 as_root() { [ "$(id -u)" = 0 ]; }
 
 apt_install() {
+  [ -z "${ISOLDE_DBS_NO_INSTALL:-}" ] || return 1
   command -v apt-get >/dev/null 2>&1 || return 1
   as_root || return 1
   export DEBIAN_FRONTEND=noninteractive
@@ -70,8 +79,10 @@ start_pg() {
     as_pg "$bin/initdb" -D "$data" -A trust -U postgres >"$dir/pg-initdb.log" 2>&1 ||
       { note "cannot start postgresql: initdb failed (see $dir/pg-initdb.log)"; return 1; }
   fi
+  local tuning="-c max_connections=200 -c fsync=off -c deadlock_timeout=50ms"
+  [ -n "${ISOLDE_DBS_STOCK:-}" ] && tuning=""
   as_pg "$bin/pg_ctl" -D "$data" -l "$dir/pgrun/pg.log" -w -t 60 \
-    -o "-p $pg_port -k $dir/pgrun -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c deadlock_timeout=50ms" \
+    -o "-p $pg_port -k $dir/pgrun -c listen_addresses=127.0.0.1 $tuning" \
     start >/dev/null 2>&1 || { note "cannot start postgresql: pg_ctl start failed (see $dir/pgrun/pg.log)"; return 1; }
   echo "ISOLDE_POSTGRES_URL=$pg_url"
 }
@@ -127,9 +138,11 @@ start_my() {
       --skip-test-db >"$dir/my-install.log" 2>&1 ||
       { note "cannot start mariadb: mariadb-install-db failed (see $dir/my-install.log)"; return 1; }
   fi
+  local tuning=(--innodb-flush-log-at-trx-commit=0 --max-connections=200)
+  [ -n "${ISOLDE_DBS_STOCK:-}" ] && tuning=()
   setsid "$bin" --no-defaults --datadir="$data" "${user[@]}" --socket="$dir/myrun/my.sock" --port="$my_port" \
     --bind-address=127.0.0.1 --pid-file="$dir/myrun/my.pid" --log-error="$dir/myrun/my.log" \
-    --innodb-flush-log-at-trx-commit=0 --max-connections=200 </dev/null >/dev/null 2>&1 &
+    "${tuning[@]}" </dev/null >/dev/null 2>&1 &
   local i
   for i in $(seq 1 60); do
     my_alive && break

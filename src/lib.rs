@@ -45,7 +45,8 @@
 //!
 //! Around the pipeline: [`cli`] holds the command line's plumbing and
 //! elle-cli's argument model; [`record`] records histories from real
-//! databases (`isolde record`); [`explore`] enumerates every history of a
+//! databases (`isolde record`); [`hermitage`] runs Hermitage's isolation
+//! tests against one and checks each run (`isolde hermitage`); [`explore`] enumerates every history of a
 //! small transactional program under a level (`isolde explore`); [`gen`]
 //! generates histories with known properties (tests, benchmarks, demos); and
 //! [`clojure_hash`] reproduces Clojure's hash of a long, on which Elle's
@@ -63,6 +64,7 @@ pub mod cycles;
 pub mod explore;
 pub mod gen;
 pub mod graph;
+pub mod hermitage;
 pub mod history;
 pub mod infer;
 pub mod ingest;

@@ -18,15 +18,16 @@ fn elle_cli(args: &[&str]) -> Run {
     isolde(&[&["elle-cli"], args].concat(), None, LIMIT)
 }
 
-/// A link named `elle-cli` to the binary, in a fresh directory.
-fn elle_cli_link() -> PathBuf {
+/// A link named `elle-cli` to the binary, in a fresh directory (removed
+/// when the returned guard drops).
+fn elle_cli_link() -> (support::cli::TempDir, PathBuf) {
     let dir = temp_dir("elle-cli-link");
     let link = dir.join("elle-cli");
     #[cfg(unix)]
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_isolde"), &link).expect("symlink");
     #[cfg(not(unix))]
     std::fs::copy(env!("CARGO_BIN_EXE_isolde"), &link).expect("copy");
-    link
+    (dir, link)
 }
 
 /// elle-cli's `(println path "\t" valid?)`.
@@ -125,7 +126,7 @@ fn unknown_prints_unknown_and_exits_0() {
 /// same exit status, elle-cli's usage.
 #[test]
 fn a_link_named_elle_cli_behaves_as_elle_cli() {
-    let link = elle_cli_link();
+    let (_dir, link) = elle_cli_link();
     let r = run_program(&link, &["--help"], None, LIMIT);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.contains("Usage: elle-cli -m model [options] files"), "{}", r.stdout);

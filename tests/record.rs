@@ -1,6 +1,7 @@
 //! `isolde record` end to end: SQLite (always), PostgreSQL and MariaDB
-//! (throwaway servers from `scripts/dbs.sh`; skipped, with a printed
-//! message, only when the script cannot start one). Each test records a
+//! (the servers `ISOLDE_TEST_POSTGRES` and `ISOLDE_TEST_MYSQL` name, as
+//! `.ci/run` sets them; without them those tests print `SKIPPED` and how
+//! to run them). Each test records a
 //! small history and asserts the verdict the database's documented
 //! behaviour implies.
 
@@ -274,7 +275,8 @@ mod postgres {
     #[test]
     fn a_server_dying_mid_run_ends_it_with_a_complete_history() {
         let test = "postgres::a_server_dying_mid_run_ends_it_with_a_complete_history";
-        let Some(url) = support::record::private_postgres(test, "dying", 54341) else { return };
+        let Some(server) = support::record::private_postgres(test, "dying", 54341) else { return };
+        let url = server.url.clone();
         let dir = temp_dir("record-pg-dies");
         let out = dir.join("d.edn");
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_isolde"))
@@ -289,7 +291,7 @@ mod postgres {
             assert!(t0.elapsed() < Duration::from_secs(60), "nothing recorded");
             std::thread::sleep(Duration::from_millis(20));
         }
-        support::record::stop_private("dying");
+        server.stop();
         let output = child.wait_with_output().expect("exits");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{stderr}");

@@ -37,16 +37,17 @@ fn row(out: &str, level: &str) -> Vec<String> {
     row
 }
 
-fn fractured_file(name: &str) -> String {
+fn fractured_file(name: &str) -> (support::cli::TempDir, String) {
     let dir = temp_dir(name);
     let p = dir.join("fractured.edn");
     std::fs::write(&p, FRACTURED).expect("write");
-    p.to_string_lossy().to_string()
+    let p = p.to_string_lossy().to_string();
+    (dir, p)
 }
 
 #[test]
 fn a_pipe_gets_one_table_of_every_level() {
-    let path = fractured_file("ladder-pipe");
+    let (_dir, path) = fractured_file("ladder-pipe");
     let piped = isolde(&["analyze", &path, "--format", "table"], None, Duration::from_secs(30));
     assert_eq!(piped.code, 1, "the exit status is the Elle verdict's: {piped:?}");
     let out = &piped.stdout;
@@ -66,7 +67,7 @@ fn a_pipe_gets_one_table_of_every_level() {
 
 #[test]
 fn the_json_result_map_has_every_level() {
-    let path = fractured_file("ladder-json");
+    let (_dir, path) = fractured_file("ladder-json");
     let r = isolde(&["analyze", &path, "--format", "json"], None, Duration::from_secs(30));
     assert_eq!(r.code, 1, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
@@ -85,7 +86,7 @@ fn the_json_result_map_has_every_level() {
 
 #[test]
 fn a_terminal_gets_what_a_pipe_gets() {
-    let path = fractured_file("ladder-tty");
+    let (_dir, path) = fractured_file("ladder-tty");
     let piped = isolde(&["analyze", &path, "--format", "table"], None, Duration::from_secs(30));
     // `script` runs the command on a pseudo-terminal.
     let Ok(script) = which("script") else {

@@ -43,6 +43,10 @@ enum Cmd {
     /// by default), optionally checking it (`isolde help record.md` prints the guide).
     #[command(after_help = EXIT_HELP)]
     Record(isolde::record::RecordArgs),
+    /// Run Hermitage's isolation tests against a database (SQLite by
+    /// default) and print its table of anomalies, each run checked by
+    /// isolde (see docs/hermitage.md).
+    Hermitage(isolde::hermitage::HermitageArgs),
     /// Explore every history of a small transactional program under an
     /// isolation level and check its assertion (`isolde help explore.md` prints the guide).
     /// Exit status: 0 holds, 1 violated, 2 bad program, 3 stopped by a budget.
@@ -1223,6 +1227,7 @@ fn main() -> ExitCode {
         Cmd::Analyze(a) => analyze(a),
         Cmd::Gen { what } => generate(what),
         Cmd::Record(a) => isolde::record::run(&a).map(ExitCode::from).map_err(|e| e.to_string()),
+        Cmd::Hermitage(a) => isolde::hermitage::run(&a).map(ExitCode::from),
         Cmd::Convert { input, input_format: f, to, output, pin_initial } => {
             let to = match to {
                 ConvertArg::Json => isolde::cli::convert::Target::Json,

@@ -5,8 +5,9 @@
 //! `P` sessions (threads, one database connection each, Jepsen `:process`
 //! `0..P`) run transactions drawn by [`crate::gen::TxnSource`], the same
 //! workloads `isolde gen` simulates (list-append or rw-register, the same
-//! knobs, unique write values per key), against a database at one requested
-//! isolation level. Each transaction is written to the history file twice,
+//! knobs, unique write values per key) in Elle's shape by default (short
+//! transactions over a sliding window of keys, [`shape`]), against a
+//! database at one requested isolation level. Each transaction is written to the history file twice,
 //! one Jepsen op map per line, each line flushed to the file as soon as it is
 //! known:
 //!
@@ -72,6 +73,7 @@ pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod run;
+pub mod shape;
 pub mod sqlite;
 mod writer;
 
@@ -151,7 +153,8 @@ pub enum Observed {
 pub enum ErrorClass {
     /// The database refused the transaction and rolled it back (or will on
     /// `ROLLBACK`): serialization failure, deadlock, constraint violation,
-    /// lock timeout. A refused `COMMIT` is a `:fail`.
+    /// lock timeout (PostgreSQL's `lock_timeout`, MariaDB's
+    /// `innodb_lock_wait_timeout`). A refused `COMMIT` is a `:fail`.
     Rejected,
     /// Anything else: connection lost, timeout, an unexpected error. After
     /// `COMMIT` was sent this is an `:info`; the session reconnects.
@@ -182,6 +185,15 @@ pub trait Backend {
     fn classify(err: &Self::Error) -> ErrorClass;
     /// Runs a statement outside any transaction (`--init-sql`).
     fn execute(&mut self, sql: &str) -> Result<(), Self::Error>;
+    /// Makes a statement that waits longer than `timeout` for another
+    /// transaction's lock fail, as a refusal ([`ErrorClass::Rejected`]), so
+    /// that a lock wait (a deadlock the server would detect only after its
+    /// own timeout, a queue behind a hot row) ends the transaction as a
+    /// `:fail` quickly (`--lock-timeout-ms`). The default does nothing.
+    fn limit_lock_wait(&mut self, timeout: Duration) -> Result<(), Self::Error> {
+        let _ = timeout;
+        Ok(())
+    }
     /// Prepares the connection for `--faults`: makes every later statement
     /// fail once it runs longer than `timeout` (if given), and returns the
     /// server's id of the connection for [`Database::kill`] (if it has one).

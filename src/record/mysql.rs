@@ -184,6 +184,14 @@ impl Backend for MysqlSession {
         Ok(self.conn.query_drop(sql)?)
     }
 
+    /// `innodb_lock_wait_timeout`, in whole seconds (its unit), rounded up:
+    /// at least 1 s. A lock wait timeout (1205) rolls back only the
+    /// statement by default, and the recorder then rolls back the rest.
+    fn limit_lock_wait(&mut self, timeout: Duration) -> Result<(), MysqlError> {
+        let secs = timeout.as_millis().div_ceil(1000).max(1);
+        Ok(self.conn.query_drop(format!("SET SESSION innodb_lock_wait_timeout = {secs}"))?)
+    }
+
     /// The timeout is MariaDB's `max_statement_time` (MySQL has no
     /// equivalent for writes).
     fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, MysqlError> {

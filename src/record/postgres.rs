@@ -9,8 +9,9 @@
 //! (`... DO UPDATE SET v = r.v || ',' || excluded.v`).
 //!
 //! Errors of SQLSTATE class 40 (transaction rollback: serialization
-//! failure, deadlock; except 40003, statement completion unknown) and class
-//! 23 (integrity constraint violation) are [`ErrorClass::Rejected`];
+//! failure, deadlock; except 40003, statement completion unknown), class
+//! 23 (integrity constraint violation) and 55P03 (`lock_timeout` expired,
+//! see [`Backend::limit_lock_wait`]) are [`ErrorClass::Rejected`];
 //! everything else, including a connection terminated by the server, is
 //! [`ErrorClass::Unknown`] (a terminated backend may have committed before
 //! the client heard back).
@@ -27,6 +28,10 @@ use super::{
     is_loopback, parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError,
     Workload,
 };
+
+/// SQLSTATE 55P03, `lock_not_available`: `lock_timeout` expired (the
+/// statement did nothing; the transaction is aborted).
+const LOCK_NOT_AVAILABLE: &str = "55P03";
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -206,6 +211,12 @@ impl Backend for PgSession {
         Ok(self.client.batch_execute(sql)?)
     }
 
+    /// PostgreSQL's `lock_timeout` (settable by any user), whole
+    /// milliseconds, at least 1.
+    fn limit_lock_wait(&mut self, timeout: Duration) -> Result<(), PgError> {
+        Ok(self.client.batch_execute(&format!("SET lock_timeout = {}", timeout.as_millis().max(1)))?)
+    }
+
     fn prepare_faults(&mut self, timeout: Option<Duration>) -> Result<Option<u64>, PgError> {
         if let Some(t) = timeout {
             self.client.batch_execute(&format!("SET statement_timeout = {}", t.as_millis().max(1)))?;
@@ -217,7 +228,9 @@ impl Backend for PgSession {
     fn classify(err: &PgError) -> ErrorClass {
         let PgError::Db(e) = err else { return ErrorClass::Unknown };
         match e.code().map(|c| c.code()) {
-            Some(c) if (c.starts_with("40") && c != "40003") || c.starts_with("23") => ErrorClass::Rejected,
+            Some(c) if (c.starts_with("40") && c != "40003") || c.starts_with("23") || c == LOCK_NOT_AVAILABLE => {
+                ErrorClass::Rejected
+            }
             _ => ErrorClass::Unknown,
         }
     }

@@ -7,22 +7,22 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::shape::Source;
 use super::writer::{Completion, HistoryWriter, FENCE_KEY};
 use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
 use crate::check;
-use crate::gen::list_append::{KeyDist, ListAppendConfig};
-use crate::gen::rw_register::{RwKeyDist, RwRegisterConfig};
-use crate::gen::{DrawnMop, Pattern, TxnSource};
+use crate::gen::{DrawnMop, Pattern};
 
 
-/// Key distributions: `uniform` for both workloads, `exponential` (Elle's,
-/// over the window of active keys) for list-append, `zipf` and `hotspot`
-/// for rw-register.
+/// Key distributions: `uniform` and `exponential` (Elle's) over a sliding
+/// window of active keys, for both workloads; `zipf` and `hotspot` over a
+/// fixed key space, for rw-register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum KeyDistArg {
-    /// Every key equally likely.
+    /// Every active key equally likely.
     Uniform,
-    /// list-append: Elle's exponential distribution over the active window.
+    /// Elle's exponential distribution over the active window (a few hot
+    /// keys).
     Exponential,
     /// rw-register: Zipf's law with --zipf-exponent.
     Zipf,
@@ -84,26 +84,26 @@ pub struct RecordArgs {
     #[arg(long, help_heading = WORKLOAD)]
     pub duration: Option<f64>,
     /// Concurrent sessions (one connection and one Jepsen :process each).
-    /// Default: 10 for list-append, 20 for rw-register (as `isolde gen`).
+    /// Default: 8.
     #[arg(long, alias = "processes", help_heading = WORKLOAD)]
     pub sessions: Option<usize>,
     /// Transaction shape: mixed reads and writes, read-modify-write, or
     /// write skew (read two keys, write one).
     #[arg(long, value_enum, default_value = "mixed", help_heading = WORKLOAD)]
     pub pattern: PatternArg,
-    /// Keys: rw-register's key space, list-append's window of active keys.
-    /// Default: 10000 (rw-register), 100 (list-append).
+    /// Keys: the window of active keys (each retired after
+    /// --max-writes-per-key writes), or the key space of --key-dist zipf
+    /// and hotspot. Default: 30, or 10000 with zipf and hotspot.
     #[arg(long, help_heading = WORKLOAD)]
     pub keys: Option<usize>,
     /// Maximum micro-ops (read-modify-write pairs with --pattern rmw) per
-    /// transaction. Default: 15 (rw-register), 5 (list-append).
+    /// transaction. Default: 4 (Elle's).
     #[arg(long, help_heading = WORKLOAD)]
     pub txn_len: Option<usize>,
     /// Fraction of micro-ops that are reads (--pattern mixed).
     #[arg(long, default_value_t = 0.5, help_heading = WORKLOAD)]
     pub read_fraction: f64,
-    /// Key distribution. Default: exponential (list-append), zipf
-    /// (rw-register).
+    /// Key distribution. Default: uniform over the window of active keys.
     #[arg(long, value_enum, help_heading = WORKLOAD)]
     pub key_dist: Option<KeyDistArg>,
     /// Random seed of the workload.
@@ -129,6 +129,13 @@ pub struct RecordArgs {
     /// innodb_snapshot_isolation = ON` on MariaDB.
     #[arg(long, help_heading = DATABASE)]
     pub init_sql: Vec<String>,
+    /// A statement that waits longer than this for another transaction's
+    /// lock fails, and its transaction is a :fail, instead of waiting out
+    /// the server's deadlock or lock timeout (PostgreSQL lock_timeout;
+    /// MariaDB/MySQL innodb_lock_wait_timeout, whole seconds, at least 1).
+    /// 0 keeps the server's setting; SQLite keeps its 5 s busy timeout.
+    #[arg(long, default_value_t = 100, value_name = "MS", help_heading = DATABASE)]
+    pub lock_timeout_ms: u64,
     /// Inject faults, comma separated (servers on this machine only):
     /// kill-connections (kill a random session's connection every
     /// --fault-interval-ms), timeouts (every statement times out on the
@@ -138,11 +145,11 @@ pub struct RecordArgs {
     /// Do not show the progress bar.
     #[arg(long, help_heading = OUTPUT)]
     pub quiet: bool,
-    /// list-append: appends a key receives before it is retired.
+    /// Writes (appends) a key of the window receives before it is retired
+    /// and a fresh key takes its place.
     #[arg(long, default_value_t = 100, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
     pub max_writes_per_key: usize,
-    /// Minimum micro-ops per transaction. Default: --txn-len (rw-register),
-    /// 1 (list-append).
+    /// Minimum micro-ops per transaction. Default: 1.
     #[arg(long, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
     pub min_txn_len: Option<usize>,
     /// Zipf exponent.
@@ -213,7 +220,7 @@ pub struct Plan {
     /// Isolation level.
     pub isolation: Isolation,
     /// Transaction source.
-    pub source: TxnSource,
+    pub source: Source,
     /// Transaction limit.
     pub txns: Option<u64>,
     /// Time limit.
@@ -228,6 +235,9 @@ pub struct Plan {
     pub init_sql: Vec<String>,
     /// A fence transaction per session after every this many (0: none).
     pub fences: usize,
+    /// How long a statement may wait for a lock (`--lock-timeout-ms`);
+    /// `None`: the server's setting.
+    pub lock_timeout: Option<Duration>,
 }
 
 impl Plan {
@@ -240,60 +250,7 @@ impl Plan {
             PatternArg::Rmw => Pattern::ReadModifyWrite,
             PatternArg::WriteSkew => Pattern::WriteSkew,
         };
-        let (source, sessions) =
-            match a.workload {
-                Workload::ListAppend => {
-                    let d = ListAppendConfig::default();
-                    let key_dist = match a.key_dist.unwrap_or(KeyDistArg::Exponential) {
-                        KeyDistArg::Uniform => KeyDist::Uniform,
-                        KeyDistArg::Exponential => KeyDist::Exponential,
-                        KeyDistArg::Zipf | KeyDistArg::Hotspot => return Err(bad(
-                            "--key-dist zipf and hotspot are for rw-register; list-append takes uniform or exponential"
-                                .into(),
-                        )),
-                    };
-                    let max = a.txn_len.unwrap_or(d.max_txn_len);
-                    let cfg = ListAppendConfig {
-                        seed: a.seed,
-                        processes: a.sessions.unwrap_or(d.processes),
-                        min_txn_len: a.min_txn_len.unwrap_or(d.min_txn_len.min(max)),
-                        max_txn_len: max,
-                        active_keys: a.keys.unwrap_or(d.active_keys),
-                        max_writes_per_key: a.max_writes_per_key,
-                        read_fraction: a.read_fraction,
-                        key_dist,
-                        ..d
-                    };
-                    (TxnSource::list_append(&cfg, pattern).map_err(bad)?, cfg.processes)
-                }
-                Workload::RwRegister => {
-                    let d = RwRegisterConfig::default();
-                    let key_dist =
-                        match a.key_dist.unwrap_or(KeyDistArg::Zipf) {
-                            KeyDistArg::Uniform => RwKeyDist::Uniform,
-                            KeyDistArg::Zipf => RwKeyDist::Zipf(a.zipf_exponent),
-                            KeyDistArg::Hotspot => {
-                                RwKeyDist::Hotspot { hot_fraction: a.hot_fraction, hot_probability: a.hot_probability }
-                            }
-                            KeyDistArg::Exponential => return Err(bad(
-                                "--key-dist exponential is for list-append; rw-register takes uniform, zipf or hotspot"
-                                    .into(),
-                            )),
-                        };
-                    let max = a.txn_len.unwrap_or(d.max_txn_len);
-                    let cfg = RwRegisterConfig {
-                        seed: a.seed,
-                        processes: a.sessions.unwrap_or(d.processes),
-                        min_txn_len: a.min_txn_len.unwrap_or(max),
-                        max_txn_len: max,
-                        keys: a.keys.unwrap_or(d.keys),
-                        read_fraction: a.read_fraction,
-                        key_dist,
-                        ..d
-                    };
-                    (TxnSource::rw_register(&cfg, pattern).map_err(bad)?, cfg.processes)
-                }
-            };
+        let (source, sessions) = super::shape::source(a, pattern)?;
         let duration = match a.duration {
             Some(s) if !(s.is_finite() && s > 0.0) => {
                 return Err(bad(format!("--duration must be a positive number of seconds, got {s}")))
@@ -345,6 +302,7 @@ impl Plan {
             faults,
             seed: a.seed,
             init_sql: a.init_sql.clone(),
+            lock_timeout: (a.lock_timeout_ms > 0).then(|| Duration::from_millis(a.lock_timeout_ms)),
         })
     }
 }
@@ -476,6 +434,7 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
         stats.info,
         edn.display()
     );
+    report_failures(&stats, a);
     match a.output_format {
         OutputFormat::Edn => {}
         OutputFormat::Json => super::convert::to_json(&edn, &a.output)?,
@@ -502,6 +461,30 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     Ok(status)
 }
 
+/// Prints the share of transactions that failed, and a warning naming the
+/// flags that help when more than half did (not with `--faults`, which
+/// fail transactions on purpose).
+fn report_failures(stats: &RecordStats, a: &RecordArgs) {
+    let done = stats.ok + stats.fail + stats.info;
+    if done == 0 {
+        return;
+    }
+    eprintln!(
+        "isolde: failure rate: {:.1}% ({} of {done} transactions failed)",
+        100.0 * stats.fail as f64 / done as f64,
+        stats.fail
+    );
+    if 2 * stats.fail > done && a.faults.is_empty() {
+        let keys = super::shape::keys(a);
+        eprintln!(
+            "isolde: warning: more than half the transactions failed, so the history shows little of what the \
+             database lets through: they conflict over too few keys; spread them over more (--keys {}, now {keys}), \
+             or run fewer --sessions or shorter transactions (--txn-len)",
+            keys.saturating_mul(4)
+        );
+    }
+}
+
 /// Set by Ctrl-C (in [`run`]): sessions stop invoking transactions.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -513,7 +496,7 @@ const MAX_UNKNOWN_STREAK: u32 = 20;
 
 /// State shared by the sessions.
 struct Shared<W: std::io::Write> {
-    source: TxnSource,
+    source: Source,
     writer: HistoryWriter<W>,
     invoked: u64,
 }
@@ -539,7 +522,7 @@ pub fn record<D: Database, W: std::io::Write + Send>(
     let server_ids: Vec<AtomicU64> = (0..plan.sessions).map(|_| AtomicU64::new(0)).collect();
     let mut sessions = Vec::with_capacity(plan.sessions);
     for ids in &server_ids {
-        sessions.push(open_session(db, &plan.init_sql, faults, ids)?);
+        sessions.push(open_session(db, &plan.init_sql, plan.lock_timeout, faults, ids)?);
     }
     let start = Instant::now();
     let shared = Mutex::new(Shared { source: plan.source, writer: HistoryWriter::new(out, start), invoked: 0 });
@@ -564,6 +547,7 @@ pub fn record<D: Database, W: std::io::Write + Send>(
         start,
         faults,
         init_sql: &plan.init_sql,
+        lock_timeout: plan.lock_timeout,
         server_ids: &server_ids,
         running: AtomicU64::new(n),
         kills: AtomicU64::new(0),
@@ -629,6 +613,7 @@ struct Ctx<'a, D: Database, W: std::io::Write> {
     start: Instant,
     faults: Faults,
     init_sql: &'a [String],
+    lock_timeout: Option<Duration>,
     /// Each session's current server-side connection id (0: none yet).
     server_ids: &'a [AtomicU64],
     /// Sessions still running.
@@ -641,16 +626,24 @@ struct Ctx<'a, D: Database, W: std::io::Write> {
     fence_value: AtomicU64,
 }
 
-/// Connects a session: runs the `--init-sql` statements, applies the
-/// faults, and publishes the connection's server id in `id`.
+/// Connects a session: limits its lock waits, runs the `--init-sql`
+/// statements (which may change that again), applies the faults, and
+/// publishes the connection's server id in `id`.
 fn open_session<D: Database>(
     db: &D,
     init_sql: &[String],
+    lock_timeout: Option<Duration>,
     faults: Faults,
     id: &AtomicU64,
 ) -> Result<D::Session, RecordError> {
     id.store(0, Ordering::SeqCst);
     let mut conn = db.connect()?;
+    if let Some(t) = lock_timeout {
+        conn.limit_lock_wait(t).map_err(|e| RecordError::Connect {
+            db: db.describe(),
+            message: format!("cannot limit lock waits (--lock-timeout-ms; 0 keeps the server's setting): {e}"),
+        })?;
+    }
     for sql in init_sql {
         conn.execute(sql)
             .map_err(|e| RecordError::Connect { db: db.describe(), message: format!("--init-sql {sql:?}: {e}") })?;
@@ -841,7 +834,8 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
         if !reconnect {
             continue;
         }
-        match open_session(ctx.db, ctx.init_sql, ctx.faults, &ctx.server_ids[first_process as usize]) {
+        match open_session(ctx.db, ctx.init_sql, ctx.lock_timeout, ctx.faults, &ctx.server_ids[first_process as usize])
+        {
             Ok(c) => conn = c,
             Err(e) => {
                 ctx.halt(format!("session {first_process} lost its connection ({error}) and cannot reconnect: {e}"));
@@ -1004,6 +998,7 @@ mod tests {
             fences: None,
             model: None,
             init_sql: Vec::new(),
+            lock_timeout_ms: 100,
             faults: Vec::new(),
             fault_interval_ms: 100,
             timeout_ms: 10,

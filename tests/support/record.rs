@@ -1,44 +1,42 @@
-//! Helpers for the `isolde record` tests: throwaway servers from
-//! `scripts/dbs.sh`, a record run, and the verdict of analyzing its history.
+//! Helpers for the `isolde record` and `isolde hermitage` tests: the
+//! servers the environment names, a record run, and the verdict of
+//! analyzing its history.
+//!
+//! Tests never start, install or stop a shared server: a PostgreSQL test
+//! runs only when `ISOLDE_TEST_POSTGRES` names one (a URL), a MariaDB test
+//! only when `ISOLDE_TEST_MYSQL` does, and otherwise prints `SKIPPED` with
+//! how to run it. `.ci/run` starts throwaway servers (`scripts/dbs.sh`),
+//! sets both, and stops the servers when it exits.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::cli::{anomaly_types, isolde, Run};
 
-/// URLs of the servers `scripts/dbs.sh start` got running, and its notes
-/// about the ones it could not start.
-pub struct Servers {
-    /// `postgres://...`, if PostgreSQL runs.
-    pub postgres: Option<String>,
-    /// `mysql://...`, if MariaDB runs.
-    pub mysql: Option<String>,
-    /// The script's standard error (why a server is missing).
-    pub notes: String,
+/// The variable naming the PostgreSQL URL tests may use.
+pub const POSTGRES_VAR: &str = "ISOLDE_TEST_POSTGRES";
+/// The variable naming the MySQL/MariaDB URL tests may use.
+pub const MYSQL_VAR: &str = "ISOLDE_TEST_MYSQL";
+
+/// How to give a test a server, for SKIPPED lines.
+fn how_to(var: &str) -> String {
+    format!(
+        "{var} is not set; to run it, start a throwaway server (`scripts/dbs.sh start` prints its URL, \
+         `scripts/dbs.sh stop` removes it) and set {var}=URL, or run .ci/run, which does both"
+    )
 }
 
-/// Starts (once per test binary; the script is idempotent) the throwaway
-/// servers.
-pub fn servers() -> &'static Servers {
-    static S: OnceLock<Servers> = OnceLock::new();
-    S.get_or_init(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dbs.sh");
-        match Command::new("bash").arg(&script).arg("start").output() {
-            Ok(out) => {
-                let stdout = String::from_utf8_lossy(&out.stdout);
-                let find = |var: &str| stdout.lines().find_map(|l| l.strip_prefix(var).map(|u| u.trim().to_string()));
-                Servers {
-                    postgres: find("ISOLDE_POSTGRES_URL="),
-                    mysql: find("ISOLDE_MYSQL_URL="),
-                    notes: String::from_utf8_lossy(&out.stderr).into_owned(),
-                }
-            }
-            Err(e) => Servers { postgres: None, mysql: None, notes: format!("cannot run {}: {e}", script.display()) },
+/// The URL `var` names, or `None` after printing why `test` is skipped.
+fn server(var: &str, test: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.trim().is_empty() => Some(url.trim().to_string()),
+        _ => {
+            skip(test, &how_to(var));
+            None
         }
-    })
+    }
 }
 
 /// Prints, past the test harness's output capture, that `test` is skipped.
@@ -48,20 +46,12 @@ pub fn skip(test: &str, why: &str) {
 
 /// The PostgreSQL URL, or `None` after printing why `test` is skipped.
 pub fn postgres(test: &str) -> Option<String> {
-    let s = servers();
-    if s.postgres.is_none() {
-        skip(test, &format!("scripts/dbs.sh could not start PostgreSQL: {}", s.notes.trim()));
-    }
-    s.postgres.clone()
+    server(POSTGRES_VAR, test)
 }
 
 /// The MariaDB URL, or `None` after printing why `test` is skipped.
 pub fn mysql(test: &str) -> Option<String> {
-    let s = servers();
-    if s.mysql.is_none() {
-        skip(test, &format!("scripts/dbs.sh could not start MariaDB: {}", s.notes.trim()));
-    }
-    s.mysql.clone()
+    server(MYSQL_VAR, test)
 }
 
 /// Runs `isolde record` with `args` plus `-o <dir>/<name>`, asserting it
@@ -137,42 +127,66 @@ fn private_dir(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("isolde-dbs-{name}-{}", std::process::id()))
 }
 
+/// A private PostgreSQL server (see [`private_postgres`]): stopped, and its
+/// data removed, when dropped, also when the test fails.
+pub struct PrivateServer {
+    name: String,
+    /// Its URL.
+    pub url: String,
+}
+
+impl PrivateServer {
+    /// Stops the server now (the test's fault); dropping stops it too.
+    pub fn stop(&self) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dbs.sh");
+        let status =
+            Command::new("bash").arg(&script).arg("stop").env("ISOLDE_DBS_DIR", private_dir(&self.name)).status();
+        assert!(status.is_ok_and(|s| s.success()), "scripts/dbs.sh stop failed");
+    }
+}
+
+impl Drop for PrivateServer {
+    fn drop(&mut self) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dbs.sh");
+        let _ = Command::new("bash").arg(&script).arg("stop").env("ISOLDE_DBS_DIR", private_dir(&self.name)).status();
+        let _ = std::fs::remove_dir_all(private_dir(&self.name));
+    }
+}
+
 /// Starts a PostgreSQL of this test's own (which the test may stop) on
-/// `port` through `scripts/dbs.sh start postgres`, or prints why `test` is
-/// skipped and returns `None`.
-pub fn private_postgres(test: &str, name: &str, port: u16) -> Option<String> {
+/// `port` through `scripts/dbs.sh start postgres`, with the PostgreSQL
+/// already installed here (never installing packages), or prints why `test`
+/// is skipped and returns `None`. Only runs when `ISOLDE_TEST_POSTGRES` is
+/// set: whoever set it agreed to servers being started for the tests.
+pub fn private_postgres(test: &str, name: &str, port: u16) -> Option<PrivateServer> {
+    postgres(test)?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dbs.sh");
     let out = Command::new("bash")
         .arg(&script)
         .args(["start", "postgres"])
         .env("ISOLDE_DBS_DIR", private_dir(name))
         .env("ISOLDE_PG_PORT", port.to_string())
+        .env("ISOLDE_DBS_NO_INSTALL", "1")
         .output();
     match out {
         Ok(o) => {
             let stdout = String::from_utf8_lossy(&o.stdout);
             let url = stdout.lines().find_map(|l| l.strip_prefix("ISOLDE_POSTGRES_URL=").map(str::to_string));
+            let server = PrivateServer { name: name.to_string(), url: url.clone().unwrap_or_default() };
             if url.is_none() {
                 skip(
                     test,
                     &format!("scripts/dbs.sh could not start PostgreSQL: {}", String::from_utf8_lossy(&o.stderr)),
                 );
+                return None;
             }
-            url
+            Some(server)
         }
         Err(e) => {
             skip(test, &format!("cannot run {}: {e}", script.display()));
             None
         }
     }
-}
-
-/// Stops (and deletes) the private servers named `name`.
-pub fn stop_private(name: &str) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dbs.sh");
-    let status = Command::new("bash").arg(&script).arg("stop").env("ISOLDE_DBS_DIR", private_dir(name)).status();
-    assert!(status.is_ok_and(|s| s.success()), "scripts/dbs.sh stop failed");
-    let _ = std::fs::remove_dir_all(private_dir(name));
 }
 
 /// Records 2000 serializable transactions against `url` while connections

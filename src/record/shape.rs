@@ -1,0 +1,123 @@
+//! The transactions a recording runs, and their defaults: Elle's shape.
+//!
+//! Elle's generators (`elle.txn/wr-txns`, which `elle.rw-register/gen`
+//! uses as it is and `elle.list-append/gen` with its writes turned into
+//! appends) draw short transactions, 1 to 4 micro-ops, half reads, over a
+//! small *window* of active keys; a key that has received its share of
+//! writes retires and a fresh key takes its place, so every key has a
+//! bounded number of versions and the window slides over the key space.
+//! `isolde record` draws both workloads that way by default:
+//!
+//! * a window of [`DEFAULT_KEYS`] active keys, each equally likely
+//!   (`--key-dist uniform`; Elle's default for uniform keys is 3, which
+//!   eight sessions on a real server turn into a queue; `exponential`,
+//!   Elle's default otherwise, makes one key take half the micro-ops, and
+//!   on PostgreSQL, whose deadlock detector waits `deadlock_timeout`, 1 s by
+//!   default, those hot keys deadlock most transactions), each retired after
+//!   `--max-writes-per-key` writes;
+//! * [`DEFAULT_MIN_TXN_LEN`]..=[`DEFAULT_TXN_LEN`] micro-ops per
+//!   transaction, [`DEFAULT_SESSIONS`] sessions.
+//!
+//! Registers take the same window ([`Source`] turns the drawn appends into
+//! writes of the same unique values); `--key-dist zipf` and `hotspot` keep
+//! PolySI's fixed key space (`--keys` then defaults to
+//! [`DEFAULT_KEY_SPACE`]). On stock PostgreSQL and MariaDB these defaults
+//! record 2,000 transactions in a few seconds with under a third of them
+//! failed at serializable (see `docs/record.md`); long transactions over
+//! few hot keys (PolySI's 15 micro-ops) fail nine in ten there.
+
+use super::run::{KeyDistArg, RecordArgs};
+use super::{RecordError, Workload};
+use crate::gen::list_append::{KeyDist, ListAppendConfig};
+use crate::gen::rw_register::{RwKeyDist, RwRegisterConfig};
+use crate::gen::{DrawnMop, Pattern, TxnSource};
+
+/// Active keys in the window (`--keys`).
+pub const DEFAULT_KEYS: usize = 30;
+/// Keys of the fixed key space of `--key-dist zipf|hotspot` (`--keys`).
+pub const DEFAULT_KEY_SPACE: usize = 10_000;
+/// Most micro-ops per transaction (`--txn-len`).
+pub const DEFAULT_TXN_LEN: usize = 4;
+/// Fewest micro-ops per transaction (`--min-txn-len`).
+pub const DEFAULT_MIN_TXN_LEN: usize = 1;
+/// Sessions (`--sessions`).
+pub const DEFAULT_SESSIONS: usize = 8;
+
+/// Draws a run's transactions.
+pub struct Source {
+    inner: TxnSource,
+    /// The inner source draws lists; write registers instead.
+    appends_as_writes: bool,
+}
+
+impl Source {
+    /// Draws the next transaction into `out` (cleared first).
+    pub fn next_txn(&mut self, out: &mut Vec<DrawnMop>) {
+        self.inner.next_txn(out);
+        if self.appends_as_writes {
+            for m in out.iter_mut() {
+                if let DrawnMop::Append(k, v) = *m {
+                    *m = DrawnMop::Write(k, v);
+                }
+            }
+        }
+    }
+}
+
+/// The number of keys a run draws from (`--keys` or its default).
+pub fn keys(a: &RecordArgs) -> usize {
+    match a.key_dist {
+        Some(KeyDistArg::Zipf | KeyDistArg::Hotspot) => a.keys.unwrap_or(DEFAULT_KEY_SPACE),
+        _ => a.keys.unwrap_or(DEFAULT_KEYS),
+    }
+}
+
+/// The transaction source and the number of sessions the arguments ask
+/// for (usage errors only).
+pub fn source(a: &RecordArgs, pattern: Pattern) -> Result<(Source, usize), RecordError> {
+    let bad = RecordError::Workload;
+    let sessions = a.sessions.unwrap_or(DEFAULT_SESSIONS);
+    let max = a.txn_len.unwrap_or(DEFAULT_TXN_LEN);
+    let min = a.min_txn_len.unwrap_or(DEFAULT_MIN_TXN_LEN.min(max));
+    let dist = a.key_dist.unwrap_or(KeyDistArg::Uniform);
+    let window = |key_dist: KeyDist| ListAppendConfig {
+        seed: a.seed,
+        processes: sessions,
+        min_txn_len: min,
+        max_txn_len: max,
+        active_keys: a.keys.unwrap_or(DEFAULT_KEYS),
+        max_writes_per_key: a.max_writes_per_key,
+        read_fraction: a.read_fraction,
+        key_dist,
+        ..ListAppendConfig::default()
+    };
+    let windowed = |key_dist: KeyDist, appends_as_writes: bool| {
+        let inner = TxnSource::list_append(&window(key_dist), pattern).map_err(bad)?;
+        Ok((Source { inner, appends_as_writes }, sessions))
+    };
+    match (a.workload, dist) {
+        (w, KeyDistArg::Uniform) => windowed(KeyDist::Uniform, w == Workload::RwRegister),
+        (w, KeyDistArg::Exponential) => windowed(KeyDist::Exponential, w == Workload::RwRegister),
+        (Workload::ListAppend, KeyDistArg::Zipf | KeyDistArg::Hotspot) => {
+            Err(bad("--key-dist zipf and hotspot are for rw-register; list-append takes uniform or exponential".into()))
+        }
+        (Workload::RwRegister, KeyDistArg::Zipf | KeyDistArg::Hotspot) => {
+            let key_dist = match dist {
+                KeyDistArg::Zipf => RwKeyDist::Zipf(a.zipf_exponent),
+                _ => RwKeyDist::Hotspot { hot_fraction: a.hot_fraction, hot_probability: a.hot_probability },
+            };
+            let cfg = RwRegisterConfig {
+                seed: a.seed,
+                processes: sessions,
+                min_txn_len: min,
+                max_txn_len: max,
+                keys: a.keys.unwrap_or(DEFAULT_KEY_SPACE),
+                read_fraction: a.read_fraction,
+                key_dist,
+                ..RwRegisterConfig::default()
+            };
+            let inner = TxnSource::rw_register(&cfg, pattern).map_err(bad)?;
+            Ok((Source { inner, appends_as_writes: false }, sessions))
+        }
+    }
+}
