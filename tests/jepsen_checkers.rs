@@ -274,7 +274,7 @@ fn wrong_model_is_an_error_naming_the_op() {
 fn malformed_input_is_an_error_with_its_line() {
     let dir = temp_dir("jepsen-bad");
     for (text, want) in [
-        ("{:type :ok, :f :read, :value {0 1}}\n{:type :ok, :f :read, :value {0 1}\n", "to close the map opened at 2:1"),
+        ("{:type :ok, :f :read, :value {0 1}}\n{:type :ok, :f :read, :value {0 1}\n", "opened at 2:1"),
         ("{:type :ok, :f :read}\n[1 2]\n", "t.edn:2: expected an op map"),
         ("{:type :maybe, :f :read}\n", "t.edn:1: expected :type"),
     ] {

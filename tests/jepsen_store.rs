@@ -176,11 +176,19 @@ fn other_workloads_get_a_message_naming_them() {
                 (vec!["analyze", path.to_str().expect("utf8")], None)
             };
             let r = isolde(&args, stdin.as_deref(), LIMIT);
+            assert!(!r.stderr.contains("panicked"), "{r:?}");
+            if !gz {
+                // A file is checked by the Jepsen checker its :f values
+                // name (issue 33), and the result map says which.
+                assert!(r.code == 0 || r.code == 1, "{name}: {r:?}");
+                assert!(r.stdout.contains("\"workload\""), "{name}: {r:?}");
+                continue;
+            }
+            // Standard input is read once, by the transactional reader:
+            // refused, naming what the history is.
             assert_eq!(r.code, 2, "{name}: {r:?}");
             assert!(r.stderr.contains(what) && r.stderr.contains("not a transactional history"), "{name}: {r:?}");
-            let place = if gz { "<stdin>: is" } else { &format!("{name}: is") };
-            assert!(r.stderr.contains(place), "{name}: {r:?}");
-            assert!(!r.stderr.contains("panicked"), "{r:?}");
+            assert!(r.stderr.contains("<stdin>: is"), "{name}: {r:?}");
         }
     }
 }

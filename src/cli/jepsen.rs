@@ -235,7 +235,9 @@ pub fn print(c: &JepsenChecked, file: &Path, how: Printed, several: bool, out: &
 /// workload they show, or `None` when it is not a Jepsen history either
 /// (then the columnar reader's error stands).
 pub fn check_detected(path: &Path, format: Format, o: &JepsenOptions) -> Option<Result<JepsenChecked, String>> {
-    if path.as_os_str() == "-" {
+    // Standard input was read by the columnar reader; a FIFO or device
+    // would block (or be read twice).
+    if path.as_os_str() == "-" || !path.is_file() {
         return None;
     }
     if let Some(c) = etcd_log(path, None, o) {
