@@ -258,7 +258,9 @@ pub fn check_detected(
     let workload = match detect::detect(&ops) {
         Ok(w) => w,
         // Elle's transactions: the columnar reader's error says more.
-        Err(_) if quiet || ops.clients().any(|i| &*ops.ops[i].f == "txn") => return None,
+        // Not Jepsen's :f values (Elle's :txn, none): the columnar
+        // reader's error says more.
+        Err(_) if quiet || !ops.clients().all(|i| JEPSEN_FS.contains(&&*ops.ops[i].f)) => return None,
         Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
     };
     Some(
