@@ -110,13 +110,13 @@ pub fn prepare(ops: &Ops, model: Model) -> Result<Prepared, JepsenError> {
     let mut part_of: FxHashMap<Option<Value>, usize> = FxHashMap::default();
     for i in ops.clients() {
         let o = &ops.ops[i];
-        let fits = match (model, &*o.f) {
-            (Model::Register, "read" | "write") => true,
-            (Model::CasRegister, "read" | "write" | "cas") => true,
-            (Model::Mutex, "acquire" | "release") => true,
-            (Model::Kv, "get" | "put" | "append") => true,
-            _ => false,
-        };
+        let fits = matches!(
+            (model, &*o.f),
+            (Model::Register, "read" | "write")
+                | (Model::CasRegister, "read" | "write" | "cas")
+                | (Model::Mutex, "acquire" | "release")
+                | (Model::Kv, "get" | "put" | "append")
+        );
         if !fits {
             return Err(ops.model_error(i, name, expects));
         }
