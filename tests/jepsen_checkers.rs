@@ -62,14 +62,13 @@ fn elle_cli_test_sh_verdicts_through_analyze() {
     }
 }
 
-/// Without --workload, the Jepsen workload is detected from the ops where
-/// the columnar reader refuses them (long-fork's ops are Elle micro-ops,
-/// so it needs --workload; counter.edn has adds and no read, which a set
-/// history could have too; set_full.edn has a single read, so it is
-/// detected as `set`, which the detection test pins).
+/// Without --workload, the Jepsen workload is detected from the ops
+/// (counter.edn has adds and no read, which a set history could have too;
+/// set_full.edn has a single read, so it is detected as `set`, which the
+/// detection test pins).
 #[test]
 fn analyze_detects_jepsen_workloads() {
-    for (model, _, file, code) in TEST_SH.iter().filter(|t| !matches!(t.0, "long-fork" | "counter" | "set-full")) {
+    for (model, _, file, code) in TEST_SH.iter().filter(|t| !matches!(t.0, "counter" | "set-full")) {
         let f = data(file);
         let r = isolde(&["analyze", "-f", "edn", &f], None, LIMIT);
         assert_eq!(r.code, *code, "{model} {file}: {r:?}");
@@ -274,8 +273,11 @@ fn wrong_model_is_an_error_naming_the_op() {
 fn malformed_input_is_an_error_with_its_line() {
     let dir = temp_dir("jepsen-bad");
     for (text, want) in [
-        ("{:type :ok, :f :read, :value {0 1}}\n{:type :ok, :f :read, :value {0 1}\n", "opened at 2:1"),
-        ("{:type :ok, :f :read}\n[1 2]\n", "t.edn:2: expected an op map"),
+        (
+            "{:type :ok, :f :read, :value {0 1}}\n{:type :ok, :f :read, :value {0 1}\n",
+            "to close the op map opened at 2:1",
+        ),
+        ("{:type :ok, :f :read}\n[1 2]\n", "t.edn:2:1: expected an op map"),
         ("{:type :maybe, :f :read}\n", "t.edn:1: expected :type"),
     ] {
         let f = dir.join("t.edn");

@@ -490,6 +490,8 @@ enum WorkloadArg {
     Register,
     CasRegister,
     Mutex,
+    /// Porcupine's key-value model (get/put/append per :key).
+    Kv,
 }
 
 impl WorkloadArg {
@@ -710,7 +712,11 @@ fn analyze_one(
             FormatArg::Json => isolde::cli::jepsen::Printed::Json,
             FormatArg::Edn => isolde::cli::jepsen::Printed::Edn,
         };
-        isolde::cli::jepsen::print(&c?, file, how, several, &mut std::io::stdout().lock()).map_err(|e| e.to_string())
+        let c = c?;
+        if a.stats {
+            eprintln!("{}: read {:.6}s check {:.6}s", file.display(), c.times.0.as_secs_f64(), c.times.1.as_secs_f64());
+        }
+        isolde::cli::jepsen::print(&c, file, how, several, &mut std::io::stdout().lock()).map_err(|e| e.to_string())
     };
     if let Some(w) = a.workload.jepsen() {
         return jepsen(isolde::cli::jepsen::check_path(file, input, Some(w), &a.jepsen.options()));
@@ -718,13 +724,18 @@ fn analyze_one(
     let checked = match isolde::cli::read_and_check(file, input, read, opts) {
         Ok(c) => c,
         Err(e) => match matches!(a.workload, WorkloadArg::Auto)
-            .then(|| isolde::cli::jepsen::check_detected(file, input, &a.jepsen.options()))
+            .then(|| isolde::cli::jepsen::check_detected(file, input, &a.jepsen.options(), false))
             .flatten()
         {
             Some(c) => return jepsen(c),
             None => return Err(e),
         },
     };
+    if matches!(a.workload, WorkloadArg::Auto) && isolde::cli::jepsen::looks_jepsen(&checked.history) {
+        if let Some(c) = isolde::cli::jepsen::check_detected(file, input, &a.jepsen.options(), true) {
+            return jepsen(c);
+        }
+    }
     let how = Printing { format, several, one_line: several, limit };
     print_checked(a, file, &checked, t0, &how)
 }

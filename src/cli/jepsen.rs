@@ -104,6 +104,8 @@ pub struct JepsenChecked {
     pub ops: Ops,
     /// Client ops, and the others.
     pub counts: (usize, usize),
+    /// Time spent reading, and checking.
+    pub times: (Duration, Duration),
     /// The workload checked (given, or detected).
     pub workload: Workload,
     /// The result.
@@ -121,13 +123,15 @@ pub fn check_path(
     if let Some(c) = etcd_log(path, w, o) {
         return c;
     }
+    let t0 = std::time::Instant::now();
     let ops = Ops::read(path, format).map_err(|e| e.to_string())?;
+    let t1 = std::time::Instant::now();
     let workload = match w {
         Some(w) => w,
         None => detect::detect(&ops).map_err(|e| format!("{}: {e}", path.display()))?,
     };
     let result = check_ops(&ops, workload, o).map_err(|e| e.to_string())?;
-    Ok(JepsenChecked { counts: counts(&ops), ops, workload, result })
+    Ok(JepsenChecked { counts: counts(&ops), times: (t1 - t0, t1.elapsed()), ops, workload, result })
 }
 
 fn counts(ops: &Ops) -> (usize, usize) {
@@ -149,16 +153,20 @@ fn etcd_log(path: &Path, w: Option<Workload>, o: &JepsenOptions) -> Option<Resul
     }
     let run = || -> Result<JepsenChecked, String> {
         let name = path.display().to_string();
+        let t0 = std::time::Instant::now();
         let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
         let mut p = crate::linear::porcupine::read_etcd_log(&name, &text).map_err(|e| e.to_string())?;
+        let t1 = std::time::Instant::now();
         let n = p.partitions.iter().map(|(_, l)| l.len()).sum();
         let line = |i: usize| crate::jepsen::result::map(vec![("line", crate::reports::tree::Node::Int(i as i64))]);
         let result = crate::linear::check_prepared(&mut p, crate::linear::Model::CasRegister, &o.linear, &line, &|i| {
             Some(line(i))
         });
+        let times = (t1 - t0, t1.elapsed());
         Ok(JepsenChecked {
             ops: Ops { source: name, ..Default::default() },
             counts: (n, 0),
+            times,
             workload: Workload::CasRegister,
             result,
         })
@@ -233,8 +241,14 @@ pub fn print(c: &JepsenChecked, file: &Path, how: Printed, several: bool, out: &
 /// For `isolde analyze` without `--workload`, after the columnar reader
 /// refused the file: the file read as Jepsen ops and checked as the
 /// workload they show, or `None` when it is not a Jepsen history either
-/// (then the columnar reader's error stands).
-pub fn check_detected(path: &Path, format: Format, o: &JepsenOptions) -> Option<Result<JepsenChecked, String>> {
+/// (then the columnar reader's error stands). With `quiet`, a history whose
+/// workload cannot be detected is `None` too.
+pub fn check_detected(
+    path: &Path,
+    format: Format,
+    o: &JepsenOptions,
+    quiet: bool,
+) -> Option<Result<JepsenChecked, String>> {
     // Standard input was read by the columnar reader; a FIFO or device
     // would block (or be read twice).
     if path.as_os_str() == "-" || !path.is_file() {
@@ -243,18 +257,20 @@ pub fn check_detected(path: &Path, format: Format, o: &JepsenOptions) -> Option<
     if let Some(c) = etcd_log(path, None, o) {
         return Some(c);
     }
+    let t0 = std::time::Instant::now();
     let ops = Ops::read(path, format).ok()?;
+    let t1 = std::time::Instant::now();
     let workload = match detect::detect(&ops) {
         Ok(w) => w,
         // Elle's transactions: the columnar reader's error says more.
-        // So for ops without an :f (Elle's reader takes those as
-        // transactions too).
-        Err(_) if ops.clients().any(|i| matches!(&*ops.ops[i].f, "txn" | "" | "nil")) => return None,
+        // Not Jepsen's :f values (Elle's :txn, none): the columnar
+        // reader's error says more.
+        Err(_) if quiet || !ops.clients().all(|i| JEPSEN_FS.contains(&&*ops.ops[i].f)) => return None,
         Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
     };
     Some(
         check_ops(&ops, workload, o)
-            .map(|result| JepsenChecked { counts: counts(&ops), ops, workload, result })
+            .map(|result| JepsenChecked { counts: counts(&ops), times: (t1 - t0, t1.elapsed()), ops, workload, result })
             .map_err(|e| e.to_string()),
     )
 }
@@ -322,4 +338,17 @@ pub fn generate(kind: crate::gen::jepsen::Kind, a: &GenArgs, err: &mut dyn Write
         let _ = writeln!(err, "isolde: {} of the faults found no place to go", cfg.faults.len() - planted.faults.len());
     }
     Ok(())
+}
+
+/// The `:f` values of Jepsen's and Knossos's workloads.
+const JEPSEN_FS: &[&str] = &["read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append"];
+
+/// Whether a history the columnar reader accepted is rather a Jepsen
+/// workload's: no `:txn` op, and every `:f` one of those workloads' (a
+/// mutex history's ops have no value, a long-fork's are micro-ops).
+pub fn looks_jepsen(h: &crate::history::History) -> bool {
+    h.ops.iter().all(|o| match h.f_of(o) {
+        crate::history::Atom::Keyword(f) => JEPSEN_FS.contains(&&**f),
+        _ => false,
+    })
 }

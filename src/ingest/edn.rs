@@ -1194,12 +1194,17 @@ fn values_document(p: &mut Parser<'_>) -> PResult<Vec<(Value, u32)>> {
     }
 }
 
-/// Reads an EDN history as [`RawOpMap`]s: each op map's usual fields
-/// picked out without allocating (`:type` and `:f` keywords borrow their
-/// names from the input), the rest kept as values. Large inputs are cut at
-/// op starts and read in parallel, with the sequential read's result and
-/// messages (as [`parse_chunks`]).
-pub(crate) fn parse_op_maps<'a>(source: &str, input: &'a [u8]) -> Result<Vec<RawOpMap<'a>>, IngestError> {
+/// Reads an EDN history op map by op map, each as a [`RawOpMap`] (its
+/// usual fields picked out without allocating: `:type` and `:f` keywords
+/// borrow their names from the input) handed to `f`, which turns it into
+/// the caller's op. Large inputs are cut at op starts and read in
+/// parallel, with the sequential read's result and messages (as
+/// [`parse_chunks`]); `f`'s first error in input order is returned.
+pub(crate) fn parse_op_maps_with<'a, T: Send, E: Send>(
+    source: &str,
+    input: &'a [u8],
+    f: &(dyn Fn(RawOpMap<'a>) -> Result<T, E> + Sync),
+) -> Result<Result<Vec<T>, E>, IngestError> {
     if let Some(bounds) = plan_chunks(input, DEFAULT_MIN_CHUNK, rayon::current_num_threads()) {
         let line_counts: Vec<usize> = bounds.par_windows(2).map(|w| count_newlines(&input[w[0]..w[1]])).collect();
         let mut first_lines = Vec::with_capacity(line_counts.len());
@@ -1208,27 +1213,40 @@ pub(crate) fn parse_op_maps<'a>(source: &str, input: &'a [u8]) -> Result<Vec<Raw
             first_lines.push(line);
             line += n;
         }
-        let chunks: Vec<Option<Vec<RawOpMap<'a>>>> = bounds
+        let chunks: Vec<Option<Result<Vec<T>, E>>> = bounds
             .par_windows(2)
             .zip(first_lines.par_iter())
             .map(|(w, &first_line)| {
                 let mut p = Parser::new(input, w[0], w[1], first_line);
-                let mut out = Vec::with_capacity((w[1] - w[0]) / 64);
+                let mut out = Vec::with_capacity((w[1] - w[0]) / 80);
                 loop {
                     p.skip_ws(0).ok()?;
                     if p.peek().is_none() {
-                        return Some(out);
+                        return Some(Ok(out));
                     }
-                    out.push(p.raw_op_map().ok()?);
+                    match f(p.raw_op_map().ok()?) {
+                        Ok(t) => out.push(t),
+                        Err(e) => return Some(Err(e)),
+                    }
                 }
             })
             .collect();
         if chunks.iter().all(Option::is_some) {
-            return Ok(chunks.into_iter().flatten().flatten().collect());
+            let mut all = Vec::with_capacity(
+                chunks.iter().map(|c| c.as_ref().map_or(0, |c| c.as_ref().map_or(0, Vec::len))).sum(),
+            );
+            for c in chunks.into_iter().flatten() {
+                match c {
+                    Ok(mut v) => all.append(&mut v),
+                    Err(e) => return Ok(Err(e)),
+                }
+            }
+            return Ok(Ok(all));
         }
     }
     let mut p = Parser::new(input, 0, input.len(), 1);
-    raw_document(&mut p).map_err(|e| e.into_ingest(source, input))
+    let maps = raw_document(&mut p).map_err(|e| e.into_ingest(source, input))?;
+    Ok(maps.into_iter().map(f).collect())
 }
 
 fn raw_document<'a>(p: &mut Parser<'a>) -> PResult<Vec<RawOpMap<'a>>> {

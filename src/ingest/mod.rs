@@ -35,7 +35,7 @@ mod values;
 
 pub use error::IngestError;
 pub use stream::read_stream;
-pub use values::{read_values, read_values_bytes, with_op_maps, with_op_maps_bytes, RawName, RawOpMap};
+pub use values::{read_op_maps, read_op_maps_bytes, read_values, read_values_bytes, RawName, RawOpMap};
 
 use crate::history::History;
 use std::path::Path;

@@ -18,27 +18,33 @@ pub fn read_values(path: &Path, format: Format) -> Result<Vec<(Value, u32)>, Ing
     read_values_bytes(&path.display().to_string(), &bytes, format)
 }
 
-/// Reads a history file (`-` is standard input) as op maps and hands them
-/// to `f` (they borrow from the file's bytes). EDN is read in parallel
-/// without allocating for the usual fields; JSON through its values.
-pub fn with_op_maps<R>(path: &Path, format: Format, f: impl FnOnce(Vec<RawOpMap<'_>>) -> R) -> Result<R, IngestError> {
+/// Reads a history file (`-` is standard input) op map by op map, turning
+/// each into the caller's op with `f` (in input order; the maps borrow
+/// from the file's bytes). EDN is read in parallel, without allocating for
+/// the usual fields; JSON through its values. The outer error is the
+/// reader's, the inner one `f`'s first.
+pub fn read_op_maps<T: Send, E: Send>(
+    path: &Path,
+    format: Format,
+    f: &(dyn for<'a> Fn(RawOpMap<'a>) -> Result<T, E> + Sync),
+) -> Result<Result<Vec<T>, E>, IngestError> {
     let bytes = read_all(path)?;
-    with_op_maps_bytes(&path.display().to_string(), &bytes, format, f)
+    read_op_maps_bytes(&path.display().to_string(), &bytes, format, f)
 }
 
-/// [`with_op_maps`] of bytes in memory.
-pub fn with_op_maps_bytes<R>(
+/// [`read_op_maps`] of bytes in memory.
+pub fn read_op_maps_bytes<T: Send, E: Send>(
     source_name: &str,
     bytes: &[u8],
     format: Format,
-    f: impl FnOnce(Vec<RawOpMap<'_>>) -> R,
-) -> Result<R, IngestError> {
+    f: &(dyn for<'a> Fn(RawOpMap<'a>) -> Result<T, E> + Sync),
+) -> Result<Result<Vec<T>, E>, IngestError> {
     let (text, resolved) = prepare(source_name, bytes, format);
     match resolved {
-        Format::Edn | Format::Auto => Ok(f(edn::parse_op_maps(source_name, text)?)),
+        Format::Edn | Format::Auto => edn::parse_op_maps_with(source_name, text, f),
         _ => {
             let values = read_values_bytes(source_name, bytes, format)?;
-            let mut maps = Vec::with_capacity(values.len());
+            let mut out = Vec::with_capacity(values.len());
             for (v, line) in values {
                 let mut m = RawOpMap::new(line);
                 match v {
@@ -59,14 +65,34 @@ pub fn with_op_maps_bytes<R>(
                         });
                     }
                 }
-                maps.push(m);
+                match f(m) {
+                    Ok(t) => out.push(t),
+                    Err(e) => return Ok(Err(e)),
+                }
             }
-            Ok(f(maps))
+            Ok(Ok(out))
         }
     }
 }
 
-fn read_all(path: &Path) -> Result<Vec<u8>, IngestError> {
+/// A file's bytes: memory-mapped, or read (standard input, or where
+/// mapping fails).
+enum Bytes {
+    Read(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Read(v) => v,
+            Bytes::Mapped(m) => m,
+        }
+    }
+}
+
+fn read_all(path: &Path) -> Result<Bytes, IngestError> {
     let name = path.display().to_string();
     let io = |source| IngestError::Io { path: name.clone(), source };
     let mut bytes = Vec::new();
@@ -77,13 +103,26 @@ fn read_all(path: &Path) -> Result<Vec<u8>, IngestError> {
         if !meta.is_file() {
             return Err(IngestError::Unreadable { path: name, reason: "is not a regular file".into() });
         }
+        if meta.len() > MAX_INPUT_BYTES {
+            return Err(IngestError::TooLarge { source_name: name, len: meta.len(), limit: MAX_INPUT_BYTES });
+        }
         let file = std::fs::File::open(path).map_err(io)?;
+        if meta.len() > 0 {
+            // SAFETY: the map is only read, and only while this read lasts;
+            // as for every history file (see `read_path_with`), a file
+            // rewritten by another process meanwhile is outside our control.
+            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+                if map.len() as u64 <= MAX_INPUT_BYTES {
+                    return Ok(Bytes::Mapped(map));
+                }
+            }
+        }
         file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
     }
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(IngestError::TooLarge { source_name: name, len: bytes.len() as u64, limit: MAX_INPUT_BYTES });
     }
-    Ok(bytes)
+    Ok(Bytes::Read(bytes))
 }
 
 /// [`read_values`] of bytes in memory, named `source_name` in errors.

@@ -46,6 +46,9 @@ const EXPECTS: &str = ":transfer ops with values {:from a, :to b, :amount n} and
 /// The error types, in Jepsen's order.
 const TYPES: [&str; 4] = ["unexpected-key", "nil-balance", "wrong-total", "negative-value"];
 
+/// A read's balances: account and balance (`None`: nil).
+type Balances<'a> = Vec<(&'a Value, Option<i64>)>;
+
 struct BankError {
     /// Index into [`TYPES`].
     kind: usize,
@@ -59,7 +62,7 @@ struct BankError {
 pub fn check(ops: &Ops, opts: &BankOptions) -> Result<CheckResult, JepsenError> {
     // Model fit first: every client op is a read or a transfer of the
     // right shape.
-    let mut reads: Vec<(usize, Vec<(&Value, Option<i64>)>)> = Vec::new();
+    let mut reads: Vec<(usize, Balances)> = Vec::new();
     let mut transfers = [0usize; 4];
     let mut oversized = 0usize;
     for i in ops.clients() {

@@ -52,10 +52,8 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
                     return Err(ops.model_error(i, "counter", EXPECTS));
                 };
                 match t {
-                    OpType::Invoke => {
-                        if ops.completion(i).map(|c| c.op_type) != Some(OpType::Fail) {
-                            upper += v as i128;
-                        }
+                    OpType::Invoke if ops.completion(i).map(|c| c.op_type) != Some(OpType::Fail) => {
+                        upper += v as i128;
                     }
                     OpType::Ok => lower += v as i128,
                     _ => {}

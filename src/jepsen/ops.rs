@@ -5,10 +5,10 @@
 use super::result::Node;
 use super::{int_of, name_of, JepsenError};
 use crate::history::{Atom, Value};
-use crate::ingest::{with_op_maps, with_op_maps_bytes, Format, RawName, RawOpMap};
+use crate::ingest::{read_op_maps, read_op_maps_bytes, Format, RawName, RawOpMap};
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::path::Path;
-use std::sync::Arc;
 
 /// An op's `:type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -42,8 +42,8 @@ pub struct Op {
     pub index: i64,
     /// `:type`.
     pub op_type: OpType,
-    /// `:f`'s name (`""` when absent), shared by the ops with that `:f`.
-    pub f: Arc<str>,
+    /// `:f`'s name (`""` when absent).
+    pub f: Cow<'static, str>,
     /// `:process` (`nil` when absent); an integer for client ops.
     pub process: Value,
     /// `:time` in nanoseconds, when given.
@@ -105,27 +105,30 @@ impl Ops {
     /// Reads a history file (`-` is standard input).
     pub fn read(path: &Path, format: Format) -> Result<Ops, JepsenError> {
         let source = path.display().to_string();
-        with_op_maps(path, format, |maps| Ops::from_maps(&source, maps))?
+        let ops = read_op_maps(path, format, &|m| op_of(&source, m))??;
+        Ops::from_ops(&source, ops)
     }
 
     /// Reads a history from bytes named `source` in messages.
     pub fn read_bytes(source: &str, bytes: &[u8], format: Format) -> Result<Ops, JepsenError> {
-        with_op_maps_bytes(source, bytes, format, |maps| Ops::from_maps(source, maps))?
+        let ops = read_op_maps_bytes(source, bytes, format, &|m| op_of(source, m))??;
+        Ops::from_ops(source, ops)
     }
 
-    /// Builds the ops from op maps, and pairs them.
-    pub fn from_maps(source: &str, maps: Vec<RawOpMap<'_>>) -> Result<Ops, JepsenError> {
-        let mut ops = Vec::with_capacity(maps.len());
-        let mut names: FxHashMap<Vec<u8>, Arc<str>> = FxHashMap::default();
-        for (pos, m) in maps.into_iter().enumerate() {
-            ops.push(op_of(source, pos, m, &mut names)?);
-        }
+    /// Builds the history from ops in input order (an op without `:index`
+    /// gets its position), and pairs them.
+    pub fn from_ops(source: &str, mut ops: Vec<Op>) -> Result<Ops, JepsenError> {
         if ops.is_empty() {
             return Err(JepsenError::Malformed {
                 source_name: source.to_string(),
                 line: 1,
                 what: "the history holds no op".into(),
             });
+        }
+        for (pos, o) in ops.iter_mut().enumerate() {
+            if o.index == NO_INDEX {
+                o.index = pos as i64;
+            }
         }
         let pair = pair(&ops);
         Ok(Ops { source: source.to_string(), ops, pair })
@@ -171,12 +174,11 @@ fn pair(ops: &[Op]) -> Vec<u32> {
     pair
 }
 
-fn op_of(
-    source: &str,
-    pos: usize,
-    m: RawOpMap<'_>,
-    names: &mut FxHashMap<Vec<u8>, Arc<str>>,
-) -> Result<Op, JepsenError> {
+/// The index of an op read without one, until [`Ops::from_ops`] gives it
+/// its position.
+const NO_INDEX: i64 = i64::MIN;
+
+fn op_of(source: &str, m: RawOpMap<'_>) -> Result<Op, JepsenError> {
     let line = m.line;
     let bad = |what: String| JepsenError::Malformed { source_name: source.to_string(), line, what };
     let op_type = match &m.op_type {
@@ -192,17 +194,19 @@ fn op_of(
         };
         return Err(bad(format!("expected :type :invoke, :ok, :fail or :info, found {found}")));
     };
-    let f: Arc<str> = match &m.f {
-        Some(RawName::Name(n)) => intern(names, n),
+    let f = match &m.f {
+        Some(RawName::Name(n)) => f_name(n),
         Some(RawName::Other(v)) => match name_of(v) {
-            Some(n) => intern(names, n.as_bytes()),
-            None => Arc::from(v.to_string()),
+            Some(n) => f_name(n.as_bytes()),
+            None => Cow::Owned(v.to_string()),
         },
-        None => intern(names, b""),
+        None => Cow::Borrowed(""),
     };
     let index = match &m.index {
-        None => pos as i64,
-        Some(v) => int_of(v).ok_or_else(|| bad(format!("expected an integer :index, found {v}")))?,
+        None => NO_INDEX,
+        Some(v) => {
+            int_of(v).filter(|&i| i != NO_INDEX).ok_or_else(|| bad(format!("expected an integer :index, found {v}")))?
+        }
     };
     let has_value = m.value.is_some();
     Ok(Op {
@@ -218,6 +222,17 @@ fn op_of(
     })
 }
 
+/// The `:f` names of the workloads, shared rather than allocated per op.
+const F_NAMES: &[&str] =
+    &["read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append", "txn"];
+
+fn f_name(n: &[u8]) -> Cow<'static, str> {
+    match F_NAMES.iter().find(|f| f.as_bytes() == n) {
+        Some(f) => Cow::Borrowed(f),
+        None => Cow::Owned(String::from_utf8_lossy(n).into_owned()),
+    }
+}
+
 fn type_of(n: &[u8]) -> Option<OpType> {
     match n {
         b"invoke" => Some(OpType::Invoke),
@@ -226,13 +241,4 @@ fn type_of(n: &[u8]) -> Option<OpType> {
         b"info" => Some(OpType::Info),
         _ => None,
     }
-}
-
-fn intern(names: &mut FxHashMap<Vec<u8>, Arc<str>>, n: &[u8]) -> Arc<str> {
-    if let Some(a) = names.get(n) {
-        return a.clone();
-    }
-    let a: Arc<str> = Arc::from(String::from_utf8_lossy(n).as_ref());
-    names.insert(n.to_vec(), a.clone());
-    a
 }

@@ -74,11 +74,41 @@ struct Read {
     comp: u32,
     /// Sorted element ids.
     ids: Vec<u32>,
+    /// The same as a bitset, where the memory budget allows.
+    bits: Vec<u64>,
+}
+
+/// Most bytes of per-read bitsets (membership tests in O(1) rather than
+/// by binary search).
+const BITSET_BUDGET: usize = 256 << 20;
+
+/// Element ids: integers (the usual elements) through their own map,
+/// other values through a map of values.
+#[derive(Default)]
+struct Ids<'a> {
+    ints: FxHashMap<i64, u32>,
+    others: FxHashMap<&'a Value, u32>,
+}
+
+impl<'a> Ids<'a> {
+    fn get(&self, v: &Value) -> Option<u32> {
+        match super::int_of(v) {
+            Some(i) => self.ints.get(&i).copied(),
+            None => self.others.get(v).copied(),
+        }
+    }
+
+    fn insert(&mut self, v: &'a Value, id: u32) {
+        match super::int_of(v) {
+            Some(i) => self.ints.insert(i, id),
+            None => self.others.insert(v, id),
+        };
+    }
 }
 
 /// Checks a set-full history.
 pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenError> {
-    let mut ids: FxHashMap<&Value, u32> = FxHashMap::default();
+    let mut ids = Ids::default();
     let mut values: Vec<&Value> = Vec::new();
     let mut els: Vec<Element> = Vec::new();
     let mut reads: Vec<Read> = Vec::new();
@@ -97,7 +127,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                 let open = (start, open_arena.len() as u32);
                 let fresh = Element { add: pos, known: NONE, last_present: NONE, open };
                 match ids.get(&o.value) {
-                    Some(&id) => els[id as usize] = fresh,
+                    Some(id) => els[id as usize] = fresh,
                     None => {
                         ids.insert(&o.value, els.len() as u32);
                         values.push(&o.value);
@@ -106,7 +136,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                 }
             }
             ("add", OpType::Ok) => {
-                if let Some(&id) = ids.get(&o.value) {
+                if let Some(id) = ids.get(&o.value) {
                     let e = &mut els[id as usize];
                     if e.known == NONE {
                         e.known = pos;
@@ -131,7 +161,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                 let mut rid = Vec::with_capacity(xs.len());
                 for x in xs {
                     match ids.get(x) {
-                        Some(&id) => {
+                        Some(id) => {
                             rid.push(id);
                             let e = &mut els[id as usize];
                             if e.known == NONE {
@@ -155,7 +185,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                     }
                 }
                 rid.dedup();
-                reads.push(Read { inv, comp: pos, ids: rid });
+                reads.push(Read { inv, comp: pos, ids: rid, bits: Vec::new() });
             }
             ("read", _) => {}
             _ => return Err(ops.model_error(i, "set-full", EXPECTS)),
@@ -165,7 +195,25 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
     let mut order: Vec<u32> = (0..reads.len() as u32).collect();
     order.sort_unstable_by_key(|&r| std::cmp::Reverse(index(reads[r as usize].inv)));
     let inv_read: FxHashMap<u32, u32> = reads.iter().enumerate().map(|(r, x)| (x.inv, r as u32)).collect();
-    let contains = |r: &Read, id: u32| r.ids.binary_search(&id).is_ok();
+    let bitset_bytes: usize = reads.iter().map(|r| r.ids.last().map_or(0, |&m| m as usize / 8 + 8)).sum();
+    if bitset_bytes <= BITSET_BUDGET {
+        for r in &mut reads {
+            let words = r.ids.last().map_or(0, |&m| m as usize / 64 + 1);
+            let mut bits = vec![0u64; words];
+            for &id in &r.ids {
+                bits[id as usize / 64] |= 1 << (id % 64);
+            }
+            r.bits = bits;
+        }
+    }
+    let with_bits = bitset_bytes <= BITSET_BUDGET;
+    let contains = |r: &Read, id: u32| {
+        if with_bits {
+            r.bits.get(id as usize / 64).is_some_and(|w| w >> (id % 64) & 1 == 1)
+        } else {
+            r.ids.binary_search(&id).is_ok()
+        }
+    };
     let time = |p: u32| if p == NONE { None } else { ops.ops[p as usize].time };
 
     struct Res {
@@ -178,9 +226,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
         last_absent: u32,
     }
     let mut results: Vec<Res> = Vec::with_capacity(els.len());
-    let mut by_value: Vec<u32> = (0..els.len() as u32).collect();
-    by_value.sort_by(|&a, &b| values[a as usize].cmp(values[b as usize]));
-    for &id in &by_value {
+    for id in 0..els.len() as u32 {
         let e = &els[id as usize];
         let add_index = index(e.add);
         let mut last_absent = NONE;
@@ -247,9 +293,16 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
         });
     }
     let val = |id: u32| crate::reports::tree::value(values[id as usize]);
-    let of = |o: &str| results.iter().filter(|r| r.outcome == o).collect::<Vec<_>>();
-    let (stable, lost, never) = (of("stable"), of("lost"), of("never-read"));
-    let stale: Vec<&Res> = results.iter().filter(|r| r.stale).collect();
+    // Element order in the lists: by value, as Jepsen sorts its elements.
+    let by_value = |mut v: Vec<usize>| {
+        v.sort_by(|&a, &b| values[results[a].id as usize].cmp(values[results[b].id as usize]));
+        v.into_iter().map(|i| &results[i]).collect::<Vec<&Res>>()
+    };
+    let of = |o: &str| by_value((0..results.len()).filter(|&i| results[i].outcome == o).collect());
+    let (lost, never) = (of("lost"), of("never-read"));
+    // Only counted: not sorted.
+    let stable = results.iter().filter(|r| r.outcome == "stable").count();
+    let stale: Vec<&Res> = by_value((0..results.len()).filter(|&i| results[i].stale).collect());
     let mut worst: Vec<&Res> = stale.clone();
     worst.sort_by_key(|r| std::cmp::Reverse(r.stable_latency.unwrap_or(0)));
     worst.truncate(8);
@@ -268,7 +321,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
     let list = |rs: &[&Res]| Node::List(rs.iter().map(|r| val(r.id)).collect());
     let mut valid = if !lost.is_empty() {
         Validity::Invalid
-    } else if stable.is_empty() {
+    } else if stable == 0 {
         Validity::Unknown
     } else if opts.linearizable && !stale.is_empty() {
         Validity::Invalid
@@ -280,7 +333,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
     }
     let mut entries = vec![
         (kw("attempt-count"), count(results.len())),
-        (kw("stable-count"), count(stable.len())),
+        (kw("stable-count"), count(stable)),
         (kw("lost-count"), count(lost.len())),
         (kw("lost"), list(&lost)),
         (kw("never-read-count"), count(never.len())),

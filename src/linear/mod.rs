@@ -59,7 +59,9 @@ pub use search::{Budget, LinOp, Outcome};
 use crate::history::Value;
 use crate::jepsen::result::{count, kw, map, CheckResult, Node, Validity};
 use crate::jepsen::{name_of, JepsenError, OpType, Ops};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Options of the search.
@@ -108,14 +110,23 @@ pub fn prepare(ops: &Ops, model: Model) -> Result<Prepared, JepsenError> {
     let mut part_of: FxHashMap<Option<Value>, usize> = FxHashMap::default();
     for i in ops.clients() {
         let o = &ops.ops[i];
-        let fits = match (model, &*o.f) {
-            (Model::Register, "read" | "write") => true,
-            (Model::CasRegister, "read" | "write" | "cas") => true,
-            (Model::Mutex, "acquire" | "release") => true,
-            (Model::Kv, "get" | "put" | "append") => true,
-            _ => false,
-        };
+        let fits = matches!(
+            (model, &*o.f),
+            (Model::Register, "read" | "write")
+                | (Model::CasRegister, "read" | "write" | "cas")
+                | (Model::Mutex, "acquire" | "release")
+                | (Model::Kv, "get" | "put" | "append")
+        );
         if !fits {
+            return Err(ops.model_error(i, name, expects));
+        }
+        // Register values are scalars (a map or a collection is another
+        // workload's read: a bank's balances, a set).
+        let scalar = |v: &Value| matches!(v, Value::Atom(_) | Value::Tagged(..) | Value::Float(_));
+        if matches!(model, Model::Register | Model::CasRegister)
+            && o.op_type != OpType::Fail
+            && (&*o.f != "cas" && !scalar(&o.value))
+        {
             return Err(ops.model_error(i, name, expects));
         }
         if o.op_type != OpType::Invoke {
@@ -191,26 +202,50 @@ pub fn check_prepared(
     ok_node: &dyn Fn(usize) -> Option<Node>,
 ) -> CheckResult {
     let start = Instant::now();
-    let budget = Budget { deadline: o.timeout.map(|t| start + t), max_bytes: o.max_memory };
-    let mut explored = 0u64;
-    let mut unknown: Option<String> = None;
     let parts = p.partitions.len();
-    for (k, (key, lin)) in p.partitions.iter().enumerate() {
-        let (outcome, n) = search::search(lin, model::init(model), &mut p.interner, &budget);
-        explored += n;
-        if o.progress {
-            eprintln!("isolde: linearizability: partition {}/{parts} ({} ops) searched in {n} steps", k + 1, lin.len());
-        }
+    // Partitions are independent (P-compositionality): search them in
+    // parallel, smallest first, and stop the others as soon as one is not
+    // linearizable (as Porcupine does).
+    let cancel = AtomicBool::new(false);
+    let threads = rayon::current_num_threads().min(parts).max(1);
+    let budget =
+        Budget { deadline: o.timeout.map(|t| start + t), max_bytes: o.max_memory / threads, cancel: Some(&cancel) };
+    let mut order: Vec<usize> = (0..parts).collect();
+    order.sort_by_key(|&k| p.partitions[k].1.len());
+    let base = &p.interner;
+    let mut results: Vec<(usize, Outcome, u64, Interner)> = order
+        .par_iter()
+        .map(|&k| {
+            let mut interner = base.clone();
+            let lin = &p.partitions[k].1;
+            let (outcome, n) = search::search(lin, model::init(model), &mut interner, &budget);
+            if matches!(outcome, Outcome::NotLinearizable(_)) {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            if o.progress {
+                eprintln!(
+                    "isolde: linearizability: partition {} of {parts} ({} ops): {n} search steps",
+                    k + 1,
+                    lin.len()
+                );
+            }
+            (k, outcome, n, interner)
+        })
+        .collect();
+    results.sort_by_key(|r| r.0);
+    let explored: u64 = results.iter().map(|r| r.2).sum();
+    let mut unknown: Option<String> = None;
+    for (k, outcome, _, interner) in results {
+        let (key, lin) = &p.partitions[k];
         match outcome {
             Outcome::Linearizable(_) => {}
             Outcome::Unknown(why, _) => {
-                unknown.get_or_insert(why);
-                if budget.deadline.is_some_and(|d| Instant::now() >= d) {
-                    break;
+                if !why.starts_with("cancelled") {
+                    unknown.get_or_insert(why);
                 }
             }
             Outcome::NotLinearizable(w) => {
-                let state = |s| crate::reports::tree::value(&model::describe_state(model, s, &p.interner));
+                let state = |s| crate::reports::tree::value(&model::describe_state(model, s, &interner));
                 let last = w.prefix.last().map(|&i| lin[i].origin);
                 let previous_ok = w.prefix.iter().rev().find_map(|&i| ok_node(lin[i].origin)).unwrap_or(Node::Nil);
                 let before = last.map(op_node).unwrap_or(Node::Nil);
@@ -224,7 +259,10 @@ pub fn check_prepared(
                         };
                         Node::Vector(vec![
                             map(vec![("op", before.clone()), ("model", map(vec![("value", state(w.state))]))]),
-                            map(vec![("op", op_node(lin[c].origin)), ("model", after)]),
+                            map(vec![
+                                ("op", ok_node(lin[c].origin).unwrap_or_else(|| op_node(lin[c].origin))),
+                                ("model", after),
+                            ]),
                         ])
                     })
                     .collect();

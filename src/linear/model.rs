@@ -79,7 +79,7 @@ pub enum Input {
 }
 
 /// Interned values (register values, kv strings) and states.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct Interner {
     values: Vec<Value>,
     ids: FxHashMap<Value, Id>,

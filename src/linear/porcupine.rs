@@ -1,6 +1,6 @@
 //! Readers of Porcupine's test data (anishathalye/porcupine, `test_data/`):
 //! Jepsen's etcd logs (`jepsen/etcd_*.log`, log lines such as
-//! `INFO  jepsen.util - 3	:ok	:cas	[1 4]`) and its key-value histories
+//! `INFO  jepsen.util - 3`, `:ok`, `:cas`, `[1 4]`, tab-separated) and its key-value histories
 //! (`kv/*.txt`, EDN op maps with a `:key`, read by [`crate::jepsen::Ops`]).
 //!
 //! The etcd log is read as Porcupine's `parseJepsenLog` reads it, so that

@@ -38,11 +38,13 @@ pub struct LinOp {
 
 /// Budgets of a search.
 #[derive(Clone, Copy, Debug)]
-pub struct Budget {
+pub struct Budget<'a> {
     /// Give up (unknown) after this instant.
     pub deadline: Option<Instant>,
     /// Give up (unknown) when the cache holds more bytes than this.
     pub max_bytes: usize,
+    /// Give up (unknown) when this is set (another partition decided).
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// The deepest configuration reached when a partition is not
@@ -85,9 +87,60 @@ struct Node {
     next: u32,
 }
 
+/// The set of linearized operations: a bitset, held inline for up to 512
+/// operations (so that the cache's keys need no allocation), boxed beyond.
+trait Bits: Clone + Eq + std::hash::Hash {
+    fn with_len(n: usize) -> Self;
+    fn set(&mut self, i: usize);
+    fn clear(&mut self, i: usize);
+    fn bytes(&self) -> usize;
+}
+
+impl<const W: usize> Bits for [u64; W] {
+    fn with_len(_: usize) -> Self {
+        [0; W]
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize) {
+        self[i / 64] |= 1 << (i % 64);
+    }
+    #[inline(always)]
+    fn clear(&mut self, i: usize) {
+        self[i / 64] &= !(1 << (i % 64));
+    }
+    fn bytes(&self) -> usize {
+        W * 8
+    }
+}
+
+impl Bits for Box<[u64]> {
+    fn with_len(n: usize) -> Self {
+        vec![0; n.div_ceil(64).max(1)].into_boxed_slice()
+    }
+    fn set(&mut self, i: usize) {
+        self[i / 64] |= 1 << (i % 64);
+    }
+    fn clear(&mut self, i: usize) {
+        self[i / 64] &= !(1 << (i % 64));
+    }
+    fn bytes(&self) -> usize {
+        self.len() * 8 + 16
+    }
+}
+
 /// Runs the search over `ops` from state `init`. Returns the outcome and
 /// the number of configurations explored.
 pub fn search(ops: &[LinOp], init: Id, interner: &mut Interner, budget: &Budget) -> (Outcome, u64) {
+    match ops.len().div_ceil(64) {
+        0 | 1 => run::<[u64; 1]>(ops, init, interner, budget),
+        2 => run::<[u64; 2]>(ops, init, interner, budget),
+        3 | 4 => run::<[u64; 4]>(ops, init, interner, budget),
+        5..=8 => run::<[u64; 8]>(ops, init, interner, budget),
+        _ => run::<Box<[u64]>>(ops, init, interner, budget),
+    }
+}
+
+fn run<B: Bits>(ops: &[LinOp], init: Id, interner: &mut Interner, budget: &Budget) -> (Outcome, u64) {
     let n = ops.len();
     // Entries: (position, is return, op). Calls before returns at equal
     // positions (Porcupine's order); never-returned ops return last.
@@ -114,11 +167,13 @@ pub fn search(ops: &[LinOp], init: Id, interner: &mut Interner, budget: &Budget)
             node.matching = ret_node[node.op as usize];
         }
     }
-    let words = n.div_ceil(64).max(1);
-    let mut linearized = vec![0u64; words];
-    let mut cache: FxHashSet<(Box<[u64]>, Id)> = FxHashSet::default();
-    let entry_bytes = words * 8 + 48;
-    let mut calls: Vec<(u32, Id)> = Vec::new();
+    let mut linearized = B::with_len(n);
+    let mut cache: FxHashSet<(B, Id)> = FxHashSet::default();
+    cache.reserve(1 << 12);
+    let entry_bytes = linearized.bytes() + 16;
+    // Linearized calls: node, state before, and whether it was forced (see
+    // `preserves`): a forced op has no alternative worth trying.
+    let mut calls: Vec<(u32, Id, bool)> = Vec::new();
     let mut state = init;
     let mut entry = nodes[0].next;
     let mut explored = 0u64;
@@ -152,6 +207,9 @@ pub fn search(ops: &[LinOp], init: Id, interner: &mut Interner, budget: &Budget)
     while nodes[0].next != NIL {
         explored += 1;
         if explored & 0xfff == 0 {
+            if budget.cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                return (Outcome::Unknown("cancelled: another partition decided".into(), explored), explored);
+            }
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 return (Outcome::Unknown(format!("timed out after {explored} search steps"), explored), explored);
             }
@@ -166,28 +224,39 @@ pub fn search(ops: &[LinOp], init: Id, interner: &mut Interner, budget: &Budget)
             }
         }
         let node = nodes[entry as usize];
+        let mut dead = false;
         if node.is_call {
             let op = node.op as usize;
+            let stepped = step(state, &ops[op].input, interner);
+            let forced = stepped.is_some() && preserves(&ops[op].input);
             // An op that never returned may also never take effect.
-            let next = step(state, &ops[op].input, interner).or((ops[op].ret == u64::MAX).then_some(state));
+            let next = stepped.or((ops[op].ret == u64::MAX).then_some(state));
             match next {
                 Some(next) => {
-                    linearized[op / 64] |= 1 << (op % 64);
-                    if cache.insert((linearized.clone().into_boxed_slice(), next)) {
-                        calls.push((entry, state));
+                    linearized.set(op);
+                    if cache.insert((linearized.clone(), next)) {
+                        calls.push((entry, state, forced));
                         state = next;
                         lift(&mut nodes, entry);
                         entry = nodes[0].next;
                     } else {
-                        linearized[op / 64] &= !(1 << (op % 64));
+                        linearized.clear(op);
+                        // A forced op's configuration failed before: so
+                        // does every extension of this prefix.
+                        dead = forced;
                         entry = node.next;
                     }
                 }
                 None => entry = node.next,
             }
-        } else {
-            // A return reached: its op was not linearized in time.
-            if best.as_ref().is_none_or(|b| calls.len() > b.prefix.len()) {
+            if !dead {
+                continue;
+            }
+        }
+        {
+            // A return reached (its op was not linearized in time), or a
+            // dead prefix: backtrack.
+            if !dead && best.as_ref().is_none_or(|b| calls.len() > b.prefix.len()) {
                 let mut candidates = Vec::new();
                 let mut c = nodes[0].next;
                 while c != NIL && c != entry {
@@ -199,27 +268,46 @@ pub fn search(ops: &[LinOp], init: Id, interner: &mut Interner, budget: &Budget)
                     c = cn.next;
                 }
                 best = Some(Witness {
-                    prefix: calls.iter().map(|&(e, _)| nodes[e as usize].op as usize).collect(),
+                    prefix: calls.iter().map(|&(e, _, _)| nodes[e as usize].op as usize).collect(),
                     state,
                     blocked: node.op as usize,
                     candidates,
                 });
             }
-            let Some((e, prev)) = calls.pop() else {
-                let w = best.unwrap_or(Witness {
-                    prefix: Vec::new(),
-                    state,
-                    blocked: node.op as usize,
-                    candidates: Vec::new(),
-                });
-                return (Outcome::NotLinearizable(w), explored);
-            };
-            let op = nodes[e as usize].op as usize;
-            linearized[op / 64] &= !(1 << (op % 64));
-            state = prev;
-            unlift(&mut nodes, e);
-            entry = nodes[e as usize].next;
+            // Pop forced ops (their alternatives are dominated), then the
+            // last free choice, and try what follows it.
+            loop {
+                let Some((e, prev, forced)) = calls.pop() else {
+                    let w = best.unwrap_or(Witness {
+                        prefix: Vec::new(),
+                        state,
+                        blocked: node.op as usize,
+                        candidates: Vec::new(),
+                    });
+                    return (Outcome::NotLinearizable(w), explored);
+                };
+                let op = nodes[e as usize].op as usize;
+                linearized.clear(op);
+                state = prev;
+                unlift(&mut nodes, e);
+                if !forced {
+                    entry = nodes[e as usize].next;
+                    break;
+                }
+            }
         }
     }
-    (Outcome::Linearizable(calls.iter().map(|&(e, _)| nodes[e as usize].op as usize).collect()), explored)
+    (Outcome::Linearizable(calls.iter().map(|&(e, _, _)| nodes[e as usize].op as usize).collect()), explored)
+}
+
+/// Whether an op never changes the state when it applies (reads, gets,
+/// CASes known to have failed). Such an op, once it can be linearized, is
+/// linearized at once and never tried later: any linearization that places
+/// it later stays one when it is moved to this point (it reads the same
+/// state here, moving it changes no other op's state, and every op that
+/// returned before it was called is already linearized, or the search
+/// would have met that return first). This prunes the search without
+/// changing its verdict.
+fn preserves(input: &Input) -> bool {
+    matches!(input, Input::Read(_) | Input::Get(_) | Input::Cas { outcome: super::model::CasOutcome::Fail, .. })
 }
