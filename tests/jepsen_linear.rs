@@ -189,3 +189,94 @@ fn ops_of_another_model_are_an_error() {
     }
     let _ = LinearOptions::default();
 }
+
+/// The search (with its cache and its dominance pruning of reads) agrees
+/// with brute force on random small cas-register histories with crashed
+/// ops: every order of the ops (crashed ones included or left out) that
+/// respects real time and the model.
+#[test]
+fn search_agrees_with_brute_force() {
+    use isolde::history::{Atom, Value};
+    use isolde::linear::model::step;
+    use isolde::linear::search::search;
+    use isolde::linear::{Budget, CasOutcome, Input, Interner, LinOp, Outcome};
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rand = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let (mut valid, mut invalid) = (0, 0);
+    for _ in 0..3000 {
+        let mut it = Interner::new();
+        let vals: Vec<u32> = (0..3).map(|v| it.value(&Value::Atom(Atom::Int(v)))).collect();
+        let n = 2 + rand(5) as usize;
+        // Random intervals over 2n time points; some ops crash.
+        let mut ops = Vec::new();
+        for i in 0..n {
+            let call = rand(2 * n as u64);
+            let crashed = rand(6) == 0;
+            let ret = if crashed { u64::MAX } else { call + 1 + rand(4) };
+            let v = |r: u64| vals[r as usize];
+            let input = match rand(4) {
+                0 => Input::Read(if crashed { None } else { Some(if rand(4) == 0 { 0 } else { v(rand(3)) }) }),
+                1 => Input::Write(v(rand(3))),
+                2 => Input::Cas {
+                    from: v(rand(3)),
+                    to: v(rand(3)),
+                    outcome: if crashed { CasOutcome::Unknown } else { CasOutcome::Ok },
+                },
+                _ => Input::Cas {
+                    from: v(rand(3)),
+                    to: v(rand(3)),
+                    outcome: if crashed { CasOutcome::Unknown } else { CasOutcome::Fail },
+                },
+            };
+            ops.push(LinOp { call: 2 * call, ret: if ret == u64::MAX { ret } else { 2 * ret + 1 }, input, origin: i });
+        }
+        let budget = Budget { deadline: None, max_bytes: usize::MAX, cancel: None };
+        let (outcome, _) = search(&ops, 0, &mut it, &budget);
+        let brute = brute_force(&ops, &mut it);
+        match outcome {
+            Outcome::Linearizable(order) => {
+                assert!(brute, "search says linearizable, brute force not: {ops:?} {order:?}");
+                valid += 1;
+            }
+            Outcome::NotLinearizable(_) => {
+                assert!(!brute, "search says not linearizable, brute force finds an order: {ops:?}");
+                invalid += 1;
+            }
+            Outcome::Unknown(..) => panic!("no budget was set"),
+        }
+    }
+    // Both verdicts were exercised.
+    assert!(valid > 300 && invalid > 300, "{valid} valid, {invalid} invalid");
+
+    fn brute_force(ops: &[LinOp], it: &mut Interner) -> bool {
+        fn go(ops: &[LinOp], used: &mut Vec<bool>, state: u32, it: &mut Interner) -> bool {
+            // Every op that returned must be placed; crashed ones may not be.
+            if ops.iter().zip(used.iter()).all(|(o, &u)| u || o.ret == u64::MAX) {
+                return true;
+            }
+            for i in 0..ops.len() {
+                if used[i] {
+                    continue;
+                }
+                // Real time: no unplaced op returned before this one's call.
+                if ops.iter().enumerate().any(|(j, o)| !used[j] && j != i && o.ret < ops[i].call) {
+                    continue;
+                }
+                if let Some(next) = step(state, &ops[i].input, it) {
+                    used[i] = true;
+                    if go(ops, used, next, it) {
+                        return true;
+                    }
+                    used[i] = false;
+                }
+            }
+            false
+        }
+        go(ops, &mut vec![false; ops.len()], 0, it)
+    }
+}

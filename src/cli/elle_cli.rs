@@ -394,7 +394,7 @@ pub fn usage() -> String {
     let mut s = String::from(
         "elle-cli (isolde) - command-line transactional safety checker.\n\n\
          Usage: elle-cli -m model [options] files\n\n\
-         Supported models:\n",
+         Supported models (isolde's own implementations of these checkers):\n",
     );
     for (m, tool) in MODELS {
         s.push_str(&wrap_text(&format!("{m} - {tool}."), "  ", "      ", 80));

@@ -60,7 +60,7 @@ impl JepsenArgs {
             linear: LinearOptions {
                 timeout: self.timeout.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
                 max_memory: self.max_memory.unwrap_or(4096).saturating_mul(1 << 20),
-                progress: false,
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             },
         }
     }
@@ -146,6 +146,8 @@ fn etcd_log(path: &Path, w: Option<Workload>, o: &JepsenOptions) -> Option<Resul
     if path.as_os_str() == "-" || !matches!(w, None | Some(Workload::CasRegister)) {
         return None;
     }
+    // Only a regular file: opening a FIFO would block.
+    std::fs::metadata(path).ok().filter(|m| m.is_file())?;
     let mut head = [0u8; 32];
     let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
     if !crate::linear::porcupine::is_etcd_log(&head[..n]) {
