@@ -3,7 +3,7 @@
 #
 #   scripts/dbs.sh start [postgres|mariadb]  # start both, or one (installing
 #                                            # Debian packages if missing)
-#   scripts/dbs.sh stop    # stop both and delete their data
+#   scripts/dbs.sh stop    # stop both and delete their data and logs
 #   scripts/dbs.sh status  # print the URLs of the running ones
 #
 # Each server listens on loopback only, on its own port, with its data,
@@ -195,7 +195,8 @@ case "${1:-}" in
   stop)
     stop_pg
     stop_my
-    rm -f "$dir/urls.env"
+    rm -f "$dir/urls.env" "$dir/pg-initdb.log" "$dir/my-install.log" "$dir/apt.log"
+    rmdir "$dir" 2>/dev/null || true
     ;;
   status)
     [ -f "$dir/urls.env" ] && cat "$dir/urls.env"

@@ -144,6 +144,53 @@ fn sqlite_write_skew_and_rmw_patterns_stay_serializable() {
     }
 }
 
+/// The summary's failure rate matches the history's outcomes, and no
+/// warning is printed when few failed.
+#[test]
+fn the_failure_rate_is_printed() {
+    let dir = temp_dir("record-failure-rate");
+    let out = dir.join("h.edn");
+    let r = isolde(
+        &["record", "--quiet", "--txns", "500", "--sessions", "4", "-o", out.to_str().unwrap()],
+        None,
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (inv, _, fail, _) = op_counts(&out);
+    let want = format!("failure rate: {:.1}% ({fail} of {inv} transactions failed)", 100.0 * fail as f64 / inv as f64);
+    assert!(r.stderr.contains(&want), "{want}: {}", r.stderr);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+}
+
+/// The defaults are Elle's shape: 1 to 4 micro-ops per transaction, over
+/// a sliding window of keys, for both workloads.
+#[test]
+fn default_transactions_are_short_over_a_sliding_window() {
+    let dir = temp_dir("record-shape");
+    for w in ["list-append", "rw-register"] {
+        let h = record(&dir, &format!("{w}.edn"), &["--workload", w, "--txns", "3000"]);
+        let text = std::fs::read_to_string(&h).unwrap();
+        let mut keys = std::collections::BTreeSet::new();
+        let mut lens = std::collections::BTreeSet::new();
+        for l in text.lines().filter(|l| l.starts_with("{:type :invoke")) {
+            let value = &l[l.find(":value [").unwrap() + 8..l.find("], :process").unwrap()];
+            let mops: Vec<&str> = value.split("] [").collect();
+            lens.insert(mops.len());
+            for m in mops {
+                let k: u64 = m.trim_start_matches('[').split(' ').nth(1).unwrap().parse().unwrap();
+                keys.insert(k);
+            }
+            assert!(!(w == "rw-register" && value.contains(":append")), "{l}");
+        }
+        assert_eq!(lens, (1..=4).collect(), "{w}");
+        // Keys retire after 100 writes: 3000 transactions write about
+        // 3750 times, so the window moved well past its first 30 keys.
+        assert!(keys.len() > 40 && keys.len() < 200, "{w}: {} keys", keys.len());
+        // 8 sessions by default.
+        assert!(text.contains(":process 7,") && !text.contains(":process 8,"), "{w}");
+    }
+}
+
 #[test]
 fn a_run_stopped_by_duration_is_a_complete_history() {
     let dir = temp_dir("record-duration");
@@ -299,6 +346,53 @@ mod postgres {
         assert!(t0.elapsed() < Duration::from_secs(90), "the run did not end by itself");
         let (inv, ok, fail, info) = op_counts(&out);
         assert!(inv == ok + fail + info && ok > 0, "{inv} {ok} {fail} {info}");
+        assert_eq!(analyze(&out, "serializable").valid, "true");
+    }
+
+    /// Sixteen sessions over one hot key mostly fail at serializable: the
+    /// run says so and names the flag that helps; lock waits end fast
+    /// (`--lock-timeout-ms`), as `:fail`, never `:info`.
+    #[test]
+    fn a_run_where_most_transactions_fail_warns_and_names_the_flag() {
+        let Some(url) = postgres("postgres::a_run_where_most_transactions_fail_warns_and_names_the_flag") else {
+            return;
+        };
+        let dir = temp_dir("record-pg-warn");
+        let out = dir.join("w.edn");
+        let t0 = std::time::Instant::now();
+        let r = isolde(
+            &[
+                "record",
+                "--quiet",
+                "--db",
+                &url,
+                "--workload",
+                "rw-register",
+                "--isolation",
+                "serializable",
+                "--pattern",
+                "rmw",
+                "--keys",
+                "1",
+                "--txn-len",
+                "2",
+                "--sessions",
+                "16",
+                "--txns",
+                "400",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            None,
+            Duration::from_secs(120),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let (inv, _, fail, info) = op_counts(&out);
+        assert_eq!((inv, info), (400, 0));
+        assert!(2 * fail > inv, "{fail} of {inv} failed: {}", r.stderr);
+        assert!(r.stderr.contains("warning: more than half the transactions failed"), "{}", r.stderr);
+        assert!(r.stderr.contains("--keys 4, now 1"), "{}", r.stderr);
+        assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
         assert_eq!(analyze(&out, "serializable").valid, "true");
     }
 

@@ -45,7 +45,7 @@ pub enum Target {
     Sqlite(SqliteTarget),
     /// PostgreSQL.
     #[cfg(feature = "postgres")]
-    Postgres(postgres::Config, String),
+    Postgres(Box<postgres::Config>, String),
     /// MySQL or MariaDB.
     #[cfg(feature = "mysql")]
     Mysql(mysql::Opts, String),
@@ -79,7 +79,7 @@ impl Target {
                 {
                     let mut config: postgres::Config = url.parse().map_err(|e: postgres::Error| format!("bad database URL: {e}"))?;
                     config.connect_timeout(Duration::from_secs(10));
-                    Ok(Target::Postgres(config, redact(url)))
+                    Ok(Target::Postgres(Box::new(config), redact(url)))
                 }
                 #[cfg(not(feature = "postgres"))]
                 Err("postgres:// URLs need isolde built with the `postgres` cargo feature".into())

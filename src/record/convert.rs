@@ -119,12 +119,21 @@ fn convert_err(path: &Path, message: String) -> RecordError {
 mod tests {
     use super::*;
 
-    fn temp(name: &str, text: &str) -> PathBuf {
+    /// A temporary directory, removed when dropped.
+    struct Dir(PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn temp(name: &str, text: &str) -> (Dir, PathBuf) {
         let dir = std::env::temp_dir().join(format!("isolde-convert-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let p = dir.join("h.edn");
         std::fs::write(&p, text).expect("write");
-        p
+        (Dir(dir), p)
     }
 
     const OK_AND_FAIL: &str = "{:type :invoke, :f :txn, :value [[:w 1 1] [:r 2 nil]], :process 0, :time 1, :index 0}
@@ -137,7 +146,7 @@ mod tests {
 
     #[test]
     fn dbcop_sessions_keep_ok_and_fail_transactions() {
-        let edn = temp("okfail", OK_AND_FAIL);
+        let (_dir, edn) = temp("okfail", OK_AND_FAIL);
         let out = edn.with_extension("bincode");
         to_dbcop(&edn, &out).expect("converts");
         let h = ingest::read_path(&out, ingest::Format::Dbcop).expect("dbcop reads back");
@@ -155,7 +164,7 @@ mod tests {
 {{:type :info, :f :txn, :value [[:w 1 2]], :process 2, :time 8, :index 7}}
 "
         );
-        let edn = temp("info", &text);
+        let (_dir, edn) = temp("info", &text);
         let out = edn.with_extension("bincode");
         match to_dbcop(&edn, &out) {
             Err(RecordError::Convert { format: "dbcop", message, .. }) => {
@@ -168,7 +177,7 @@ mod tests {
 
     #[test]
     fn json_is_one_array_of_the_same_ops() {
-        let edn = temp("json", OK_AND_FAIL);
+        let (_dir, edn) = temp("json", OK_AND_FAIL);
         let out = edn.with_extension("json");
         to_json(&edn, &out).expect("converts");
         let h = ingest::read_path(&out, ingest::Format::Json).expect("json reads back");

@@ -14,22 +14,7 @@ use crate::check;
 use crate::gen::{DrawnMop, Pattern};
 
 
-/// Key distributions: `uniform` and `exponential` (Elle's) over a sliding
-/// window of active keys, for both workloads; `zipf` and `hotspot` over a
-/// fixed key space, for rw-register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum KeyDistArg {
-    /// Every active key equally likely.
-    Uniform,
-    /// Elle's exponential distribution over the active window (a few hot
-    /// keys).
-    Exponential,
-    /// rw-register: Zipf's law with --zipf-exponent.
-    Zipf,
-    /// rw-register: --hot-probability of the micro-ops on the first
-    /// --hot-fraction of the keys.
-    Hotspot,
-}
+pub use super::shape::KeyDistArg;
 
 /// Transaction shapes (see `docs/record.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -250,7 +235,7 @@ impl Plan {
             PatternArg::Rmw => Pattern::ReadModifyWrite,
             PatternArg::WriteSkew => Pattern::WriteSkew,
         };
-        let (source, sessions) = super::shape::source(a, pattern)?;
+        let (source, sessions) = super::shape::source(&knobs(a), pattern)?;
         let duration = match a.duration {
             Some(s) if !(s.is_finite() && s > 0.0) => {
                 return Err(bad(format!("--duration must be a positive number of seconds, got {s}")))
@@ -461,6 +446,24 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     Ok(status)
 }
 
+/// The workload knobs of the arguments.
+fn knobs(a: &RecordArgs) -> super::shape::Knobs {
+    super::shape::Knobs {
+        workload: a.workload,
+        sessions: a.sessions,
+        keys: a.keys,
+        txn_len: a.txn_len,
+        min_txn_len: a.min_txn_len,
+        key_dist: a.key_dist,
+        read_fraction: a.read_fraction,
+        max_writes_per_key: a.max_writes_per_key,
+        zipf_exponent: a.zipf_exponent,
+        hot_fraction: a.hot_fraction,
+        hot_probability: a.hot_probability,
+        seed: a.seed,
+    }
+}
+
 /// Prints the share of transactions that failed, and a warning naming the
 /// flags that help when more than half did (not with `--faults`, which
 /// fail transactions on purpose).
@@ -475,7 +478,7 @@ fn report_failures(stats: &RecordStats, a: &RecordArgs) {
         stats.fail
     );
     if 2 * stats.fail > done && a.faults.is_empty() {
-        let keys = super::shape::keys(a);
+        let keys = super::shape::keys(&knobs(a));
         eprintln!(
             "isolde: warning: more than half the transactions failed, so the history shows little of what the \
              database lets through: they conflict over too few keys; spread them over more (--keys {}, now {keys}), \

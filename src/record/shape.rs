@@ -26,7 +26,6 @@
 //! failed at serializable (see `docs/record.md`); long transactions over
 //! few hot keys (PolySI's 15 micro-ops) fail nine in ten there.
 
-use super::run::{KeyDistArg, RecordArgs};
 use super::{RecordError, Workload};
 use crate::gen::list_append::{KeyDist, ListAppendConfig};
 use crate::gen::rw_register::{RwKeyDist, RwRegisterConfig};
@@ -42,6 +41,53 @@ pub const DEFAULT_TXN_LEN: usize = 4;
 pub const DEFAULT_MIN_TXN_LEN: usize = 1;
 /// Sessions (`--sessions`).
 pub const DEFAULT_SESSIONS: usize = 8;
+
+/// Key distributions: `uniform` and `exponential` (Elle's) over a sliding
+/// window of active keys, for both workloads; `zipf` and `hotspot` over a
+/// fixed key space, for rw-register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeyDistArg {
+    /// Every active key equally likely.
+    Uniform,
+    /// Elle's exponential distribution over the active window (a few hot
+    /// keys).
+    Exponential,
+    /// rw-register: Zipf's law with --zipf-exponent.
+    Zipf,
+    /// rw-register: --hot-probability of the micro-ops on the first
+    /// --hot-fraction of the keys.
+    Hotspot,
+}
+
+/// The workload knobs of `isolde record` (its flags of the same names;
+/// `None`: the default).
+#[derive(Clone, Debug)]
+pub struct Knobs {
+    /// `--workload`.
+    pub workload: Workload,
+    /// `--sessions`.
+    pub sessions: Option<usize>,
+    /// `--keys`.
+    pub keys: Option<usize>,
+    /// `--txn-len`.
+    pub txn_len: Option<usize>,
+    /// `--min-txn-len`.
+    pub min_txn_len: Option<usize>,
+    /// `--key-dist`.
+    pub key_dist: Option<KeyDistArg>,
+    /// `--read-fraction`.
+    pub read_fraction: f64,
+    /// `--max-writes-per-key`.
+    pub max_writes_per_key: usize,
+    /// `--zipf-exponent`.
+    pub zipf_exponent: f64,
+    /// `--hot-fraction`.
+    pub hot_fraction: f64,
+    /// `--hot-probability`.
+    pub hot_probability: f64,
+    /// `--seed`.
+    pub seed: u64,
+}
 
 /// Draws a run's transactions.
 pub struct Source {
@@ -65,7 +111,7 @@ impl Source {
 }
 
 /// The number of keys a run draws from (`--keys` or its default).
-pub fn keys(a: &RecordArgs) -> usize {
+pub fn keys(a: &Knobs) -> usize {
     match a.key_dist {
         Some(KeyDistArg::Zipf | KeyDistArg::Hotspot) => a.keys.unwrap_or(DEFAULT_KEY_SPACE),
         _ => a.keys.unwrap_or(DEFAULT_KEYS),
@@ -74,7 +120,7 @@ pub fn keys(a: &RecordArgs) -> usize {
 
 /// The transaction source and the number of sessions the arguments ask
 /// for (usage errors only).
-pub fn source(a: &RecordArgs, pattern: Pattern) -> Result<(Source, usize), RecordError> {
+pub fn source(a: &Knobs, pattern: Pattern) -> Result<(Source, usize), RecordError> {
     let bad = RecordError::Workload;
     let sessions = a.sessions.unwrap_or(DEFAULT_SESSIONS);
     let max = a.txn_len.unwrap_or(DEFAULT_TXN_LEN);
