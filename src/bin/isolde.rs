@@ -45,7 +45,7 @@ enum Cmd {
     Record(isolde::record::RecordArgs),
     /// Run Hermitage's isolation tests against a database (SQLite by
     /// default) and print its table of anomalies, each run checked by
-    /// isolde (see docs/hermitage.md).
+    /// isolde (isolde help hermitage).
     Hermitage(isolde::hermitage::HermitageArgs),
     /// Explore every history of a small transactional program under an
     /// isolation level and check its assertion (`isolde help explore.md` prints the guide).

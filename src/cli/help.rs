@@ -66,6 +66,7 @@ pub const GUIDES: &[(&str, &str)] = &[
     ("explore-bench", include_str!("../../docs/explore-bench.md")),
     ("formats", include_str!("../../docs/formats.md")),
     ("gpu", include_str!("../../docs/gpu.md")),
+    ("hermitage", include_str!("../../docs/hermitage.md")),
     ("jepsen", include_str!("../../docs/jepsen.md")),
     ("library", include_str!("../../docs/library.md")),
     ("models", include_str!("../../docs/models.md")),
