@@ -5,9 +5,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
+/// Removes a temporary file or directory when dropped (also when the test
+/// fails).
+struct Cleanup(std::path::PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 fn isolde(args: &[&str], input: &str) -> (i32, String, String) {
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("isolde-cli-{}-{n}", std::process::id()));
+    let _cleanup = Cleanup(dir.clone());
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("h.edn");
     std::fs::write(&file, input).expect("write history");
@@ -95,6 +107,7 @@ fn unknown_model_is_a_usage_error() {
 fn directory_gets_elles_explanation_file() {
     let dir = std::env::temp_dir().join(format!("isolde-cli-dir-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let _cleanup = Cleanup(dir.clone());
     let d = dir.to_string_lossy().into_owned();
     let (code, _, _) = isolde(&["--format", "json", "--directory", &d], G1C);
     assert_eq!(code, 1);
@@ -115,6 +128,7 @@ fn directory_gets_elles_explanation_file() {
 fn directory_plots_cycles_and_sccs_as_dot_and_svg() {
     let dir = std::env::temp_dir().join(format!("isolde-cli-plots-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let _cleanup = Cleanup(dir.clone());
     let d = dir.to_string_lossy().into_owned();
     let (code, _, err) = isolde(&["--format", "json", "--directory", &d], G1C);
     assert_eq!(code, 1);
@@ -184,6 +198,7 @@ fn directory_file_names_are_safe_for_any_key() {
     );
     let dir = std::env::temp_dir().join(format!("isolde-cli-keys-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let _cleanup = Cleanup(dir.clone());
     let d = dir.to_string_lossy().into_owned();
     let (code, out, err) = isolde(&["--format", "json", "--directory", &d, "--workload", "list-append"], &history);
     assert_eq!(code, 1, "{err}");
@@ -205,6 +220,7 @@ fn directory_file_names_are_safe_for_any_key() {
 fn unwritable_directory_is_a_warning_after_the_verdict() {
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let blocker = std::env::temp_dir().join(format!("isolde-cli-blocker-{}-{n}", std::process::id()));
+    let _cleanup = Cleanup(blocker.clone());
     std::fs::write(&blocker, "a file where the directory should go").expect("write");
     let d = blocker.join("out").to_string_lossy().into_owned();
     let (code, out, err) = isolde(&["--format", "json", "--directory", &d], G1C);
@@ -222,6 +238,7 @@ fn dot_warnings_do_not_block_rendering() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("isolde-cli-dot-{}", std::process::id()));
+    let _cleanup = Cleanup(dir.clone());
     std::fs::create_dir_all(&dir).expect("dir");
     let mut text = String::from("digraph {\n");
     for i in 0..3000 {

@@ -176,8 +176,7 @@ fn directory_files_match_elles_expected_text() {
             ..CheckOptions::default()
         };
         let o = check(&h, &opts).expect("runs");
-        let dir = std::env::temp_dir().join(format!("isolde-corpus-files-{}-{case}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = support::cli::temp_dir(&format!("corpus-files-{case}"));
         write(&h, &o, &dir, &PlotOptions::default()).expect("writes");
         let got = std::fs::read_to_string(dir.join(file)).expect("file written");
         assert_eq!(got, expected, "{case}: {file}");

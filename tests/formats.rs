@@ -8,17 +8,6 @@ use isolde::history::OpType;
 use isolde::ingest::{read_path, Format};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-fn temp_dir() -> PathBuf {
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("isolde-formats-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
 
 /// Runs `isolde analyze <path> --format json <extra>`: exit code and the
 /// parsed JSON output.
@@ -138,24 +127,23 @@ fn cobra(dir: &Path, sessions: &[Vec<Txn>]) {
 
 /// Writes `sessions` in `format` under a fresh directory; returns the path
 /// to analyze.
-fn write(format: &str, sessions: &[Vec<Txn>]) -> PathBuf {
-    let dir = temp_dir();
-    match format {
+fn write(format: &str, sessions: &[Vec<Txn>]) -> support::cli::TempFile {
+    let dir = support::cli::temp_dir("formats");
+    let name = match format {
         "dbcop" => {
-            let p = dir.join("history.bincode");
-            std::fs::write(&p, dbcop(sessions)).expect("write");
-            p
+            std::fs::write(dir.join("history.bincode"), dbcop(sessions)).expect("write");
+            "history.bincode"
         }
         "polysi-text" => {
-            let p = dir.join("history.txt");
-            std::fs::write(&p, polysi_text(sessions)).expect("write");
-            p
+            std::fs::write(dir.join("history.txt"), polysi_text(sessions)).expect("write");
+            "history.txt"
         }
         _ => {
             cobra(&dir, sessions);
-            dir
+            ""
         }
-    }
+    };
+    support::cli::TempFile::in_dir(dir, name)
 }
 
 #[test]
@@ -202,7 +190,7 @@ fn wrong_input_format_is_a_usage_error() {
     let p = write("dbcop", &clean());
     let out = Command::new(env!("CARGO_BIN_EXE_isolde"))
         .arg("analyze")
-        .arg(&p)
+        .arg(&*p)
         .args(["--input-format", "polysi-text"])
         .output()
         .expect("runs");

@@ -6,23 +6,17 @@
 mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use support::cli::anomaly_types;
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
 }
 
-/// Writes `text` to a fresh temporary file named `name`.
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("isolde-values-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("writes");
+/// Writes `text` to a fresh temporary file named `name` (removed, with its
+/// directory, when the returned guard drops).
+fn temp_file(name: &str, text: &str) -> support::cli::TempFile {
+    let p = support::cli::TempFile::in_dir(support::cli::temp_dir("values"), name);
+    std::fs::write(&*p, text).expect("writes");
     p
 }
 
@@ -72,8 +66,7 @@ fn string_list_append_g1c_prints_strings_back() {
     let op = &j["anomalies"]["G1c"][0]["cycle"][0];
     assert_eq!(op["value"], serde_json::json!([["append", "k2", "b"], ["r", "k1", ["a"]]]));
     // Elle's explanation, with the values as written.
-    let dir = std::env::temp_dir().join(format!("isolde-values-dir-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = support::cli::temp_dir("values-dir");
     let (_, _) = edn(&p, &["--directory", dir.to_str().unwrap_or_default()]);
     let txt = std::fs::read_to_string(dir.join("G1c.txt")).expect("G1c.txt");
     // Transactions are named by their :index (T3 is index 3), as in the table.

@@ -9,7 +9,7 @@ use crate::record::{ErrorClass, Isolation};
 /// How long a statement waits for another session's lock before it fails
 /// (PostgreSQL `lock_timeout`, MariaDB `innodb_lock_wait_timeout`, SQLite's
 /// busy timeout). A step Hermitage's script expects to block is detected
-/// long before (see [`super::run`]); this bounds the waits a script itself
+/// long before (see [`super::exec`]); this bounds the waits a script itself
 /// deadlocks on (a session blocked behind a lock its own next statement
 /// needs released).
 pub const LOCK_WAIT: Duration = Duration::from_secs(1);
@@ -36,6 +36,11 @@ pub trait Sql: Send {
     /// Whether `SELECT ... FOR UPDATE` exists.
     fn locking_reads(&self) -> bool {
         true
+    }
+    /// The server's id of this connection, where the server can say whether
+    /// it waits for a lock ([`Target::lock_wait_query`]).
+    fn server_id(&mut self) -> Option<i64> {
+        None
     }
 }
 
@@ -124,6 +129,23 @@ impl Target {
             Target::Postgres(..) => vec![ReadCommitted, RepeatableRead, Serializable],
             #[cfg(feature = "mysql")]
             Target::Mysql(..) => vec![ReadUncommitted, ReadCommitted, RepeatableRead, Serializable],
+        }
+    }
+
+    /// A query returning one row `(0, 1)` when the connection with server
+    /// id `id` waits for another transaction's lock, `(0, 0)` when not;
+    /// `None` where the server cannot tell (MySQL/MariaDB need the PROCESS
+    /// privilege for it, SQLite has no server).
+    pub fn lock_wait_query(&self, id: i64) -> Option<String> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Target::Postgres(..) => {
+                Some(format!("SELECT 0, CASE WHEN cardinality(pg_blocking_pids({id})) > 0 THEN 1 ELSE 0 END"))
+            }
+            _ => {
+                let _ = id;
+                None
+            }
         }
     }
 
@@ -251,6 +273,9 @@ impl Sql for PgConn {
     }
     fn exec(&mut self, sql: &str) -> Result<(), SqlError> {
         self.0.batch_execute(sql).map_err(pg_err)
+    }
+    fn server_id(&mut self) -> Option<i64> {
+        self.0.query_one("SELECT pg_backend_pid()", &[]).ok()?.try_get::<_, i32>(0).ok().map(i64::from)
     }
 }
 

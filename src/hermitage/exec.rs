@@ -1,9 +1,12 @@
 //! Running one scenario at one level, and the history it leaves.
 //!
 //! Each session is a thread with its own connection. The driver issues
-//! the scenario's statements in order, each to its session, and waits
-//! [`BLOCK_DETECT`] for the answer: a statement that has not answered by
-//! then is *blocked* (waiting for another session's lock), and the driver
+//! the scenario's statements in order, each to its session, and waits for
+//! the answer: a statement that has not answered after [`FIRST_WAIT`] and
+//! that the server says waits for a lock (PostgreSQL: `pg_blocking_pids`,
+//! asked on a separate connection), or, where the server cannot say, that
+//! has not answered after [`BLOCK_DETECT`], is *blocked* (waiting for
+//! another session's lock), and the driver
 //! goes on with the next statements, as Hermitage's scripts do ("T2,
 //! BLOCKS ... commit T1, this unblocks T2"). Before a blocked session's
 //! next statement the driver waits for the blocked one to finish (it
@@ -28,9 +31,14 @@ use super::scenarios::{Op, Scenario, INITIAL, KEYS};
 use crate::record::{ErrorClass, Isolation};
 
 /// How long a statement may take before it counts as blocked.
-/// Statements run in a few milliseconds here; the margin is for a loaded
-/// machine (a slow statement taken for a blocked one would let the next
-/// statements overtake it).
+/// How long a statement may take before the driver asks the server
+/// whether it waits for a lock.
+pub const FIRST_WAIT: Duration = Duration::from_millis(100);
+
+/// Where the server cannot say, how long a statement may take before it
+/// counts as blocked. Statements run in a few milliseconds here; the margin
+/// is for a loaded machine (a slow statement taken for a blocked one would
+/// let the next statements overtake it).
 pub const BLOCK_DETECT: Duration = Duration::from_millis(500);
 
 /// How long the driver waits for a blocked statement to finish (the
@@ -85,6 +93,8 @@ struct Session {
     tx: Sender<Cmd>,
     rx: Receiver<Reply>,
     began: bool,
+    /// The server's id of its connection, if the server has one.
+    id: Option<i64>,
     /// The statement it is blocked in, if any.
     pending: Option<Op>,
     /// Whether its transaction ended (committed, rolled back or failed).
@@ -136,6 +146,7 @@ pub fn run(target: &Target, sc: &Scenario, level: Isolation, init_sql: &[String]
 
 /// Starts a session thread on a fresh connection.
 fn spawn(mut conn: Box<dyn Sql>) -> Session {
+    let id = conn.server_id();
     let (tx, cmds) = channel::<Cmd>();
     let (replies, rx) = channel::<Reply>();
     std::thread::spawn(move || {
@@ -150,7 +161,7 @@ fn spawn(mut conn: Box<dyn Sql>) -> Session {
             }
         }
     });
-    Session { tx, rx, began: false, pending: None, ended: false, mops: Vec::new() }
+    Session { tx, rx, began: false, id, pending: None, ended: false, mops: Vec::new() }
 }
 
 /// Sends a command and waits up to `wait` for its answer (`None`: still
@@ -169,6 +180,36 @@ fn collect(s: &Session, wait: Duration) -> Result<Option<Reply>, String> {
     }
 }
 
+/// Waits for the answer to a statement that did not answer within
+/// [`FIRST_WAIT`]: `None` when it is blocked (the server says it waits for
+/// a lock; where the server cannot say, it has not answered within
+/// [`BLOCK_DETECT`]).
+fn blocked_or_answer(
+    target: &Target,
+    s: &Session,
+    monitor: &mut Option<Box<dyn Sql>>,
+) -> Result<Option<Reply>, String> {
+    let query = s.id.and_then(|id| target.lock_wait_query(id));
+    let (Some(query), Some(m)) = (query, monitor.as_mut()) else {
+        return collect(s, BLOCK_DETECT.saturating_sub(FIRST_WAIT));
+    };
+    let t0 = std::time::Instant::now();
+    loop {
+        match m.rows(&query) {
+            Ok(rows) if rows.first().is_some_and(|r| r.1 == 1) => return Ok(None),
+            Ok(_) => {}
+            // The server cannot say after all: time decides.
+            Err(_) => return collect(s, BLOCK_DETECT.saturating_sub(FIRST_WAIT)),
+        }
+        if let Some(r) = collect(s, Duration::from_millis(20))? {
+            return Ok(Some(r));
+        }
+        if t0.elapsed() > FINISH_WAIT {
+            return Err(format!("a statement neither answered nor waited for a lock in {FINISH_WAIT:?}"));
+        }
+    }
+}
+
 /// The driver: runs every statement, then the final read.
 fn drive(
     target: &Target,
@@ -182,6 +223,11 @@ fn drive(
     for _ in 0..sc.sessions {
         sessions.push(spawn(target.connect(init_sql)?));
     }
+    // Asks the server which sessions wait for a lock, where it can say.
+    let mut monitor = match sessions.first().and_then(|s| s.id).and_then(|id| target.lock_wait_query(id)) {
+        Some(_) => Some(target.connect(init_sql)?),
+        None => None,
+    };
     let mut run = Run::default();
     let mut events: Vec<Event> = Vec::new();
     let mut ends: Vec<Option<End>> = vec![None; sc.sessions];
@@ -214,7 +260,11 @@ fn drive(
             Op::Read(_) | Op::Scan | Op::LockingScan => Cmd::Rows(sql.clone()),
             _ => Cmd::Exec(sql.clone()),
         };
-        match ask(&sessions[i], cmd, BLOCK_DETECT)? {
+        let answer = match ask(&sessions[i], cmd, FIRST_WAIT)? {
+            Some(r) => Some(r),
+            None => blocked_or_answer(target, &sessions[i], &mut monitor)?,
+        };
+        match answer {
             Some(r) => {
                 run.transcript.push(format!("{}: {shown}", name(i)));
                 finish(&mut sessions[i], i, st.op, r, &mut run, &mut events, &mut ends);

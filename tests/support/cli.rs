@@ -42,6 +42,36 @@ impl Drop for TempDir {
     }
 }
 
+/// A file in its own temporary directory, removed with it when dropped. It
+/// dereferences to the file's path.
+#[derive(Debug)]
+pub struct TempFile {
+    _dir: TempDir,
+    path: PathBuf,
+}
+
+impl TempFile {
+    /// A file `name` in `dir` (the directory itself when `name` is
+    /// empty), which it removes when dropped.
+    pub fn in_dir(dir: TempDir, name: &str) -> TempFile {
+        let path = if name.is_empty() { dir.to_path_buf() } else { dir.join(name) };
+        TempFile { _dir: dir, path }
+    }
+}
+
+impl std::ops::Deref for TempFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// A fresh, empty temporary directory named after `tag` and this process,
 /// removed when the returned guard drops.
 pub fn temp_dir(tag: &str) -> TempDir {
