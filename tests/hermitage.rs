@@ -92,6 +92,17 @@ fn the_terminal_and_markdown_tables_show_hermitages_columns() {
         assert!(r.stdout.contains(c), "{c}: {}", r.stdout);
     }
     assert!(r.stdout.contains("\"serializable\"") && r.stdout.contains("✓"), "{}", r.stdout);
+    // Without --verbose, only occurred anomalies get a line (none here);
+    // with it, every scenario says why.
+    assert!(!r.stdout.contains("serializable P4 (p4)"), "{}", r.stdout);
+    let r = isolde(&["hermitage", "--verbose"], None, LIMIT);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("serializable P4 (p4): prevented, aborted: T2: database is locked"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("serializable G0 (g0): prevented, blocked: T2: UPDATE test SET value = 12"),
+        "{}",
+        r.stdout
+    );
     let r = isolde(&["hermitage", "--format", "markdown"], None, LIMIT);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();

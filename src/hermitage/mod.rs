@@ -66,6 +66,11 @@ pub struct HermitageArgs {
     /// SESSION innodb_snapshot_isolation = ON` on MariaDB.
     #[arg(long)]
     pub init_sql: Vec<String>,
+    /// Under the terminal table, say for every scenario why its anomaly
+    /// was prevented too (blocked, aborted, not observed), not only the
+    /// witnesses of those that occurred.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// What one scenario showed at one level.
@@ -225,7 +230,7 @@ pub fn run(a: &HermitageArgs) -> Result<u8, String> {
         rows.push(row);
     }
     let text = match a.format {
-        Format::Table => table::terminal(&version, &rows),
+        Format::Table => table::terminal(&version, &rows, a.verbose),
         Format::Markdown => table::markdown(&version, &rows),
         Format::Json => table::json(&version, &rows),
     };

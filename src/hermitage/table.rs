@@ -32,8 +32,9 @@ fn cells(r: &Row) -> Vec<String> {
 }
 
 /// The table for the terminal, titled with the database's version, and a
-/// line per cell that is not prevented with its witness.
-pub fn terminal(version: &str, rows: &[Row]) -> String {
+/// line per scenario whose anomaly occurred, with its witness (`verbose`:
+/// a line per scenario, with why the others did not occur).
+pub fn terminal(version: &str, rows: &[Row], verbose: bool) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     t.set_header(header());
@@ -43,8 +44,15 @@ pub fn terminal(version: &str, rows: &[Row]) -> String {
     let mut out =
         format!("{version}: Hermitage's anomalies, each run and checked by isolde (✓ prevented, — possible)\n{t}\n");
     for r in rows {
-        for c in r.cells.iter().filter(|c| c.occurred) {
-            out.push_str(&format!("{} {} ({}): {}\n", r.level.name(), c.scenario.anomaly, c.scenario.name, c.why));
+        for c in r.cells.iter().filter(|c| c.occurred || verbose) {
+            let verdict = if c.occurred { "" } else { "prevented, " };
+            out.push_str(&format!(
+                "{} {} ({}): {verdict}{}\n",
+                r.level.name(),
+                c.scenario.anomaly,
+                c.scenario.name,
+                c.why
+            ));
         }
     }
     out
