@@ -17,7 +17,14 @@ use support::cli::{isolde, temp_dir};
 use support::online::follow;
 
 /// A generated history, or `None` when the generator refuses the options.
-fn generate(list: bool, seed: u64, txns: usize, processes: usize, faults: (f64, f64), opts: &GenOptions) -> Option<String> {
+fn generate(
+    list: bool,
+    seed: u64,
+    txns: usize,
+    processes: usize,
+    faults: (f64, f64),
+    opts: &GenOptions,
+) -> Option<String> {
     let mut out = Vec::new();
     let r = if list {
         let cfg = ListAppendConfig {
@@ -55,7 +62,8 @@ fn options(list: bool, model: Option<&str>) -> CheckOptions {
     }
 }
 
-const LEVELS: [Level; 4] = [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
+const LEVELS: [Level; 4] =
+    [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
 const INJECT: [Inject; 6] =
     [Inject::G1a, Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::Internal];
 const MODELS: [Option<&str>; 4] = [None, Some("serializable"), Some("snapshot-isolation"), Some("causal-cerone")];
@@ -108,7 +116,8 @@ proptest! {
 /// before the input ends.
 #[test]
 fn a_planted_anomaly_is_reported_before_the_end() {
-    for (list, inject) in [(true, Inject::G1c), (false, Inject::G1c), (false, Inject::LostUpdate), (true, Inject::G1a)] {
+    for (list, inject) in [(true, Inject::G1c), (false, Inject::G1c), (false, Inject::LostUpdate), (true, Inject::G1a)]
+    {
         let opts = GenOptions { inject: vec![inject], ..GenOptions::default() };
         let text = generate(list, 7, 4_000, 5, (0.0, 0.0), &opts).expect("generates");
         let total = text.lines().filter(|l| !l.contains(":invoke")).count();
@@ -173,7 +182,8 @@ fn a_growing_file_is_followed_until_idle() {
         }
     });
     let p = path.to_str().expect("utf-8 path");
-    let run = isolde(&["analyze", "--follow", p, "--follow-idle", "1.5", "-f", "json", "--round-ms", "100"], None, LIMIT);
+    let run =
+        isolde(&["analyze", "--follow", p, "--follow-idle", "1.5", "-f", "json", "--round-ms", "100"], None, LIMIT);
     writer.join().expect("writer");
     assert_eq!(run.code, 1, "{}", run.stderr);
     let last: serde_json::Value = serde_json::from_str(run.stdout.lines().last().expect("verdict")).expect("JSON");
@@ -241,7 +251,8 @@ fn follow_options_need_follow() {
 /// serializable store checks valid.
 #[test]
 fn gen_writes_fences() {
-    let run = isolde(&["gen", "rw-register", "--txns", "600", "--processes", "4", "--fences", "5", "-o", "-"], None, LIMIT);
+    let run =
+        isolde(&["gen", "rw-register", "--txns", "600", "--processes", "4", "--fences", "5", "-o", "-"], None, LIMIT);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let fences = run.stdout.lines().filter(|l| l.contains(":ok") && l.contains(":isolde/fence")).count();
     assert!((80..=120).contains(&fences), "{fences} fences");
@@ -250,7 +261,11 @@ fn gen_writes_fences() {
         .lines()
         .filter(|l| l.contains(":isolde/fence"))
         .all(|l| l.contains("[[:r :isolde/fence") && l.matches(":isolde/fence").count() == 2));
-    let check = isolde(&["analyze", "-", "-m", "strong-session-serializable", "-f", "json"], Some(run.stdout.as_bytes()), LIMIT);
+    let check = isolde(
+        &["analyze", "-", "-m", "strong-session-serializable", "-f", "json"],
+        Some(run.stdout.as_bytes()),
+        LIMIT,
+    );
     assert_eq!(check.code, 0, "{}", check.stdout);
     let refused = isolde(&["gen", "list-append", "--fences", "5"], None, LIMIT);
     assert_eq!(refused.code, 2);
@@ -267,7 +282,11 @@ fn a_store_directory_is_followed_through_its_history() {
     std::fs::write(run_dir.join("history.edn"), sample()).expect("writes");
     std::os::unix::fs::symlink("20261126T000000", dir.join("my-test").join("latest")).expect("links");
     let test_dir = dir.join("my-test");
-    let run = isolde(&["analyze", "--follow", test_dir.to_str().expect("utf-8"), "--follow-idle", "0.3", "-f", "json"], None, LIMIT);
+    let run = isolde(
+        &["analyze", "--follow", test_dir.to_str().expect("utf-8"), "--follow-idle", "0.3", "-f", "json"],
+        None,
+        LIMIT,
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("history.edn"), "{}", run.stderr);
     std::fs::remove_file(run_dir.join("history.edn")).expect("removes");
@@ -287,8 +306,20 @@ fn record_check_follows_and_fences() {
     let out = dir.join("h.edn");
     let o = out.to_str().expect("utf-8");
     let run = isolde(
-        &["record", "--workload", "rw-register", "--txns", "2100", "--sessions", "4", "--check", "-m",
-          "strong-session-serializable", "-o", o],
+        &[
+            "record",
+            "--workload",
+            "rw-register",
+            "--txns",
+            "2100",
+            "--sessions",
+            "4",
+            "--check",
+            "-m",
+            "strong-session-serializable",
+            "-o",
+            o,
+        ],
         None,
         LIMIT,
     );
@@ -296,7 +327,11 @@ fn record_check_follows_and_fences() {
     let text = std::fs::read_to_string(&out).expect("history");
     let fences = text.lines().filter(|l| l.contains(":ok") && l.contains("[:r :isolde/fence")).count();
     assert!((90..=110).contains(&fences), "{fences} fences");
-    let none = isolde(&["record", "--workload", "rw-register", "--txns", "300", "--fences", "0", "--check", "-o", o], None, LIMIT);
+    let none = isolde(
+        &["record", "--workload", "rw-register", "--txns", "300", "--fences", "0", "--check", "-o", o],
+        None,
+        LIMIT,
+    );
     assert_eq!(none.code, 0, "{}", none.stderr);
     assert!(!std::fs::read_to_string(&out).expect("history").contains("isolde/fence"));
     let _ = std::fs::remove_dir_all(dir);

@@ -963,8 +963,12 @@ fn follow_one(
         followed.rounds,
         followed.reported
     );
-    let checked =
-        isolde::cli::Checked { history, outcome, parse_time: followed.elapsed, parse_peak_mb: isolde::cli::peak_rss_mb() };
+    let checked = isolde::cli::Checked {
+        history,
+        outcome,
+        parse_time: followed.elapsed,
+        parse_peak_mb: isolde::cli::peak_rss_mb(),
+    };
     let how = Printing { format, several: false, one_line: true, limit };
     let verdict = print_checked(a, file, &checked, t0, &how)?;
     Ok(code.unwrap_or(verdict))

@@ -13,8 +13,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Bytes per read.
@@ -91,22 +91,20 @@ impl Feed {
     /// Any reader, read to its end by a thread (tests feed chunks this way).
     pub fn reader(mut input: impl Read + Send + 'static) -> Feed {
         let (tx, rx) = mpsc::sync_channel(4);
-        std::thread::spawn(move || {
-            loop {
-                let mut buf = vec![0u8; BLOCK];
-                match input.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        buf.truncate(n);
-                        if tx.send(Ok(buf)).is_err() {
-                            break;
-                        }
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        let _ = tx.send(Err(e));
+        std::thread::spawn(move || loop {
+            let mut buf = vec![0u8; BLOCK];
+            match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    buf.truncate(n);
+                    if tx.send(Ok(buf)).is_err() {
                         break;
                     }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    break;
                 }
             }
         });

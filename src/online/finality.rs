@@ -46,12 +46,7 @@ pub struct Reported {
 impl Reported {
     /// The final cases of `anomalies` not reported before, marking them
     /// reported.
-    pub fn take_new(
-        &mut self,
-        h: &History,
-        workload: Workload,
-        anomalies: &crate::anomaly::Anomalies,
-    ) -> Vec<Final> {
+    pub fn take_new(&mut self, h: &History, workload: Workload, anomalies: &crate::anomaly::Anomalies) -> Vec<Final> {
         let mut out = Vec::new();
         let open = open_writes(h);
         for (name, cases) in anomalies {

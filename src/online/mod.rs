@@ -162,7 +162,12 @@ pub struct Followed {
 /// Follows `path` (`-`: standard input), checking in rounds with `opts`,
 /// reporting to `watch`. The caller checks [`Followed::history`] once more
 /// for the final verdict (the last round may not have seen the last ops).
-pub fn follow(path: &Path, opts: &CheckOptions, fopts: &FollowOptions, watch: &mut dyn Watch) -> Result<Followed, String> {
+pub fn follow(
+    path: &Path,
+    opts: &CheckOptions,
+    fopts: &FollowOptions,
+    watch: &mut dyn Watch,
+) -> Result<Followed, String> {
     let stdin = path.as_os_str() == "-";
     // A Jepsen store directory (or a test's, through `latest`): its
     // history.edn, the file a running test appends to.
@@ -321,16 +326,7 @@ impl Rounds {
         self.last_end = Instant::now();
         self.last_cost = check;
         let lag = self.oldest.take().map(|t| t.elapsed()).unwrap_or_default();
-        RoundStatus {
-            round: self.count,
-            ops: 0,
-            txns: completions,
-            line: 0,
-            rss_mb: None,
-            check,
-            lag,
-            anomalies: 0,
-        }
+        RoundStatus { round: self.count, ops: 0, txns: completions, line: 0, rss_mb: None, check, lag, anomalies: 0 }
     }
 }
 

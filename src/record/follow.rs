@@ -72,7 +72,8 @@ impl Watch for Printer {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
         for f in found {
-            let _ = out.write_all(reports::online::anomaly_line(h, w, round, &f.name, &f.case, LineFormat::Table).as_bytes());
+            let _ = out
+                .write_all(reports::online::anomaly_line(h, w, round, &f.name, &f.case, LineFormat::Table).as_bytes());
         }
         let _ = out.flush();
     }

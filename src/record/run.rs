@@ -13,7 +13,6 @@ use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Observed, 
 use crate::check;
 use crate::gen::{DrawnMop, Pattern};
 
-
 pub use super::shape::KeyDistArg;
 
 /// Transaction shapes (see `docs/record.md`).

@@ -22,7 +22,14 @@ pub enum LineFormat {
 
 /// The line (with its newline) reporting anomaly `name`'s `case`, found
 /// final in `round`.
-pub fn anomaly_line(h: &History, workload: Workload, round: usize, name: &str, case: &Case, format: LineFormat) -> String {
+pub fn anomaly_line(
+    h: &History,
+    workload: Workload,
+    round: usize,
+    name: &str,
+    case: &Case,
+    format: LineFormat,
+) -> String {
     if format == LineFormat::Table {
         return format!("round {round}  {name}  {}\n", table::short_witness(h, case));
     }
