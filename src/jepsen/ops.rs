@@ -10,30 +10,8 @@ use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::path::Path;
 
-/// An op's `:type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OpType {
-    /// `:invoke`.
-    Invoke,
-    /// `:ok`: it took effect, and its value is what it returned.
-    Ok,
-    /// `:fail`: it did not take effect.
-    Fail,
-    /// `:info`: it may or may not have taken effect.
-    Info,
-}
-
-impl OpType {
-    /// The keyword's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            OpType::Invoke => "invoke",
-            OpType::Ok => "ok",
-            OpType::Fail => "fail",
-            OpType::Info => "info",
-        }
-    }
-}
+/// An op's `:type`: the same four outcomes as the columnar history's.
+pub use crate::history::OpType;
 
 /// One op map.
 #[derive(Clone, Debug)]
