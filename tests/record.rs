@@ -349,51 +349,65 @@ mod postgres {
         assert_eq!(analyze(&out, "serializable").valid, "true");
     }
 
-    /// Sixteen sessions over one hot key mostly fail at serializable: the
-    /// run says so and names the flag that helps; lock waits end fast
-    /// (`--lock-timeout-ms`), as `:fail`, never `:info`.
+    /// Many sessions over one hot key mostly fail at serializable: the run
+    /// says so and names the flag that helps; lock waits end fast
+    /// (`--lock-timeout-ms`), as `:fail`, never `:info`. How many overlap
+    /// depends on the machine's scheduling (a loaded 2-core CI machine ran
+    /// 16 sessions of 2 statements nearly one after another), so the run is
+    /// repeated with longer transactions and more sessions until most fail;
+    /// every run must warn exactly when more than half failed.
     #[test]
     fn a_run_where_most_transactions_fail_warns_and_names_the_flag() {
         let Some(url) = postgres("postgres::a_run_where_most_transactions_fail_warns_and_names_the_flag") else {
             return;
         };
         let dir = temp_dir("record-pg-warn");
-        let out = dir.join("w.edn");
-        let t0 = std::time::Instant::now();
-        let r = isolde(
-            &[
-                "record",
-                "--quiet",
-                "--db",
-                &url,
-                "--workload",
-                "rw-register",
-                "--isolation",
-                "serializable",
-                "--pattern",
-                "rmw",
-                "--keys",
-                "1",
-                "--txn-len",
-                "2",
-                "--sessions",
-                "16",
-                "--txns",
-                "400",
-                "-o",
-                out.to_str().unwrap(),
-            ],
-            None,
-            Duration::from_secs(120),
-        );
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        let (inv, _, fail, info) = op_counts(&out);
-        assert_eq!((inv, info), (400, 0));
-        assert!(2 * fail > inv, "{fail} of {inv} failed: {}", r.stderr);
-        assert!(r.stderr.contains("warning: more than half the transactions failed"), "{}", r.stderr);
-        assert!(r.stderr.contains("--keys 4, now 1"), "{}", r.stderr);
-        assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
-        assert_eq!(analyze(&out, "serializable").valid, "true");
+        let mut most_failed = false;
+        for (attempt, (txn_len, sessions)) in [("2", "16"), ("6", "32"), ("12", "48")].into_iter().enumerate() {
+            let out = dir.join(format!("w{attempt}.edn"));
+            let t0 = std::time::Instant::now();
+            let r = isolde(
+                &[
+                    "record",
+                    "--quiet",
+                    "--db",
+                    &url,
+                    "--workload",
+                    "rw-register",
+                    "--isolation",
+                    "serializable",
+                    "--pattern",
+                    "rmw",
+                    "--keys",
+                    "1",
+                    "--txn-len",
+                    txn_len,
+                    "--sessions",
+                    sessions,
+                    "--txns",
+                    "400",
+                    "-o",
+                    out.to_str().unwrap(),
+                ],
+                None,
+                Duration::from_secs(120),
+            );
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let (inv, _, fail, info) = op_counts(&out);
+            assert_eq!((inv, info), (400, 0));
+            let warned = r.stderr.contains("warning: more than half the transactions failed");
+            assert_eq!(warned, 2 * fail > inv, "{fail} of {inv} failed: {}", r.stderr);
+            if warned {
+                assert!(r.stderr.contains("--keys 4, now 1"), "{}", r.stderr);
+            }
+            assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
+            assert_eq!(analyze(&out, "serializable").valid, "true");
+            if warned {
+                most_failed = true;
+                break;
+            }
+        }
+        assert!(most_failed, "no run had most of its transactions fail");
     }
 
     #[test]
