@@ -281,6 +281,25 @@ pub enum Case {
         /// Size of the SCC.
         scc_size: usize,
     },
+    /// A read that does not fit the part of its key's version order that
+    /// `--follow` collected (isolde only; see [`crate::online::collect`]):
+    /// the transactions that appended `prefix` and `pending` all completed
+    /// (by history line `line`) before `op` was invoked, so `op` must read
+    /// `prefix`, then every pending element, then the rest.
+    CollectedPrefix {
+        /// The reading transaction (its read is not in the checked window).
+        op: OpId,
+        /// The key.
+        key: KeyId,
+        /// What it read.
+        read: Vec<i64>,
+        /// The collected prefix of the key's version order.
+        prefix: Vec<i64>,
+        /// Collected elements no read had placed yet.
+        pending: Vec<i64>,
+        /// The line by which every collected appender of the key completed.
+        line: u32,
+    },
     /// The dependency graph had no edges at all.
     EmptyTransactionGraph,
     /// A refutation by the exact (polygraph) check: no order of the writes

@@ -1014,6 +1014,49 @@ impl HistoryBuilder {
     pub fn completions(&self) -> usize {
         self.h.ops.iter().filter(|o| !o.is_invoke()).count()
     }
+
+    /// Whether values are held as interned identities (some value was not
+    /// an integer) rather than as themselves.
+    pub fn interned(&self) -> bool {
+        !self.h.values.is_empty()
+    }
+
+    /// Forgets the client ops at the positions `keep` refuses, with their
+    /// micro-ops, list elements and extra fields; the others keep their
+    /// order, `:index` and everything else. Keys, `:f`s and interned values
+    /// stay (identities remain valid). The online checker collects old
+    /// transactions this way ([`crate::online::collect`]).
+    pub fn retain_ops(&mut self, keep: impl Fn(usize) -> bool) {
+        let h = &mut self.h;
+        let (mut ops, mut mops, mut elements, mut extras, mut given) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, op) in h.ops.iter().enumerate() {
+            if !keep(i) {
+                continue;
+            }
+            let mut op = *op;
+            let start = mops.len() as u32;
+            for m in &h.mops[op.mop_start as usize..(op.mop_start + op.mop_len) as usize] {
+                let mut m = *m;
+                if let MopValue::List { start, len } = m.value {
+                    let at = elements.len() as u32;
+                    elements.extend_from_slice(&h.elements[start as usize..(start + len) as usize]);
+                    m.value = MopValue::List { start: at, len };
+                }
+                mops.push(m);
+            }
+            op.mop_start = start;
+            if op.extras != NONE {
+                extras.push(std::mem::take(&mut h.extras[op.extras as usize]));
+                op.extras = (extras.len() - 1) as u32;
+            }
+            given.push(self.given_index.get(i).copied().unwrap_or(i64::MIN));
+            ops.push(op);
+        }
+        (h.ops, h.mops, h.elements, h.extras) = (ops, mops, elements, extras);
+        self.given_index = given;
+        self.op_elements = h.elements.len();
+    }
 }
 
 #[cfg(test)]

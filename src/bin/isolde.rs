@@ -947,11 +947,18 @@ fn follow_one(
             memory = true;
         }
     }
-    let history = followed.history;
-    if history.ops.iter().all(|o| o.is_invoke()) {
+    if followed.history.ops.iter().all(|o| o.is_invoke()) && followed.collected == 0 {
         return Err(format!("{}: no completed operations were read: nothing to check", file.display()));
     }
-    let mut outcome = isolde::check::check(&history, opts).map_err(|e| e.to_string())?;
+    let mut outcome = isolde::online::final_check(&followed, opts).map_err(|e| e.to_string())?;
+    if followed.collected > 0 {
+        eprintln!(
+            "isolde: {} transactions were collected while following; the verdict covers them, \
+             the cases below only those still held (the others were printed as they were found)",
+            followed.collected
+        );
+    }
+    let history = followed.history;
     if memory && outcome.valid == Validity::Valid {
         outcome.valid = Validity::Unknown;
     }

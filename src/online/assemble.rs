@@ -120,6 +120,17 @@ impl Assembler {
         self.completions
     }
 
+    /// Whether values are interned (not all integers).
+    pub fn interned(&self) -> bool {
+        self.built.interned()
+    }
+
+    /// Forgets the ops at the positions `keep` refuses (collected
+    /// transactions; see [`super::collect`]).
+    pub fn retain(&mut self, keep: &[bool]) {
+        self.built.retain_ops(|i| keep.get(i).copied().unwrap_or(true));
+    }
+
     /// Ops read so far.
     pub fn ops(&self) -> usize {
         self.built.op_count()

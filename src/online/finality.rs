@@ -41,6 +41,8 @@ pub struct Final {
 #[derive(Default)]
 pub struct Reported {
     seen: FxHashSet<String>,
+    /// The anomaly types reported.
+    pub types: std::collections::BTreeSet<String>,
 }
 
 impl Reported {
@@ -58,8 +60,14 @@ impl Reported {
                 if !all_settled(h, &node, &open) {
                     continue;
                 }
-                let key = format!("{name} {}", json::to_string(h, &node));
+                let key = match case {
+                    // Its collected prefix grows from round to round: the
+                    // read and the key identify it.
+                    Case::CollectedPrefix { op, key, .. } => format!("{name} {} {}", h.op(*op).index, key.0),
+                    _ => format!("{name} {}", json::to_string(h, &node)),
+                };
                 if self.seen.insert(key) {
+                    self.types.insert(name.clone());
                     out.push(Final { name: name.clone(), case: case.clone() });
                 }
             }

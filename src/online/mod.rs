@@ -37,6 +37,7 @@
 //! run with `unknown` and the reason instead of letting the machine swap.
 
 pub mod assemble;
+pub mod collect;
 pub mod feed;
 pub mod finality;
 
@@ -49,6 +50,9 @@ use crate::history::History;
 use crate::ingest::IngestError;
 
 pub use feed::EndReason;
+
+/// The anomaly name of a check that found no dependency edge.
+const EMPTY_GRAPH: &str = "empty-transaction-graph";
 pub use finality::Final;
 
 /// How rounds are paced and when following stops.
@@ -116,14 +120,20 @@ pub struct RoundStatus {
     pub lag: Duration,
     /// Anomalies reported so far.
     pub anomalies: usize,
+    /// Transactions collected so far (`None`: this run keeps everything).
+    pub collected: Option<u64>,
 }
 
 impl std::fmt::Display for RoundStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let rss = self.rss_mb.map(|m| format!(", {m} MB")).unwrap_or_default();
+        let held = match self.collected {
+            Some(c) => format!(", {} held", (self.txns as u64).saturating_sub(c)),
+            None => String::new(),
+        };
         write!(
             f,
-            "round {}: line {}, {} txns read and checked{rss}, check {:.2} s, lag {:.2} s, {} anomalies",
+            "round {}: line {}, {} txns read and checked{held}{rss}, check {:.2} s, lag {:.2} s, {} anomalies",
             self.round,
             self.line,
             self.txns,
@@ -155,6 +165,18 @@ pub struct Followed {
     pub rounds: usize,
     /// Anomalies reported while following.
     pub reported: usize,
+    /// Their types.
+    pub reported_types: std::collections::BTreeSet<String>,
+    /// Transactions collected (not in [`Followed::history`]); 0 when the
+    /// run kept everything.
+    pub collected: u64,
+    /// When transactions were collected: [`Followed::history`] as the
+    /// checks see it (reads stripped of the collected prefixes), with the
+    /// reads that contradict them.
+    pub window: Option<collect::Window>,
+    /// Whether some round's check found dependency edges (the final
+    /// history alone may have none once the rest was collected).
+    pub edges_seen: bool,
     /// Time spent reading and checking rounds.
     pub elapsed: Duration,
 }
@@ -211,7 +233,10 @@ pub fn follow_feed(
     let mut asm = assemble::Assembler::new(source);
     let mut rounds = Rounds::new(fopts);
     let mut reported = finality::Reported::default();
-    let mut warned = false;
+    let mut decided = false;
+    let mut edges_seen = false;
+    let mut collector: Option<collect::Collector> = None;
+    let mut held_note: Option<String> = None;
     let ending = loop {
         let next = feed.next(rounds.wait())?;
         match next {
@@ -239,20 +264,38 @@ pub fn follow_feed(
         if !rounds.due(asm.completions()) {
             continue;
         }
-        if !warned {
-            warned = true;
-            watch.note(
-                "--follow keeps every transaction it reads: no collection rule is implemented yet \
-                 (docs/online.md); memory grows with the run",
-            );
-        }
         let t = Instant::now();
-        let h = asm.snapshot();
-        match check::check(&h, opts) {
-            Ok(o) => {
-                let found = reported.take_new(&h, o.workload, &o.anomalies);
+        let full = asm.snapshot();
+        let window = collector.as_mut().map(|c| c.apply(&full));
+        let checked = window.as_ref().map_or(&full, |w| &w.check);
+        match check::check(checked, opts) {
+            Ok(mut o) => {
+                edges_seen |= !o.anomalies.contains_key(EMPTY_GRAPH);
+                if let Some(w) = &window {
+                    w.restore(&mut o.anomalies);
+                    for (name, case) in &w.cases {
+                        crate::anomaly::add(&mut o.anomalies, name, case.clone());
+                    }
+                }
+                let found = reported.take_new(&full, o.workload, &o.anomalies);
                 if !found.is_empty() {
-                    watch.anomalies(rounds.count + 1, &h, o.workload, &found);
+                    watch.anomalies(rounds.count + 1, &full, o.workload, &found);
+                }
+                if !decided {
+                    decided = true;
+                    collector = start_collecting(o.workload, opts, asm.interned(), watch);
+                    // A round then costs what it reads, not what was read
+                    // before: rounds at every `round_txns` keep the lag short.
+                    rounds.throttle &= collector.is_none();
+                }
+                if let Some(c) = collector.as_mut() {
+                    let keep = c.collect(checked);
+                    drop((window, full));
+                    asm.retain(&keep);
+                    if let Some(why) = c.held_back.take().filter(|w| held_note.as_deref() != Some(w.as_str())) {
+                        watch.note(&why);
+                        held_note = Some(why);
+                    }
                 }
             }
             Err(e) => watch.note(&format!("round {}: {e}", rounds.count + 1)),
@@ -264,16 +307,47 @@ pub fn follow_feed(
             line: asm.line(),
             rss_mb: rss_mb(),
             anomalies: reported.count(),
+            collected: collector.as_ref().map(|c| c.collected),
             ..status
         });
     };
+    let history = asm.into_history();
+    let window = collector.as_mut().map(|c| c.apply(&history));
     Ok(Followed {
-        history: asm.into_history(),
+        history,
         ending,
         rounds: rounds.count,
         reported: reported.count(),
+        reported_types: reported.types,
+        collected: collector.map(|c| c.collected).unwrap_or(0),
+        window,
+        edges_seen,
         elapsed: t0.elapsed(),
     })
+}
+
+/// Whether this run can collect old transactions: list-append checked for
+/// strict serializability alone ([`collect`]'s realtime rule), with integer
+/// values. Says once what the run keeps.
+fn start_collecting(
+    workload: Workload,
+    opts: &CheckOptions,
+    interned: bool,
+    watch: &mut dyn Watch,
+) -> Option<collect::Collector> {
+    let strict_only = opts.models.as_deref().is_some_and(|m| m.len() == 1 && m[0] == "strict-serializable");
+    if workload == Workload::ListAppend && strict_only && !opts.ladder && !interned {
+        watch.note(
+            "--follow collects transactions that every later one follows in realtime: memory stays flat \
+             (isolde help online)",
+        );
+        return Some(collect::Collector::default());
+    }
+    watch.note(
+        "--follow keeps every transaction it reads: transactions are collected only for list-append \
+         checked with -m strict-serializable alone (isolde help online); memory grows with the run",
+    );
+    None
 }
 
 /// When rounds run: after `round_txns` new completions, or `round_interval`
@@ -326,7 +400,17 @@ impl Rounds {
         self.last_end = Instant::now();
         self.last_cost = check;
         let lag = self.oldest.take().map(|t| t.elapsed()).unwrap_or_default();
-        RoundStatus { round: self.count, ops: 0, txns: completions, line: 0, rss_mb: None, check, lag, anomalies: 0 }
+        RoundStatus {
+            round: self.count,
+            ops: 0,
+            txns: completions,
+            line: 0,
+            rss_mb: None,
+            check,
+            lag,
+            anomalies: 0,
+            collected: None,
+        }
     }
 }
 
@@ -335,4 +419,34 @@ pub fn rss_mb() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096 / (1 << 20))
+}
+
+/// The verdict on everything `followed` read: the check of the history it
+/// holds and, when transactions were collected, what that check cannot see
+/// (the reads that contradict the collected prefixes, the types of the
+/// anomalies reported while following, whose transactions may be gone: any
+/// of them makes the verdict invalid). A held history without dependency
+/// edges says nothing when earlier rounds had some: its
+/// `empty-transaction-graph` goes.
+pub fn final_check(followed: &Followed, opts: &CheckOptions) -> Result<crate::outcome::Outcome, check::CheckError> {
+    let Some(w) = &followed.window else { return check::check(&followed.history, opts) };
+    let mut outcome = check::check(&w.check, opts)?;
+    w.restore(&mut outcome.anomalies);
+    if followed.edges_seen && outcome.anomalies.remove(EMPTY_GRAPH).is_some() {
+        outcome.anomaly_types.retain(|t| t != EMPTY_GRAPH);
+        if outcome.valid == crate::outcome::Validity::Unknown && outcome.anomalies.is_empty() {
+            outcome.valid = crate::outcome::Validity::Valid;
+        }
+    }
+    let mut types: std::collections::BTreeSet<String> = outcome.anomaly_types.iter().cloned().collect();
+    for (name, case) in &w.cases {
+        types.insert(name.clone());
+        crate::anomaly::add(&mut outcome.anomalies, name, case.clone());
+    }
+    types.extend(followed.reported_types.iter().cloned());
+    if types.len() > outcome.anomaly_types.len() {
+        outcome.valid = crate::outcome::Validity::Invalid;
+        outcome.anomaly_types = types.into_iter().collect();
+    }
+    Ok(outcome)
 }

@@ -126,6 +126,14 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             (kw("value"), read_value(h, v)),
             (kw("txns"), Node::Vector(txns.iter().map(|&t| Node::Op(t)).collect())),
         ]),
+        Case::CollectedPrefix { op, key, read, prefix, pending, line } => Node::Map(vec![
+            (kw("op"), Node::Op(*op)),
+            (kw("key"), value(h.key(*key))),
+            (kw("read"), vals(h, read)),
+            (kw("collected-prefix"), vals(h, prefix)),
+            (kw("collected-pending"), vals(h, pending)),
+            (kw("collected-by-line"), Node::Int(*line as i64)),
+        ]),
         Case::GarbageRead { mop, key, value: v } => Node::Map(vec![
             (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),

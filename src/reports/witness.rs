@@ -80,6 +80,19 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             key(*k),
             txns.iter().map(|&t| txn(h, t)).collect::<Vec<_>>().join(", ")
         ),
+        Case::CollectedPrefix { op, key: k, read, prefix, pending, line } => {
+            let mut collected = elide::list_marked(h, prefix, &[]);
+            if !pending.is_empty() {
+                collected = format!("{collected} then {} in some order", elide::list_marked(h, pending, &[]));
+            }
+            format!(
+                "{} read key {} = {}, but transactions that completed by line {line}, before it began, \
+                 had made it begin {collected}",
+                txn(h, *op),
+                key(*k),
+                elide::list_marked(h, read, &[])
+            )
+        }
         Case::GarbageRead { mop, key: k, value } => {
             format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), h.value_text(*value), key(*k))
         }

@@ -5,7 +5,8 @@
 use std::io::Read;
 
 use isolde::anomaly::Workload;
-use isolde::check::CheckOptions;
+use isolde::check::{CheckOptions, WorkloadChoice};
+use isolde::gen::{self, GenOptions, ListAppendConfig, RwRegisterConfig};
 use isolde::history::History;
 use isolde::online::{self, Final, FollowOptions, Followed, RoundStatus, Watch};
 
@@ -97,4 +98,50 @@ pub fn follow(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOpti
     let mut rec = Recorder::default();
     let followed = online::follow_feed(feed, "test.edn", opts, &fopts, &mut rec).expect("follows");
     (followed, rec)
+}
+
+/// A generated history, or `None` when the generator refuses the options.
+pub fn generate(
+    list: bool,
+    seed: u64,
+    txns: usize,
+    processes: usize,
+    faults: (f64, f64),
+    opts: &GenOptions,
+) -> Option<String> {
+    let mut out = Vec::new();
+    let r = if list {
+        let cfg = ListAppendConfig {
+            seed,
+            txns,
+            processes,
+            active_keys: 6,
+            fail_fraction: faults.0,
+            info_fraction: faults.1,
+            ..ListAppendConfig::default()
+        };
+        gen::list_append::write_list_append_with(&cfg, opts, &mut out)
+    } else {
+        let cfg = RwRegisterConfig {
+            seed,
+            txns,
+            processes,
+            keys: 12,
+            min_txn_len: 1,
+            max_txn_len: 4,
+            fail_fraction: faults.0,
+            info_fraction: faults.1,
+            ..RwRegisterConfig::default()
+        };
+        gen::rw_register::write_rw_register_with(&cfg, opts, &mut out)
+    };
+    r.ok().map(|_| String::from_utf8(out).expect("utf-8"))
+}
+
+pub fn options(list: bool, model: Option<&str>) -> CheckOptions {
+    CheckOptions {
+        workload: WorkloadChoice::Fixed(if list { Workload::ListAppend } else { Workload::RwRegister }),
+        models: model.map(|m| vec![m.to_string()]),
+        ..CheckOptions::default()
+    }
 }

@@ -1,0 +1,564 @@
+//! Collecting old transactions while following a list-append history
+//! checked for strict serializability: memory that does not grow with the
+//! run.
+//!
+//! ## Which transactions can go (the realtime rule)
+//! Strict serializability forbids every cycle of the dependency graph
+//! together with realtime order (`a → b` when `a` completed before `b` was
+//! invoked). A history has a cycle iff it has a *chordless* one, and a
+//! chordless cycle is temporally local: let `E` be its member that completes
+//! first. `E` precedes in realtime every member invoked after it completed,
+//! and in a chordless cycle only one of those edges can be a cycle edge, so
+//! at most one member (`L`) was invoked after `E` completed.
+//!
+//! Let `b` be a position of the history such that every transaction still
+//! held, still open, or yet to come is invoked at or after `b`, and let the
+//! *collected* ones be the `:ok` transactions completed before `b`. A
+//! chordless cycle through a collected `M` has a collected `E` (it completes
+//! no later than `M`), so at most one member is held or future; every other
+//! member is collected and precedes that one in realtime, a chord unless it
+//! is `E`. So the cycle is `L → E → L`: a held or future `L` with a data
+//! edge into a collected `E` that completed before `L` was invoked. Cycles
+//! among collected transactions alone were complete, hence checked, when
+//! their last member completed (no member is collected while another is
+//! open: `b` precedes every open invocation). What remains to check about the
+//! collected transactions is therefore the two-transaction cycles, and they
+//! need only each key's version order:
+//!
+//! * `L →rw E`: `L` read a list of `k` that `E`'s element follows — a read
+//!   shorter than what transactions completed before it began had made the
+//!   list (a stale read, Elle's `G-single-item-realtime`);
+//! * `L →ww E`: `L`'s element precedes `E`'s in `k`'s order — a later read
+//!   then shows `L`'s element inside the collected prefix
+//!   (`incompatible-order`, as the whole history would show it);
+//! * `L →wr E`: `E` read `L`'s element — never collected: a transaction is
+//!   collected only when every element it read has a known appender.
+//!
+//! So for each key the collector keeps the *collected prefix* of its version
+//! order (the elements collected transactions appended, in the order reads
+//! showed them) and the *pending* elements (appended by collected
+//! transactions, not yet placed by any read). Every later read of the key —
+//! by a transaction invoked after each of those appenders completed — must
+//! begin with the prefix, then show every pending element before any other:
+//!
+//! * a read missing a collected element: with `X` the appender of the
+//!   element after the read's end, `T →rw X →ww … →ww M →rt T` is a cycle
+//!   with one rw edge (`G-single-item-realtime`);
+//! * a read showing another element before a pending one: somewhere in
+//!   between a held or later transaction's element directly precedes a
+//!   collected one, `A →ww M →rt A` (`G0-realtime`);
+//! * a read that contradicts the prefix otherwise: `incompatible-order`
+//!   with the read that placed the prefix; an element repeated from the
+//!   prefix: `duplicate-elements`.
+//!
+//! Those reads are reported here and left out of the round's check. The
+//! others are stripped of the prefix and the pending elements (the first
+//! read that shows the pending elements places them: they join the prefix),
+//! so the check sees the suffix, whose dependency edges among held
+//! transactions are exactly those of the whole history.
+//!
+//! Transactions that failed stay held (their appends must stay visible to
+//! the aborted-read and dirty-update checks), and an `:info` transaction,
+//! which may take effect at any later point, holds `b` at its invocation:
+//! collection waits while one is in flight, and the status line says so.
+//!
+//! ## What it costs
+//! Per key, the collected prefix (8 bytes per element, in order, and 8 more
+//! sorted for the duplicate check). The held transactions are those of the
+//! last few rounds. Values must be integers (they are, in list-append
+//! histories from Jepsen and `isolde gen`); otherwise nothing is collected.
+
+use rustc_hash::FxHashMap;
+
+use crate::anomaly::Case;
+use crate::history::{History, KeyId, Mop, MopFn, MopValue, OpId, OpType, NONE};
+
+/// A key's collected prefix.
+#[derive(Default, Debug)]
+struct Prefix {
+    /// The elements, in version order.
+    elems: Vec<i64>,
+    /// Elements collected transactions appended that no read placed yet.
+    pending: Vec<i64>,
+    /// The elements and pending ones, sorted (the duplicate check).
+    sorted: Vec<i64>,
+    /// The latest line on which one of their appenders completed.
+    line: u32,
+}
+
+/// What the collector holds between rounds.
+#[derive(Default)]
+pub struct Collector {
+    prefixes: FxHashMap<KeyId, Prefix>,
+    /// Transactions collected so far.
+    pub collected: u64,
+    /// Why the last collection stopped early, when it did.
+    pub held_back: Option<String>,
+}
+
+/// A round's history as the checks see it ([`Collector::apply`]).
+pub struct Window {
+    /// The history to check: reads stripped of the collected prefixes.
+    pub check: History,
+    /// Reads that contradict a collected prefix.
+    pub cases: Vec<(String, Case)>,
+    /// Per key, the prefix stripped from its reads.
+    stripped: FxHashMap<KeyId, Vec<i64>>,
+}
+
+impl Window {
+    /// Puts the stripped prefixes back into the lists that anomalies found
+    /// in [`Window::check`] quote, so that they print the reads as read.
+    pub fn restore(&self, anomalies: &mut crate::anomaly::Anomalies) {
+        if self.stripped.is_empty() {
+            return;
+        }
+        let whole = |k: KeyId, l: &mut Vec<i64>| {
+            if let Some(p) = self.stripped.get(&k) {
+                l.splice(0..0, p.iter().copied());
+            }
+        };
+        for case in anomalies.values_mut().flatten() {
+            match case {
+                Case::IncompatibleOrder { key, values } => values.iter_mut().for_each(|v| whole(*key, v)),
+                Case::Internal { mop, expected: crate::anomaly::Expected::List { unknown_prefix: false, elems } } => {
+                    let key = self.check.mops_of(self.check.op(mop.op))[mop.mop as usize].key;
+                    whole(key, elems);
+                }
+                // A read stripped to nothing read the prefix's last element.
+                Case::Cycle(c) => {
+                    for step in &mut c.steps {
+                        if let crate::anomaly::Step::Rw { key, value: v @ None, .. } = step {
+                            *v = self.stripped.get(key).and_then(|p| p.last().copied());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Which transaction of the history each op belongs to and how it ended.
+struct Txn {
+    inv: usize,
+    done: usize,
+    kind: OpType,
+}
+
+impl Collector {
+    /// Elements held in collected prefixes.
+    pub fn prefix_elements(&self) -> usize {
+        self.prefixes.values().map(|p| p.elems.len() + p.pending.len()).sum()
+    }
+
+    /// The history to check for `h`: each key's collected prefix (and
+    /// pending elements) stripped from its reads, and the reads that do not
+    /// fit it, as anomalies. Those reads are moved to a key of their own in
+    /// the checked history (so that they imply nothing and every micro-op
+    /// keeps its position). The first read that shows a key's pending
+    /// elements places them.
+    pub fn apply(&mut self, h: &History) -> Window {
+        let mut w = Window { check: h.clone(), cases: Vec::new(), stripped: FxHashMap::default() };
+        if self.prefixes.is_empty() {
+            return w;
+        }
+        let aside = KeyId(w.check.keys.len() as u32);
+        w.check.keys.push(crate::history::Value::from(crate::history::Atom::Keyword("isolde/collected-read".into())));
+        let ops = std::mem::take(&mut w.check.ops);
+        for (i, op) in ops.iter().enumerate() {
+            for mi in op.mop_start..op.mop_start + op.mop_len {
+                let m = &mut w.check.mops[mi as usize];
+                let (MopFn::Read, MopValue::List { start: s, len }, Some(p)) =
+                    (m.f, m.value, self.prefixes.get_mut(&m.key))
+                else {
+                    continue;
+                };
+                let read = &h.elements[s as usize..(s + len) as usize];
+                match p.fit(read, op.op_type == OpType::Ok) {
+                    Ok(n) => {
+                        m.value = MopValue::List { start: s + n, len: len - n };
+                        if n > 0 {
+                            w.stripped.entry(m.key).or_insert_with(|| read[..n as usize].to_vec());
+                        }
+                    }
+                    Err(name) => {
+                        if op.op_type == OpType::Ok {
+                            w.cases.push((
+                                name.to_string(),
+                                Case::CollectedPrefix {
+                                    op: i as OpId,
+                                    key: m.key,
+                                    read: read.to_vec(),
+                                    prefix: p.elems.clone(),
+                                    pending: p.pending.clone(),
+                                    line: p.line,
+                                },
+                            ));
+                        }
+                        // A failed or indeterminate transaction's read says
+                        // nothing here either.
+                        *m = Mop { key: aside, value: MopValue::List { start: 0, len: 0 }, ..*m };
+                    }
+                }
+            }
+        }
+        w.check.ops = ops;
+        w
+    }
+
+    /// After a round's check of `h` (as [`Self::apply`] returned it):
+    /// collects what the realtime rule allows, extending the prefixes, and
+    /// returns, per op of `h`, whether it is still held.
+    pub fn collect(&mut self, h: &History) -> Vec<bool> {
+        let txns = transactions(h);
+        let (bound, why) = open_bound(h, &txns);
+        self.held_back = why;
+        let appender = appenders(h, &txns);
+        let longest = longest_reads(h, &txns);
+        let order = Order::new(h, &longest);
+        let mut cand: Vec<bool> =
+            txns.iter().map(|t| t.kind == OpType::Ok && t.done < bound && reads_explained(h, t, &appender)).collect();
+        let mut settled = false;
+        for _ in 0..256 {
+            if !self.hold_back(h, &txns, &appender, &order, &mut cand) {
+                settled = true;
+                break;
+            }
+        }
+        if !settled {
+            return vec![true; h.ops.len()];
+        }
+        self.extend(h, &longest, &appender, &txns, &cand);
+        let mut keep = vec![true; h.ops.len()];
+        for (t, _) in txns.iter().zip(&cand).filter(|(_, &c)| c) {
+            keep[t.inv] = false;
+            keep[t.done] = false;
+            self.collected += 1;
+        }
+        keep
+    }
+
+    /// One pass of the rules that keep a candidate held; whether any did.
+    /// A candidate stays held when a held transaction has an edge into it
+    /// (realtime: it completed before the candidate was invoked; data: its
+    /// read is followed by the candidate's element, its element directly
+    /// precedes the candidate's, or the candidate read its element), or
+    /// when it appended an element no read placed yet while some held
+    /// transaction was invoked before it completed.
+    fn hold_back(
+        &self,
+        h: &History,
+        txns: &[Txn],
+        appender: &FxHashMap<(KeyId, i64), u32>,
+        order: &Order,
+        cand: &mut [bool],
+    ) -> bool {
+        let held: Vec<bool> = (0..txns.len()).map(|i| !cand[i] && txns[i].kind != OpType::Fail).collect();
+        let first_done = (0..txns.len()).filter(|&i| held[i]).map(|i| txns[i].done).min().unwrap_or(usize::MAX);
+        let first_inv = (0..txns.len()).filter(|&i| held[i]).map(|i| txns[i].inv).min().unwrap_or(usize::MAX);
+        let mut unsettled: rustc_hash::FxHashSet<KeyId> = rustc_hash::FxHashSet::default();
+        let mut hold = vec![false; txns.len()];
+        let of = |k: KeyId, e: i64| appender.get(&(k, e)).copied().filter(|&w| w != u32::MAX).map(|w| w as usize);
+        for (i, t) in txns.iter().enumerate() {
+            if !held[i] {
+                continue;
+            }
+            for m in h.mops_of(&h.ops[t.done]) {
+                let next = match (m.f, m.value) {
+                    (MopFn::Read, v @ MopValue::List { .. }) => order.after_len(m.key, h.list(v).len()),
+                    (MopFn::Append, MopValue::Int(e)) => order.after(m.key, e),
+                    _ => Next::None,
+                };
+                match next {
+                    Next::Element(e) => {
+                        if let Some(w) = of(m.key, e) {
+                            hold[w] = true;
+                        }
+                    }
+                    Next::Unknown => {
+                        unsettled.insert(m.key);
+                    }
+                    Next::None => {}
+                }
+            }
+        }
+        let mut changed = false;
+        for (i, t) in txns.iter().enumerate() {
+            if !cand[i] {
+                continue;
+            }
+            if appends(h, t).any(|(k, _)| unsettled.contains(&k)) {
+                hold[i] = true;
+            }
+            let reads_held = h.mops_of(&h.ops[t.done]).iter().any(|m| match (m.f, m.value) {
+                (MopFn::Read, v @ MopValue::List { .. }) => {
+                    h.list(v).iter().any(|&e| of(m.key, e).is_some_and(|w| held[w]))
+                }
+                _ => false,
+            });
+            let unplaced = t.done >= first_inv && appends(h, t).any(|(k, e)| !order.placed(k, e));
+            if hold[i] || t.inv > first_done || reads_held || unplaced {
+                cand[i] = false;
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// Places the collected transactions' elements: along each key's
+    /// longest read while its elements are theirs (the prefix grows), the
+    /// rest pending.
+    fn extend(
+        &mut self,
+        h: &History,
+        longest: &FxHashMap<KeyId, Option<(u32, u32)>>,
+        appender: &FxHashMap<(KeyId, i64), u32>,
+        txns: &[Txn],
+        cand: &[bool],
+    ) {
+        let collected = |k: KeyId, e: i64| appender.get(&(k, e)).is_some_and(|&w| w != u32::MAX && cand[w as usize]);
+        let mut placed: rustc_hash::FxHashSet<(KeyId, i64)> = rustc_hash::FxHashSet::default();
+        for (&k, l) in longest {
+            let Some((s, len)) = *l else { continue };
+            if self.prefixes.get(&k).is_some_and(|p| !p.pending.is_empty()) {
+                continue;
+            }
+            let elems = &h.elements[s as usize..(s + len) as usize];
+            let n = elems.iter().take_while(|&&e| collected(k, e)).count();
+            if n > 0 {
+                let p = self.prefixes.entry(k).or_default();
+                p.elems.extend_from_slice(&elems[..n]);
+                p.sorted.extend_from_slice(&elems[..n]);
+                placed.extend(elems[..n].iter().map(|&e| (k, e)));
+            }
+        }
+        let mut touched: FxHashMap<KeyId, u32> = FxHashMap::default();
+        for (t, _) in txns.iter().zip(cand).filter(|(_, &c)| c) {
+            let op = h.ops[t.done];
+            for m in h.mops_of(&op) {
+                let (MopFn::Append, MopValue::Int(e)) = (m.f, m.value) else { continue };
+                let line = touched.entry(m.key).or_default();
+                *line = (*line).max(op.line);
+                if !placed.contains(&(m.key, e)) {
+                    let p = self.prefixes.entry(m.key).or_default();
+                    p.pending.push(e);
+                    p.sorted.push(e);
+                }
+            }
+        }
+        for (k, line) in touched {
+            if let Some(p) = self.prefixes.get_mut(&k) {
+                p.sorted.sort_unstable();
+                p.line = p.line.max(line);
+            }
+        }
+    }
+}
+
+impl Prefix {
+    /// How many leading elements of `read` the prefix and pending elements
+    /// account for, or the anomaly the read shows; with `place`, a read
+    /// that shows the pending elements places them.
+    fn fit(&mut self, read: &[i64], place: bool) -> Result<u32, &'static str> {
+        let n = self.elems.len();
+        if read.len() < n || read[..n] != self.elems[..] {
+            return Err(if self.elems.starts_with(read) { STALE } else { "incompatible-order" });
+        }
+        let rest = &read[n..];
+        let k = self.pending.len();
+        if k > 0 {
+            let shown = rest.iter().filter(|e| self.pending.contains(e)).count();
+            if shown < k {
+                return Err(STALE);
+            }
+            if rest[..k].iter().any(|e| !self.pending.contains(e)) {
+                return Err("G0-realtime");
+            }
+        }
+        if rest[k..].iter().any(|e| self.sorted.binary_search(e).is_ok()) {
+            return Err("duplicate-elements");
+        }
+        if k > 0 && place {
+            // This read places the pending elements.
+            self.elems.extend_from_slice(&rest[..k]);
+            self.pending.clear();
+        }
+        Ok((n + k) as u32)
+    }
+}
+
+/// Elle's name for a cycle of one rw edge, ww edges and realtime.
+const STALE: &str = "G-single-item-realtime";
+
+/// What a held transaction's read or append is directly followed by in
+/// its key's version order.
+enum Next {
+    /// This element.
+    Element(i64),
+    /// Nothing known to follow.
+    None,
+    /// The key's order is not settled (its reads disagree).
+    Unknown,
+}
+
+/// Each key's version order as far as its longest read shows it.
+struct Order<'a> {
+    h: &'a History,
+    longest: &'a FxHashMap<KeyId, Option<(u32, u32)>>,
+    pos: FxHashMap<(KeyId, i64), u32>,
+}
+
+impl<'a> Order<'a> {
+    fn new(h: &'a History, longest: &'a FxHashMap<KeyId, Option<(u32, u32)>>) -> Order<'a> {
+        let mut pos = FxHashMap::default();
+        for (&k, l) in longest {
+            if let Some((s, len)) = *l {
+                for (j, &e) in h.elements[s as usize..(s + len) as usize].iter().enumerate() {
+                    pos.insert((k, e), j as u32);
+                }
+            }
+        }
+        Order { h, longest, pos }
+    }
+
+    fn elems(&self, k: KeyId) -> Option<&'a [i64]> {
+        match self.longest.get(&k) {
+            Some(Some((s, len))) => Some(&self.h.elements[*s as usize..(*s + *len) as usize]),
+            _ => None,
+        }
+    }
+
+    /// The element after a read of `len` elements.
+    fn after_len(&self, k: KeyId, len: usize) -> Next {
+        match self.longest.get(&k) {
+            Some(None) => Next::Unknown,
+            _ => self.elems(k).and_then(|e| e.get(len)).map_or(Next::None, |&e| Next::Element(e)),
+        }
+    }
+
+    /// The element after `e`.
+    fn after(&self, k: KeyId, e: i64) -> Next {
+        if matches!(self.longest.get(&k), Some(None)) {
+            return Next::Unknown;
+        }
+        match self.pos.get(&(k, e)) {
+            Some(&j) => self.after_len(k, j as usize + 1),
+            None => Next::None,
+        }
+    }
+
+    /// Whether a read placed `e`.
+    fn placed(&self, k: KeyId, e: i64) -> bool {
+        self.pos.contains_key(&(k, e))
+    }
+}
+
+/// The (key, element) appends of a transaction.
+fn appends<'h>(h: &'h History, t: &Txn) -> impl Iterator<Item = (KeyId, i64)> + 'h {
+    h.mops_of(&h.ops[t.done]).iter().filter_map(|m| match (m.f, m.value) {
+        (MopFn::Append, MopValue::Int(e)) => Some((m.key, e)),
+        _ => None,
+    })
+}
+
+/// Each completed transaction: its invocation and completion positions
+/// (a completion without an invocation is its own).
+fn transactions(h: &History) -> Vec<Txn> {
+    h.ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| !o.is_invoke())
+        .map(|(i, o)| Txn { inv: if o.pair == NONE { i } else { o.pair as usize }, done: i, kind: o.op_type })
+        .collect()
+}
+
+/// The first position no collected transaction may reach: the earliest
+/// invocation still open or indeterminate, with the reason when it is one.
+fn open_bound(h: &History, txns: &[Txn]) -> (usize, Option<String>) {
+    let mut bound = h.ops.len();
+    let mut why = None;
+    for (i, o) in h.ops.iter().enumerate() {
+        if o.is_invoke() && o.pair == NONE && i < bound {
+            bound = i;
+            why = None;
+        }
+    }
+    for t in txns.iter().filter(|t| t.kind == OpType::Info) {
+        if t.inv < bound {
+            bound = t.inv;
+            why = Some(format!(
+                "collection held back by the :info transaction at line {} (it may take effect at any later point)",
+                h.ops[t.done].line
+            ));
+        }
+    }
+    (bound, why)
+}
+
+/// (key, element) → the transaction (index into `txns`) that appended it,
+/// or `u32::MAX` when a transaction that is not `:ok` did, or several did.
+fn appenders(h: &History, txns: &[Txn]) -> FxHashMap<(KeyId, i64), u32> {
+    let mut map: FxHashMap<(KeyId, i64), u32> = FxHashMap::default();
+    for (ti, t) in txns.iter().enumerate() {
+        let op = &h.ops[t.done];
+        for m in h.mops_of(op) {
+            if let (MopFn::Append, MopValue::Int(e)) = (m.f, m.value) {
+                let who = if t.kind == OpType::Ok { ti as u32 } else { u32::MAX };
+                map.entry((m.key, e)).and_modify(|w| *w = u32::MAX).or_insert(who);
+            }
+        }
+    }
+    // Appends of open transactions: not ok (yet).
+    for o in h.ops.iter().filter(|o| o.is_invoke() && o.pair == NONE) {
+        for m in h.mops_of(o) {
+            if let (MopFn::Append, MopValue::Int(e)) = (m.f, m.value) {
+                map.insert((m.key, e), u32::MAX);
+            }
+        }
+    }
+    map
+}
+
+/// Per key, the longest read among `:ok` and `:info` completions (its
+/// position in the element arena), or `None` when the key's reads are not
+/// all prefixes of it (Elle reports those; the prefix is not extended).
+fn longest_reads(h: &History, txns: &[Txn]) -> FxHashMap<KeyId, Option<(u32, u32)>> {
+    let mut best: FxHashMap<KeyId, Option<(u32, u32)>> = FxHashMap::default();
+    let reads = || {
+        txns.iter().filter(|t| matches!(t.kind, OpType::Ok | OpType::Info)).flat_map(|t| {
+            h.mops_of(&h.ops[t.done]).iter().filter_map(|m| match (m.f, m.value) {
+                (MopFn::Read, MopValue::List { start, len }) => Some((m.key, start, len)),
+                _ => None,
+            })
+        })
+    };
+    for (k, s, l) in reads() {
+        let e = best.entry(k).or_insert(Some((s, l)));
+        if let Some((_, bl)) = e {
+            if l > *bl {
+                *e = Some((s, l));
+            }
+        }
+    }
+    for (k, s, l) in reads() {
+        if let Some(Some((bs, _))) = best.get(&k) {
+            let (bs, s) = (*bs as usize, s as usize);
+            if h.elements[s..s + l as usize] != h.elements[bs..bs + l as usize] {
+                best.insert(k, None);
+            }
+        }
+    }
+    best
+}
+
+/// Whether every element `t` read has an `:ok` appender or lies in a
+/// collected prefix (its reads were stripped of the prefix already).
+fn reads_explained(h: &History, t: &Txn, appender: &FxHashMap<(KeyId, i64), u32>) -> bool {
+    h.mops_of(&h.ops[t.done]).iter().all(|m| match (m.f, m.value) {
+        (MopFn::Read, v @ MopValue::List { .. }) => {
+            h.list(v).iter().all(|&e| appender.get(&(m.key, e)).is_some_and(|&w| w != u32::MAX))
+        }
+        _ => true,
+    })
+}

@@ -1,0 +1,126 @@
+//! `isolde analyze --follow` on list-append checked for strict
+//! serializability collects old transactions (`online::collect`'s realtime
+//! rule): it still gives the batch verdict on every history, never reports
+//! an anomaly a valid history does not have, holds only the recent
+//! transactions, and reports a planted anomaly before the input ends.
+
+mod support;
+
+use isolde::gen::{GenOptions, Inject, Level};
+use isolde::outcome::Validity;
+use proptest::prelude::*;
+use support::online::{follow, generate, options};
+
+const LEVELS: [Level; 4] =
+    [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
+const INJECT: [Inject; 6] =
+    [Inject::G1a, Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::Internal];
+
+/// The final verdict of a collecting follow, as `isolde analyze --follow`
+/// gives it.
+fn verdict(followed: &isolde::online::Followed, check: &isolde::check::CheckOptions) -> isolde::outcome::Outcome {
+    isolde::online::final_check(&followed, check).expect("final check")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Followed in random chunks with frequent rounds (so that most
+    /// transactions are collected), a history gets the batch verdict, and
+    /// nothing is reported on a history the batch check finds valid.
+    #[test]
+    fn collecting_gives_the_batch_verdict(
+        seed in 0u64..1_000_000,
+        txns in 60usize..400,
+        processes in 2usize..7,
+        level in 0usize..4,
+        inject in proptest::collection::vec(0usize..6, 0..3),
+        faults in (0usize..3, 0usize..3),
+        sizes in proptest::collection::vec(1usize..700, 1..6),
+        round in 3usize..40,
+    ) {
+        let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
+        let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, ..GenOptions::default() };
+        let faults = (faults.0 as f64 * 0.05, faults.1 as f64 * 0.05);
+        let Some(text) = generate(true, seed, txns, processes, faults, &opts) else { return Ok(()) };
+        let check = options(true, Some("strict-serializable"));
+        let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn)
+            .expect("parses");
+        let want = isolde::check::check(&batch, &check).expect("batch check");
+        let (followed, rec) = follow(&text, sizes, round, &check);
+        prop_assert!(matches!(followed.ending, isolde::online::Ending::End(_)));
+        let late = followed.window.as_ref().map_or(0, |w| w.cases.len());
+        let valid_online = rec.found.is_empty() && late == 0;
+        if want.valid == Validity::Valid {
+            prop_assert!(valid_online, "reported {:?} on a valid history", rec.found);
+        }
+        let got = verdict(&followed, &check);
+        prop_assert_eq!(got.valid, want.valid);
+        prop_assert!(rec.unjustified.is_empty(), "{:?}", rec.unjustified);
+    }
+}
+
+/// A long valid history is collected as it goes: few transactions held at
+/// any round, nothing reported, the batch verdict at the end.
+#[test]
+fn a_long_valid_history_is_held_in_a_small_window() {
+    let text = generate(true, 11, 20_000, 8, (0.0, 0.0), &GenOptions::default()).expect("generates");
+    let check = options(true, Some("strict-serializable"));
+    let (followed, rec) = follow(&text, vec![4096, 333], 500, &check);
+    assert!(rec.found.is_empty(), "{:?}", rec.found);
+    assert!(rec.rounds.len() >= 30, "{} rounds", rec.rounds.len());
+    let held_max = rec.rounds.iter().map(|r| r.txns as u64 - r.collected.expect("collecting")).max().unwrap_or(0);
+    assert!(held_max < 2_000, "up to {held_max} transactions held");
+    assert!(followed.collected > 18_000, "{} collected", followed.collected);
+    assert!(rec.notes.iter().any(|n| n.contains("collects")), "{:?}", rec.notes);
+    assert_eq!(verdict(&followed, &check).valid, Validity::Valid);
+}
+
+/// An anomaly planted in a long history is reported by a round before the
+/// input ends, although most transactions before it were collected.
+#[test]
+fn a_planted_anomaly_is_reported_while_collecting() {
+    for inject in [Inject::G1c, Inject::G1a, Inject::ReadSkew, Inject::LostUpdate] {
+        let opts = GenOptions { inject: vec![inject], ..GenOptions::default() };
+        let text = generate(true, 5, 8_000, 6, (0.0, 0.0), &opts).expect("generates");
+        let total = text.lines().filter(|l| !l.contains(":invoke")).count();
+        let check = options(true, Some("strict-serializable"));
+        let (followed, rec) = follow(&text, vec![2048], 200, &check);
+        assert!(!rec.found.is_empty(), "{inject}: nothing reported while following");
+        assert!(rec.txns_at(0) < total, "{inject}: reported only after the last transaction");
+        assert!(followed.collected > 4_000, "{inject}: {} collected", followed.collected);
+        assert_eq!(verdict(&followed, &check).valid, Validity::Invalid, "{inject}");
+    }
+}
+
+/// A stale read of a collected element is reported with the collected
+/// prefix as its witness, in Elle's cycle name.
+#[test]
+fn a_stale_read_of_a_collected_prefix_is_reported() {
+    // Two processes take turns; process 1's last read misses the elements
+    // appended long before it began.
+    let mut text = String::new();
+    let mut idx = 0;
+    let mut op = |text: &mut String, ty: &str, p: u32, v: &str| {
+        text.push_str(&format!("{{:type :{ty}, :f :txn, :value {v}, :process {p}, :index {idx}}}\n"));
+        idx += 1;
+    };
+    for i in 1..=200 {
+        op(&mut text, "invoke", 0, &format!("[[:append :x {i}]]"));
+        op(&mut text, "ok", 0, &format!("[[:append :x {i}]]"));
+        op(&mut text, "invoke", 1, "[[:r :x nil]]");
+        let seen: Vec<String> = (1..=i).map(|e| e.to_string()).collect();
+        op(&mut text, "ok", 1, &format!("[[:r :x [{}]]]", seen.join(" ")));
+    }
+    op(&mut text, "invoke", 1, "[[:r :x nil]]");
+    op(&mut text, "ok", 1, "[[:r :x [1 2 3]]]");
+    let check = options(true, Some("strict-serializable"));
+    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
+    assert_eq!(isolde::check::check(&batch, &check).expect("batch").valid, Validity::Invalid);
+    let (followed, rec) = follow(&text, vec![700], 20, &check);
+    assert!(followed.collected > 300, "{} collected", followed.collected);
+    let mut names: Vec<String> = rec.found.iter().map(|(n, _)| n.clone()).collect();
+    names.extend(followed.window.iter().flat_map(|w| w.cases.iter().map(|(n, _)| n.clone())));
+    assert!(names.iter().any(|n| n == "G-single-item-realtime"), "{names:?}");
+    assert_eq!(verdict(&followed, &check).valid, Validity::Invalid);
+}
