@@ -64,7 +64,7 @@
 //!
 //! ## What it costs
 //! Per key, the collected prefix (8 bytes per element, in order, and 8 more
-//! sorted for the duplicate check). The held transactions are those of the
+//! sorted for the duplicate check when there are many). The held transactions are those of the
 //! last few rounds. Values must be integers (they are, in list-append
 //! histories from Jepsen and `isolde gen`); otherwise nothing is collected.
 
@@ -80,7 +80,8 @@ struct Prefix {
     elems: Vec<i64>,
     /// Elements collected transactions appended that no read placed yet.
     pending: Vec<i64>,
-    /// The elements and pending ones, sorted (the duplicate check).
+    /// The elements and pending ones, sorted, once there are more than
+    /// [`SCAN`] (the duplicate check scans fewer).
     sorted: Vec<i64>,
     /// The latest line on which one of their appenders completed.
     line: u32,
@@ -329,7 +330,6 @@ impl Collector {
             if n > 0 {
                 let p = self.prefixes.entry(k).or_default();
                 p.elems.extend_from_slice(&elems[..n]);
-                p.sorted.extend_from_slice(&elems[..n]);
                 placed.extend(elems[..n].iter().map(|&e| (k, e)));
             }
         }
@@ -343,20 +343,46 @@ impl Collector {
                 if !placed.contains(&(m.key, e)) {
                     let p = self.prefixes.entry(m.key).or_default();
                     p.pending.push(e);
-                    p.sorted.push(e);
                 }
             }
         }
+        // Every placed element was appended by a collected transaction: its
+        // key is among these.
         for (k, line) in touched {
             if let Some(p) = self.prefixes.get_mut(&k) {
-                p.sorted.sort_unstable();
                 p.line = p.line.max(line);
+                p.index();
             }
         }
     }
 }
 
+/// Prefixes up to this many elements are scanned, not indexed.
+const SCAN: usize = 64;
+
 impl Prefix {
+    /// Whether `e` is one of the prefix's or pending elements.
+    fn holds(&self, e: i64) -> bool {
+        if self.sorted.is_empty() {
+            self.elems.contains(&e) || self.pending.contains(&e)
+        } else {
+            self.sorted.binary_search(&e).is_ok()
+        }
+    }
+
+    /// Keeps the sorted index (only for long prefixes) and the vectors
+    /// tight after a change.
+    fn index(&mut self) {
+        self.elems.shrink_to_fit();
+        self.pending.shrink_to_fit();
+        self.sorted.clear();
+        if self.elems.len() + self.pending.len() > SCAN {
+            self.sorted.extend(self.elems.iter().chain(&self.pending).copied());
+            self.sorted.sort_unstable();
+        }
+        self.sorted.shrink_to_fit();
+    }
+
     /// How many leading elements of `read` the prefix and pending elements
     /// account for, or the anomaly the read shows; with `place`, a read
     /// that shows the pending elements places them.
@@ -376,7 +402,7 @@ impl Prefix {
                 return Err("G0-realtime");
             }
         }
-        if rest[k..].iter().any(|e| self.sorted.binary_search(e).is_ok()) {
+        if rest[k..].iter().any(|e| self.holds(*e)) {
             return Err("duplicate-elements");
         }
         if k > 0 && place {

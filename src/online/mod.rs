@@ -22,19 +22,20 @@
 //! anomalies and a status line, and only the end of the input gives a
 //! verdict.
 //!
-//! ## Memory: what this version keeps
-//! Each round checks the whole history read so far, so nothing is
-//! forgotten and the final verdict is the batch verdict by construction;
-//! rounds are spaced so that checking takes at most half of the time
-//! (a round waits at least as long as the previous one took), which keeps
-//! the total work linear in the rounds' growth but lets the lag grow with
-//! the history. Memory therefore grows with the run: collecting old
-//! transactions soundly needs Cobra's fence-and-epoch argument with the
-//! transitive edges of the collected transactions carried into the live
-//! graph (`docs/online.md` states the rule per level and why a window of
-//! the history alone is not enough); until a level has such a rule, the
-//! checker says so once and keeps everything, and `max_memory_mb` ends the
-//! run with `unknown` and the reason instead of letting the machine swap.
+//! ## Memory: what is collected
+//! List-append checked for strict serializability alone collects old
+//! transactions ([`collect`]: chordless cycles are temporally local, so a
+//! transaction every later one follows in realtime is only needed through
+//! its key's version order, kept as a per-key prefix); its rounds run at
+//! every `round_txns`, each costing what it reads. Every other check keeps
+//! the whole history and checks it all each round, spaced so that checking
+//! takes at most half of the time (a round waits at least as long as the
+//! previous one took), which keeps the total work linear in the rounds'
+//! growth but lets the lag and memory grow with the run; the checker says so
+//! once, and `max_memory_mb` ends the run with `unknown` and the reason
+//! instead of letting the machine swap. Collecting at the other levels needs
+//! Cobra's fence-and-epoch argument with the transitive edges of the
+//! collected transactions carried into the live graph (`docs/online.md`).
 
 pub mod assemble;
 pub mod collect;
