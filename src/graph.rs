@@ -95,6 +95,12 @@ impl Graph {
         self.targets.len()
     }
 
+    /// Heap bytes of the three arrays (by capacity), for `--stats`.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.offsets.capacity() * 4 + self.targets.capacity() * 4 + self.rels.capacity() * std::mem::size_of::<Rels>())
+            as u64
+    }
+
     /// Out-edges of `v` as (target, rels) slices.
     #[inline]
     pub fn out(&self, v: OpId) -> (&[u32], &[Rels]) {

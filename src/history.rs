@@ -538,6 +538,19 @@ impl History {
     pub fn key_count(&self) -> usize {
         self.keys.len()
     }
+
+    /// Bytes the columns use, for `--stats`: ops, micro-ops, list elements,
+    /// and the rest (interned keys, values and `:f`s by slot, extras),
+    /// counted by length: readers reserve address space generously, and
+    /// untouched reserved pages are never resident.
+    pub fn column_bytes(&self) -> [(&'static str, u64); 4] {
+        fn used<T>(v: &[T]) -> u64 {
+            std::mem::size_of_val(v) as u64
+        }
+        let extras: u64 = self.extras.iter().map(|e| used(e)).sum();
+        let rest = used(&self.keys) + used(&self.values) + used(&self.fs) + used(&self.extras) + extras;
+        [("ops", used(&self.ops)), ("mops", used(&self.mops)), ("elements", used(&self.elements)), ("other", rest)]
+    }
 }
 
 /// Incrementally assembles a [`History`]; used by every ingest format so that

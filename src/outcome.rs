@@ -73,6 +73,23 @@ pub struct Stats {
     /// Time spent deciding the ladder's levels beyond the requested
     /// models (with [`crate::check::CheckOptions::ladder`]).
     pub ladder: Option<Duration>,
+    /// Memory after each stage of the shared analysis (infer, graph,
+    /// cycles), in order; see [`crate::check::mem`].
+    pub memory: Vec<StageMemory>,
+}
+
+/// Memory when a stage ended: what its kept structures hold, and the
+/// process's resident set and high-water mark (bytes; 0 when unknown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageMemory {
+    /// The stage (`parse`, `infer`, `graph`, `cycles`).
+    pub stage: &'static str,
+    /// Heap bytes of the structures the stage produced and kept.
+    pub bytes: u64,
+    /// Resident set when the stage ended.
+    pub rss: u64,
+    /// Peak resident set so far when the stage ended.
+    pub peak: u64,
 }
 
 /// The result of a check: Elle's result map plus context.

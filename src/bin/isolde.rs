@@ -740,6 +740,39 @@ fn analyze_one(
     print_checked(a, file, &checked, t0, &how)
 }
 
+/// The `--stats` memory lines: per stage, the bytes its kept structures
+/// hold and the resident set and its peak when it ended; per transaction
+/// (completion op) for the history and the overall peak.
+fn print_stage_memory(
+    h: &isolde::history::History,
+    parse_peak_mb: Option<u64>,
+    stages: &[isolde::check::mem::StageMemory],
+) {
+    let mb = |b: u64| b as f64 / 1e6;
+    let txns = h.ops.iter().filter(|o| !o.is_invoke()).count().max(1) as f64;
+    let columns = h.column_bytes();
+    let kept: u64 = columns.iter().map(|c| c.1).sum();
+    let parts: Vec<String> = columns.iter().map(|(n, b)| format!("{n} {:.1}", mb(*b))).collect();
+    eprintln!(
+        "memory parse: history {:.1} MB ({:.0} B/txn: {} MB), peak {} MB",
+        mb(kept),
+        kept as f64 / txns,
+        parts.join(", "),
+        parse_peak_mb.map(|m| m.to_string()).unwrap_or_else(|| "?".into())
+    );
+    for s in stages {
+        eprintln!(
+            "memory {}: kept {:.1} MB ({:.0} B/txn), resident {:.1} MB, peak {:.1} MB ({:.0} B/txn)",
+            s.stage,
+            mb(s.bytes),
+            s.bytes as f64 / txns,
+            mb(s.rss),
+            mb(s.peak),
+            s.peak as f64 / txns
+        );
+    }
+}
+
 /// How a checked history is printed.
 #[derive(Clone, Copy)]
 struct Printing {
@@ -777,6 +810,7 @@ fn print_checked(
             checked.parse_peak_mb.map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
             isolde::cli::peak_rss_mb().map(|m| m.to_string()).unwrap_or_else(|| "?".into()),
         );
+        print_stage_memory(h, checked.parse_peak_mb, &st.memory);
         for (model, x) in &st.exact {
             eprintln!(
                 "exact {model}: txns {}  known edges {}  constraints {} -> {} after {} pruning rounds  \

@@ -9,6 +9,7 @@
 
 mod exact;
 pub mod ladder;
+pub mod mem;
 
 pub use crate::cycles::lattice::boundary_names;
 pub use crate::outcome::{DecidedBy, LevelRow, ModelStatus, Outcome, SccEdges, Stats, Validity};
@@ -378,6 +379,8 @@ fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut S
         Workload::RwRegister => infer::rw_register::infer(h, req.opts.rw)?,
     };
     stats.infer = t0.elapsed();
+    let edge_bytes: u64 = inf.edges.iter().map(mem::vec_bytes).sum();
+    stats.memory.push(mem::record("infer", edge_bytes + inf.explainer.heap_bytes()));
 
     let t1 = Instant::now();
     let wants =
@@ -399,6 +402,7 @@ fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut S
     drop(order_edges);
     stats.edges = graph.edge_count();
     stats.graph = t1.elapsed();
+    stats.memory.push(mem::record("graph", graph.heap_bytes()));
 
     let t2 = Instant::now();
     drop(inf.edges);
@@ -418,6 +422,7 @@ fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut S
         anomalies.entry(k).or_default().extend(v);
     }
     stats.cycles = t2.elapsed();
+    stats.memory.push(mem::record("cycles", inf.explainer.heap_bytes() + graph.heap_bytes()));
     Ok(Found { anomalies, graph, sccs })
 }
 

@@ -490,7 +490,40 @@ fn data_edges(h: &History, idx: &ListAppendIndex) -> Vec<Vec<Edge>> {
         .collect()
 }
 
+impl ListAppendIndex {
+    /// Heap bytes of the version orders, element tables and reader lists.
+    fn bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let orders: usize = self
+            .orders
+            .iter()
+            .map(|o| {
+                let inc = o.incompatible.as_ref().map_or(0, |[a, b]| a.capacity() + b.capacity());
+                (o.order.capacity() + inc) * size_of::<i64>()
+            })
+            .sum();
+        let tables: usize = self
+            .tables
+            .iter()
+            .map(|t| match t {
+                ElementTable::Dense { slots, .. } => slots.capacity() * size_of::<Slot>(),
+                ElementTable::Sparse(m) => m.capacity() * (size_of::<(i64, Slot)>() + 1),
+            })
+            .sum();
+        (orders
+            + tables
+            + self.orders.capacity() * size_of::<KeyOrder>()
+            + self.tables.capacity() * size_of::<ElementTable>()
+            + self.init_readers.capacity() * 8
+            + self.readers.capacity() * 4) as u64
+    }
+}
+
 impl Explain for ListAppendIndex {
+    fn heap_bytes(&self) -> u64 {
+        self.bytes()
+    }
+
     fn explain(&self, h: &History, a: OpId, b: OpId, rels: Rels) -> Option<Step> {
         let (oa, ob) = (h.op(a), h.op(b));
         let bm = h.mops_of(ob);

@@ -21,6 +21,11 @@ use thiserror::Error;
 pub trait Explain: Send + Sync {
     /// Explains why `a` precedes `b` through one of `rels`.
     fn explain(&self, h: &History, a: OpId, b: OpId, rels: Rels) -> Option<Step>;
+
+    /// Heap bytes the explainer keeps (for `--stats`; 0 where not counted).
+    fn heap_bytes(&self) -> u64 {
+        0
+    }
 }
 
 /// What a workload's inference produced.
