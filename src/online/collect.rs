@@ -588,3 +588,48 @@ fn reads_explained(h: &History, t: &Txn, appender: &FxHashMap<(KeyId, i64), u32>
         _ => true,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prefix(elems: &[i64], pending: &[i64]) -> Prefix {
+        let mut p = Prefix { elems: elems.to_vec(), pending: pending.to_vec(), ..Prefix::default() };
+        p.index();
+        p
+    }
+
+    #[test]
+    fn reads_fit_or_name_their_anomaly() {
+        let mut p = prefix(&[1, 2, 3], &[]);
+        assert_eq!(p.fit(&[1, 2, 3], true), Ok(3));
+        assert_eq!(p.fit(&[1, 2, 3, 7, 8], true), Ok(3));
+        assert_eq!(p.fit(&[1, 2], true), Err(STALE));
+        assert_eq!(p.fit(&[], true), Err(STALE));
+        assert_eq!(p.fit(&[1, 3, 2], true), Err("incompatible-order"));
+        assert_eq!(p.fit(&[1, 2, 3, 9, 2], true), Err("duplicate-elements"));
+    }
+
+    #[test]
+    fn pending_elements_come_first_and_are_placed_once() {
+        let mut p = prefix(&[1], &[5, 4]);
+        assert_eq!(p.fit(&[1, 4], true), Err(STALE));
+        assert_eq!(p.fit(&[1, 9, 4, 5], true), Err("G0-realtime"));
+        // A failed transaction's read places nothing.
+        assert_eq!(p.fit(&[1, 4, 5, 9], false), Ok(3));
+        assert_eq!(p.pending, vec![5, 4]);
+        assert_eq!(p.fit(&[1, 4, 5, 9], true), Ok(3));
+        assert_eq!((p.elems.as_slice(), p.pending.len()), (&[1, 4, 5][..], 0));
+        assert_eq!(p.fit(&[1, 5, 4], true), Err("incompatible-order"));
+    }
+
+    #[test]
+    fn long_prefixes_are_indexed() {
+        let elems: Vec<i64> = (0..200).rev().collect();
+        let p = prefix(&elems, &[1000]);
+        assert_eq!(p.sorted.len(), 201);
+        assert!(p.holds(1000) && p.holds(0) && !p.holds(200));
+        let short = prefix(&[3, 1], &[2]);
+        assert!(short.sorted.is_empty() && short.holds(2) && !short.holds(4));
+    }
+}
