@@ -14,7 +14,7 @@ use std::thread::JoinHandle;
 
 use super::RecordError;
 use crate::anomaly::Workload;
-use crate::check::{self, CheckOptions, Validity};
+use crate::check::{CheckOptions, Validity};
 use crate::history::History;
 use crate::online::{self, Final, FollowOptions, Followed, RoundStatus, Watch};
 use crate::reports::{self, online::LineFormat};
@@ -51,7 +51,8 @@ impl Follower {
             return Err(err(e.to_string()));
         }
         let opts = CheckOptions { models: Some(self.models), ..CheckOptions::default() };
-        let outcome = check::check(&followed.history, &opts).map_err(|e| err(e.to_string()))?;
+        // The whole run's verdict, collected transactions included.
+        let outcome = online::final_check(&followed, &opts).map_err(|e| err(e.to_string()))?;
         print!("{}", reports::table::render(&followed.history, &outcome, false));
         Ok(match outcome.valid {
             Validity::Valid => 0,
