@@ -9,7 +9,7 @@ mod support;
 use isolde::gen::{GenOptions, Inject, Level};
 use isolde::outcome::Validity;
 use proptest::prelude::*;
-use support::online::{follow, generate, options};
+use support::online::{follow, generate, generate_read_back, options};
 
 const LEVELS: [Level; 4] =
     [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
@@ -60,11 +60,12 @@ proptest! {
     }
 }
 
-/// A long valid history is collected as it goes: few transactions held at
-/// any round, nothing reported, the batch verdict at the end.
+/// A long valid history whose appends get read is collected as it goes:
+/// few transactions held at any round, nothing reported, the batch verdict
+/// at the end.
 #[test]
 fn a_long_valid_history_is_held_in_a_small_window() {
-    let text = generate(true, 11, 20_000, 8, (0.0, 0.0), &GenOptions::default()).expect("generates");
+    let text = generate_read_back(11, 20_000, 8, &GenOptions::default());
     let check = options(true, Some("strict-serializable"));
     let (followed, rec) = follow(&text, vec![4096, 333], 500, &check);
     assert!(rec.found.is_empty(), "{:?}", rec.found);
@@ -82,7 +83,7 @@ fn a_long_valid_history_is_held_in_a_small_window() {
 fn a_planted_anomaly_is_reported_while_collecting() {
     for inject in [Inject::G1c, Inject::G1a, Inject::ReadSkew, Inject::LostUpdate] {
         let opts = GenOptions { inject: vec![inject], ..GenOptions::default() };
-        let text = generate(true, 5, 8_000, 6, (0.0, 0.0), &opts).expect("generates");
+        let text = generate_read_back(5, 8_000, 6, &opts);
         let total = text.lines().filter(|l| !l.contains(":invoke")).count();
         let check = options(true, Some("strict-serializable"));
         let (followed, rec) = follow(&text, vec![2048], 200, &check);
@@ -123,4 +124,45 @@ fn a_stale_read_of_a_collected_prefix_is_reported() {
     names.extend(followed.window.iter().flat_map(|w| w.cases.iter().map(|(n, _)| n.clone())));
     assert!(names.iter().any(|n| n == "G-single-item-realtime"), "{names:?}");
     assert_eq!(verdict(&followed, &check).valid, Validity::Invalid);
+}
+
+/// `isolde record --check` on SQLite (list-append, strict serializability
+/// promised) collects as it records, with keys read back (never retired),
+/// and ends with a valid verdict.
+#[test]
+fn record_check_collects_on_sqlite() {
+    let dir = support::cli::temp_dir("record-collect");
+    let out = dir.join("h.edn");
+    let run = support::cli::isolde(
+        &[
+            "record",
+            "--txns",
+            "20000",
+            "--sessions",
+            "4",
+            "--read-fraction",
+            "0.8",
+            "--max-writes-per-key",
+            "1000000",
+            "--keys",
+            "100",
+            "--check",
+            "-o",
+            out.to_str().expect("utf-8"),
+        ],
+        None,
+        std::time::Duration::from_secs(120),
+    );
+    assert_eq!(run.code, 0, "{} {}", run.stdout, run.stderr);
+    let held: Vec<u64> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split(" held,").next().filter(|_| l.contains(" held,")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse().ok())
+        .collect();
+    assert!(!held.is_empty(), "no status line says what is held: {}", run.stderr);
+    // The last round's window is small (earlier rounds may have read a
+    // burst faster than they collect).
+    assert!(held.last().is_some_and(|&n| n < 3_000), "{held:?}");
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -57,6 +57,13 @@
 //! so the check sees the suffix, whose dependency edges among held
 //! transactions are exactly those of the whole history.
 //!
+//! A transaction with an element no read placed yet is collected only when
+//! that element is its key's one unread element among the candidates and
+//! the held transactions (it becomes the key's pending element): several
+//! unread elements of a key could be placed in either order later, adding
+//! edges among collected transactions. Otherwise it stays held, and with it
+//! (realtime) every transaction invoked after it completed.
+//!
 //! Transactions that failed stay held (their appends must stay visible to
 //! the aborted-read and dirty-update checks), and an `:info` transaction,
 //! which may take effect at any later point, holds `b` at its invocation:
@@ -217,12 +224,12 @@ impl Collector {
         self.held_back = why;
         let appender = appenders(h, &txns);
         let longest = longest_reads(h, &txns);
-        let order = Order::new(h, &longest);
+        let mut order = Order::new(h, &longest);
         let mut cand: Vec<bool> =
             txns.iter().map(|t| t.kind == OpType::Ok && t.done < bound && reads_explained(h, t, &appender)).collect();
         let mut settled = false;
         for _ in 0..256 {
-            if !self.hold_back(h, &txns, &appender, &order, &mut cand) {
+            if !self.hold_back(h, &txns, &appender, &mut order, &mut cand) {
                 settled = true;
                 break;
             }
@@ -240,24 +247,62 @@ impl Collector {
         keep
     }
 
+    /// Unread elements: a candidate's element that no read placed yet can
+    /// go only as its key's one pending element, directly after the
+    /// longest read (it must come before any element of a transaction
+    /// invoked after it completed, and every held one's is placed): when it
+    /// is the only such element of its key, no held transaction's element
+    /// of the key is unread and the key has no pending element yet. It is
+    /// recorded in `order.virt` (so that held reads and elements directly
+    /// before it hold its appender); otherwise every candidate with an
+    /// unread element of the key stays held (returned).
+    fn place_unread(&self, h: &History, txns: &[Txn], held: &[bool], order: &mut Order, cand: &[bool]) -> Vec<bool> {
+        let mut unread: FxHashMap<KeyId, (Vec<(usize, i64)>, bool)> = FxHashMap::default();
+        for (i, t) in txns.iter().enumerate().filter(|&(i, _)| cand[i] || held[i]) {
+            for (k, e) in appends(h, t).filter(|&(k, e)| !order.placed(k, e)) {
+                let entry = unread.entry(k).or_default();
+                if cand[i] {
+                    entry.0.push((i, e));
+                } else {
+                    entry.1 = true;
+                }
+            }
+        }
+        let mut hold = vec![false; txns.len()];
+        order.virt.clear();
+        for (k, (c, held_unread)) in unread {
+            let pending = self.prefixes.get(&k).is_some_and(|p| !p.pending.is_empty());
+            match c.as_slice() {
+                [] => {}
+                &[(_, e)] if !held_unread && !pending && !matches!(order.longest.get(&k), Some(None)) => {
+                    order.virt.insert(k, e);
+                }
+                more => more.iter().for_each(|&(i, _)| hold[i] = true),
+            }
+        }
+        hold
+    }
+
     /// One pass of the rules that keep a candidate held; whether any did.
     /// A candidate stays held when a held transaction has an edge into it
     /// (realtime: it completed before the candidate was invoked; data: its
     /// read is followed by the candidate's element, its element directly
     /// precedes the candidate's, or the candidate read its element), or
-    /// when it appended an element no read placed yet while some held
-    /// transaction was invoked before it completed.
+    /// when it appended an element no read placed yet while a held
+    /// transaction that touches the same key was invoked before it
+    /// completed (that one's read or element may still turn out to
+    /// directly precede it).
     fn hold_back(
         &self,
         h: &History,
         txns: &[Txn],
         appender: &FxHashMap<(KeyId, i64), u32>,
-        order: &Order,
+        order: &mut Order,
         cand: &mut [bool],
     ) -> bool {
         let held: Vec<bool> = (0..txns.len()).map(|i| !cand[i] && txns[i].kind != OpType::Fail).collect();
         let first_done = (0..txns.len()).filter(|&i| held[i]).map(|i| txns[i].done).min().unwrap_or(usize::MAX);
-        let first_inv = (0..txns.len()).filter(|&i| held[i]).map(|i| txns[i].inv).min().unwrap_or(usize::MAX);
+        let unplaced_hold = self.place_unread(h, txns, &held, order, cand);
         let mut unsettled: rustc_hash::FxHashSet<KeyId> = rustc_hash::FxHashSet::default();
         let mut hold = vec![false; txns.len()];
         let of = |k: KeyId, e: i64| appender.get(&(k, e)).copied().filter(|&w| w != u32::MAX).map(|w| w as usize);
@@ -298,8 +343,7 @@ impl Collector {
                 }
                 _ => false,
             });
-            let unplaced = t.done >= first_inv && appends(h, t).any(|(k, e)| !order.placed(k, e));
-            if hold[i] || t.inv > first_done || reads_held || unplaced {
+            if hold[i] || t.inv > first_done || reads_held || unplaced_hold[i] {
                 cand[i] = false;
                 changed = true;
             }
@@ -433,6 +477,9 @@ struct Order<'a> {
     h: &'a History,
     longest: &'a FxHashMap<KeyId, Option<(u32, u32)>>,
     pos: FxHashMap<(KeyId, i64), u32>,
+    /// Per key, the one unread element of a candidate that would follow
+    /// the longest read (see [`Collector::hold_back`]).
+    virt: FxHashMap<KeyId, i64>,
 }
 
 impl<'a> Order<'a> {
@@ -445,7 +492,7 @@ impl<'a> Order<'a> {
                 }
             }
         }
-        Order { h, longest, pos }
+        Order { h, longest, pos, virt: FxHashMap::default() }
     }
 
     fn elems(&self, k: KeyId) -> Option<&'a [i64]> {
@@ -457,9 +504,14 @@ impl<'a> Order<'a> {
 
     /// The element after a read of `len` elements.
     fn after_len(&self, k: KeyId, len: usize) -> Next {
-        match self.longest.get(&k) {
-            Some(None) => Next::Unknown,
-            _ => self.elems(k).and_then(|e| e.get(len)).map_or(Next::None, |&e| Next::Element(e)),
+        if matches!(self.longest.get(&k), Some(None)) {
+            return Next::Unknown;
+        }
+        let elems = self.elems(k).unwrap_or(&[]);
+        match elems.get(len) {
+            Some(&e) => Next::Element(e),
+            None if len == elems.len() => self.virt.get(&k).map_or(Next::None, |&e| Next::Element(e)),
+            None => Next::None,
         }
     }
 

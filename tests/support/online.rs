@@ -145,3 +145,20 @@ pub fn options(list: bool, model: Option<&str>) -> CheckOptions {
         ..CheckOptions::default()
     }
 }
+
+/// A list-append history whose appends all get read back soon (keys never
+/// retired, mostly reads), the shape in which the online checker collects.
+pub fn generate_read_back(seed: u64, txns: usize, processes: usize, opts: &GenOptions) -> String {
+    let cfg = ListAppendConfig {
+        seed,
+        txns,
+        processes,
+        active_keys: 100,
+        max_writes_per_key: 1_000_000,
+        read_fraction: 0.8,
+        ..ListAppendConfig::default()
+    };
+    let mut out = Vec::new();
+    gen::list_append::write_list_append_with(&cfg, opts, &mut out).expect("generates");
+    String::from_utf8(out).expect("utf-8")
+}
