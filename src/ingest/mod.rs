@@ -184,22 +184,45 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
             if format != Format::Edn {
                 return read_resolved(&name, bytes, format, opts);
             }
-            let chunks = match edn::parse_chunks(&name, bytes) {
+            // Offsets into `bytes` are offsets into the map plus `skip` (a
+            // byte order mark).
+            let skip = bytes.as_ptr() as usize - map.as_ptr() as usize;
+            let release = |from: usize, to: usize| release_pages(&map, skip + from, skip + to);
+            let chunks = match edn::parse_chunks(&name, bytes, Some(&release)) {
                 Ok(chunks) => chunks,
                 Err(e) => return Err(other_workload(&name, bytes, hint_other_format(e, bytes, Format::Edn))),
             };
-            let h = edn::merge(&name, chunks);
-            if h.mops.is_empty() {
+            if chunks.iter().all(|c| c.mop_count() == 0) {
                 if let Some(reason) = jepsen::non_transactional(bytes) {
                     return Err(IngestError::Unreadable { path: name, reason });
                 }
             }
             drop(map);
-            return require_completions(&name, h);
+            return require_completions(&name, edn::merge(&name, chunks));
         }
     }
     let bytes = read_capped(&name, file, MAX_INPUT_BYTES)?;
     read_bytes_with(&name, &bytes, format, opts)
+}
+
+/// Gives back the resident pages of `map[from..to]` (whole pages inside it),
+/// which have been read: `MADV_DONTNEED` on a read-only file map drops the
+/// pages from this process, and touching them again reads the file again,
+/// so the bytes seen never change. Where the advice fails nothing changes.
+fn release_pages(map: &memmap2::Mmap, from: usize, to: usize) {
+    // Whole 64 KiB blocks: page-aligned for every page size up to that (the
+    // map itself starts on a page boundary).
+    const ALIGN: usize = 64 << 10;
+    let start = from.div_ceil(ALIGN) * ALIGN;
+    let end = to.min(map.len()) / ALIGN * ALIGN;
+    if end > start {
+        #[cfg(unix)]
+        // SAFETY: the map is private and read-only, so dropping its pages
+        // loses nothing: the kernel refills them from the file on access.
+        unsafe {
+            let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start);
+        }
+    }
 }
 
 /// Reads a history from a stream (standard input, a pipe) of at most
