@@ -1031,7 +1031,9 @@ impl HistoryBuilder {
     /// Stores each list read that is a prefix of another read of the same
     /// key inside that read's elements (see the module docs on shared list
     /// storage), dropping the copies. Parallel readers call it on each chunk
-    /// once parsed; the lists read back are unchanged. Returns the old
+    /// once parsed; the lists read back are unchanged. The op and micro-op
+    /// columns give back what the reader reserved beyond their length
+    /// (address space only). Returns the old
     /// arena, emptied: its pages are resident already, so a reader can hand
     /// it to the next chunk's builder ([`Self::reuse_arena`]) instead of
     /// having the kernel zero fresh pages for it.
@@ -1039,6 +1041,9 @@ impl HistoryBuilder {
         let mut old = share_lists(&mut self.h);
         old.clear();
         self.op_elements = self.h.elements.len();
+        self.h.ops.shrink_to_fit();
+        self.h.mops.shrink_to_fit();
+        self.given_index.shrink_to_fit();
         old
     }
 
@@ -1057,6 +1062,17 @@ impl HistoryBuilder {
     /// read while it reads on. Costs a copy of everything built.
     pub fn snapshot(&self) -> History {
         self.clone().finish()
+    }
+
+    /// Whether [`Self::append`]ing `other` keeps every column addressable by
+    /// the model's `u32` offsets (ops below [`NONE`], micro-ops, list
+    /// elements, extras).
+    pub fn can_append(&self, other: &HistoryBuilder) -> bool {
+        let fits = |a: usize, b: usize| a.checked_add(b).is_some_and(|n| n < NONE as usize);
+        fits(self.h.ops.len(), other.h.ops.len())
+            && fits(self.h.mops.len(), other.h.mops.len())
+            && fits(self.h.elements.len(), other.h.elements.len())
+            && fits(self.h.extras.len(), other.h.extras.len())
     }
 
     /// Number of client ops built so far.

@@ -1506,7 +1506,7 @@ const OPENED_EARLIER: usize = usize::MAX;
 
 /// Parses an EDN history, in parallel when it is large enough.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    Ok(merge(source, parse_chunks(source, input, None)?))
+    merge(source, parse_chunks(source, input, None)?)
 }
 
 /// Parses into per-chunk builders without merging them, so a caller can
@@ -1527,20 +1527,46 @@ pub(crate) fn parse_chunks(
     parse_chunks_sized(source, input, DEFAULT_MIN_CHUNK, chunks, 1, release)
 }
 
-/// Merges chunk builders, in input order, into the finished history.
-pub(crate) fn merge(source: &str, chunks: Vec<HistoryBuilder>) -> History {
+/// Merges chunk builders, in input order, into the finished history. An
+/// input over 4 GiB (read in chunks, each addressable) whose columns
+/// together outgrow the model's `u32` offsets is refused.
+pub(crate) fn merge(source: &str, chunks: Vec<HistoryBuilder>) -> Result<History, IngestError> {
     let mut iter = chunks.into_iter();
     let mut b = iter.next().unwrap_or_else(|| HistoryBuilder::new(source));
     for chunk in iter {
+        if !b.can_append(&chunk) {
+            return Err(IngestError::Unreadable {
+                path: source.to_string(),
+                reason: "holds more than 4 billion operations, micro-operations or distinct list elements, \
+                         beyond the columnar model's u32 offsets"
+                    .into(),
+            });
+        }
         b.append(chunk);
     }
-    b.finish()
+    Ok(b.finish())
+}
+
+/// The sequential parse of a whole input, which must then be addressable
+/// with `u32` offsets: a larger input is read only in parallel chunks.
+fn whole_input(source: &str, input: &[u8], first_line: usize) -> Result<HistoryBuilder, IngestError> {
+    if input.len() as u64 > u32::MAX as u64 {
+        return Err(IngestError::Unreadable {
+            path: source.to_string(),
+            reason: format!(
+                "is {} bytes, over 4 GiB, and could not be read in parallel chunks (a syntax error, or op maps \
+                 that do not each start a line); histories this large are read only as op maps starting lines",
+                input.len()
+            ),
+        });
+    }
+    parse_sequential_builder(source, input, first_line)
 }
 
 /// Parses sequentially, in one pass over the whole input.
 #[cfg(test)]
 pub(crate) fn parse_sequential(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    Ok(merge(source, vec![parse_sequential_builder(source, input, 1)?]))
+    merge(source, vec![parse_sequential_builder(source, input, 1)?])
 }
 
 fn parse_sequential_builder(source: &str, input: &[u8], first_line: usize) -> Result<HistoryBuilder, IngestError> {
@@ -1652,7 +1678,7 @@ pub(crate) fn parse_with_chunk(
     min_chunk: usize,
     max_chunks: usize,
 ) -> Result<History, IngestError> {
-    Ok(merge(source, parse_chunks_sized(source, input, min_chunk, max_chunks, 1, None)?))
+    merge(source, parse_chunks_sized(source, input, min_chunk, max_chunks, 1, None)?)
 }
 
 fn parse_chunks_sized(
@@ -1664,7 +1690,7 @@ fn parse_chunks_sized(
     release: Option<Release<'_>>,
 ) -> Result<Vec<HistoryBuilder>, IngestError> {
     let Some(bounds) = plan_chunks(input, min_chunk.max(1), max_chunks) else {
-        return Ok(vec![parse_sequential_builder(source, input, first_line)?]);
+        return Ok(vec![whole_input(source, input, first_line)?]);
     };
     let line_counts: Vec<usize> =
         bounds.par_windows(2).map(|w| count_and_release(input, w[0], w[1], release)).collect();
@@ -1680,10 +1706,11 @@ fn parse_chunks_sized(
         .par_windows(2)
         .zip(first_lines.par_iter())
         .map(|(w, &first_line)| {
-            // The first chunk's builder receives all the others: size it for
-            // the whole input so merging never reallocates.
-            let room = if w[0] == bounds[0] { input.len() } else { w[1] - w[0] };
-            let mut b = HistoryBuilder::with_capacity_for(source, room);
+            // Reserved for the chunk only: the first chunk's columns grow as
+            // the others are appended (large buffers grow by remapping, not
+            // copying), and a reservation for a whole multi-GB input would
+            // exceed what the kernel lets one allocation reserve.
+            let mut b = HistoryBuilder::with_capacity_for(source, w[1] - w[0]);
             if let Some(arena) = arenas.lock().ok().and_then(|mut a| a.pop()) {
                 b.reuse_arena(arena);
             }
@@ -1705,7 +1732,7 @@ fn parse_chunks_sized(
     if chunks.iter().any(Option::is_none) {
         // Some cut fell inside an op, or the input has an error: the
         // sequential parse gives the authoritative result and message.
-        return Ok(vec![parse_sequential_builder(source, input, first_line)?]);
+        return Ok(vec![whole_input(source, input, first_line)?]);
     }
     Ok(chunks.into_iter().flatten().collect())
 }

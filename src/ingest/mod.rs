@@ -71,6 +71,13 @@ pub enum Format {
 /// where the size is known, and after at most this many bytes otherwise.
 pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
 
+/// The largest EDN history file read: beyond [`MAX_INPUT_BYTES`] a file is
+/// read only memory-mapped and in parallel chunks of at most a few tens of
+/// MB (one op map starting each line, as Jepsen writes them), each
+/// addressable with `u32` offsets; the columns they merge into must still
+/// be (fewer than 4 billion ops, micro-ops and distinct list elements).
+pub const MAX_MAPPED_EDN_BYTES: u64 = 1 << 40;
+
 /// How to read a transaction that the input marks committed although one of
 /// its events failed (dbcop's `success = 0` on an event).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -156,8 +163,10 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
         });
     }
     regular_file(&name, &meta)?;
-    if meta.len() > MAX_INPUT_BYTES {
-        return Err(IngestError::TooLarge { source_name: name, len: meta.len(), limit: MAX_INPUT_BYTES });
+    let large = meta.len() > MAX_INPUT_BYTES;
+    if meta.len() > MAX_MAPPED_EDN_BYTES || (large && !matches!(format, Format::Auto | Format::Edn)) {
+        let limit = if matches!(format, Format::Auto | Format::Edn) { MAX_MAPPED_EDN_BYTES } else { MAX_INPUT_BYTES };
+        return Err(IngestError::TooLarge { source_name: name, len: meta.len(), limit });
     }
     let file = std::fs::File::open(path).map_err(io)?;
     // The path may have been replaced between the two looks.
@@ -173,15 +182,16 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
             {
                 let _ = map.advise(memmap2::Advice::WillNeed);
             }
-            check_size(&name, map.len())?;
             if jepsen::is_gzip(&map)
                 || jepsen::inner_name(&name) != name
                 || (matches!(format, Format::Auto | Format::Edn) && jepsen::looks_like_history_txt(&map))
             {
+                check_size(&name, map.len())?;
                 return read_bytes_with(&name, &map, format, opts);
             }
             let (bytes, format) = prepare(&name, &map, format);
             if format != Format::Edn {
+                check_size(&name, map.len())?;
                 return read_resolved(&name, bytes, format, opts);
             }
             // Offsets into `bytes` are offsets into the map plus `skip` (a
@@ -198,7 +208,7 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
                 }
             }
             drop(map);
-            return require_completions(&name, edn::merge(&name, chunks));
+            return require_completions(&name, edn::merge(&name, chunks)?);
         }
     }
     let bytes = read_capped(&name, file, MAX_INPUT_BYTES)?;
