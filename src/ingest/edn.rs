@@ -1550,7 +1550,17 @@ pub(crate) fn merge(source: &str, chunks: Vec<HistoryBuilder>) -> Result<History
 /// The sequential parse of a whole input, which must then be addressable
 /// with `u32` offsets: a larger input is read only in parallel chunks.
 fn whole_input(source: &str, input: &[u8], first_line: usize) -> Result<HistoryBuilder, IngestError> {
-    if input.len() as u64 > u32::MAX as u64 {
+    whole_input_within(source, input, first_line, u32::MAX as usize)
+}
+
+/// [`whole_input`] with the largest input read whole as `limit` (tests).
+fn whole_input_within(
+    source: &str,
+    input: &[u8],
+    first_line: usize,
+    limit: usize,
+) -> Result<HistoryBuilder, IngestError> {
+    if input.len() > limit {
         return Err(IngestError::Unreadable {
             path: source.to_string(),
             reason: format!(
@@ -2162,6 +2172,16 @@ mod tests {
 
     fn debug(h: &History) -> String {
         format!("{h:?}")
+    }
+
+    #[test]
+    fn inputs_beyond_u32_offsets_are_never_read_whole() {
+        let text = b"{:type :ok, :process 0, :value [[:append :x 1]]}\n";
+        assert!(whole_input_within("h.edn", text, 1, text.len()).is_ok());
+        match whole_input_within("h.edn", text, 1, text.len() - 1) {
+            Err(IngestError::Unreadable { reason, .. }) => assert!(reason.contains("over 4 GiB"), "{reason}"),
+            other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+        }
     }
 
     #[test]

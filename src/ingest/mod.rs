@@ -560,6 +560,27 @@ mod tests {
         }
     }
 
+    /// A file large enough to be read in parallel chunks, its pages given
+    /// back as they are read (and some touched again: keys and error
+    /// locations point into the map), gives exactly the history read from
+    /// the same bytes in memory; so does it after a byte order mark, which
+    /// shifts every offset given back.
+    #[test]
+    fn mapped_files_given_back_as_read_parse_like_bytes_in_memory() {
+        let text = crate::gen::testkit::sized_list_append(40 << 20, 11);
+        let path = std::env::temp_dir().join(format!("isolde-ingest-release-{}.edn", std::process::id()));
+        for bom in ["", "\u{feff}"] {
+            let bytes = format!("{bom}{text}");
+            assert!(std::fs::write(&path, &bytes).is_ok());
+            let mapped = read_path(&path, Format::Auto).map(|h| format!("{h:?}"));
+            let name = path.display().to_string();
+            let memory = read_bytes(&name, bytes.as_bytes(), Format::Auto).map(|h| format!("{h:?}"));
+            assert!(mapped.is_ok(), "{:?}", mapped.err());
+            assert!(mapped.ok() == memory.ok(), "bom {bom:?}: the mapped file reads differently");
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+
     #[test]
     fn read_path_maps_files_and_names_them_in_errors() {
         let dir = std::env::temp_dir().join(format!("isolde-ingest-test-{}", std::process::id()));
