@@ -1156,8 +1156,8 @@ fn normalize_values(h: &mut History) {
 /// Shares list storage (see the module docs): the list reads are visited by
 /// key, longest first (then in micro-op order), and each is stored in the new
 /// arena unless it is a prefix of a list of its key stored before it (the
-/// last few are tried: in a valid history the first, longest, one always
-/// fits). The new layout depends only on the micro-ops. Empty lists point at
+/// few stored last are tried; in a valid history every read of a key is a
+/// prefix of its longest, which is stored first and alone). The new layout depends only on the micro-ops. Empty lists point at
 /// 0. Returns the old arena.
 fn share_lists(h: &mut History) -> Vec<i64> {
     /// Stored lists of a key tried before storing a new one.
