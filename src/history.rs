@@ -8,6 +8,22 @@
 //! throughout the analysis ([`OpId`]); Elle's `:index` is kept alongside for
 //! reporting.
 //!
+//! # Shared list storage
+//!
+//! List reads overlap: in a list-append history every read of a key is
+//! (in a valid history) a prefix of its longest read, and the reads' elements
+//! together are most of the input (about 74 elements per transaction in
+//! Elle's paper shape, 70% of the columns). So a read whose elements are a
+//! prefix of another read of the same key points into that read's elements
+//! instead of holding a copy ([`HistoryBuilder::share_lists`]): the arena
+//! keeps, per key, the longest read and only the reads that are not
+//! prefixes of a longer one. A list is still one contiguous slice
+//! ([`History::list`]); only where it lies changes. Readers share within each
+//! parallel chunk as soon as it is parsed, so the copies never all exist at
+//! once, and [`HistoryBuilder::finish`] shares over the whole history into a
+//! layout that depends only on the micro-ops (by key, longest read first),
+//! so the result is the same however the input was cut.
+//!
 //! # Values
 //!
 //! Every analysis compares values (appended elements, written and read
@@ -996,6 +1012,7 @@ impl HistoryBuilder {
         if !self.h.values.is_empty() {
             normalize_values(&mut self.h);
         }
+        drop(share_lists(&mut self.h));
         let mut open: FxHashMap<i64, u32> = FxHashMap::default();
         for i in 0..self.h.ops.len() {
             let op = self.h.ops[i];
@@ -1011,11 +1028,51 @@ impl HistoryBuilder {
 }
 
 impl HistoryBuilder {
+    /// Stores each list read that is a prefix of another read of the same
+    /// key inside that read's elements (see the module docs on shared list
+    /// storage), dropping the copies. Parallel readers call it on each chunk
+    /// once parsed; the lists read back are unchanged. The op and micro-op
+    /// columns give back what the reader reserved beyond their length
+    /// (address space only). Returns the old
+    /// arena, emptied: its pages are resident already, so a reader can hand
+    /// it to the next chunk's builder ([`Self::reuse_arena`]) instead of
+    /// having the kernel zero fresh pages for it.
+    pub fn share_lists(&mut self) -> Vec<i64> {
+        let mut old = share_lists(&mut self.h);
+        old.clear();
+        self.op_elements = self.h.elements.len();
+        self.h.ops.shrink_to_fit();
+        self.h.mops.shrink_to_fit();
+        self.given_index.shrink_to_fit();
+        old
+    }
+
+    /// Gives a builder that has stored no list element yet an emptied arena
+    /// to fill (one [`Self::share_lists`] returned), keeping the larger of the
+    /// two buffers.
+    pub fn reuse_arena(&mut self, mut arena: Vec<i64>) {
+        if self.h.elements.is_empty() && arena.capacity() >= self.h.elements.capacity() {
+            arena.clear();
+            self.h.elements = arena;
+        }
+    }
+
     /// The history built so far, as [`Self::finish`] would return it,
     /// leaving the builder usable: the online checker checks what it has
     /// read while it reads on. Costs a copy of everything built.
     pub fn snapshot(&self) -> History {
         self.clone().finish()
+    }
+
+    /// Whether [`Self::append`]ing `other` keeps every column addressable by
+    /// the model's `u32` offsets (ops below [`NONE`], micro-ops, list
+    /// elements, extras).
+    pub fn can_append(&self, other: &HistoryBuilder) -> bool {
+        let fits = |a: usize, b: usize| a.checked_add(b).is_some_and(|n| n < NONE as usize);
+        fits(self.h.ops.len(), other.h.ops.len())
+            && fits(self.h.mops.len(), other.h.mops.len())
+            && fits(self.h.elements.len(), other.h.elements.len())
+            && fits(self.h.extras.len(), other.h.extras.len())
     }
 
     /// Number of client ops built so far.
@@ -1099,29 +1156,36 @@ fn remap_values(h: &mut History, mut f: impl FnMut(i64) -> i64) {
 
 /// Renumbers interned identities in order of first use, dropping unused
 /// values, and returns to integer mode when only integers remain.
+///
+/// First use is found by visiting the micro-ops in order; the new numbers
+/// are then applied to each micro-op value and each arena slot once, since
+/// lists may share slots (see the module docs).
 fn normalize_values(h: &mut History) {
     let old = std::mem::take(&mut h.values);
     let mut map = vec![u32::MAX; old.len()];
     let mut order: Vec<u32> = Vec::new();
-    let mut visit = |v: i64, map: &mut Vec<u32>| -> i64 {
-        let Some(slot) = usize::try_from(v).ok().and_then(|i| map.get_mut(i)) else { return v };
-        if *slot == u32::MAX {
-            *slot = order.len() as u32;
-            order.push(v as u32);
+    let mut visit = |v: i64| {
+        if let Some(slot) = usize::try_from(v).ok().and_then(|i| map.get_mut(i)) {
+            if *slot == u32::MAX {
+                *slot = order.len() as u32;
+                order.push(v as u32);
+            }
         }
-        *slot as i64
     };
-    for i in 0..h.mops.len() {
-        match h.mops[i].value {
-            MopValue::Int(v) => h.mops[i].value = MopValue::Int(visit(v, &mut map)),
+    for m in &h.mops {
+        match m.value {
+            MopValue::Int(v) => visit(v),
             MopValue::List { start, len } => {
-                for j in start as usize..(start + len) as usize {
-                    h.elements[j] = visit(h.elements[j], &mut map);
-                }
+                h.elements[start as usize..(start + len) as usize].iter().for_each(|&e| visit(e))
             }
             MopValue::Nil => {}
         }
     }
+    let renumber = |v: i64| match usize::try_from(v).ok().and_then(|i| map.get(i)) {
+        Some(&n) if n != u32::MAX => n as i64,
+        _ => v,
+    };
+    remap_values(h, renumber);
     let values: Vec<Value> = order.iter().map(|&i| old[i as usize].clone()).collect();
     if values.iter().all(|v| matches!(v, Value::Atom(Atom::Int(n)) if *n > RESERVED_MAX)) {
         let ints: Vec<i64> = values.iter().map(|v| if let Value::Atom(Atom::Int(n)) = v { *n } else { 0 }).collect();
@@ -1130,6 +1194,57 @@ fn normalize_values(h: &mut History) {
     } else {
         h.values = values;
     }
+}
+
+/// Shares list storage (see the module docs): the list reads are visited by
+/// key, longest first (then in micro-op order), and each is stored in the new
+/// arena unless it is a prefix of a list of its key stored before it (the
+/// few stored last are tried; in a valid history every read of a key is a
+/// prefix of its longest, which is stored first and alone). The new layout depends only on the micro-ops. Empty lists point at
+/// 0. Returns the old arena.
+fn share_lists(h: &mut History) -> Vec<i64> {
+    /// Stored lists of a key tried before storing a new one.
+    const TRIED: usize = 8;
+    let mut reads: Vec<(u32, std::cmp::Reverse<u32>, u32)> = Vec::new();
+    for (i, m) in h.mops.iter_mut().enumerate() {
+        match m.value {
+            MopValue::List { len: 0, .. } => m.value = MopValue::List { start: 0, len: 0 },
+            MopValue::List { len, .. } => reads.push((m.key.0, std::cmp::Reverse(len), i as u32)),
+            _ => {}
+        }
+    }
+    if reads.is_empty() {
+        return std::mem::take(&mut h.elements);
+    }
+    rayon::slice::ParallelSliceMut::par_sort_unstable(&mut reads[..]);
+    let mut out: Vec<i64> = Vec::new();
+    let mut stored: Vec<(u32, u32)> = Vec::new();
+    let mut starts: Vec<u32> = Vec::with_capacity(reads.len());
+    let mut key = u32::MAX;
+    for &(k, _, i) in &reads {
+        if k != key {
+            key = k;
+            stored.clear();
+        }
+        let list = h.list(h.mops[i as usize].value);
+        let fits =
+            |&&(s, n): &&(u32, u32)| n as usize >= list.len() && out[s as usize..s as usize + list.len()] == *list;
+        let start = match stored.iter().rev().take(TRIED).find(fits) {
+            Some(&(s, _)) => s,
+            None => {
+                let s = out.len() as u32;
+                out.extend_from_slice(list);
+                stored.push((s, list.len() as u32));
+                s
+            }
+        };
+        starts.push(start);
+    }
+    for (&(_, std::cmp::Reverse(len), i), &start) in reads.iter().zip(&starts) {
+        h.mops[i as usize].value = MopValue::List { start, len };
+    }
+    out.shrink_to_fit();
+    std::mem::replace(&mut h.elements, out)
 }
 
 #[cfg(test)]
@@ -1295,6 +1410,59 @@ mod tests {
         build(&mut b, &[&[s("a")]]);
         let h = b.finish();
         assert_eq!(texts(&h), vec!["18446744073709551615", "\"a\""]);
+    }
+
+    /// One op per list, each a read of key `k` of the given values.
+    fn reads(b: &mut HistoryBuilder, k: &str, lists: &[&[Value]]) {
+        for vals in lists {
+            let key = b.key(Atom::Keyword(k.into()));
+            let start = b.mop_count();
+            let ids: Vec<i64> = vals.iter().map(|v| b.value(v.clone())).collect();
+            let l = b.list(&ids);
+            b.push_mop(Mop { f: MopFn::Read, key, value: l });
+            b.push_op(raw(OpType::Ok, Some(0), None), start);
+        }
+    }
+
+    fn list_texts(h: &History) -> Vec<Vec<String>> {
+        h.mops.iter().map(|m| h.list(m.value).iter().map(|&v| h.value_text(v)).collect()).collect()
+    }
+
+    fn ints(xs: &[i64]) -> Vec<Value> {
+        xs.iter().map(|&x| Value::Atom(Atom::Int(x))).collect()
+    }
+
+    #[test]
+    fn prefix_reads_share_storage_and_read_back_unchanged() {
+        let mut b = HistoryBuilder::new("t");
+        let (a, b2, c, d, e) = (ints(&[1, 2]), ints(&[1, 2, 3]), ints(&[1]), ints(&[2, 1]), ints(&[]));
+        reads(&mut b, "x", &[&a, &b2, &c, &d, &e]);
+        reads(&mut b, "y", &[&a]);
+        let h = b.finish();
+        let want: Vec<Vec<String>> =
+            [&a, &b2, &c, &d, &e, &a].iter().map(|l| l.iter().map(|v| v.to_string()).collect()).collect();
+        assert_eq!(list_texts(&h), want);
+        // x keeps [1 2 3] (holding [1 2] and [1]) and [2 1]; y its own [1 2].
+        assert_eq!(h.elements.len(), 3 + 2 + 2);
+    }
+
+    #[test]
+    fn shared_chunks_merge_into_the_same_history_as_one_builder() {
+        let lists: Vec<Vec<Value>> =
+            vec![ints(&[1]), vec![s("a")], vec![s("a"), s("b")], ints(&[1, 7]), vec![s("a"), s("b"), s("c")]];
+        let refs: Vec<&[Value]> = lists.iter().map(Vec::as_slice).collect();
+        let mut one = HistoryBuilder::new("t");
+        reads(&mut one, "x", &refs);
+        let mut first = HistoryBuilder::new("t");
+        reads(&mut first, "x", &refs[..3]);
+        let mut second = HistoryBuilder::new("t");
+        reads(&mut second, "x", &refs[3..]);
+        assert!(first.share_lists().is_empty());
+        second.share_lists();
+        first.append(second);
+        let (one, merged) = (one.finish(), first.finish());
+        assert_eq!(format!("{one:?}"), format!("{merged:?}"));
+        assert_eq!(list_texts(&merged)[4], vec!["\"a\"", "\"b\"", "\"c\""]);
     }
 
     #[test]

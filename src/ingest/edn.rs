@@ -75,6 +75,21 @@ const SMALL_KEY_LIMIT: i64 = 1 << 20;
 /// Inputs smaller than twice this are parsed sequentially.
 pub(crate) const DEFAULT_MIN_CHUNK: usize = 1 << 20;
 
+/// Input per parallel chunk of a large history: merging copies every chunk
+/// but the first and frees it, so while merging the history's columns are
+/// resident once plus one chunk's worth; smaller chunks cost only the copy.
+const CHUNK_TARGET: usize = 32 << 20;
+
+/// Gives back the resident pages of a byte range `[from, to)` of a
+/// memory-mapped input that has been read (`MADV_DONTNEED`): a file-backed,
+/// never-written map reads the same bytes again from the file if they are
+/// touched later (an error message, a key's bytes), so this changes memory,
+/// never what is read.
+pub(crate) type Release<'r> = &'r (dyn Fn(usize, usize) + Sync);
+
+/// Input read between two [`Release`] calls.
+const RELEASE_STEP: usize = 16 << 20;
+
 const WS: u8 = 1;
 const DELIM: u8 = 2;
 /// Bytes that may begin something `skip_ws` skips: whitespace, `;`, `#`.
@@ -172,6 +187,9 @@ struct Parser<'a> {
     /// `KeyId`s of keyword (kind 0) and escape-free string (kind 1) keys,
     /// keyed by their bytes in the input.
     named_keys: FxHashMap<(u8, &'a [u8]), KeyId>,
+    /// Where read input is given back, and from which offset it has not
+    /// been yet; `None` for input that is not a memory map.
+    release: Option<(Release<'a>, usize)>,
 }
 
 impl<'a> Parser<'a> {
@@ -186,6 +204,19 @@ impl<'a> Parser<'a> {
             opener: None,
             small_keys: Vec::new(),
             named_keys: FxHashMap::default(),
+            release: None,
+        }
+    }
+
+    /// Gives back the input read since the last call, every
+    /// [`RELEASE_STEP`] bytes.
+    #[inline]
+    fn release_read(&mut self) {
+        if let Some((release, from)) = &mut self.release {
+            if self.pos - *from >= RELEASE_STEP {
+                release(*from, self.pos);
+                *from = self.pos;
+            }
         }
     }
 
@@ -1124,7 +1155,10 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     return Ok(());
                 }
-                _ => self.op_form(b)?,
+                _ => {
+                    self.op_form(b)?;
+                    self.release_read();
+                }
             }
         }
     }
@@ -1472,32 +1506,77 @@ const OPENED_EARLIER: usize = usize::MAX;
 
 /// Parses an EDN history, in parallel when it is large enough.
 pub(crate) fn parse(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    Ok(merge(source, parse_chunks(source, input)?))
+    merge(source, parse_chunks(source, input, None)?)
 }
 
 /// Parses into per-chunk builders without merging them, so a caller can
 /// release the input (e.g. unmap the file) before the merge copies chunks:
 /// that keeps the input and the copy from being resident at the same time.
-pub(crate) fn parse_chunks(source: &str, input: &[u8]) -> Result<Vec<HistoryBuilder>, IngestError> {
-    // One chunk per thread: merging copies every chunk but the first, so
-    // more chunks than threads only add copying.
-    parse_chunks_sized(source, input, DEFAULT_MIN_CHUNK, rayon::current_num_threads(), 1)
+///
+/// With `release`, the input is a memory map whose pages are given back as
+/// they are read (counted, then parsed), so that the whole file is never
+/// resident beside its columns.
+pub(crate) fn parse_chunks(
+    source: &str,
+    input: &[u8],
+    release: Option<Release<'_>>,
+) -> Result<Vec<HistoryBuilder>, IngestError> {
+    // At least one chunk per thread, and chunks of about CHUNK_TARGET bytes
+    // so that merging holds one small chunk twice, not half the history.
+    let chunks = rayon::current_num_threads().max(input.len() / CHUNK_TARGET);
+    parse_chunks_sized(source, input, DEFAULT_MIN_CHUNK, chunks, 1, release)
 }
 
-/// Merges chunk builders, in input order, into the finished history.
-pub(crate) fn merge(source: &str, chunks: Vec<HistoryBuilder>) -> History {
+/// Merges chunk builders, in input order, into the finished history. An
+/// input over 4 GiB (read in chunks, each addressable) whose columns
+/// together outgrow the model's `u32` offsets is refused.
+pub(crate) fn merge(source: &str, chunks: Vec<HistoryBuilder>) -> Result<History, IngestError> {
     let mut iter = chunks.into_iter();
     let mut b = iter.next().unwrap_or_else(|| HistoryBuilder::new(source));
     for chunk in iter {
+        if !b.can_append(&chunk) {
+            return Err(IngestError::Unreadable {
+                path: source.to_string(),
+                reason: "holds more than 4 billion operations, micro-operations or distinct list elements, \
+                         beyond the columnar model's u32 offsets"
+                    .into(),
+            });
+        }
         b.append(chunk);
     }
-    b.finish()
+    Ok(b.finish())
+}
+
+/// The sequential parse of a whole input, which must then be addressable
+/// with `u32` offsets: a larger input is read only in parallel chunks.
+fn whole_input(source: &str, input: &[u8], first_line: usize) -> Result<HistoryBuilder, IngestError> {
+    whole_input_within(source, input, first_line, u32::MAX as usize)
+}
+
+/// [`whole_input`] with the largest input read whole as `limit` (tests).
+fn whole_input_within(
+    source: &str,
+    input: &[u8],
+    first_line: usize,
+    limit: usize,
+) -> Result<HistoryBuilder, IngestError> {
+    if input.len() > limit {
+        return Err(IngestError::Unreadable {
+            path: source.to_string(),
+            reason: format!(
+                "is {} bytes, over 4 GiB, and could not be read in parallel chunks (a syntax error, or op maps \
+                 that do not each start a line); histories this large are read only as op maps starting lines",
+                input.len()
+            ),
+        });
+    }
+    parse_sequential_builder(source, input, first_line)
 }
 
 /// Parses sequentially, in one pass over the whole input.
 #[cfg(test)]
 pub(crate) fn parse_sequential(source: &str, input: &[u8]) -> Result<History, IngestError> {
-    Ok(merge(source, vec![parse_sequential_builder(source, input, 1)?]))
+    merge(source, vec![parse_sequential_builder(source, input, 1)?])
 }
 
 fn parse_sequential_builder(source: &str, input: &[u8], first_line: usize) -> Result<HistoryBuilder, IngestError> {
@@ -1561,7 +1640,7 @@ pub(crate) fn parse_segment(
     end_of_vector: Option<&(u8, String)>,
 ) -> Result<Vec<HistoryBuilder>, IngestError> {
     let Some((close, opened_at)) = end_of_vector else {
-        return parse_chunks_sized(source, seg, DEFAULT_MIN_CHUNK, rayon::current_num_threads(), first_line);
+        return parse_chunks_sized(source, seg, DEFAULT_MIN_CHUNK, rayon::current_num_threads(), first_line, None);
     };
     let mut b = HistoryBuilder::with_capacity_for(source, seg.len());
     let mut p = Parser::new(seg, 0, seg.len(), first_line);
@@ -1609,7 +1688,7 @@ pub(crate) fn parse_with_chunk(
     min_chunk: usize,
     max_chunks: usize,
 ) -> Result<History, IngestError> {
-    Ok(merge(source, parse_chunks_sized(source, input, min_chunk, max_chunks, 1)?))
+    merge(source, parse_chunks_sized(source, input, min_chunk, max_chunks, 1, None)?)
 }
 
 fn parse_chunks_sized(
@@ -1618,35 +1697,69 @@ fn parse_chunks_sized(
     min_chunk: usize,
     max_chunks: usize,
     first_line: usize,
+    release: Option<Release<'_>>,
 ) -> Result<Vec<HistoryBuilder>, IngestError> {
     let Some(bounds) = plan_chunks(input, min_chunk.max(1), max_chunks) else {
-        return Ok(vec![parse_sequential_builder(source, input, first_line)?]);
+        return Ok(vec![whole_input(source, input, first_line)?]);
     };
-    let line_counts: Vec<usize> = bounds.par_windows(2).map(|w| count_newlines(&input[w[0]..w[1]])).collect();
+    let line_counts: Vec<usize> =
+        bounds.par_windows(2).map(|w| count_and_release(input, w[0], w[1], release)).collect();
     let mut first_lines = Vec::with_capacity(line_counts.len());
     let mut line = first_line + count_newlines(&input[..bounds[0]]);
     for n in &line_counts {
         first_lines.push(line);
         line += n;
     }
+    // Emptied list arenas of parsed chunks, reused by the next ones.
+    let arenas: std::sync::Mutex<Vec<Vec<i64>>> = std::sync::Mutex::new(Vec::new());
     let chunks: Vec<Option<HistoryBuilder>> = bounds
         .par_windows(2)
         .zip(first_lines.par_iter())
         .map(|(w, &first_line)| {
-            // The first chunk's builder receives all the others: size it for
-            // the whole input so merging never reallocates.
-            let room = if w[0] == bounds[0] { input.len() } else { w[1] - w[0] };
-            let mut b = HistoryBuilder::with_capacity_for(source, room);
+            // Reserved for the chunk only: the first chunk's columns grow as
+            // the others are appended (large buffers grow by remapping, not
+            // copying), and a reservation for a whole multi-GB input would
+            // exceed what the kernel lets one allocation reserve.
+            let mut b = HistoryBuilder::with_capacity_for(source, w[1] - w[0]);
+            if let Some(arena) = arenas.lock().ok().and_then(|mut a| a.pop()) {
+                b.reuse_arena(arena);
+            }
             let mut p = Parser::new(input, w[0], w[1], first_line);
-            p.ops(&mut b, None).ok().map(|()| b)
+            p.release = release.map(|r| (r, w[0]));
+            let parsed = p.ops(&mut b, None).ok().map(|()| {
+                let arena = b.share_lists();
+                if let Ok(mut a) = arenas.lock() {
+                    a.push(arena);
+                }
+                b
+            });
+            if let Some(r) = release {
+                r(w[0], w[1]);
+            }
+            parsed
         })
         .collect();
     if chunks.iter().any(Option::is_none) {
         // Some cut fell inside an op, or the input has an error: the
         // sequential parse gives the authoritative result and message.
-        return Ok(vec![parse_sequential_builder(source, input, first_line)?]);
+        return Ok(vec![whole_input(source, input, first_line)?]);
     }
     Ok(chunks.into_iter().flatten().collect())
+}
+
+/// Newlines in `input[from..to]`, counted [`RELEASE_STEP`] bytes at a time,
+/// each given back to `release` once counted.
+fn count_and_release(input: &[u8], from: usize, to: usize, release: Option<Release<'_>>) -> usize {
+    let Some(release) = release else { return count_newlines(&input[from..to]) };
+    let mut n = 0;
+    let mut at = from;
+    while at < to {
+        let end = to.min(at + RELEASE_STEP);
+        n += count_newlines(&input[at..end]);
+        release(at, end);
+        at = end;
+    }
+    n
 }
 
 /// Chooses chunk boundaries for a parallel parse: offsets where a line starts
@@ -2059,6 +2172,16 @@ mod tests {
 
     fn debug(h: &History) -> String {
         format!("{h:?}")
+    }
+
+    #[test]
+    fn inputs_beyond_u32_offsets_are_never_read_whole() {
+        let text = b"{:type :ok, :process 0, :value [[:append :x 1]]}\n";
+        assert!(whole_input_within("h.edn", text, 1, text.len()).is_ok());
+        match whole_input_within("h.edn", text, 1, text.len() - 1) {
+            Err(IngestError::Unreadable { reason, .. }) => assert!(reason.contains("over 4 GiB"), "{reason}"),
+            other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+        }
     }
 
     #[test]

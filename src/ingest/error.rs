@@ -62,7 +62,8 @@ pub enum IngestError {
         reason: String,
     },
     /// The input is larger than the limit (at most 4 GiB - 1, as the columnar
-    /// model's arenas use `u32` offsets; see [`super::MAX_INPUT_BYTES`]).
+    /// model's arenas use `u32` offsets; see [`super::MAX_INPUT_BYTES`];
+    /// EDN files are read in chunks up to [`super::MAX_MAPPED_EDN_BYTES`]).
     #[error("{source_name}: input of {len} bytes or more is larger than the limit of {limit} bytes")]
     TooLarge {
         /// The file (or source name) being read.

@@ -71,6 +71,13 @@ pub enum Format {
 /// where the size is known, and after at most this many bytes otherwise.
 pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
 
+/// The largest EDN history file read: beyond [`MAX_INPUT_BYTES`] a file is
+/// read only memory-mapped and in parallel chunks of at most a few tens of
+/// MB (one op map starting each line, as Jepsen writes them), each
+/// addressable with `u32` offsets; the columns they merge into must still
+/// be (fewer than 4 billion ops, micro-ops and distinct list elements).
+pub const MAX_MAPPED_EDN_BYTES: u64 = 1 << 40;
+
 /// How to read a transaction that the input marks committed although one of
 /// its events failed (dbcop's `success = 0` on an event).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -156,8 +163,10 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
         });
     }
     regular_file(&name, &meta)?;
-    if meta.len() > MAX_INPUT_BYTES {
-        return Err(IngestError::TooLarge { source_name: name, len: meta.len(), limit: MAX_INPUT_BYTES });
+    let large = meta.len() > MAX_INPUT_BYTES;
+    if meta.len() > MAX_MAPPED_EDN_BYTES || (large && !matches!(format, Format::Auto | Format::Edn)) {
+        let limit = if matches!(format, Format::Auto | Format::Edn) { MAX_MAPPED_EDN_BYTES } else { MAX_INPUT_BYTES };
+        return Err(IngestError::TooLarge { source_name: name, len: meta.len(), limit });
     }
     let file = std::fs::File::open(path).map_err(io)?;
     // The path may have been replaced between the two looks.
@@ -173,33 +182,57 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
             {
                 let _ = map.advise(memmap2::Advice::WillNeed);
             }
-            check_size(&name, map.len())?;
             if jepsen::is_gzip(&map)
                 || jepsen::inner_name(&name) != name
                 || (matches!(format, Format::Auto | Format::Edn) && jepsen::looks_like_history_txt(&map))
             {
+                check_size(&name, map.len())?;
                 return read_bytes_with(&name, &map, format, opts);
             }
             let (bytes, format) = prepare(&name, &map, format);
             if format != Format::Edn {
+                check_size(&name, map.len())?;
                 return read_resolved(&name, bytes, format, opts);
             }
-            let chunks = match edn::parse_chunks(&name, bytes) {
+            // Offsets into `bytes` are offsets into the map plus `skip` (a
+            // byte order mark).
+            let skip = bytes.as_ptr() as usize - map.as_ptr() as usize;
+            let release = |from: usize, to: usize| release_pages(&map, skip + from, skip + to);
+            let chunks = match edn::parse_chunks(&name, bytes, Some(&release)) {
                 Ok(chunks) => chunks,
                 Err(e) => return Err(other_workload(&name, bytes, hint_other_format(e, bytes, Format::Edn))),
             };
-            let h = edn::merge(&name, chunks);
-            if h.mops.is_empty() {
+            if chunks.iter().all(|c| c.mop_count() == 0) {
                 if let Some(reason) = jepsen::non_transactional(bytes) {
                     return Err(IngestError::Unreadable { path: name, reason });
                 }
             }
             drop(map);
-            return require_completions(&name, h);
+            return require_completions(&name, edn::merge(&name, chunks)?);
         }
     }
     let bytes = read_capped(&name, file, MAX_INPUT_BYTES)?;
     read_bytes_with(&name, &bytes, format, opts)
+}
+
+/// Gives back the resident pages of `map[from..to]` (whole pages inside it),
+/// which have been read: `MADV_DONTNEED` on a read-only file map drops the
+/// pages from this process, and touching them again reads the file again,
+/// so the bytes seen never change. Where the advice fails nothing changes.
+fn release_pages(map: &memmap2::Mmap, from: usize, to: usize) {
+    // Whole 64 KiB blocks: page-aligned for every page size up to that (the
+    // map itself starts on a page boundary).
+    const ALIGN: usize = 64 << 10;
+    let start = from.div_ceil(ALIGN) * ALIGN;
+    let end = to.min(map.len()) / ALIGN * ALIGN;
+    if end > start {
+        #[cfg(unix)]
+        // SAFETY: the map is private and read-only, so dropping its pages
+        // loses nothing: the kernel refills them from the file on access.
+        unsafe {
+            let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start);
+        }
+    }
 }
 
 /// Reads a history from a stream (standard input, a pipe) of at most
@@ -525,6 +558,27 @@ mod tests {
             assert_eq!(h.key(m[0].key), &Atom::Str("k".into()));
             assert!(matches!(m[0].value, MopValue::List { len: 1, .. }));
         }
+    }
+
+    /// A file large enough to be read in parallel chunks, its pages given
+    /// back as they are read (and some touched again: keys and error
+    /// locations point into the map), gives exactly the history read from
+    /// the same bytes in memory; so does it after a byte order mark, which
+    /// shifts every offset given back.
+    #[test]
+    fn mapped_files_given_back_as_read_parse_like_bytes_in_memory() {
+        let text = crate::gen::testkit::sized_list_append(40 << 20, 11);
+        let path = std::env::temp_dir().join(format!("isolde-ingest-release-{}.edn", std::process::id()));
+        for bom in ["", "\u{feff}"] {
+            let bytes = format!("{bom}{text}");
+            assert!(std::fs::write(&path, &bytes).is_ok());
+            let mapped = read_path(&path, Format::Auto).map(|h| format!("{h:?}"));
+            let name = path.display().to_string();
+            let memory = read_bytes(&name, bytes.as_bytes(), Format::Auto).map(|h| format!("{h:?}"));
+            assert!(mapped.is_ok(), "{:?}", mapped.err());
+            assert!(mapped.ok() == memory.ok(), "bom {bom:?}: the mapped file reads differently");
+        }
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
