@@ -143,7 +143,11 @@ pub fn text_report(program: &str, out: &Outcome, files: &[PathBuf]) -> String {
                 out.level.analyze_model()
             ));
             let names: Vec<String> = w.analyze_names().iter().map(|(l, n)| format!("{l} = {n}")).collect();
-            r.push_str(&format!("  analyze names its transactions {}\n", names.join(", ")));
+            r.push_str(&format!(
+                "  analyze names its transactions {} ({} client ops: an invocation and a completion each)\n",
+                names.join(", "),
+                2 * w.txns.len()
+            ));
         }
     }
     r

@@ -34,9 +34,11 @@ pub fn write(dir: &Path, out: &Outcome, program: &str, files: &[PathBuf]) -> Res
             href: name.clone(),
             violating: true,
             finding: format!(
-                "consistent at {}, breaks the assertion ({} transactions)",
+                "consistent at {}, breaks the assertion ({} transactions: {} client ops, an invocation and a \
+                 completion each)",
                 out.level.name(),
-                w.txns.len()
+                w.txns.len(),
+                2 * w.txns.len()
             ),
             extra_html: explorer_view(w),
             history: h,
