@@ -29,7 +29,8 @@ pub struct ExploreArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "100", value_name = "N", help_heading = "Output")]
     pub all: Option<usize>,
     /// Write each printed violating history to DIR/violation-K.edn as a
-    /// Jepsen rw-register history that `isolde analyze` checks.
+    /// Jepsen rw-register history that `isolde analyze` checks, and
+    /// DIR/index.html, one page with each as `analyze -d` shows it.
     #[arg(long, short = 'd', value_name = "DIR", help_heading = "Output")]
     pub directory: Option<PathBuf>,
     /// Stop after this many seconds (exit 3 unless a violation was found).
@@ -85,6 +86,9 @@ pub fn run(a: &ExploreArgs) -> u8 {
             Ok(f) => files = f,
             Err(e) => return fail(format!("{}: {e}", dir.display())),
         }
+        if let Err(e) = super::page::write(dir, &out, &shown, &files) {
+            eprintln!("isolde explore: warning: could not write the page: {e}");
+        }
     }
     match a.format {
         Format::Text => print!("{}", text_report(&shown, &out, &files)),
@@ -137,6 +141,12 @@ pub fn text_report(program: &str, out: &Outcome, files: &[PathBuf]) -> String {
                 "  written to {} (isolde analyze --model {} accepts it; a stronger --model explains the anomaly)\n",
                 f.display(),
                 out.level.analyze_model()
+            ));
+            let names: Vec<String> = w.analyze_names().iter().map(|(l, n)| format!("{l} = {n}")).collect();
+            r.push_str(&format!(
+                "  analyze names its transactions {} ({} client ops: an invocation and a completion each)\n",
+                names.join(", "),
+                2 * w.txns.len()
             ));
         }
     }

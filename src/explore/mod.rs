@@ -21,7 +21,7 @@
 //! format), [`eval`] (expressions), [`history`] (the explorer's histories),
 //! [`levels`] (the levels and their consistency checks), [`dpor`] (the
 //! algorithm), [`witness`] (histories as text and as Jepsen histories),
-//! [`cli`] (the command line).
+//! [`page`] (the output directory's HTML page), [`cli`] (the command line).
 //!
 //! Memory stays polynomial in the program: the search is a depth-first stack
 //! of histories, and no set of seen histories is kept.
@@ -31,6 +31,7 @@ pub mod dpor;
 pub mod eval;
 pub mod history;
 pub mod levels;
+pub mod page;
 pub mod program;
 pub mod reader;
 pub mod witness;

@@ -138,6 +138,24 @@ impl HistView {
         out
     }
 
+    /// The name `isolde analyze` gives the `i`th transaction (in the
+    /// explorer's order) of [`HistView::to_jepsen`]'s history: `T` and the
+    /// `:index` of its completion (each transaction is an invocation and a
+    /// completion, indexed from 0 in that order).
+    pub fn analyze_name(i: usize) -> String {
+        format!("T{}", 2 * i + 1)
+    }
+
+    /// The transactions as `label = analyze name` pairs in session order
+    /// (`T1.1 = T1`): how `isolde analyze` names them in the history
+    /// [`HistView::to_jepsen`] writes.
+    pub fn analyze_names(&self) -> Vec<(String, String)> {
+        let mut names: Vec<(usize, usize, String)> =
+            self.txns.iter().enumerate().map(|(i, t)| (t.session, t.index, HistView::analyze_name(i))).collect();
+        names.sort();
+        names.into_iter().map(|(s, i, n)| (label(s, i), n)).collect()
+    }
+
     /// The history as a Jepsen rw-register EDN history with unique values
     /// (see the module documentation).
     pub fn to_jepsen(&self, program: &str, level: &str) -> String {

@@ -14,7 +14,9 @@
 //! the reads saw a consistent state). Cells of scripts testing one column
 //! combine as Hermitage's do ([`combine`]: `R/O` when only the read-only
 //! variants are prevented), and each row's actual isolation level follows
-//! from its cells ([`actual_level`]). See `docs/hermitage.md`.
+//! from its cells ([`actual_level`]); `-d` writes the histories, their
+//! explanations ([`table`]) and one HTML page of them all ([`page`]). See
+//! `docs/hermitage.md`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -25,6 +27,7 @@ use crate::record::Isolation;
 
 pub mod conn;
 pub mod exec;
+pub mod page;
 pub mod scenarios;
 pub mod table;
 
@@ -56,7 +59,8 @@ pub struct HermitageArgs {
     pub levels: Option<Vec<Isolation>>,
     /// Write every history (LEVEL/SCENARIO.edn) and its explanation
     /// (LEVEL/SCENARIO.txt: statements, what blocked, errors, the checker's
-    /// witness) and the table (table.md) into this directory.
+    /// witness), the table (table.md) and one page with every history as
+    /// `analyze -d` shows it (index.html) into this directory.
     #[arg(long, short = 'd')]
     pub directory: Option<PathBuf>,
     /// Output format.
@@ -237,6 +241,7 @@ pub fn run(a: &HermitageArgs) -> Result<u8, String> {
     if let Some(dir) = &a.directory {
         let path = dir.join("table.md");
         std::fs::write(&path, table::markdown(&version, &rows)).map_err(|e| format!("{}: {e}", path.display()))?;
+        page::write(dir, &version, &rows)?;
     }
     print!("{text}");
     Ok(0)

@@ -44,11 +44,21 @@ pub struct HtmlOptions {
     pub history_href: Option<String>,
     /// Time spent reading the history, if known.
     pub parse_time: Option<Duration>,
+    /// Prefixed to every `id` and in-page link of the history's section,
+    /// so that several histories share one page
+    /// ([`super::html_set`]); empty for a page of its own.
+    pub id_prefix: String,
 }
 
 impl Default for HtmlOptions {
     fn default() -> Self {
-        HtmlOptions { max_cases: super::table::DEFAULT_EXAMPLES, plots_dir: None, history_href: None, parse_time: None }
+        HtmlOptions {
+            max_cases: super::table::DEFAULT_EXAMPLES,
+            plots_dir: None,
+            history_href: None,
+            parse_time: None,
+            id_prefix: String::new(),
+        }
     }
 }
 
@@ -69,8 +79,8 @@ pub fn escape(s: &str) -> String {
 }
 
 /// Escapes `s` and links every transaction name `T<index>` it holds to the
-/// transaction's entry on the page.
-fn linked(s: &str) -> String {
+/// transaction's entry on the page (its `id` prefixed with `prefix`).
+fn linked(s: &str, prefix: &str) -> String {
     let e = escape(s);
     let b = e.as_bytes();
     let mut out = String::with_capacity(e.len() + 64);
@@ -81,7 +91,7 @@ fn linked(s: &str) -> String {
         let ends = b.get(i + 1 + digits).is_none_or(|c| !c.is_ascii_alphanumeric());
         if starts && digits > 0 && ends {
             let name = &e[i..i + 1 + digits];
-            let _ = write!(out, "<a href=\"#{name}\">{name}</a>");
+            let _ = write!(out, "<a href=\"#{prefix}{name}\">{name}</a>");
             i += 1 + digits;
         } else {
             let ch = e[i..].chars().next().unwrap_or(' ');
@@ -93,9 +103,9 @@ fn linked(s: &str) -> String {
 }
 
 /// An HTML anchor for an anomaly type.
-fn anchor(name: &str) -> String {
+fn anchor(prefix: &str, name: &str) -> String {
     let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    format!("a-{safe}")
+    format!("{prefix}a-{safe}")
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}\
@@ -107,21 +117,45 @@ pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}\
 .case{margin:1em 0;padding:.5em 1em;border-left:4px solid #b52a2a;background:#fcfcfc}\
 .plot svg{max-width:100%;height:auto}code{font-size:.9em}.muted{color:#666}";
 
-/// The page for `o` over `h`.
-pub fn page(h: &History, o: &Outcome, opts: &HtmlOptions) -> String {
-    let mut s = String::with_capacity(16 << 10);
-    let (word, class) = match o.valid {
+/// The verdict's word and CSS class.
+pub fn verdict_word(v: Validity) -> (&'static str, &'static str) {
+    match v {
         Validity::Valid => ("VALID", "valid"),
         Validity::Invalid => ("INVALID", "invalid"),
         Validity::Unknown => ("UNKNOWN", "unknown"),
-    };
-    let _ = write!(
+    }
+}
+
+/// The start of a page titled `title` (escaped here), through `<body>`.
+pub fn head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>isolde: {}</title>\
+         <style>{STYLE}</style></head><body>\n",
+        escape(title)
+    )
+}
+
+/// The end of a page.
+pub const FOOT: &str = "<p class=\"muted\">Written by isolde.</p>\n</body></html>\n";
+
+/// The page for `o` over `h`.
+pub fn page(h: &History, o: &Outcome, opts: &HtmlOptions) -> String {
+    let (word, class) = verdict_word(o.valid);
+    let mut s = head(&format!("{} {word}", h.source));
+    let _ = writeln!(
         s,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>isolde: {} {word}</title>\
-         <style>{STYLE}</style></head><body>\n<h1>{} <span class=\"v {class}\" id=\"verdict\">{word}</span></h1>\n",
+        "<h1>{} <span class=\"v {class}\" id=\"{}verdict\">{word}</span></h1>",
         escape(&h.source),
-        escape(&h.source)
+        opts.id_prefix
     );
+    section(&mut s, h, o, opts);
+    s.push_str(FOOT);
+    s
+}
+
+/// What the page shows of one history, after its heading: its size and
+/// stage times, the levels, the anomalies and the transactions named.
+pub fn section(s: &mut String, h: &History, o: &Outcome, opts: &HtmlOptions) {
     let st = &o.stats;
     let mut times = format!(
         "infer {:.3}s, graph {:.3}s, cycles {:.3}s",
@@ -148,20 +182,18 @@ pub fn page(h: &History, o: &Outcome, opts: &HtmlOptions) -> String {
     if let Some(e) = &o.error {
         let _ = write!(s, "<p>The analysis could not run: {}</p>", escape(&e.to_string()));
     }
-    levels(&mut s, h, o);
+    levels(s, h, o, &opts.id_prefix);
     let mut mentioned: Vec<OpId> = Vec::new();
-    anomalies(&mut s, h, o, opts, &mut mentioned);
-    transactions(&mut s, h, opts, mentioned);
-    s.push_str("<p class=\"muted\">Written by isolde.</p>\n</body></html>\n");
-    s
+    anomalies(s, h, o, opts, &mut mentioned);
+    transactions(s, h, opts, mentioned);
 }
 
 /// The table of levels.
-fn levels(s: &mut String, h: &History, o: &Outcome) {
+fn levels(s: &mut String, h: &History, o: &Outcome, p: &str) {
     if o.levels.is_empty() {
         return;
     }
-    s.push_str("<h2>Levels</h2>\n<table id=\"levels\"><tr><th>level</th><th>verdict</th><th>decided by</th><th>witness</th></tr>\n");
+    let _ = write!(s, "<h2>Levels</h2>\n<table id=\"{p}levels\"><tr><th>level</th><th>verdict</th><th>decided by</th><th>witness</th></tr>\n");
     for row in &o.levels {
         let (v, class) = match row.status {
             ModelStatus::Holds => ("valid", "valid"),
@@ -171,10 +203,10 @@ fn levels(s: &mut String, h: &History, o: &Outcome) {
         };
         let witness = match (&row.status, &row.witness) {
             (ModelStatus::Violated(a), _) if o.anomalies.contains_key(a) => {
-                format!("<a href=\"#{}\">{}</a>", anchor(a), escape(a))
+                format!("<a href=\"#{}\">{}</a>", anchor(p, a), escape(a))
             }
             (ModelStatus::Violated(a), Some(w)) => {
-                format!("{}: {}", escape(a), linked(&super::witness::short_witness(h, w)))
+                format!("{}: {}", escape(a), linked(&super::witness::short_witness(h, w), p))
             }
             (ModelStatus::Violated(a), None) => escape(a),
             (ModelStatus::Holds, _) => String::new(),
@@ -199,17 +231,21 @@ fn levels(s: &mut String, h: &History, o: &Outcome) {
 
 /// Every anomaly type: a summary table, then its first cases.
 fn anomalies(s: &mut String, h: &History, o: &Outcome, opts: &HtmlOptions, mentioned: &mut Vec<OpId>) {
+    let p = opts.id_prefix.as_str();
     if o.anomalies.is_empty() {
         s.push_str("<h2>Anomalies</h2>\n<p>None found.</p>\n");
         return;
     }
-    s.push_str("<h2>Anomalies</h2>\n<table id=\"anomalies\"><tr><th>anomaly</th><th>count</th><th>example</th></tr>\n");
+    let _ = write!(
+        s,
+        "<h2>Anomalies</h2>\n<table id=\"{p}anomalies\"><tr><th>anomaly</th><th>count</th><th>example</th></tr>\n"
+    );
     for (name, cases) in &o.anomalies {
-        let ex = cases.first().map(|c| linked(&super::witness::short_witness(h, c))).unwrap_or_default();
+        let ex = cases.first().map(|c| linked(&super::witness::short_witness(h, c), p)).unwrap_or_default();
         let _ = writeln!(
             s,
             "<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{ex}</td></tr>",
-            anchor(name),
+            anchor(p, name),
             escape(name),
             cases.len()
         );
@@ -217,7 +253,7 @@ fn anomalies(s: &mut String, h: &History, o: &Outcome, opts: &HtmlOptions, menti
     s.push_str("</table>\n");
     let mut svg_id = 0usize;
     for (name, cases) in &o.anomalies {
-        let _ = writeln!(s, "<h2 id=\"{}\">{} ({})</h2>", anchor(name), escape(name), cases.len());
+        let _ = writeln!(s, "<h2 id=\"{}\">{} ({})</h2>", anchor(p, name), escape(name), cases.len());
         let mut cycle_no = 0usize;
         for (i, c) in cases.iter().enumerate() {
             // The directory numbers the plots of a type's cycles from 0.
@@ -229,7 +265,7 @@ fn anomalies(s: &mut String, h: &History, o: &Outcome, opts: &HtmlOptions, menti
                 continue;
             }
             let text = words::explain_case(h, o.workload, c, Naming::Index, Values::Short);
-            let _ = write!(s, "<div class=\"case\"><b>{} #{i}</b><pre>{}</pre>", escape(name), linked(&text));
+            let _ = write!(s, "<div class=\"case\"><b>{} #{i}</b><pre>{}</pre>", escape(name), linked(&text, p));
             collect_ops(h, c, mentioned);
             if let (Case::Cycle(cy), Some(k)) = (c, plot_no) {
                 s.push_str(&plot(h, cy, name, k, opts, &mut svg_id));
@@ -276,12 +312,21 @@ fn plot(h: &History, c: &Cycle, name: &str, k: usize, opts: &HtmlOptions, svg_id
         return format!("<p class=\"muted\">(a cycle of {} transactions: not drawn)</p>", c.ops.len());
     }
     *svg_id += 1;
-    format!("<div class=\"plot\">{}</div>", draw_cycle(h, c, *svg_id))
+    format!(
+        "<div class=\"plot\">{}</div>",
+        draw_cycle_in(h, c, &format!("{}{}", opts.id_prefix, *svg_id), &opts.id_prefix)
+    )
 }
 
 /// A cycle drawn as SVG: its transactions on a circle, each step an arrow
 /// labelled with its type (`rw`, `wr`, `ww`, `process`, `realtime`).
 pub fn draw_cycle(h: &History, c: &Cycle, id: usize) -> String {
+    draw_cycle_in(h, c, &id.to_string(), "")
+}
+
+/// [`draw_cycle`] with its marker named `arr<id>` and its links to
+/// transactions' entries prefixed with `prefix`.
+fn draw_cycle_in(h: &History, c: &Cycle, id: &str, prefix: &str) -> String {
     let n = c.ops.len().max(1);
     let r = (40.0 * n as f64 / std::f64::consts::PI).max(70.0);
     let size = 2.0 * r + 140.0;
@@ -337,7 +382,7 @@ pub fn draw_cycle(h: &History, c: &Cycle, id: usize) -> String {
         let name = format!("T{}", h.op(op).index);
         let _ = write!(
             s,
-            "<a href=\"#{name}\"><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"24\" fill=\"#fff\" stroke=\"#222\"/>\
+            "<a href=\"#{prefix}{name}\"><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"24\" fill=\"#fff\" stroke=\"#222\"/>\
              <text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"middle\">{name}</text></a>",
             y + 4.0
         );
@@ -353,7 +398,8 @@ fn transactions(s: &mut String, h: &History, opts: &HtmlOptions, mut ops: Vec<Op
     if ops.is_empty() {
         return;
     }
-    s.push_str("<h2>Transactions</h2>\n<table id=\"transactions\"><tr><th>transaction</th><th>history line</th><th>op</th></tr>\n");
+    let p = opts.id_prefix.as_str();
+    let _ = write!(s, "<h2>Transactions</h2>\n<table id=\"{p}transactions\"><tr><th>transaction</th><th>history line</th><th>op</th></tr>\n");
     for op in ops {
         let o = h.op(op);
         let line = match &opts.history_href {
@@ -363,7 +409,7 @@ fn transactions(s: &mut String, h: &History, opts: &HtmlOptions, mut ops: Vec<Op
         };
         let _ = writeln!(
             s,
-            "<tr id=\"T{}\"><td>T{}</td><td>{line}</td><td><code>{}</code></td></tr>",
+            "<tr id=\"{p}T{}\"><td>T{}</td><td>{line}</td><td><code>{}</code></td></tr>",
             o.index,
             o.index,
             escape(&elide::op_text(h, op, &Vec::new()))
@@ -383,7 +429,7 @@ mod tests {
 
     #[test]
     fn names_link_and_text_is_escaped() {
-        assert_eq!(linked("T5 <T12> xT3 T4a"), "<a href=\"#T5\">T5</a> &lt;<a href=\"#T12\">T12</a>&gt; xT3 T4a");
+        assert_eq!(linked("T5 <T12> xT3 T4a", ""), "<a href=\"#T5\">T5</a> &lt;<a href=\"#T12\">T12</a>&gt; xT3 T4a");
         assert_eq!(escape("a&\"b\""), "a&amp;&quot;b&quot;");
     }
 

@@ -7,7 +7,8 @@
 //! width, with one-line [`witness`]es; [`text`] explains cycles in Elle's
 //! words, [`words`] every other anomaly, [`elide`] shortens long values for
 //! people; [`directory`] writes Elle's output directory and [`html`] one
-//! self-contained page of the whole check; [`online`] the one-line
+//! self-contained page of the whole check ([`html_set`] one page for the
+//! histories `explore` and `hermitage` write); [`online`] the one-line
 //! reports of the online checker.
 
 pub mod directory;
@@ -15,6 +16,7 @@ pub mod dot;
 pub mod edn;
 pub mod elide;
 pub mod html;
+pub mod html_set;
 pub mod json;
 pub mod online;
 pub mod result_map;
