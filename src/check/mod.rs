@@ -156,7 +156,8 @@ pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, Check
     let mut ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
     if crate::levels::ladder_requested(models) {
         ms.retain(|m| !m.trim().eq_ignore_ascii_case(crate::levels::ALL));
-        ms.extend(crate::levels::LADDER_MODELS.iter().map(|m| m.to_string()));
+        let ladder = crate::levels::LADDER_MODELS.iter().chain(crate::levels::REALTIME_MODELS);
+        ms.extend(ladder.filter(|l| !ms.iter().any(|m| m == **l)).map(|m| m.to_string()).collect::<Vec<_>>());
     }
     let mut known = lattice::all_model_names();
     known.extend(weak::elle::ISOLDE_ONLY_MODELS);
@@ -283,7 +284,8 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let prohibited = prohibited_by(&req.models, &asked);
     let mut reportable = prohibited.clone();
     reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
-    let mut stats = Stats { ops: h.ops.len(), ..Stats::default() };
+    let realtime = h.ops.iter().any(|o| o.is_invoke());
+    let mut stats = Stats { ops: h.ops.len(), nonclient_ops: h.nonclient_ops, realtime, ..Stats::default() };
     let found = match find(h, &req, &reportable, &mut stats) {
         Ok(f) => f,
         Err(e) => return Ok(cannot_run(workload, e, stats)),
@@ -334,6 +336,8 @@ fn extend(
         exact_valid: outcome.stats.exact_valid.clone(),
         exact_refuted: outcome.stats.exact_refuted.clone(),
         prefix: outcome.stats.prefix.clone(),
+        nonclient_ops: outcome.stats.nonclient_ops,
+        realtime: outcome.stats.realtime,
         ..Stats::default()
     };
     if seeded.prefix.is_none() && undecided("prefix") && lists_prefix(&anomalies, &models) {
