@@ -441,7 +441,11 @@ fn decide(
     let mut weak_run = None;
     let implied = match req.workload {
         Workload::ListAppend => elle_proves_session_si(&anomalies, models, req.anomalies),
-        Workload::RwRegister => weak::elle::requested(models).is_some() && replay_proves_session_si(h, req, &mut stats),
+        Workload::RwRegister => {
+            weak::elle::requested(models).is_some()
+                && !reads_break_weak_levels(&anomalies)
+                && replay_proves_session_si(h, req, &mut stats)
+        }
     };
     if let Some(level) = weak::elle::requested(models).filter(|_| !implied) {
         if level == weak::Level::ReadCommitted && !internal_beyond_weak(models, req.anomalies) {
@@ -534,6 +538,15 @@ fn replay_proves_session_si(h: &History, req: &Request, stats: &mut Stats) -> bo
         }
         _ => false,
     }
+}
+
+/// Whether inference found a read every Biswas–Enea level may prohibit (an
+/// aborted, intermediate, future or garbage read, an internal
+/// inconsistency): the serial replay decides cycles only, so it cannot
+/// answer the weak levels for such a history; their own check does.
+fn reads_break_weak_levels(anomalies: &Anomalies) -> bool {
+    let prohibited = weak::elle::prohibited(weak::Level::ReadCommitted);
+    anomalies.keys().any(|k| prohibited.contains(&k.as_str()))
 }
 
 /// Snapshot isolation with sessions: implies every Biswas–Enea weak level.
