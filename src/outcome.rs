@@ -144,7 +144,8 @@ pub enum ModelStatus {
     Violated(String),
     /// Everything the model prohibits was searched for and none was found.
     Holds,
-    /// The analysis could not decide (a timeout, an empty graph, an error).
+    /// The analysis could not decide (a timeout, a solver limit, an error,
+    /// a history with no client operation).
     Unknown,
     /// The requested check did not look for everything this model
     /// prohibits (e.g. realtime anomalies when checking serializability).
