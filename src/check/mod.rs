@@ -149,7 +149,7 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
 
 /// Validates model names and returns the list to check (default applied),
 /// each in Elle's spelling; `all` stands for every level of the ladder
-/// ([`crate::levels::LADDER_MODELS`]). Names match case-insensitively (`Serializable`,
+/// ([`crate::levels::LADDER_MODELS`] and [`crate::levels::REALTIME_MODELS`]). Names match case-insensitively (`Serializable`,
 /// `PL-SI`); an empty name or one Elle does not know is an error, never
 /// ignored, so a typo cannot turn a check into a vacuous `valid`.
 pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
