@@ -336,6 +336,7 @@ fn extend(
         exact_valid: outcome.stats.exact_valid.clone(),
         exact_refuted: outcome.stats.exact_refuted.clone(),
         prefix: outcome.stats.prefix.clone(),
+        ops: outcome.stats.ops,
         nonclient_ops: outcome.stats.nonclient_ops,
         realtime: outcome.stats.realtime,
         ..Stats::default()
