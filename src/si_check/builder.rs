@@ -179,10 +179,13 @@ fn txn_spans(h: &History, txns: &Txns, level: Level) -> Option<Vec<(u32, u32)>> 
     })
 }
 
+/// A reader of a written version: `(writer, key, reader)`.
+type VersionReader = (TxnId, u32, TxnId);
+
 /// The wr edge of every read with one known writer (added to `known`);
 /// returns the readers of each written version, `(writer, key, reader)`,
 /// and the readers of each key's initial state, `(key, reader)`, sorted.
-fn read_edges(txns: &Txns, known: &mut Vec<DepEdge>) -> (Vec<(TxnId, u32, TxnId)>, Vec<(u32, TxnId)>) {
+fn read_edges(txns: &Txns, known: &mut Vec<DepEdge>) -> (Vec<VersionReader>, Vec<(u32, TxnId)>) {
     let mut readers: Vec<(TxnId, u32, TxnId)> = Vec::new();
     let mut init_readers: Vec<(u32, TxnId)> = Vec::new();
     for t in 0..txns.len() as TxnId {
