@@ -43,6 +43,13 @@ impl Validity {
 pub struct Stats {
     /// Client operations analysed.
     pub ops: usize,
+    /// Operations without an integer `:process`, ignored as Elle ignores
+    /// them (see [`crate::history::History::nonclient_ops`]).
+    pub nonclient_ops: usize,
+    /// Whether the history records invocations, so that real-time order
+    /// is known (a history of completions only, as dbcop, Cobra and PolySI
+    /// write, says nothing of it).
+    pub realtime: bool,
     /// Edges in the dependency graph.
     pub edges: usize,
     /// Time spent inferring dependencies and non-cycle anomalies.
@@ -154,7 +161,8 @@ pub enum ModelStatus {
     Violated(String),
     /// Everything the model prohibits was searched for and none was found.
     Holds,
-    /// The analysis could not decide (a timeout, an empty graph, an error).
+    /// The analysis could not decide (a timeout, a solver limit, an error,
+    /// a history with no client operation).
     Unknown,
     /// The requested check did not look for everything this model
     /// prohibits (e.g. realtime anomalies when checking serializability).

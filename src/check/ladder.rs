@@ -24,8 +24,31 @@ use crate::weak;
 
 /// Every level's row, weakest first.
 pub fn rows(o: &Outcome) -> Vec<LevelRow> {
+    if let Some(why) = no_client_transactions(o) {
+        let unknown = |level| LevelRow {
+            level,
+            status: ModelStatus::Unknown,
+            decided_by: DecidedBy::Nobody,
+            reason: why.clone(),
+            witness: None,
+        };
+        return LEVELS.iter().map(unknown).collect();
+    }
     let own: Vec<LevelRow> = LEVELS.iter().map(|l| own(o, l)).collect();
     own.iter().map(|row| implied(&own, row).unwrap_or_else(|| row.clone())).collect()
+}
+
+/// Why no level can be decided, when every operation lacked an integer
+/// `:process`: Elle (and isolde) check client operations only, so nothing
+/// of what the history records was checked, and a `valid` of the empty
+/// remainder would say nothing of it.
+fn no_client_transactions(o: &Outcome) -> Option<String> {
+    (o.stats.ops == 0 && o.stats.nonclient_ops > 0).then(|| {
+        format!(
+            "no client operation to check: all {} operations lack an integer :process, and only client operations are checked",
+            o.stats.nonclient_ops
+        )
+    })
 }
 
 /// An undecided row answered by another level's own verdict: a violated
@@ -138,9 +161,10 @@ fn elle_inconclusive(o: &Outcome) -> Option<String> {
     if has("cycle-search-timeout") {
         return Some("the cycle search ran out of time".into());
     }
-    if has("empty-transaction-graph") {
-        return Some("no dependency between transactions could be inferred".into());
-    }
+    // An empty graph (Elle calls it inconclusive) decides the levels: no
+    // dependency means no cycle, and the other anomalies were searched as
+    // on any graph (a history of client operations only; see
+    // [`no_client_transactions`] for one without any).
     None
 }
 

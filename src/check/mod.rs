@@ -150,14 +150,15 @@ pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
 
 /// Validates model names and returns the list to check (default applied),
 /// each in Elle's spelling; `all` stands for every level of the ladder
-/// ([`crate::levels::LADDER_MODELS`]). Names match case-insensitively (`Serializable`,
+/// ([`crate::levels::LADDER_MODELS`] and [`crate::levels::REALTIME_MODELS`]). Names match case-insensitively (`Serializable`,
 /// `PL-SI`); an empty name or one Elle does not know is an error, never
 /// ignored, so a typo cannot turn a check into a vacuous `valid`.
 pub fn resolve_models(models: &Option<Vec<String>>) -> Result<Vec<String>, CheckError> {
     let mut ms = models.clone().unwrap_or_else(|| vec!["strict-serializable".to_string()]);
     if crate::levels::ladder_requested(models) {
         ms.retain(|m| !m.trim().eq_ignore_ascii_case(crate::levels::ALL));
-        ms.extend(crate::levels::LADDER_MODELS.iter().map(|m| m.to_string()));
+        let ladder = crate::levels::LADDER_MODELS.iter().chain(crate::levels::REALTIME_MODELS);
+        ms.extend(ladder.filter(|l| !ms.iter().any(|m| m == **l)).map(|m| m.to_string()).collect::<Vec<_>>());
     }
     let mut known = lattice::all_model_names();
     known.extend(weak::elle::ISOLDE_ONLY_MODELS);
@@ -284,7 +285,8 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let prohibited = prohibited_by(&req.models, &asked);
     let mut reportable = prohibited.clone();
     reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
-    let mut stats = Stats { ops: h.ops.len(), ..Stats::default() };
+    let realtime = h.ops.iter().any(|o| o.is_invoke());
+    let mut stats = Stats { ops: h.ops.len(), nonclient_ops: h.nonclient_ops, realtime, ..Stats::default() };
     let found = match find(h, &req, &reportable, &mut stats) {
         Ok(f) => f,
         Err(e) => return Ok(cannot_run(workload, e, stats)),
@@ -335,6 +337,9 @@ fn extend(
         exact_valid: outcome.stats.exact_valid.clone(),
         exact_refuted: outcome.stats.exact_refuted.clone(),
         prefix: outcome.stats.prefix.clone(),
+        ops: outcome.stats.ops,
+        nonclient_ops: outcome.stats.nonclient_ops,
+        realtime: outcome.stats.realtime,
         ..Stats::default()
     };
     if seeded.prefix.is_none() && undecided("prefix") && lists_prefix(&anomalies, &models) {
@@ -442,7 +447,11 @@ fn decide(
     let mut weak_run = None;
     let implied = match req.workload {
         Workload::ListAppend => elle_proves_session_si(&anomalies, models, req.anomalies),
-        Workload::RwRegister => weak::elle::requested(models).is_some() && replay_proves_session_si(h, req, &mut stats),
+        Workload::RwRegister => {
+            weak::elle::requested(models).is_some()
+                && !reads_break_weak_levels(&anomalies)
+                && replay_proves_session_si(h, req, &mut stats)
+        }
     };
     if let Some(level) = weak::elle::requested(models).filter(|_| !implied) {
         if level == weak::Level::ReadCommitted && !internal_beyond_weak(models, req.anomalies) {
@@ -535,6 +544,15 @@ fn replay_proves_session_si(h: &History, req: &Request, stats: &mut Stats) -> bo
         }
         _ => false,
     }
+}
+
+/// Whether inference found a read every Biswas–Enea level may prohibit (an
+/// aborted, intermediate, future or garbage read, an internal
+/// inconsistency): the serial replay decides cycles only, so it cannot
+/// answer the weak levels for such a history; their own check does.
+fn reads_break_weak_levels(anomalies: &Anomalies) -> bool {
+    let prohibited = weak::elle::prohibited(weak::Level::ReadCommitted);
+    anomalies.keys().any(|k| prohibited.contains(&k.as_str()))
 }
 
 /// Snapshot isolation with sessions: implies every Biswas–Enea weak level.

@@ -227,6 +227,12 @@ pub const LADDER_MODELS: &[&str] = &[
     "strong-session-serializable",
 ];
 
+/// The realtime levels `--model all` also asks for: searched after the
+/// same inference as the rest, so that no row is left unchecked. A history
+/// of completions only records no real time; as everywhere in isolde, its
+/// real-time order is then its session order.
+pub const REALTIME_MODELS: &[&str] = &["strong-snapshot-isolation", "strict-serializable"];
+
 /// The level named `model`, if the ladder has it.
 pub fn find(model: &str) -> Option<&'static LevelDef> {
     LEVELS.iter().find(|l| l.model == model)

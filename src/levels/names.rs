@@ -178,7 +178,7 @@ mod tests {
         let msg = unknown_model("serializble", &known);
         assert!(msg.starts_with("unknown consistency model \"serializble\"; did you mean serializable?"), "{msg}");
         for k in known {
-            let hits = msg.split(|c: char| c == ' ' || c == ',' || c == '\n').filter(|w| *w == k).count();
+            let hits = msg.split([' ', ',', '\n']).filter(|w| *w == k).count();
             assert_eq!(hits, 1, "{k} in {msg}");
         }
         let long: Vec<String> = (0..40).map(|i| format!("model-{i}")).collect();

@@ -116,6 +116,12 @@ pub fn build(
 /// a ww edge only when both writers are transactions here that write the
 /// key and the reader is one that reads the key from the later writer;
 /// anything else is skipped.
+///
+/// The steps: the known wr edges and who reads what ([`read_edges`]), the
+/// session and realtime edges, the write chains of each key with their
+/// ww and rw edges ([`chain_keys`]), the candidate writers of the reads
+/// with several ([`choice_infos`]), the extra orders, and one constraint
+/// per pair of chains the known graph leaves open ([`pair_constraints`]).
 pub fn build_with(
     h: &History,
     txns: &Txns,
@@ -124,12 +130,43 @@ pub fn build_with(
     filter: Option<PairFilter<'_>>,
     extra: Option<&super::KnownOrders>,
 ) -> Result<Built, TooManyConstraints> {
-    let mut pairs: u64 = 0;
-    let mut widest: (u32, u64) = (0, 0);
-    // With realtime order, each transaction's (invocation, completion)
-    // positions in the history; `:info` ones never complete.
+    let spans = txn_spans(h, txns, level);
+    let mut known: Vec<DepEdge> = Vec::new();
+    let (readers, init_readers) = read_edges(txns, &mut known);
+    order_edges(h, txns, level.order, &mut known);
+    let set = chain_keys(txns, level, &readers, &init_readers, &mut known);
+    let tail_readers = tail_reader_ranges(&set.chains, &set.chain_txns, &readers);
+    let (choices, cand_tail) = choice_infos(txns, &set.chains, &set.chain_txns);
+    let (known_orders, known_orders_new) = match extra.filter(|k| k.apply_to(level) && !k.orders.is_empty()) {
+        Some(k) => add_known_orders(txns, k, &set.chains, &set.chain_txns, &mut known),
+        None => (0, 0),
+    };
+    let mut g = Polygraph {
+        n: txns.len(),
+        semantics: level.semantics,
+        known,
+        chains: set.chains,
+        chain_txns: set.chain_txns,
+        constraints: Vec::new(),
+        readers,
+        tail_readers,
+        choices,
+        tail_constraints: Default::default(),
+    };
+    let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes, f.engine));
+    let pairs = Pairs { g: &g, spans: spans.as_deref(), known_reach: known_reach.as_ref(), cand_tail: &cand_tail };
+    let constraints = pairs.constraints(&set.key_chains, max_constraints as u64)?;
+    index_tail_constraints(&mut g, &constraints, &cand_tail);
+    g.constraints = constraints;
+    Ok(Built { graph: g, known_reach, known_orders, known_orders_new })
+}
+
+/// With realtime order (and a history that records invocations), each
+/// transaction's (invocation, completion) positions in the history;
+/// `:info` ones never complete.
+fn txn_spans(h: &History, txns: &Txns, level: Level) -> Option<Vec<(u32, u32)>> {
     let timed = level.order == OrderKind::Realtime && h.ops.iter().any(|o| o.is_invoke());
-    let spans: Option<Vec<(u32, u32)>> = timed.then(|| {
+    timed.then(|| {
         txns.op
             .iter()
             .map(|&o| {
@@ -139,13 +176,19 @@ pub fn build_with(
                 (inv, done)
             })
             .collect()
-    });
-    let n = txns.len();
-    let mut known: Vec<DepEdge> = Vec::new();
-    // Readers of each written version.
+    })
+}
+
+/// A reader of a written version: `(writer, key, reader)`.
+type VersionReader = (TxnId, u32, TxnId);
+
+/// The wr edge of every read with one known writer (added to `known`);
+/// returns the readers of each written version, `(writer, key, reader)`,
+/// and the readers of each key's initial state, `(key, reader)`, sorted.
+fn read_edges(txns: &Txns, known: &mut Vec<DepEdge>) -> (Vec<VersionReader>, Vec<(u32, TxnId)>) {
     let mut readers: Vec<(TxnId, u32, TxnId)> = Vec::new();
     let mut init_readers: Vec<(u32, TxnId)> = Vec::new();
-    for t in 0..n as TxnId {
+    for t in 0..txns.len() as TxnId {
         for r in txns.reads_of(t) {
             match r.from {
                 Source::Txn(w, _) => {
@@ -159,111 +202,153 @@ pub fn build_with(
     }
     readers.sort_unstable();
     init_readers.sort_unstable();
-    order_edges(h, txns, level.order, &mut known);
-    // Writers per key, and read-modify-write successors.
+    (readers, init_readers)
+}
+
+/// The write chains of every key: each chain's transactions in order, and
+/// each key's chains as a range `(key, first, last)`.
+#[derive(Default)]
+struct ChainSet {
+    chains: Vec<Chain>,
+    chain_txns: Vec<TxnId>,
+    key_chains: Vec<(u32, u32, u32)>,
+}
+
+/// Splits each key's writers into chains of read-modify-writes, adding the
+/// ww edges of every read-modify-write and the rw edges the chains fix.
+fn chain_keys(
+    txns: &Txns,
+    level: Level,
+    readers: &[(TxnId, u32, TxnId)],
+    init_readers: &[(u32, TxnId)],
+    known: &mut Vec<DepEdge>,
+) -> ChainSet {
+    // Writers per key.
     let mut writes: Vec<(u32, TxnId)> = Vec::with_capacity(txns.writes.len());
-    for t in 0..n as TxnId {
+    for t in 0..txns.len() as TxnId {
         writes.extend(txns.writes_of(t).iter().map(|w| (w.key.0, t)));
     }
     writes.sort_unstable();
-    // rmw[(key, writer)] = successors that read writer's version and wrote key.
-    let mut rmw: Vec<(u32, TxnId, TxnId)> = Vec::new();
-    for &(w, k, r) in &readers {
-        if txns.write_of(r, KeyId(k)).is_some() {
-            rmw.push((k, w, r));
-        }
-    }
+    // (key, writer, successor that read writer's version and wrote key).
+    let mut rmw: Vec<(u32, TxnId, TxnId)> =
+        readers.iter().filter(|&&(_, k, r)| txns.write_of(r, KeyId(k)).is_some()).map(|&(w, k, r)| (k, w, r)).collect();
     rmw.sort_unstable();
-    let mut chains = Vec::new();
-    let mut chain_txns = Vec::new();
-    let mut key_chains: Vec<(u32, u32, u32)> = Vec::new();
-    let mut i = 0;
-    while i < writes.len() {
-        let key = writes[i].0;
-        let mut j = i;
-        while j < writes.len() && writes[j].0 == key {
-            j += 1;
-        }
-        let ws: Vec<TxnId> = writes[i..j].iter().map(|&(_, t)| t).collect();
-        i = j;
+    let mut set = ChainSet::default();
+    for ws in writes.chunk_by(|a, b| a.0 == b.0) {
+        let key = ws[0].0;
         let lo = rmw.partition_point(|&(k, _, _)| k < key);
         let hi = rmw.partition_point(|&(k, _, _)| k <= key);
-        let rm = &rmw[lo..hi];
-        // A writer's unique RMW successor continues its chain; two or more
-        // (a lost update) continue none, but each still follows it.
-        let mut next: rustc_hash::FxHashMap<TxnId, TxnId> = rustc_hash::FxHashMap::default();
-        let mut has_pred: rustc_hash::FxHashSet<TxnId> = rustc_hash::FxHashSet::default();
-        let mut s = 0;
-        while s < rm.len() {
-            let w = rm[s].1;
-            let mut e = s;
-            while e < rm.len() && rm[e].1 == w {
-                known.push(DepEdge::data(w, rm[e].2, Dep::Ww, KeyId(key)));
-                e += 1;
-            }
-            // Under prefix consistency another writer may commit between
-            // a version and the transaction that read and overwrote it (a
-            // lost update is allowed): nothing chains.
-            if e - s == 1 && level.semantics != Semantics::Prefix {
-                next.insert(w, rm[s].2);
-                has_pred.insert(rm[s].2);
-            }
-            s = e;
-        }
-        let first_chain = chains.len() as u32;
-        let mut in_chain: rustc_hash::FxHashSet<TxnId> = rustc_hash::FxHashSet::default();
-        for &w in &ws {
-            if has_pred.contains(&w) || in_chain.contains(&w) {
-                continue;
-            }
-            let start = chain_txns.len() as u32;
-            let mut cur = w;
-            loop {
-                if !in_chain.insert(cur) {
-                    break; // a cycle of read-modify-writes; the wr edges close it
-                }
-                chain_txns.push(cur);
-                match next.get(&cur) {
-                    Some(&nx) => cur = nx,
-                    None => break,
-                }
-            }
-            chains.push(Chain { key: KeyId(key), start, len: chain_txns.len() as u32 - start });
-        }
-        // Writers on a cycle of read-modify-writes: each its own chain.
-        for &w in &ws {
-            if !in_chain.contains(&w) {
-                in_chain.insert(w);
-                chain_txns.push(w);
-                chains.push(Chain { key: KeyId(key), start: chain_txns.len() as u32 - 1, len: 1 });
-            }
-        }
-        let last_chain = chains.len() as u32;
-        // rw inside chains, and from initial-state reads to every head.
-        for c in first_chain..last_chain {
-            let ch = chains[c as usize];
-            let elems = &chain_txns[ch.start as usize..(ch.start + ch.len) as usize];
-            for pair in elems.windows(2) {
-                let (x, y) = (pair[0], pair[1]);
-                let rlo = readers.partition_point(|&(a, k, _)| (a, k) < (x, key));
-                for &(_, _, r) in readers[rlo..].iter().take_while(|&&(a, k, _)| a == x && k == key) {
-                    if r != y {
-                        known.push(DepEdge::data(r, y, Dep::Rw, KeyId(key)));
-                    }
-                }
-            }
-            let head = elems[0];
-            let ilo = init_readers.partition_point(|&(k, _)| k < key);
-            for &(_, r) in init_readers[ilo..].iter().take_while(|&&(k, _)| k == key) {
-                if r != head {
-                    known.push(DepEdge::data(r, head, Dep::Rw, KeyId(key)));
-                }
-            }
-        }
-        key_chains.push((key, first_chain, last_chain));
+        let (next, has_pred) = rmw_links(key, &rmw[lo..hi], level, known);
+        let first = set.chains.len() as u32;
+        let ws: Vec<TxnId> = ws.iter().map(|&(_, t)| t).collect();
+        link_chains(key, &ws, &next, &has_pred, &mut set);
+        let last = set.chains.len() as u32;
+        chain_rw_edges(key, &set, first..last, readers, init_readers, known);
+        set.key_chains.push((key, first, last));
     }
-    // Each chain's tail's readers, as a range of `readers`, looked up once.
-    let tail_readers: Vec<(u32, u32)> = chains
+    set
+}
+
+/// The ww edge of each read-modify-write of `key` (`rm`: its
+/// `(key, writer, successor)` entries, sorted), and the links of the
+/// chains: a writer's unique read-modify-write successor continues its
+/// chain; two or more (a lost update) continue none, but each still
+/// follows it. Under prefix consistency another writer may commit between
+/// a version and the transaction that read and overwrote it (a lost update
+/// is allowed): nothing chains.
+fn rmw_links(
+    key: u32,
+    rm: &[(u32, TxnId, TxnId)],
+    level: Level,
+    known: &mut Vec<DepEdge>,
+) -> (rustc_hash::FxHashMap<TxnId, TxnId>, rustc_hash::FxHashSet<TxnId>) {
+    let mut next: rustc_hash::FxHashMap<TxnId, TxnId> = rustc_hash::FxHashMap::default();
+    let mut has_pred: rustc_hash::FxHashSet<TxnId> = rustc_hash::FxHashSet::default();
+    for same_writer in rm.chunk_by(|a, b| a.1 == b.1) {
+        let w = same_writer[0].1;
+        known.extend(same_writer.iter().map(|&(_, _, r)| DepEdge::data(w, r, Dep::Ww, KeyId(key))));
+        if same_writer.len() == 1 && level.semantics != Semantics::Prefix {
+            next.insert(w, same_writer[0].2);
+            has_pred.insert(same_writer[0].2);
+        }
+    }
+    (next, has_pred)
+}
+
+/// Follows the links from every writer of `key` (`ws`) without a
+/// predecessor, one chain each; writers on a cycle of read-modify-writes
+/// become chains of their own.
+fn link_chains(
+    key: u32,
+    ws: &[TxnId],
+    next: &rustc_hash::FxHashMap<TxnId, TxnId>,
+    has_pred: &rustc_hash::FxHashSet<TxnId>,
+    set: &mut ChainSet,
+) {
+    let mut in_chain: rustc_hash::FxHashSet<TxnId> = rustc_hash::FxHashSet::default();
+    for &w in ws {
+        if has_pred.contains(&w) || in_chain.contains(&w) {
+            continue;
+        }
+        let start = set.chain_txns.len() as u32;
+        let mut cur = w;
+        loop {
+            if !in_chain.insert(cur) {
+                break; // a cycle of read-modify-writes; the wr edges close it
+            }
+            set.chain_txns.push(cur);
+            match next.get(&cur) {
+                Some(&nx) => cur = nx,
+                None => break,
+            }
+        }
+        set.chains.push(Chain { key: KeyId(key), start, len: set.chain_txns.len() as u32 - start });
+    }
+    // Writers on a cycle of read-modify-writes: each its own chain.
+    for &w in ws {
+        if in_chain.insert(w) {
+            set.chain_txns.push(w);
+            set.chains.push(Chain { key: KeyId(key), start: set.chain_txns.len() as u32 - 1, len: 1 });
+        }
+    }
+}
+
+/// The rw edges the chains `range` of `key` fix: from each reader of a
+/// chain element to the next element, and from each reader of the initial
+/// state to every chain's head.
+fn chain_rw_edges(
+    key: u32,
+    set: &ChainSet,
+    range: std::ops::Range<u32>,
+    readers: &[(TxnId, u32, TxnId)],
+    init_readers: &[(u32, TxnId)],
+    known: &mut Vec<DepEdge>,
+) {
+    for c in range {
+        let ch = set.chains[c as usize];
+        let elems = &set.chain_txns[ch.start as usize..(ch.start + ch.len) as usize];
+        for pair in elems.windows(2) {
+            let (x, y) = (pair[0], pair[1]);
+            let rlo = readers.partition_point(|&(a, k, _)| (a, k) < (x, key));
+            for &(_, _, r) in readers[rlo..].iter().take_while(|&&(a, k, _)| a == x && k == key) {
+                if r != y {
+                    known.push(DepEdge::data(r, y, Dep::Rw, KeyId(key)));
+                }
+            }
+        }
+        let head = elems[0];
+        let ilo = init_readers.partition_point(|&(k, _)| k < key);
+        for &(_, r) in init_readers[ilo..].iter().take_while(|&&(k, _)| k == key) {
+            if r != head {
+                known.push(DepEdge::data(r, head, Dep::Rw, KeyId(key)));
+            }
+        }
+    }
+}
+
+/// Each chain's tail's readers, as a range of `readers`, looked up once.
+fn tail_reader_ranges(chains: &[Chain], chain_txns: &[TxnId], readers: &[(TxnId, u32, TxnId)]) -> Vec<(u32, u32)> {
+    chains
         .iter()
         .map(|ch| {
             let (tail, key) = (chain_txns[(ch.start + ch.len - 1) as usize], ch.key.0);
@@ -271,7 +356,24 @@ pub fn build_with(
             let hi = lo + readers[lo..].partition_point(|&(a, k, _)| (a, k) == (tail, key));
             (lo as u32, hi as u32)
         })
-        .collect();
+        .collect()
+}
+
+/// The readers whose candidate writer is a chain's tail, as sorted
+/// `(tail chain, reader)` pairs.
+struct CandTailReaders(Vec<(u32, TxnId)>);
+
+impl CandTailReaders {
+    /// The readers with a candidate at the tail of chain `x`.
+    fn of(&self, x: u32) -> impl Iterator<Item = TxnId> + '_ {
+        let lo = self.0.partition_point(|&(c, _)| c < x);
+        self.0[lo..].iter().take_while(move |&&(c, _)| c == x).map(|&(_, r)| r)
+    }
+}
+
+/// Each read with several candidate writers, with each candidate's place
+/// in its chain (its successor, or the chain it ends).
+fn choice_infos(txns: &Txns, chains: &[Chain], chain_txns: &[TxnId]) -> (Vec<ChoiceInfo>, CandTailReaders) {
     // Candidate writers' places in their chains.
     let mut place: rustc_hash::FxHashMap<(u32, TxnId), (u32, u32)> = rustc_hash::FxHashMap::default();
     if !txns.choices.is_empty() {
@@ -286,7 +388,6 @@ pub fn build_with(
         }
     }
     let mut choices = Vec::with_capacity(txns.choices.len());
-    // (tail chain, reader) for every candidate that is a tail.
     let mut cand_tail_readers: Vec<(u32, TxnId)> = Vec::new();
     for c in &txns.choices {
         let cands = c
@@ -307,31 +408,23 @@ pub fn build_with(
     }
     cand_tail_readers.sort_unstable();
     cand_tail_readers.dedup();
-    let cand_readers_of = |x: u32| {
-        let lo = cand_tail_readers.partition_point(|&(c, _)| c < x);
-        cand_tail_readers[lo..].iter().take_while(move |&&(c, _)| c == x).map(|&(_, r)| r)
-    };
-    let (known_orders, known_orders_new) = match extra.filter(|k| k.apply_to(level) && !k.orders.is_empty()) {
-        Some(k) => add_known_orders(txns, k, &chains, &chain_txns, &mut known),
-        None => (0, 0),
-    };
-    let mut g = Polygraph {
-        n,
-        semantics: level.semantics,
-        known,
-        chains,
-        chain_txns,
-        constraints: Vec::new(),
-        readers,
-        tail_readers,
-        choices,
-        tail_constraints: Default::default(),
-    };
-    let known_reach = filter.and_then(|f| super::prune::known_reach(&g, f.priority, f.reach_bytes, f.engine));
-    // Whether the known graph implies every edge of the side "chain x
-    // first, then chain y" (see `Polygraph::side`): the ww edge is checked
-    // first, since it alone settles most pairs.
-    let implied = |r: &crate::accel::Closure, x: u32, y: u32| {
+    (choices, CandTailReaders(cand_tail_readers))
+}
+
+/// What deciding whether a pair of chains needs a constraint reads.
+struct Pairs<'a> {
+    g: &'a Polygraph,
+    spans: Option<&'a [(u32, u32)]>,
+    known_reach: Option<&'a KnownReach>,
+    cand_tail: &'a CandTailReaders,
+}
+
+impl Pairs<'_> {
+    /// Whether the known graph implies every edge of the side "chain x
+    /// first, then chain y" (see `Polygraph::side`): the ww edge is checked
+    /// first, since it alone settles most pairs.
+    fn implied(&self, r: &crate::accel::Closure, x: u32, y: u32) -> bool {
+        let g = self.g;
         let key = g.chains[x as usize].key;
         let (tail, head) = (*g.chain(x).last().unwrap_or(&0), g.chain(y)[0]);
         let holds = |e: DepEdge| {
@@ -340,25 +433,57 @@ pub fn build_with(
         };
         holds(DepEdge::data(tail, head, Dep::Ww, key))
             && g.tail_readers(x).filter(|&rd| rd != head).all(|rd| holds(DepEdge::data(rd, head, Dep::Rw, key)))
-            && cand_readers_of(x).filter(|&rd| rd != head).all(|rd| holds(DepEdge::data(rd, head, Dep::Rw, key)))
-    };
-    let pair_needed = |a: u32, b: u32| match &known_reach {
-        None => true,
-        Some(KnownReach { reach: r, .. }) => !implied(r, a, b) && !implied(r, b, a),
-    };
-    let limit = max_constraints as u64;
-    let mut constraints: Vec<Constraint> = Vec::new();
-    for &(key, first_chain, last_chain) in &key_chains {
-        // Pairs of chains whose order realtime already decides, with every
-        // edge of that side implied, need no constraint (see `realtime_span`).
-        let span = |c: u32| match &spans {
+            && self.cand_tail.of(x).filter(|&rd| rd != head).all(|rd| holds(DepEdge::data(rd, head, Dep::Rw, key)))
+    }
+
+    /// Whether the pair of chains `a`, `b` needs a constraint.
+    fn needed(&self, a: u32, b: u32) -> bool {
+        match self.known_reach {
+            None => true,
+            Some(KnownReach { reach: r, .. }) => !self.implied(r, a, b) && !self.implied(r, b, a),
+        }
+    }
+
+    /// Chain `c`'s realtime span, widened by its tail's candidate readers
+    /// (see [`realtime_span`]); unbounded without realtime order.
+    fn span(&self, c: u32) -> (u32, u32) {
+        match self.spans {
             Some(sp) => {
+                let g = self.g;
                 let (lo, hi) = realtime_span(sp, &g.chains[c as usize], &g.chain_txns, &g.readers);
-                (lo, cand_readers_of(c).map(|r| sp[r as usize].1).fold(hi, u32::max))
+                (lo, self.cand_tail.of(c).map(|r| sp[r as usize].1).fold(hi, u32::max))
             }
             None => (0, u32::MAX),
-        };
-        let mut order: Vec<(u32, (u32, u32))> = (first_chain..last_chain).map(|c| (c, span(c))).collect();
+        }
+    }
+
+    /// Every constraint of every key, or the error once the count passes
+    /// `limit`.
+    fn constraints(&self, key_chains: &[(u32, u32, u32)], limit: u64) -> Result<Vec<Constraint>, TooManyConstraints> {
+        let mut pairs: u64 = 0;
+        let mut widest: (u32, u64) = (0, 0);
+        let mut constraints: Vec<Constraint> = Vec::new();
+        for &(key, first_chain, last_chain) in key_chains {
+            let (found, key_pairs) = self.key_constraints(first_chain..last_chain, limit.saturating_sub(pairs));
+            pairs += key_pairs;
+            if key_pairs > widest.1 {
+                widest = (key, key_pairs);
+            }
+            if pairs > limit {
+                return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), key_constraints: widest.1 });
+            }
+            constraints.extend(found);
+        }
+        Ok(constraints)
+    }
+
+    /// The constraints among the chains `range` of one key, and how many
+    /// the key needs (at least that many when it passed `budget_left`).
+    /// Pairs of chains whose order realtime already decides, with every
+    /// edge of that side implied, need no constraint (see `realtime_span`).
+    fn key_constraints(&self, range: std::ops::Range<u32>, budget_left: u64) -> (Vec<Constraint>, u64) {
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let mut order: Vec<(u32, (u32, u32))> = range.map(|c| (c, self.span(c))).collect();
         order.sort_unstable_by_key(|&(_, (start, _))| start);
         // The chains each chain overlaps: order[i + 1..overlap[i]].
         let overlap: Vec<usize> = (0..order.len())
@@ -367,22 +492,21 @@ pub fn build_with(
                 i + 1 + order[i + 1..].partition_point(|&(_, (start, _))| start <= end)
             })
             .collect();
-        let over_budget = std::sync::atomic::AtomicBool::new(false);
-        let budget_left = limit.saturating_sub(pairs);
-        let counted = std::sync::atomic::AtomicU64::new(0);
+        let over_budget = AtomicBool::new(false);
+        let counted = AtomicU64::new(0);
         let row = |i: usize| {
             let mut out = Vec::new();
-            if over_budget.load(std::sync::atomic::Ordering::Relaxed) {
+            if over_budget.load(Ordering::Relaxed) {
                 return out;
             }
             for &(c, _) in &order[i + 1..overlap[i]] {
-                if pair_needed(order[i].0, c) {
+                if self.needed(order[i].0, c) {
                     out.push(Constraint { a: order[i].0.min(c), b: order[i].0.max(c) });
                 }
             }
-            let total = counted.fetch_add(out.len() as u64, std::sync::atomic::Ordering::Relaxed) + out.len() as u64;
+            let total = counted.fetch_add(out.len() as u64, Ordering::Relaxed) + out.len() as u64;
             if total > budget_left {
-                over_budget.store(true, std::sync::atomic::Ordering::Relaxed);
+                over_budget.store(true, Ordering::Relaxed);
             }
             out
         };
@@ -399,26 +523,23 @@ pub fn build_with(
         } else {
             found.len() as u64
         };
-        pairs += key_pairs;
-        if key_pairs > widest.1 {
-            widest = (key, key_pairs);
-        }
-        if pairs > limit {
-            return Err(TooManyConstraints { constraints: pairs, key: KeyId(widest.0), key_constraints: widest.1 });
-        }
-        constraints.extend(found);
+        (found, key_pairs)
     }
-    if !cand_tail_readers.is_empty() {
-        for (i, c) in constraints.iter().enumerate() {
-            for x in [c.a, c.b] {
-                if cand_readers_of(x).next().is_some() {
-                    g.tail_constraints.entry(x).or_default().push(i as u32);
-                }
+}
+
+/// The constraints by chain, for the chains that are some candidate's tail
+/// ([`Polygraph::tail_constraints`]).
+fn index_tail_constraints(g: &mut Polygraph, constraints: &[Constraint], cand_tail: &CandTailReaders) {
+    if cand_tail.0.is_empty() {
+        return;
+    }
+    for (i, c) in constraints.iter().enumerate() {
+        for x in [c.a, c.b] {
+            if cand_tail.of(x).next().is_some() {
+                g.tail_constraints.entry(x).or_default().push(i as u32);
             }
         }
     }
-    g.constraints = constraints;
-    Ok(Built { graph: g, known_reach, known_orders, known_orders_new })
 }
 
 /// Adds the write orders of `k` that apply to these transactions to
