@@ -113,36 +113,11 @@ fn a_headless_browser_shows_the_page() {
     let page = dir.join("index.html");
     let r = isolde(&["analyze", SAMPLE, "-f", "json", "--html", page.to_str().expect("utf8")], None, LIMIT);
     assert_eq!(r.code, 1, "{r:?}");
-    let shot = dir.join("shot.png");
-    let url = format!("file://{}", page.display());
-    let run = support::cli::run_program(
-        &browser,
-        &[
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--enable-logging=stderr",
-            "--v=0",
-            &format!("--user-data-dir={}", dir.join("profile").display()),
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1200,1600",
-            "--hide-scrollbars",
-            &url,
-        ],
-        None,
-        Duration::from_secs(90),
-    );
-    assert_eq!(run.code, 0, "{run:?}");
-    // Console messages are logged as `CONSOLE(...)`; errors and exceptions
-    // would show there.
-    for l in run.stderr.lines().filter(|l| l.contains("CONSOLE")) {
-        assert!(!l.contains("ERROR") && !l.contains("Uncaught"), "console: {l}");
-    }
-    let png = std::fs::read(&shot).expect("a screenshot");
+    let png = support::cli::screenshot(&browser, &page, &dir);
     assert_eq!(png_size(&png), Some((1200, 1600)), "a PNG of the window");
     // A blank page compresses to almost nothing; text, tables and plots do not.
     assert!(png.len() > 40_000, "the screenshot looks blank: {} bytes", png.len());
     if let Some(keep) = std::env::var_os("ISOLDE_SCREENSHOT") {
-        let _ = std::fs::copy(&shot, Path::new(&keep));
+        let _ = std::fs::write(Path::new(&keep), &png);
     }
 }

@@ -112,27 +112,6 @@ fn a_headless_browser_shows_the_explore_page() {
     let out = dir.join("out");
     let args = ["explore", program.to_str().expect("utf8"), "-l", "causal-cerone", "-d", out.to_str().expect("utf8")];
     assert_eq!(isolde(&args, None, LIMIT).code, 1);
-    let shot = dir.join("shot.png");
-    let run = support::cli::run_program(
-        &browser,
-        &[
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--enable-logging=stderr",
-            "--v=0",
-            &format!("--user-data-dir={}", dir.join("profile").display()),
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1200,1600",
-            &format!("file://{}", out.join("index.html").display()),
-        ],
-        None,
-        Duration::from_secs(90),
-    );
-    assert_eq!(run.code, 0, "{run:?}");
-    for l in run.stderr.lines().filter(|l| l.contains("CONSOLE")) {
-        assert!(!l.contains("ERROR") && !l.contains("Uncaught"), "console: {l}");
-    }
-    let png = std::fs::read(&shot).expect("a screenshot");
+    let png = support::cli::screenshot(&browser, &out.join("index.html"), &dir);
     assert!(png.len() > 20_000, "the screenshot looks blank: {} bytes", png.len());
 }

@@ -197,3 +197,34 @@ pub fn long_options(help: &str) -> Vec<String> {
     }
     seen
 }
+
+/// Opens `page` in headless `browser` (a 1200×1600 window, profile under
+/// `dir`), checks that it ran and logged no console error or uncaught
+/// exception, and returns the screenshot's PNG bytes.
+pub fn screenshot(browser: &std::path::Path, page: &std::path::Path, dir: &std::path::Path) -> Vec<u8> {
+    let shot = dir.join("shot.png");
+    let run = run_program(
+        browser,
+        &[
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            &format!("--user-data-dir={}", dir.join("profile").display()),
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1200,1600",
+            "--hide-scrollbars",
+            &format!("file://{}", page.display()),
+        ],
+        None,
+        Duration::from_secs(90),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    // Console messages are logged as `CONSOLE(...)`; errors and exceptions
+    // would show there.
+    for l in run.stderr.lines().filter(|l| l.contains("CONSOLE")) {
+        assert!(!l.contains("ERROR") && !l.contains("Uncaught"), "console: {l}");
+    }
+    std::fs::read(&shot).expect("a screenshot")
+}
