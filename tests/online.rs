@@ -9,15 +9,11 @@ mod support;
 use std::io::Write;
 use std::time::Duration;
 
-use isolde::gen::{GenOptions, Inject, Level};
+use isolde::gen::{GenOptions, Inject};
 use proptest::prelude::*;
 use support::cli::{isolde, temp_dir};
-use support::online::{follow, generate, options};
+use support::online::{follow, generate, options, INJECT, LEVELS};
 
-const LEVELS: [Level; 4] =
-    [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
-const INJECT: [Inject; 6] =
-    [Inject::G1a, Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::Internal];
 const MODELS: [Option<&str>; 4] = [None, Some("serializable"), Some("snapshot-isolation"), Some("causal-cerone")];
 
 proptest! {

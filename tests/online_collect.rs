@@ -6,15 +6,10 @@
 
 mod support;
 
-use isolde::gen::{GenOptions, Inject, Level};
+use isolde::gen::{GenOptions, Inject};
 use isolde::outcome::Validity;
 use proptest::prelude::*;
-use support::online::{follow, generate, generate_read_back, options};
-
-const LEVELS: [Level; 4] =
-    [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
-const INJECT: [Inject; 6] =
-    [Inject::G1a, Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::Internal];
+use support::online::{follow, generate, generate_read_back, options, INJECT, LEVELS};
 
 /// The final verdict of a collecting follow, as `isolde analyze --follow`
 /// gives it.

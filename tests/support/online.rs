@@ -6,7 +6,7 @@ use std::io::Read;
 
 use isolde::anomaly::Workload;
 use isolde::check::{CheckOptions, WorkloadChoice};
-use isolde::gen::{self, GenOptions, ListAppendConfig, RwRegisterConfig};
+use isolde::gen::{self, GenOptions, Inject, Level, ListAppendConfig, RwRegisterConfig};
 use isolde::history::History;
 use isolde::online::{self, Final, FollowOptions, Followed, RoundStatus, Watch};
 
@@ -162,3 +162,10 @@ pub fn generate_read_back(seed: u64, txns: usize, processes: usize, opts: &GenOp
     gen::list_append::write_list_append_with(&cfg, opts, &mut out).expect("generates");
     String::from_utf8(out).expect("utf-8")
 }
+
+/// The store levels the property tests generate at.
+pub const LEVELS: [Level; 4] =
+    [Level::StrictSerializable, Level::Serializable, Level::SnapshotIsolation, Level::ReadCommitted];
+/// The anomalies they plant.
+pub const INJECT: [Inject; 6] =
+    [Inject::G1a, Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::Internal];
