@@ -142,14 +142,34 @@ fn a_causal_violation_answers_the_session_levels_without_search() {
 
 #[test]
 fn a_session_only_violation_leaves_the_plain_levels_to_the_search() {
-    let o = all(SESSION_FORK, &["serializable"], true);
+    // The session levels asked for beside causal consistency: the weak
+    // check's violation refutes them, no search.
+    let mut models = vec!["causal-cerone", "serializable"];
+    models.extend(SESSION_LEVELS);
+    let o = run(SESSION_FORK, &models, true);
     assert_eq!(o.valid, Validity::Invalid);
     for m in SESSION_LEVELS {
         assert!(o.stats.exact_implied.iter().any(|x| x == m), "{m} not implied: {:?}", o.stats.exact_implied);
+    }
+    plain_searched_session_not(&o);
+    // The whole ladder searches strict serializability first (realtime
+    // order is not known to contain session order, so the weak violation
+    // does not refute it); its refutation, or the weak violation, rules out
+    // the session levels without a search of their own.
+    let o = all(SESSION_FORK, &["serializable"], true);
+    assert_eq!(o.valid, Validity::Invalid);
+    let strict = Level { semantics: Semantics::Serializable, order: OrderKind::Realtime };
+    assert!(o.stats.exact_refuted.iter().any(|(l, _)| *l == strict), "{:?}", o.stats.exact_refuted);
+    plain_searched_session_not(&o);
+}
+
+/// The session levels were neither searched nor left standing; plain
+/// serializability (no session order) was searched and holds.
+fn plain_searched_session_not(o: &isolde::check::Outcome) {
+    for m in SESSION_LEVELS {
         assert!(!o.stats.exact.iter().any(|e| e.0 == m), "{m} searched");
         assert!(o.also_not.contains(m) || o.not.contains(m), "{m} not ruled out");
     }
-    // Plain serializability has no session order: searched, and it holds.
     assert!(o.stats.exact.iter().any(|e| e.0 == "serializable"), "plain level not searched");
     let plain = Level { semantics: Semantics::Serializable, order: OrderKind::None };
     assert!(o.stats.exact_valid.contains(&plain), "{:?}", o.stats.exact_valid);
