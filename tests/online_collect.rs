@@ -121,6 +121,47 @@ fn a_stale_read_of_a_collected_prefix_is_reported() {
     assert_eq!(verdict(&followed, &check).valid, Validity::Invalid);
 }
 
+/// A history of one process appending twice to each key, never read until
+/// the end: the two unread elements of a key are ordered by realtime, so
+/// they are collected as pending elements (collection does not stall), and
+/// a last read that shows them in the other order is `G0-realtime`.
+#[test]
+fn unread_elements_ordered_by_realtime_are_collected() {
+    let history = |last: &str| {
+        let mut text = String::new();
+        let mut idx = 0;
+        let mut op = |text: &mut String, ty: &str, p: u32, v: &str| {
+            text.push_str(&format!("{{:type :{ty}, :f :txn, :value {v}, :process {p}, :index {idx}}}\n"));
+            idx += 1;
+        };
+        for k in 0..150 {
+            for e in 1..=2 {
+                op(&mut text, "invoke", 0, &format!("[[:append {k} {e}]]"));
+                op(&mut text, "ok", 0, &format!("[[:append {k} {e}]]"));
+            }
+        }
+        op(&mut text, "invoke", 1, "[[:r 0 nil]]");
+        op(&mut text, "ok", 1, &format!("[[:r 0 {last}]]"));
+        text
+    };
+    let check = options(true, Some("strict-serializable"));
+    for (last, valid) in [("[1 2]", Validity::Valid), ("[2 1]", Validity::Invalid)] {
+        let text = history(last);
+        let batch =
+            isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
+        assert_eq!(isolde::check::check(&batch, &check).expect("batch").valid, valid, "{last}");
+        let (followed, rec) = follow(&text, vec![500], 20, &check);
+        assert!(followed.collected > 250, "{last}: {} collected", followed.collected);
+        let mut names: Vec<String> = rec.found.iter().map(|(n, _)| n.clone()).collect();
+        names.extend(followed.window.iter().flat_map(|w| w.cases.iter().map(|(n, _)| n.clone())));
+        match valid {
+            Validity::Valid => assert!(names.is_empty(), "{names:?}"),
+            _ => assert!(names.iter().any(|n| n == "G0-realtime"), "{names:?}"),
+        }
+        assert_eq!(verdict(&followed, &check).valid, valid, "{last}");
+    }
+}
+
 /// `isolde record --check` on SQLite (list-append, strict serializability
 /// promised) collects as it records, with keys read back (never retired),
 /// and ends with a valid verdict.

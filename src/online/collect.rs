@@ -58,11 +58,22 @@
 //! transactions are exactly those of the whole history.
 //!
 //! A transaction with an element no read placed yet is collected only when
-//! that element is its key's one unread element among the candidates and
-//! the held transactions (it becomes the key's pending element): several
-//! unread elements of a key could be placed in either order later, adding
-//! edges among collected transactions. Otherwise it stays held, and with it
-//! (realtime) every transaction invoked after it completed.
+//! the key's unread elements among the candidates have appenders ordered by
+//! realtime (each completed before the next was invoked), no held
+//! transaction's element of the key is unread, and the key's reads agree:
+//! the elements join the key's pending elements in that order, after those
+//! already pending (whose appenders were collected earlier, hence completed
+//! before these were invoked). Realtime forces that order, so no later read
+//! can add an edge among collected transactions that realtime does not
+//! already give; a read that shows them in another order is `G0-realtime`.
+//! Unread elements of one key whose appenders overlap in time could be
+//! placed in either order later, adding edges among collected transactions
+//! that may close a cycle through transactions already forgotten: those
+//! appenders stay held, and with them (realtime) every transaction invoked
+//! after they completed. (Collecting them soundly needs the reachability
+//! among the collected transactions that such an order could use, kept for
+//! the appenders with unplaced elements: Cobra's frontier with transitive
+//! edges. Not built.)
 //!
 //! Transactions that failed stay held (their appends must stay visible to
 //! the aborted-read and dirty-update checks), and an `:info` transaction,
@@ -247,19 +258,25 @@ impl Collector {
         keep
     }
 
-    /// Unread elements: a candidate's element that no read placed yet can
-    /// go only as its key's one pending element, directly after the
-    /// longest read (it must come before any element of a transaction
-    /// invoked after it completed, and every held one's is placed): when it
-    /// is the only such element of its key, no held transaction's element
-    /// of the key is unread and the key has no pending element yet. It is
-    /// recorded in `order.virt` (so that held reads and elements directly
-    /// before it hold its appender); otherwise every candidate with an
-    /// unread element of the key stays held (returned).
+    /// Unread elements: a candidate's element that no read placed yet
+    /// (every candidate element of a key that already has pending elements
+    /// counts as unread) can go only as one of its key's *pending*
+    /// elements, after the prefix and the pending elements already there
+    /// (its appender was invoked after theirs completed). It must come
+    /// before every element of a transaction invoked after it completed, so
+    /// the candidates' unread elements of a key go only when their
+    /// appenders are ordered by realtime (each completed before the next was
+    /// invoked): their order is then forced, and no later read can add an
+    /// edge among them that realtime does not already give. They also need
+    /// no held transaction's element of the key to be unread and the key's
+    /// order to be settled. The first of them is recorded in `order.virt`
+    /// (so that held reads and elements directly before it hold its
+    /// appender); otherwise every candidate with an unread element of the
+    /// key stays held (returned).
     fn place_unread(&self, h: &History, txns: &[Txn], held: &[bool], order: &mut Order, cand: &[bool]) -> Vec<bool> {
         let mut unread: FxHashMap<KeyId, (Vec<(usize, i64)>, bool)> = FxHashMap::default();
         for (i, t) in txns.iter().enumerate().filter(|&(i, _)| cand[i] || held[i]) {
-            for (k, e) in appends(h, t).filter(|&(k, e)| !order.placed(k, e)) {
+            for (k, e) in appends(h, t).filter(|&(k, e)| self.unplaced(order, k, e)) {
                 let entry = unread.entry(k).or_default();
                 if cand[i] {
                     entry.0.push((i, e));
@@ -270,17 +287,27 @@ impl Collector {
         }
         let mut hold = vec![false; txns.len()];
         order.virt.clear();
-        for (k, (c, held_unread)) in unread {
-            let pending = self.prefixes.get(&k).is_some_and(|p| !p.pending.is_empty());
-            match c.as_slice() {
-                [] => {}
-                &[(_, e)] if !held_unread && !pending && !matches!(order.longest.get(&k), Some(None)) => {
-                    order.virt.insert(k, e);
-                }
-                more => more.iter().for_each(|&(i, _)| hold[i] = true),
+        for (k, (mut c, held_unread)) in unread {
+            if c.is_empty() {
+                continue;
+            }
+            c.sort_by_key(|&(i, _)| txns[i].done);
+            let chained = c.windows(2).all(|p| p[0].0 == p[1].0 || txns[p[0].0].done < txns[p[1].0].inv);
+            if chained && !held_unread && !matches!(order.longest.get(&k), Some(None)) {
+                order.virt.insert(k, c[0].1);
+            } else {
+                c.iter().for_each(|&(i, _)| hold[i] = true);
             }
         }
         hold
+    }
+
+    /// Whether a candidate's element `e` of `k` goes to the key's pending
+    /// elements rather than along its longest read: no read placed it, or
+    /// the key has pending elements already (reads that show the key's
+    /// later elements without placing the pending ones do not place them).
+    fn unplaced(&self, order: &Order, k: KeyId, e: i64) -> bool {
+        !order.placed(k, e) || self.prefixes.get(&k).is_some_and(|p| !p.pending.is_empty())
     }
 
     /// One pass of the rules that keep a candidate held; whether any did.
@@ -378,7 +405,11 @@ impl Collector {
             }
         }
         let mut touched: FxHashMap<KeyId, u32> = FxHashMap::default();
-        for (t, _) in txns.iter().zip(cand).filter(|(_, &c)| c) {
+        // Pending elements in their appenders' realtime order (completion
+        // order: they are chained, see `place_unread`).
+        let mut by_done: Vec<&Txn> = txns.iter().zip(cand).filter(|(_, &c)| c).map(|(t, _)| t).collect();
+        by_done.sort_by_key(|t| t.done);
+        for t in by_done {
             let op = h.ops[t.done];
             for m in h.mops_of(&op) {
                 let (MopFn::Append, MopValue::Int(e)) = (m.f, m.value) else { continue };
@@ -442,7 +473,9 @@ impl Prefix {
             if shown < k {
                 return Err(STALE);
             }
-            if rest[..k].iter().any(|e| !self.pending.contains(e)) {
+            // Another element before a pending one, or the pending ones
+            // out of their appenders' realtime order.
+            if rest[..k] != self.pending[..] {
                 return Err("G0-realtime");
             }
         }
@@ -664,15 +697,18 @@ mod tests {
 
     #[test]
     fn pending_elements_come_first_and_are_placed_once() {
+        // 5's appender completed before 4's was invoked.
         let mut p = prefix(&[1], &[5, 4]);
         assert_eq!(p.fit(&[1, 4], true), Err(STALE));
-        assert_eq!(p.fit(&[1, 9, 4, 5], true), Err("G0-realtime"));
+        assert_eq!(p.fit(&[1, 5], true), Err(STALE));
+        assert_eq!(p.fit(&[1, 9, 5, 4], true), Err("G0-realtime"));
+        assert_eq!(p.fit(&[1, 4, 5], true), Err("G0-realtime"));
         // A failed transaction's read places nothing.
-        assert_eq!(p.fit(&[1, 4, 5, 9], false), Ok(3));
+        assert_eq!(p.fit(&[1, 5, 4, 9], false), Ok(3));
         assert_eq!(p.pending, vec![5, 4]);
-        assert_eq!(p.fit(&[1, 4, 5, 9], true), Ok(3));
-        assert_eq!((p.elems.as_slice(), p.pending.len()), (&[1, 4, 5][..], 0));
-        assert_eq!(p.fit(&[1, 5, 4], true), Err("incompatible-order"));
+        assert_eq!(p.fit(&[1, 5, 4, 9], true), Ok(3));
+        assert_eq!((p.elems.as_slice(), p.pending.len()), (&[1, 5, 4][..], 0));
+        assert_eq!(p.fit(&[1, 4, 5], true), Err("incompatible-order"));
     }
 
     #[test]
