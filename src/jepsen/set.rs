@@ -12,8 +12,9 @@
 //! read") without an `:ok` read. Sets are printed as Jepsen's
 //! `integer-interval-set-str` (`#{1..3 5}`). Hash sets: linear time.
 
+use super::elem::Elem;
 use super::result::{count, interval_set_str, kw, CheckResult, Node, Validity};
-use super::{elements, JepsenError, OpType, Ops};
+use super::{JepsenError, OpType, Ops};
 use crate::history::Value;
 use rustc_hash::FxHashSet;
 
@@ -21,20 +22,20 @@ const EXPECTS: &str = ":add ops of single elements and :read ops whose :ok value
 
 /// Checks a set history.
 pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
-    let mut attempts: FxHashSet<&Value> = FxHashSet::default();
-    let mut adds: FxHashSet<&Value> = FxHashSet::default();
-    let mut final_read: Option<&[Value]> = None;
+    let mut attempts: FxHashSet<Elem> = FxHashSet::default();
+    let mut adds: FxHashSet<Elem> = FxHashSet::default();
+    let mut final_read = None;
     for i in ops.clients() {
         let o = &ops.ops[i];
         match (&*o.f, o.op_type) {
             ("add", OpType::Invoke) => {
-                attempts.insert(&o.value);
+                attempts.insert(ops.element(o));
             }
             ("add", OpType::Ok) => {
-                adds.insert(&o.value);
+                adds.insert(ops.element(o));
             }
             ("add", _) | ("read", OpType::Invoke | OpType::Fail | OpType::Info) => {}
-            ("read", OpType::Ok) => match elements(&o.value) {
+            ("read", OpType::Ok) => match ops.members(o) {
                 Some(xs) => final_read = Some(xs),
                 None => return Err(ops.model_error(i, "set", EXPECTS)),
             },
@@ -44,18 +45,13 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
     let Some(final_read) = final_read else {
         return Ok(CheckResult::unknown("Set was never read", vec![(kw("attempt-count"), count(attempts.len()))]));
     };
-    let read: FxHashSet<&Value> = final_read.iter().collect();
-    let sorted = |s: Vec<&Value>| {
-        let mut v: Vec<Value> = s.into_iter().cloned().collect();
-        v.sort();
-        v
-    };
-    let ok = sorted(read.iter().copied().filter(|x| attempts.contains(x)).collect());
-    let unexpected = sorted(read.iter().copied().filter(|x| !attempts.contains(x)).collect());
-    let lost = sorted(adds.iter().copied().filter(|x| !read.contains(x)).collect());
+    let read: FxHashSet<Elem> = final_read.iter().collect();
+    let ok = sorted(read.iter().filter(|x| attempts.contains(x)).collect());
+    let unexpected = sorted(read.iter().filter(|x| !attempts.contains(x)).collect());
+    let lost = sorted(adds.iter().filter(|x| !read.contains(x)).collect());
     let recovered = sorted(ok.iter().filter(|x| !adds.contains(x)).collect());
     let valid = if lost.is_empty() && unexpected.is_empty() { Validity::Valid } else { Validity::Invalid };
-    let s = |xs: &[Value]| Node::Str(interval_set_str(xs));
+    let s = |xs: &[Elem]| Node::Str(interval_set_str(&xs.iter().map(Elem::to_value).collect::<Vec<Value>>()));
     Ok(CheckResult::new(
         valid,
         vec![
@@ -71,4 +67,11 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
             (kw("recovered"), s(&recovered)),
         ],
     ))
+}
+
+/// The elements, sorted as Jepsen sorts them (by value).
+fn sorted<'a>(s: Vec<&Elem<'a>>) -> Vec<Elem<'a>> {
+    let mut v: Vec<Elem> = s.into_iter().cloned().collect();
+    v.sort_unstable();
+    v
 }
