@@ -1252,12 +1252,16 @@ pub(crate) fn parse_op_maps_with<'a, T: Send, E: Send>(
             first_lines.push(line);
             line += n;
         }
+        // Usually one op per line. The first chunk's vector has room for
+        // every chunk's ops, so only the later chunks are copied into it.
+        let total = line_counts.iter().sum::<usize>() + line_counts.len();
         let chunks: Vec<Option<Result<Vec<T>, E>>> = bounds
             .par_windows(2)
-            .zip(first_lines.par_iter())
-            .map(|(w, &first_line)| {
+            .zip(first_lines.par_iter().zip(line_counts.par_iter()))
+            .enumerate()
+            .map(|(k, (w, (&first_line, &lines)))| {
                 let mut p = Parser::new(input, w[0], w[1], first_line);
-                let mut out = Vec::with_capacity((w[1] - w[0]) / 80);
+                let mut out = Vec::with_capacity(if k == 0 { total } else { lines + 1 });
                 loop {
                     p.skip_ws(0).ok()?;
                     if p.peek().is_none() {
@@ -1271,11 +1275,10 @@ pub(crate) fn parse_op_maps_with<'a, T: Send, E: Send>(
             })
             .collect();
         if chunks.iter().all(Option::is_some) {
-            let mut all = Vec::with_capacity(
-                chunks.iter().map(|c| c.as_ref().map_or(0, |c| c.as_ref().map_or(0, Vec::len))).sum(),
-            );
+            let mut all = Vec::new();
             for c in chunks.into_iter().flatten() {
                 match c {
+                    Ok(v) if all.is_empty() => all = v,
                     Ok(mut v) => all.append(&mut v),
                     Err(e) => return Ok(Err(e)),
                 }
@@ -1426,7 +1429,10 @@ impl<'a> Parser<'a> {
                         b"type" if keyword_value => m.op_type = Some(RawName::Name(self.keyword_name()?)),
                         b"f" if keyword_value => m.f = Some(RawName::Name(self.keyword_name()?)),
                         b"value" => m.value = Some(self.op_value(values.keys, values.fast)?),
-                        b"type" | b"f" | b"process" | b"time" | b"index" => {
+                        b"process" => m.process = Some(self.value(2)?),
+                        b"time" => m.time = Some(self.value(2)?),
+                        b"index" => m.index = Some(self.value(2)?),
+                        b"type" | b"f" => {
                             let v = self.value(2)?;
                             m.insert(Value::Atom(Atom::Keyword(utf8(name, kpos + 1)?.into())), v, values.keys);
                         }
