@@ -13,7 +13,7 @@
 //! `integer-interval-set-str` (`#{1..3 5}`). Hash sets: linear time.
 
 use super::elem::Elem;
-use super::result::{count, interval_set_str, kw, CheckResult, Node, Validity};
+use super::result::{count, int_interval_set_str, interval_set_str, kw, CheckResult, Node, Validity};
 use super::{JepsenError, OpType, Ops};
 use crate::history::Value;
 use rustc_hash::FxHashSet;
@@ -51,7 +51,13 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
     let lost = sorted(adds.iter().filter(|x| !read.contains(x)).collect());
     let recovered = sorted(ok.iter().filter(|x| !adds.contains(x)).collect());
     let valid = if lost.is_empty() && unexpected.is_empty() { Validity::Valid } else { Validity::Invalid };
-    let s = |xs: &[Elem]| Node::Str(interval_set_str(&xs.iter().map(Elem::to_value).collect::<Vec<Value>>()));
+    let s = |xs: &[Elem]| {
+        let ints: Option<Vec<i64>> = xs.iter().map(|x| if let Elem::Int(n) = x { Some(*n) } else { None }).collect();
+        Node::Str(match ints {
+            Some(ints) => int_interval_set_str(ints),
+            None => interval_set_str(&xs.iter().map(Elem::to_value).collect::<Vec<Value>>()),
+        })
+    };
     Ok(CheckResult::new(
         valid,
         vec![

@@ -83,17 +83,26 @@ struct Read {
 /// by binary search).
 const BITSET_BUDGET: usize = 256 << 20;
 
-/// Element ids: integers (the usual elements) through their own map,
-/// other values through a map of elements.
+/// Element ids: small non-negative integers (the usual elements) through
+/// a dense table, other integers through their own map, other values
+/// through a map of elements.
 #[derive(Default)]
 struct Ids<'a> {
+    dense: Vec<u32>,
     ints: FxHashMap<i64, u32>,
     others: FxHashMap<Elem<'a>, u32>,
 }
 
+/// Integers below this are looked up in the dense table (at most 16 MB).
+const DENSE_LIMIT: i64 = 1 << 22;
+
 impl<'a> Ids<'a> {
+    #[inline]
     fn get(&self, v: &Elem) -> Option<u32> {
         match v {
+            Elem::Int(i) if (0..DENSE_LIMIT).contains(i) => {
+                self.dense.get(*i as usize).copied().filter(|&id| id != NONE)
+            }
             Elem::Int(i) => self.ints.get(i).copied(),
             v => self.others.get(v).copied(),
         }
@@ -101,9 +110,20 @@ impl<'a> Ids<'a> {
 
     fn insert(&mut self, v: Elem<'a>, id: u32) {
         match v {
-            Elem::Int(i) => self.ints.insert(i, id),
-            v => self.others.insert(v, id),
-        };
+            Elem::Int(i) if (0..DENSE_LIMIT).contains(&i) => {
+                let i = i as usize;
+                if i >= self.dense.len() {
+                    self.dense.resize((i + 1).next_power_of_two(), NONE);
+                }
+                self.dense[i] = id;
+            }
+            Elem::Int(i) => {
+                self.ints.insert(i, id);
+            }
+            v => {
+                self.others.insert(v, id);
+            }
+        }
     }
 }
 
