@@ -27,7 +27,10 @@
 //! same files with the same tokenizers ([`crate::ingest::read_values`]:
 //! the EDN and JSON readers' generic value parser, same syntax and
 //! `file:line:column` errors) into one [`Op`] per op map, whose `:value` is
-//! kept as the generic [`Value`] it was written as. Each checker then checks
+//! kept compact where it has a bank, counter or set shape, and as the
+//! generic [`Value`] it was written as otherwise
+//! ([`crate::ingest::op_value`]; [`Ops::value`] gives any value as
+//! written). Each checker then checks
 //! that every client op fits its model ([`JepsenError::Model`], naming the
 //! op, its line and what the model expects) before it checks anything: a
 //! history of another workload is an error, never a silent valid.
