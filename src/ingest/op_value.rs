@@ -295,7 +295,8 @@ mod tests {
     use super::*;
 
     fn edn(s: &str) -> Value {
-        match crate::ingest::edn::parse_values("t.edn", s.as_bytes()) {
+        // Inside a history vector, so that a vector is one value.
+        match crate::ingest::edn::parse_values("t.edn", format!("[{s}]").as_bytes()) {
             Ok(mut v) if v.len() == 1 => v.remove(0).0,
             other => panic!("{s}: {other:?}"),
         }
