@@ -36,8 +36,8 @@ generated() {
         esac
     done
     cargo build --release --locked --bin isolde >&2
-    local bin=$target/release/isolde tmp
-    tmp=$(mktemp -d)
+    local bin=$target/release/isolde
+    tmp=$(mktemp -d) # global: the EXIT trap removes it
     trap 'rm -rf "$tmp"' EXIT
     "$bin" gen bank --ops "$ops" --inject negative-balance,wrong-total -o "$tmp/bank.edn" 2>"$tmp/bank.planted"
     "$bin" gen counter --ops "$ops" --inject wrong-total,stale-read -o "$tmp/counter.edn" 2>"$tmp/counter.planted"
