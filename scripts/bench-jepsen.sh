@@ -11,9 +11,102 @@
 # porcupine_test.go's), then the totals, the slowest log and the ratios.
 #
 #   scripts/bench-jepsen.sh [LOG...]
+#
+# With --generated, instead: bank, counter, set and set-full on generated
+# histories (`isolde gen`, two planted faults each), each checked by one
+# `isolde analyze --workload W --stats -f json` run, timed whole (wall, CPU
+# user + sys, peak RSS) under a 10 GiB address-space limit. Prints the load
+# average, one row per workload, and whether every planted fault is
+# reported; with --baseline BIN, BIN (an older isolde) runs the same
+# histories in the same way and its row follows, with whether both result
+# maps are identical.
+#
+#   scripts/bench-jepsen.sh --generated [--ops N] [--baseline BIN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
+
+generated() {
+    local ops=1000000 baseline=""
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --ops) ops=$2; shift 2 ;;
+            --baseline) baseline=$2; shift 2 ;;
+            *) echo "unknown option $1" >&2; exit 2 ;;
+        esac
+    done
+    cargo build --release --locked --bin isolde >&2
+    local bin=$target/release/isolde
+    tmp=$(mktemp -d) # global: the EXIT trap removes it
+    trap 'rm -rf "$tmp"' EXIT
+    "$bin" gen bank --ops "$ops" --inject negative-balance,wrong-total -o "$tmp/bank.edn" 2>"$tmp/bank.planted"
+    "$bin" gen counter --ops "$ops" --inject wrong-total,stale-read -o "$tmp/counter.edn" 2>"$tmp/counter.planted"
+    "$bin" gen set --ops "$ops" --inject lost-element,stale-read -o "$tmp/set.edn" 2>"$tmp/set.planted"
+    echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+    local w file extra who b
+    for w in bank counter set set-full; do
+        file=$w extra=()
+        [ "$w" = set-full ] && file=set extra=(--linearizable)
+        for who in new ${baseline:+old}; do
+            b=$bin
+            [ "$who" = old ] && b=$baseline
+            /usr/bin/time -f "%e %U %S %M" -o "$tmp/$w.$who.time" \
+                prlimit --as=$((10 << 30)) -- "$b" analyze --workload "$w" "${extra[@]}" --stats -f json \
+                "$tmp/$file.edn" >"$tmp/$w.$who.json" 2>"$tmp/$w.$who.err" || true
+        done
+    done
+    echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+    python3 - "$tmp" "$ops" "$baseline" <<'PY'
+import json, re, sys
+tmp, ops, baseline = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+print(f"{ops} operations per history (2 op maps each)")
+print(f"{'workload':<9} {'binary':<6} {'wall s':>7} {'user s':>7} {'sys s':>6} {'RSS MB':>7} {'read s':>7} {'check s':>7}  verdict  faults")
+bad = 0
+for w in ["bank", "counter", "set", "set-full"]:
+    file = "set" if w == "set-full" else w
+    planted = [(m.group(1), int(m.group(2))) for m in
+               re.finditer(r"injected 1 x (\S+) \(op :index (\d+)\)", open(f"{tmp}/{file}.planted").read())]
+    maps = {}
+    for who in ["new"] + (["old"] if baseline else []):
+        try:
+            wall, user, sys_, rss = open(f"{tmp}/{w}.{who}.time").read().split()[-4:]
+            r = json.load(open(f"{tmp}/{w}.{who}.json"))
+        except (ValueError, OSError) as e:
+            print(f"{w:<9} {who:<6} failed: {e}: {open(f'{tmp}/{w}.{who}.err').read()[-300:]}")
+            bad += 1
+            continue
+        maps[who] = r
+        t = re.search(r"read ([0-9.]+)s check ([0-9.]+)s", open(f"{tmp}/{w}.{who}.err").read())
+        rd, ck = (float(t.group(1)), float(t.group(2))) if t else (float("nan"), float("nan"))
+        text = json.dumps(r)
+        if w == "bank":
+            errs = r.get("errors", {})
+            seen = [f for f, i in planted
+                    if f'"index": {i}' in json.dumps(errs.get("negative-value" if f == "negative-balance" else "wrong-total", {}))]
+        elif w == "counter":
+            # Both faults are reads outside their bounds: one error each.
+            seen = [f for f, _ in planted] if r.get("error-count") == len(planted) else []
+        elif w == "set":
+            seen = ["lost-element"] if r.get("lost-count") == 1 else []
+        else:
+            seen = (["lost-element"] if r.get("lost-count") == 1 else []) + (["stale-read"] if r.get("stale-count", 0) >= 1 else [])
+        want = [f for f, _ in planted] if w != "set" else ["lost-element"]
+        ok = sorted(seen) == sorted(want) and r.get("valid?") is False
+        bad += not ok
+        print(f"{w:<9} {who:<6} {float(wall):>7.2f} {float(user):>7.2f} {float(sys_):>6.2f} {int(rss) / 1024:>7.0f} "
+              f"{rd:>7.3f} {ck:>7.3f}  {str(r.get('valid?')):<7}  {'all ' + str(len(want)) + ' reported' if ok else 'MISSED: ' + str(sorted(set(want) - set(seen)))}")
+    if "old" in maps:
+        same = maps["old"] == maps["new"]
+        bad += not same
+        print(f"{'':<9} result maps {'identical' if same else 'DIFFER'}")
+sys.exit(1 if bad else 0)
+PY
+}
+if [ "${1:-}" = --generated ]; then
+    shift
+    generated "$@"
+    exit
+fi
 data=tests/data/jepsen/porcupine
 logs=("$@")
 # By default the logs porcupine_test.go gives a verdict for (etcd_095.log,

@@ -60,10 +60,14 @@
 
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
 use super::num::scan_digits;
+use super::op_value::{KeyTable, OpValue};
 use crate::history::{field, Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
+
+#[path = "edn_op_value.rs"]
+mod op_value_text;
 
 /// Deepest nesting of collections (and chained `#_`) accepted; deeper input
 /// is rejected instead of overflowing the stack.
@@ -1237,6 +1241,7 @@ fn values_document(p: &mut Parser<'_>) -> PResult<Vec<(Value, u32)>> {
 pub(crate) fn parse_op_maps_with<'a, T: Send, E: Send>(
     source: &str,
     input: &'a [u8],
+    values: ValueReader<'_>,
     f: &(dyn Fn(RawOpMap<'a>) -> Result<T, E> + Sync),
 ) -> Result<Result<Vec<T>, E>, IngestError> {
     if let Some(bounds) = plan_chunks(input, DEFAULT_MIN_CHUNK, rayon::current_num_threads()) {
@@ -1247,18 +1252,22 @@ pub(crate) fn parse_op_maps_with<'a, T: Send, E: Send>(
             first_lines.push(line);
             line += n;
         }
+        // Usually one op per line. The first chunk's vector has room for
+        // every chunk's ops, so only the later chunks are copied into it.
+        let total = line_counts.iter().sum::<usize>() + line_counts.len();
         let chunks: Vec<Option<Result<Vec<T>, E>>> = bounds
             .par_windows(2)
-            .zip(first_lines.par_iter())
-            .map(|(w, &first_line)| {
+            .zip(first_lines.par_iter().zip(line_counts.par_iter()))
+            .enumerate()
+            .map(|(k, (w, (&first_line, &lines)))| {
                 let mut p = Parser::new(input, w[0], w[1], first_line);
-                let mut out = Vec::with_capacity((w[1] - w[0]) / 80);
+                let mut out = Vec::with_capacity(if k == 0 { total } else { lines + 1 });
                 loop {
                     p.skip_ws(0).ok()?;
                     if p.peek().is_none() {
                         return Some(Ok(out));
                     }
-                    match f(p.raw_op_map().ok()?) {
+                    match f(p.raw_op_map(values).ok()?) {
                         Ok(t) => out.push(t),
                         Err(e) => return Some(Err(e)),
                     }
@@ -1266,11 +1275,10 @@ pub(crate) fn parse_op_maps_with<'a, T: Send, E: Send>(
             })
             .collect();
         if chunks.iter().all(Option::is_some) {
-            let mut all = Vec::with_capacity(
-                chunks.iter().map(|c| c.as_ref().map_or(0, |c| c.as_ref().map_or(0, Vec::len))).sum(),
-            );
+            let mut all = Vec::new();
             for c in chunks.into_iter().flatten() {
                 match c {
+                    Ok(v) if all.is_empty() => all = v,
                     Ok(mut v) => all.append(&mut v),
                     Err(e) => return Ok(Err(e)),
                 }
@@ -1279,11 +1287,11 @@ pub(crate) fn parse_op_maps_with<'a, T: Send, E: Send>(
         }
     }
     let mut p = Parser::new(input, 0, input.len(), 1);
-    let maps = raw_document(&mut p).map_err(|e| e.into_ingest(source, input))?;
+    let maps = raw_document(&mut p, values).map_err(|e| e.into_ingest(source, input))?;
     Ok(maps.into_iter().map(f).collect())
 }
 
-fn raw_document<'a>(p: &mut Parser<'a>) -> PResult<Vec<RawOpMap<'a>>> {
+fn raw_document<'a>(p: &mut Parser<'a>, values: ValueReader<'_>) -> PResult<Vec<RawOpMap<'a>>> {
     let mut out = Vec::new();
     p.skip_ws(0)?;
     let wrapped = match p.peek() {
@@ -1309,9 +1317,20 @@ fn raw_document<'a>(p: &mut Parser<'a>) -> PResult<Vec<RawOpMap<'a>>> {
                 }
                 return Ok(out);
             }
-            _ => out.push(p.raw_op_map()?),
+            _ => out.push(p.raw_op_map(values)?),
         }
     }
+}
+
+/// How op values are read: the key table they are interned in, and whether
+/// compact shapes are decoded straight from the text (`fast`) or through
+/// the generic value tree.
+#[derive(Clone, Copy, Debug)]
+pub struct ValueReader<'k> {
+    /// Where map keys are interned.
+    pub keys: &'k KeyTable,
+    /// Decode compact values from the text.
+    pub fast: bool,
 }
 
 /// A name field of an op map: a keyword's name borrowed from the input, or
@@ -1339,8 +1358,8 @@ pub struct RawOpMap<'a> {
     pub time: Option<Value>,
     /// `:index`.
     pub index: Option<Value>,
-    /// `:value`.
-    pub value: Option<Value>,
+    /// `:value`, compact where it has one of [`OpValue`]'s shapes.
+    pub value: Option<OpValue>,
     /// Every other entry, in input order.
     pub extra: Vec<(Value, Value)>,
 }
@@ -1360,8 +1379,9 @@ impl<'a> RawOpMap<'a> {
         }
     }
 
-    /// Files an entry under its field (used for maps read as values).
-    pub fn insert(&mut self, k: Value, v: Value) {
+    /// Files an entry under its field (used for maps read as values); a
+    /// `:value` is made compact with `keys`.
+    pub fn insert(&mut self, k: Value, v: Value, keys: &KeyTable) {
         let name = match &k {
             Value::Atom(Atom::Keyword(n)) | Value::Atom(Atom::Str(n)) => Some(&**n),
             _ => None,
@@ -1372,7 +1392,7 @@ impl<'a> RawOpMap<'a> {
             Some("process") => self.process = Some(v),
             Some("time") => self.time = Some(v),
             Some("index") => self.index = Some(v),
-            Some("value") => self.value = Some(v),
+            Some("value") => self.value = Some(OpValue::of_value(v, keys)),
             _ => self.extra.push((k, v)),
         }
     }
@@ -1380,7 +1400,7 @@ impl<'a> RawOpMap<'a> {
 
 impl<'a> Parser<'a> {
     /// Reads one op map (optionally tagged) as a [`RawOpMap`].
-    fn raw_op_map(&mut self) -> PResult<RawOpMap<'a>> {
+    fn raw_op_map(&mut self, values: ValueReader<'_>) -> PResult<RawOpMap<'a>> {
         let start = self.pos;
         let line = self.line_at(start);
         if self.peek() == Some(b'#') && self.src.get(start + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
@@ -1408,9 +1428,13 @@ impl<'a> Parser<'a> {
                     match name {
                         b"type" if keyword_value => m.op_type = Some(RawName::Name(self.keyword_name()?)),
                         b"f" if keyword_value => m.f = Some(RawName::Name(self.keyword_name()?)),
-                        b"type" | b"f" | b"process" | b"time" | b"index" | b"value" => {
+                        b"value" => m.value = Some(self.op_value(values.keys, values.fast)?),
+                        b"process" => m.process = Some(self.value(2)?),
+                        b"time" => m.time = Some(self.value(2)?),
+                        b"index" => m.index = Some(self.value(2)?),
+                        b"type" | b"f" => {
                             let v = self.value(2)?;
-                            m.insert(Value::Atom(Atom::Keyword(utf8(name, kpos + 1)?.into())), v);
+                            m.insert(Value::Atom(Atom::Keyword(utf8(name, kpos + 1)?.into())), v, values.keys);
                         }
                         _ => {
                             let k = Value::Atom(Atom::Keyword(utf8(name, kpos + 1)?.into()));
@@ -1427,7 +1451,7 @@ impl<'a> Parser<'a> {
                         _ => return Err(perr(self.pos, "a value for the map key")),
                     }
                     let v = self.value(2)?;
-                    m.insert(k, v);
+                    m.insert(k, v, values.keys);
                 }
                 _ => return Err(perr(self.pos, format!("`}}` to close the op map opened at {}", self.loc(open)))),
             }

@@ -29,13 +29,14 @@ mod error;
 pub mod jepsen;
 mod json;
 mod num;
+pub mod op_value;
 mod polysi_text;
 mod stream;
 mod values;
 
 pub use error::IngestError;
 pub use stream::read_stream;
-pub use values::{read_op_maps, read_op_maps_bytes, read_values, read_values_bytes, RawName, RawOpMap};
+pub use values::{read_op_maps, read_op_maps_bytes, read_values, read_values_bytes, RawName, RawOpMap, ValueReader};
 
 use crate::history::History;
 use std::path::Path;

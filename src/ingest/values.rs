@@ -4,7 +4,7 @@
 //! see `crate::jepsen`). The same tokenizers as the columnar readers, so
 //! the same syntax, the same `file:line:column` errors and no panics.
 
-pub use super::edn::{RawName, RawOpMap};
+pub use super::edn::{RawName, RawOpMap, ValueReader};
 use super::{edn, json, prepare, Format, IngestError, MAX_INPUT_BYTES};
 use crate::history::Value;
 use std::io::Read;
@@ -21,15 +21,17 @@ pub fn read_values(path: &Path, format: Format) -> Result<Vec<(Value, u32)>, Ing
 /// Reads a history file (`-` is standard input) op map by op map, turning
 /// each into the caller's op with `f` (in input order; the maps borrow
 /// from the file's bytes). EDN is read in parallel, without allocating for
-/// the usual fields; JSON through its values. The outer error is the
-/// reader's, the inner one `f`'s first.
+/// the usual fields, and with `values.fast` the compact `:value`s straight
+/// from the text; JSON through its values. The outer error is the reader's,
+/// the inner one `f`'s first.
 pub fn read_op_maps<T: Send, E: Send>(
     path: &Path,
     format: Format,
+    values: ValueReader<'_>,
     f: &(dyn for<'a> Fn(RawOpMap<'a>) -> Result<T, E> + Sync),
 ) -> Result<Result<Vec<T>, E>, IngestError> {
     let bytes = read_all(path)?;
-    read_op_maps_bytes(&path.display().to_string(), &bytes, format, f)
+    read_op_maps_bytes(&path.display().to_string(), &bytes, format, values, f)
 }
 
 /// [`read_op_maps`] of bytes in memory.
@@ -37,18 +39,19 @@ pub fn read_op_maps_bytes<T: Send, E: Send>(
     source_name: &str,
     bytes: &[u8],
     format: Format,
+    values: ValueReader<'_>,
     f: &(dyn for<'a> Fn(RawOpMap<'a>) -> Result<T, E> + Sync),
 ) -> Result<Result<Vec<T>, E>, IngestError> {
     let (text, resolved) = prepare(source_name, bytes, format);
     match resolved {
-        Format::Edn | Format::Auto => edn::parse_op_maps_with(source_name, text, f),
+        Format::Edn | Format::Auto => edn::parse_op_maps_with(source_name, text, values, f),
         _ => {
-            let values = read_values_bytes(source_name, bytes, format)?;
-            let mut out = Vec::with_capacity(values.len());
-            for (v, line) in values {
+            let forms = read_values_bytes(source_name, bytes, format)?;
+            let mut out = Vec::with_capacity(forms.len());
+            for (v, line) in forms {
                 let mut m = RawOpMap::new(line);
                 match v {
-                    Value::Map(entries) => entries.into_iter().for_each(|(k, v)| m.insert(k, v)),
+                    Value::Map(entries) => entries.into_iter().for_each(|(k, v)| m.insert(k, v, values.keys)),
                     other => {
                         let mut found = other.to_string();
                         if found.len() > 60 {

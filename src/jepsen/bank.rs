@@ -28,7 +28,9 @@
 use super::result::{count, kw, map, CheckResult, Node, Validity};
 use super::{int_of, is_nil, name_of, JepsenError, OpType, Ops};
 use crate::history::Value;
+use crate::ingest::op_value::{Balance, Key, OpValue};
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 
 /// The bank checker's options (elle-cli's).
 #[derive(Clone, Debug, Default)]
@@ -46,9 +48,6 @@ const EXPECTS: &str = ":transfer ops with values {:from a, :to b, :amount n} and
 /// The error types, in Jepsen's order.
 const TYPES: [&str; 4] = ["unexpected-key", "nil-balance", "wrong-total", "negative-value"];
 
-/// A read's balances: account and balance (`None`: nil).
-type Balances<'a> = Vec<(&'a Value, Option<i64>)>;
-
 struct BankError {
     /// Index into [`TYPES`].
     kind: usize,
@@ -58,11 +57,46 @@ struct BankError {
     badness: f64,
 }
 
+/// A balance, `None` when read as `nil`.
+fn balance(b: &Balance) -> Option<i64> {
+    (!b.nil).then_some(b.amount)
+}
+
+/// A transfer's `:amount` (the first entry so named, keyword or string).
+fn amount(ops: &Ops, v: &OpValue) -> Option<i64> {
+    match v {
+        OpValue::Transfer(t) => Some(t.amount),
+        OpValue::Balances(bs) => {
+            bs.iter().find(|b| name_of(&b.key.value(&ops.keys)) == Some("amount")).and_then(|b| balance(b))
+        }
+        OpValue::Other(v) => match &**v {
+            Value::Map(e) => e.iter().find(|(k, _)| name_of(k) == Some("amount")).and_then(|(_, v)| int_of(v)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The model error for op `i`, saying what in its value does not fit.
+fn misfit(ops: &Ops, i: usize) -> JepsenError {
+    let v = ops.value(i);
+    let detail = match (&*ops.ops[i].f, &*v) {
+        ("read", Value::Map(e)) => match e.iter().find(|(_, b)| int_of(b).is_none() && !is_nil(b)) {
+            Some((k, b)) => format!("; account {k} has the balance {b}, not an integer or nil"),
+            None => String::new(),
+        },
+        ("read", v) => format!("; the read's value {v} is not a map"),
+        ("transfer", _) => "; the transfer's value has no integer :amount".to_string(),
+        _ => String::new(),
+    };
+    ops.model_error_in(i, "bank", EXPECTS, detail)
+}
+
 /// Checks a bank history.
 pub fn check(ops: &Ops, opts: &BankOptions) -> Result<CheckResult, JepsenError> {
     // Model fit first: every client op is a read or a transfer of the
     // right shape.
-    let mut reads: Vec<(usize, Balances)> = Vec::new();
+    let mut reads: Vec<(usize, Cow<[Balance]>)> = Vec::new();
     let mut transfers = [0usize; 4];
     let mut oversized = 0usize;
     for i in ops.clients() {
@@ -72,15 +106,15 @@ pub fn check(ops: &Ops, opts: &BankOptions) -> Result<CheckResult, JepsenError> 
                 if o.op_type != OpType::Ok {
                     continue;
                 }
-                let Value::Map(entries) = &o.value else { return Err(ops.model_error(i, "bank", EXPECTS)) };
-                let mut balances = Vec::with_capacity(entries.len());
-                for (k, v) in entries {
-                    match (int_of(v), is_nil(v)) {
-                        (Some(b), _) => balances.push((k, Some(b))),
-                        (None, true) => balances.push((k, None)),
-                        _ => return Err(ops.model_error(i, "bank", EXPECTS)),
-                    }
-                }
+                let balances = match &o.value {
+                    OpValue::Balances(bs) => Cow::Borrowed(&bs[..]),
+                    // A read that happens to have a transfer's shape.
+                    OpValue::Transfer(t) => match t.as_balances(&ops.keys) {
+                        Some(bs) => Cow::Owned(bs.to_vec()),
+                        None => return Err(misfit(ops, i)),
+                    },
+                    _ => return Err(misfit(ops, i)),
+                };
                 reads.push((i, balances));
             }
             "transfer" => {
@@ -89,24 +123,15 @@ pub fn check(ops: &Ops, opts: &BankOptions) -> Result<CheckResult, JepsenError> 
                 if o.op_type != OpType::Invoke {
                     continue;
                 }
-                let amount = match &o.value {
-                    Value::Map(e) => e.iter().find(|(k, _)| name_of(k) == Some("amount")).and_then(|(_, v)| int_of(v)),
-                    _ => None,
-                };
-                let Some(amount) = amount else { return Err(ops.model_error(i, "bank", EXPECTS)) };
-                match o.op_type {
-                    OpType::Invoke => {
-                        if opts.max_transfer.is_some_and(|m| amount > m) {
-                            oversized += 1;
-                        }
-                        match ops.completion(i).map(|c| c.op_type) {
-                            Some(OpType::Ok) => transfers[0] += 1,
-                            Some(OpType::Fail) => transfers[1] += 1,
-                            Some(OpType::Info) => transfers[2] += 1,
-                            _ => transfers[3] += 1,
-                        }
-                    }
-                    _ => continue,
+                let Some(amount) = amount(ops, &o.value) else { return Err(misfit(ops, i)) };
+                if opts.max_transfer.is_some_and(|m| amount > m) {
+                    oversized += 1;
+                }
+                match ops.completion(i).map(|c| c.op_type) {
+                    Some(OpType::Ok) => transfers[0] += 1,
+                    Some(OpType::Fail) => transfers[1] += 1,
+                    Some(OpType::Info) => transfers[2] += 1,
+                    _ => transfers[3] += 1,
                 }
             }
             _ => return Err(ops.model_error(i, "bank", EXPECTS)),
@@ -125,33 +150,29 @@ pub fn check(ops: &Ops, opts: &BankOptions) -> Result<CheckResult, JepsenError> 
         extra.push((kw("max-transfer"), Node::Int(m)));
         extra.push((kw("oversized-transfer-count"), count(oversized)));
     }
-    let first: &[(&Value, Option<i64>)] = reads.first().map(|(_, b)| &b[..]).unwrap_or(&[]);
-    let accts: FxHashSet<&Value> = first.iter().map(|(k, _)| *k).collect();
+    let first: &[Balance] = reads.first().map(|(_, b)| &b[..]).unwrap_or(&[]);
+    let accts: FxHashSet<Key> = first.iter().map(|b| b.key).collect();
     let total: i128 = match opts.total_amount {
         Some(t) => t.into(),
-        None => first.iter().map(|(_, b)| b.unwrap_or(0) as i128).sum(),
+        None => first.iter().map(|b| b.amount as i128).sum(),
     };
     let mut errors: Vec<BankError> = Vec::new();
     for (i, balances) in &reads {
-        let sum: i128 = balances.iter().map(|(_, b)| b.unwrap_or(0) as i128).sum();
-        let unexpected: Vec<Node> =
-            balances.iter().filter(|(k, _)| !accts.contains(k)).map(|(k, _)| crate::reports::tree::value(k)).collect();
+        let sum: i128 = balances.iter().map(|b| b.amount as i128).sum();
+        let key = |b: &Balance| crate::reports::tree::value(&b.key.value(&ops.keys));
+        let unexpected: Vec<Node> = balances.iter().filter(|b| !accts.contains(&b.key)).map(key).collect();
         let e = if !unexpected.is_empty() {
             let n = unexpected.len();
             Some((0, ("unexpected", Node::List(unexpected)), n as f64))
-        } else if balances.iter().any(|(_, b)| b.is_none()) {
-            let nils: Vec<(Node, Node)> = balances
-                .iter()
-                .filter(|(_, b)| b.is_none())
-                .map(|(k, _)| (crate::reports::tree::value(k), Node::Nil))
-                .collect();
+        } else if balances.iter().any(|b| b.nil) {
+            let nils: Vec<(Node, Node)> = balances.iter().filter(|b| b.nil).map(|b| (key(b), Node::Nil)).collect();
             let n = nils.len();
             Some((1, ("nils", Node::Map(nils)), n as f64))
         } else if sum != total {
             let badness = if total > 0 { ((sum - total) as f64 / total as f64).abs() } else { 0.0 };
             Some((2, ("total", big(sum)), badness))
-        } else if !opts.negative_balances && balances.iter().any(|(_, b)| b.is_some_and(|b| b < 0)) {
-            let neg: Vec<i64> = balances.iter().filter_map(|(_, b)| b.filter(|&b| b < 0)).collect();
+        } else if !opts.negative_balances && balances.iter().any(|b| balance(b).is_some_and(|b| b < 0)) {
+            let neg: Vec<i64> = balances.iter().filter_map(|b| balance(b).filter(|&b| b < 0)).collect();
             let badness = -(neg.iter().map(|&b| b as f64).sum::<f64>());
             Some((3, ("negative", Node::List(neg.into_iter().map(Node::Int).collect())), badness))
         } else {
@@ -162,7 +183,7 @@ pub fn check(ops: &Ops, opts: &BankOptions) -> Result<CheckResult, JepsenError> 
         }
     }
     let node = |e: &BankError| {
-        map(vec![("type", kw(TYPES[e.kind])), (e.detail.0, e.detail.1.clone()), ("op", ops.ops[e.op].node())])
+        map(vec![("type", kw(TYPES[e.kind])), (e.detail.0, e.detail.1.clone()), ("op", ops.node(e.op))])
     };
     let mut by_type = Vec::new();
     let mut firsts = Vec::new();

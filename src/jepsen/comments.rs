@@ -38,11 +38,12 @@ fn split(v: &Value, independent: bool) -> (Option<&Value>, &Value) {
 
 /// Checks a comments history.
 pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
+    let values = ops.values();
     // Independent when every write's value is a [key value] pair.
     let independent = ops
         .clients()
         .filter(|&i| &*ops.ops[i].f == "write")
-        .all(|i| matches!(&ops.ops[i].value, Value::Vector(x) if x.len() == 2));
+        .all(|i| matches!(&*values[i], Value::Vector(x) if x.len() == 2));
     // Per key: completion order, each written value's rank in it, and the
     // number of completed writes when each value's write was invoked.
     #[derive(Default)]
@@ -58,7 +59,7 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
         let o = &ops.ops[i];
         match (&*o.f, o.op_type) {
             ("write", t) => {
-                let (k, v) = split(&o.value, independent);
+                let (k, v) = split(&values[i], independent);
                 let key = keys.entry(k).or_default();
                 match t {
                     OpType::Invoke => {
@@ -72,7 +73,7 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
                 }
             }
             ("read", OpType::Ok) => {
-                let (k, v) = split(&o.value, independent);
+                let (k, v) = split(&values[i], independent);
                 let Some(seen) = elements(v) else { return Err(ops.model_error(i, "comments", EXPECTS)) };
                 reads += 1;
                 let Some(key) = keys.get(&k) else { continue };
@@ -83,7 +84,7 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
                     let mut missing: Vec<&Value> =
                         key.completed[..prefix].iter().copied().filter(|x| !seen_set.contains(x)).collect();
                     missing.sort();
-                    let mut m = match o.node() {
+                    let mut m = match ops.node(i) {
                         Node::Map(m) => m.into_iter().filter(|(k, _)| *k != kw("value")).collect(),
                         _ => Vec::new(),
                     };

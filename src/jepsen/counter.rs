@@ -14,7 +14,7 @@
 //! history without an `:ok` read is valid: no read contradicts it.
 
 use super::result::{count, kw, CheckResult, Node, Validity};
-use super::{int_of, JepsenError, OpType, Ops};
+use super::{JepsenError, OpType, Ops};
 use crate::history::Value;
 use rustc_hash::FxHashMap;
 
@@ -30,7 +30,7 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
         match (&*o.f, o.op_type) {
             ("read", OpType::Invoke) => {
                 if let Some(c) = ops.completion(i).filter(|c| c.op_type == OpType::Ok) {
-                    let Some(v) = int_of(&c.value) else {
+                    let Some(v) = c.value.as_int() else {
                         let j = ops.pair[i] as usize;
                         return Err(ops.model_error(j, "counter", EXPECTS));
                     };
@@ -41,14 +41,14 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
                 Some((l, v)) => reads.push([l, v as i128, upper]),
                 // A read with no invocation: its start is unknown, so
                 // only the upper bound and the initial 0 apply.
-                None => match int_of(&o.value) {
+                None => match o.value.as_int() {
                     Some(v) => reads.push([0, v as i128, upper]),
                     None => return Err(ops.model_error(i, "counter", EXPECTS)),
                 },
             },
             ("read", _) => {}
             ("add", t) => {
-                let Some(v) = int_of(&o.value).filter(|&v| v >= 0) else {
+                let Some(v) = o.value.as_int().filter(|&v| v >= 0) else {
                     return Err(ops.model_error(i, "counter", EXPECTS));
                 };
                 match t {

@@ -1,8 +1,9 @@
 //! The workloads of Jepsen histories, and which one a history is, from its
 //! client ops' `:f` values and value shapes.
 
-use super::{elements, int_of, is_nil, name_of, OpType, Ops};
+use super::{elements, name_of, OpType, Ops};
 use crate::history::Value;
+use crate::ingest::op_value::OpValue;
 
 /// A Jepsen or Knossos workload (elle-cli's model names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,19 +89,15 @@ pub fn detect(ops: &Ops) -> Result<Workload, String> {
         if !fs.contains(&&*o.f) {
             fs.push(&o.f);
         }
-        let is_txn = |v: &Value| {
-            elements(v).is_some_and(|xs| {
-                !xs.is_empty() && xs.iter().all(|m| matches!(elements(m), Some([f, _, _]) if name_of(f).is_some()))
-            })
-        };
-        if is_txn(&o.value) {
+        let shape = shape(&o.value);
+        if shape == Shape::Txn {
             txn_values += 1;
         }
         if &*o.f == "read" && o.op_type == OpType::Ok {
-            match &o.value {
-                Value::Map(_) => map_reads += 1,
-                v if int_of(v).is_some() => int_reads += 1,
-                v if elements(v).is_some() && !is_txn(v) => coll_reads += 1,
+            match shape {
+                Shape::Map => map_reads += 1,
+                Shape::Int => int_reads += 1,
+                Shape::Coll => coll_reads += 1,
                 _ => {}
             }
         }
@@ -142,13 +139,50 @@ pub fn detect(ops: &Ops) -> Result<Workload, String> {
         if txn_values > 0 {
             return Ok(Workload::LongFork);
         }
-        let plain = ops.clients().all(|i| {
-            let v = &ops.ops[i].value;
-            is_nil(v) || int_of(v).is_some() || matches!(v, Value::Atom(_))
-        });
+        let plain = ops.clients().all(|i| matches!(shape(&ops.ops[i].value), Shape::Int | Shape::Atom));
         if plain {
             return Ok(Workload::Register);
         }
     }
     Err(format!("{}: not one of the Jepsen workloads isolde detects", found()))
+}
+
+/// What detection looks at in a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// A map.
+    Map,
+    /// An integer.
+    Int,
+    /// Any other atom (`nil` included).
+    Atom,
+    /// A non-empty collection of micro-ops `[f k v]`.
+    Txn,
+    /// Any other vector, list or set.
+    Coll,
+    /// Anything else.
+    Other,
+}
+
+fn shape(v: &OpValue) -> Shape {
+    match v {
+        OpValue::Nil => Shape::Atom,
+        OpValue::Int(_) => Shape::Int,
+        OpValue::Transfer(_) | OpValue::Balances(_) => Shape::Map,
+        OpValue::Ints(..) => Shape::Coll,
+        OpValue::Other(v) => match &**v {
+            Value::Map(_) => Shape::Map,
+            Value::Atom(_) => Shape::Atom,
+            v => match elements(v) {
+                Some(xs) if !xs.is_empty() && xs.iter().all(is_mop) => Shape::Txn,
+                Some(_) => Shape::Coll,
+                None => Shape::Other,
+            },
+        },
+    }
+}
+
+/// Whether a value looks like a micro-op `[f k v]` with a named `f`.
+fn is_mop(m: &Value) -> bool {
+    matches!(elements(m), Some([f, _, _]) if name_of(f).is_some())
 }

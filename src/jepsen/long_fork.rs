@@ -42,16 +42,17 @@ fn mop(v: &Value) -> Option<(&str, &Value, &Value)> {
 
 /// Checks a long-fork history with group size `n` (0: inferred).
 pub fn check(ops: &Ops, n: usize) -> Result<CheckResult, JepsenError> {
+    let values = ops.values();
     let mut written: FxHashSet<&Value> = FxHashSet::default();
     let mut multiple: Option<&Value> = None;
     // Each ok read: its (key, value) pairs sorted by key.
     let mut reads: Vec<(usize, Vec<(&Value, &Value)>)> = Vec::new();
     for i in ops.clients() {
         let o = &ops.ops[i];
-        if is_nil(&o.value) && o.op_type != OpType::Ok {
+        if o.value.is_nil() && o.op_type != OpType::Ok {
             continue;
         }
-        let Some(txn) = elements(&o.value) else { return Err(ops.model_error(i, "long-fork", EXPECTS)) };
+        let Some(txn) = elements(&values[i]) else { return Err(ops.model_error(i, "long-fork", EXPECTS)) };
         let mut mops = Vec::with_capacity(txn.len());
         for m in txn {
             match mop(m) {
@@ -140,7 +141,7 @@ pub fn check(ops: &Ops, n: usize) -> Result<CheckResult, JepsenError> {
                 return Ok(CheckResult::new(Validity::Unknown, e));
             }
             if fork {
-                forks.push(Node::Vector(vec![ops.ops[reads[w[0]].0].node(), ops.ops[reads[w[1]].0].node()]));
+                forks.push(Node::Vector(vec![ops.node(reads[w[0]].0), ops.node(reads[w[1]].0)]));
             }
         }
     }

@@ -27,7 +27,10 @@
 //! same files with the same tokenizers ([`crate::ingest::read_values`]:
 //! the EDN and JSON readers' generic value parser, same syntax and
 //! `file:line:column` errors) into one [`Op`] per op map, whose `:value` is
-//! kept as the generic [`Value`] it was written as. Each checker then checks
+//! kept compact where it has a bank, counter or set shape, and as the
+//! generic [`Value`] it was written as otherwise
+//! ([`crate::ingest::op_value`]; [`Ops::value`] gives any value as
+//! written). Each checker then checks
 //! that every client op fits its model ([`JepsenError::Model`], naming the
 //! op, its line and what the model expects) before it checks anything: a
 //! history of another workload is an error, never a silent valid.
@@ -53,6 +56,7 @@ pub mod bank;
 pub mod comments;
 pub mod counter;
 pub mod detect;
+pub mod elem;
 pub mod long_fork;
 pub mod ops;
 pub mod result;
@@ -85,7 +89,7 @@ pub enum JepsenError {
     },
     /// A client op that the chosen model does not have.
     #[error(
-        "{source_name}:{line}: op {op} does not fit the {model} model, which expects {expected} - wrong model selected?{hint}"
+        "{source_name}:{line}: op {op} does not fit the {model} model, which expects {expected}{detail} - wrong model selected?{hint}"
     )]
     Model {
         /// The file.
@@ -98,6 +102,8 @@ pub enum JepsenError {
         model: &'static str,
         /// What the model expects.
         expected: &'static str,
+        /// What in the op's value does not fit (`"; ..."`), or empty.
+        detail: String,
         /// A hint naming the workload the history looks like, or empty.
         hint: String,
     },
@@ -135,6 +141,12 @@ pub fn elements(v: &Value) -> Option<&[Value]> {
 impl Ops {
     /// The [`JepsenError::Model`] for op `i`.
     pub fn model_error(&self, i: usize, model: &'static str, expected: &'static str) -> JepsenError {
+        self.model_error_in(i, model, expected, String::new())
+    }
+
+    /// The [`JepsenError::Model`] for op `i`, saying what in its value does
+    /// not fit (`detail`, as `"; the balance of ..."`).
+    pub fn model_error_in(&self, i: usize, model: &'static str, expected: &'static str, detail: String) -> JepsenError {
         let op = &self.ops[i];
         let hint = match detect::detect(self) {
             Ok(w) if w.name() != model => format!(" This history looks like a \"{}\" workload.", w.name()),
@@ -143,9 +155,10 @@ impl Ops {
         JepsenError::Model {
             source_name: self.source.clone(),
             line: op.line,
-            op: result::edn(&op.node()),
+            op: result::edn(&self.op_node(op)),
             model,
             expected,
+            detail,
             hint,
         }
     }

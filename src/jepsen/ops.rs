@@ -1,11 +1,18 @@
 //! The op model shared by Jepsen's checkers and the linearizability check:
-//! one [`Op`] per op map, its `:value` kept as written, and each completion
-//! paired with its invocation as `jepsen.history` pairs them.
+//! one [`Op`] per op map, its `:value` kept compact where it has one of the
+//! bank, counter and set shapes ([`OpValue`]) and as written otherwise, and
+//! each completion paired with its invocation as `jepsen.history` pairs
+//! them.
+//!
+//! Checkers that need the value as written (to echo an op back, or to
+//! match on any shape) get it from [`Ops::value`]; the bank, counter and
+//! set checkers read the compact forms directly.
 
 use super::result::Node;
 use super::{int_of, name_of, JepsenError};
 use crate::history::{Atom, Value};
-use crate::ingest::{read_op_maps, read_op_maps_bytes, Format, RawName, RawOpMap};
+use crate::ingest::op_value::{KeyTable, OpValue};
+use crate::ingest::{read_op_maps, read_op_maps_bytes, Format, RawName, RawOpMap, ValueReader};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::path::Path;
@@ -26,8 +33,9 @@ pub struct Op {
     pub process: Value,
     /// `:time` in nanoseconds, when given.
     pub time: Option<i64>,
-    /// `:value` as written (`nil` when absent).
-    pub value: Value,
+    /// `:value` (`nil` when absent): compact, or as written; its keys are
+    /// in [`Ops::keys`], and [`Ops::value`] gives it as written.
+    pub value: OpValue,
     /// Other fields (`:error` ...), in input order.
     pub extra: Vec<(Value, Value)>,
     /// 1-based line of the op map in its file.
@@ -42,26 +50,16 @@ impl Op {
     pub fn is_client(&self) -> bool {
         matches!(self.process, Value::Atom(Atom::Int(_)) | Value::Atom(Atom::Nil))
     }
+}
 
-    /// The op as a Jepsen op map (fields in Jepsen's print order).
-    pub fn node(&self) -> Node {
-        let kw = |s: &str| Node::Keyword(s.to_string());
-        let mut m = vec![(kw("type"), kw(self.op_type.name())), (kw("f"), kw(&self.f))];
-        if self.has_value {
-            m.push((kw("value"), crate::reports::tree::value(&self.value)));
-        }
-        if !super::is_nil(&self.process) {
-            m.push((kw("process"), crate::reports::tree::value(&self.process)));
-        }
-        if let Some(t) = self.time {
-            m.push((kw("time"), Node::Int(t)));
-        }
-        for (k, v) in &self.extra {
-            m.push((crate::reports::tree::value(k), crate::reports::tree::value(v)));
-        }
-        m.push((kw("index"), Node::Int(self.index)));
-        Node::Map(m)
-    }
+/// How op values are read: both give the same [`Ops`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Reading {
+    /// Compact values straight from EDN text (the default).
+    #[default]
+    Fast,
+    /// Every value parsed into a generic tree first, then made compact.
+    Generic,
 }
 
 /// No paired op.
@@ -77,25 +75,43 @@ pub struct Ops {
     /// For each op, the position of its partner (an invocation's
     /// completion, a completion's invocation), or [`NONE`].
     pub pair: Vec<u32>,
+    /// The interned map keys of the compact values
+    /// ([`crate::ingest::op_value::Key`]).
+    pub keys: Vec<Value>,
 }
 
 impl Ops {
     /// Reads a history file (`-` is standard input).
     pub fn read(path: &Path, format: Format) -> Result<Ops, JepsenError> {
+        Ops::read_with(path, format, Reading::Fast)
+    }
+
+    /// Reads a history file, its values as `reading` says.
+    pub fn read_with(path: &Path, format: Format, reading: Reading) -> Result<Ops, JepsenError> {
         let source = path.display().to_string();
-        let ops = read_op_maps(path, format, &|m| op_of(&source, m))??;
-        Ops::from_ops(&source, ops)
+        let keys = KeyTable::default();
+        let values = ValueReader { keys: &keys, fast: reading == Reading::Fast };
+        let ops = read_op_maps(path, format, values, &|m| op_of(&source, m))??;
+        Ops::from_ops(&source, ops, keys.into_values())
     }
 
     /// Reads a history from bytes named `source` in messages.
     pub fn read_bytes(source: &str, bytes: &[u8], format: Format) -> Result<Ops, JepsenError> {
-        let ops = read_op_maps_bytes(source, bytes, format, &|m| op_of(source, m))??;
-        Ops::from_ops(source, ops)
+        Ops::read_bytes_with(source, bytes, format, Reading::Fast)
+    }
+
+    /// [`Ops::read_bytes`], its values as `reading` says.
+    pub fn read_bytes_with(source: &str, bytes: &[u8], format: Format, reading: Reading) -> Result<Ops, JepsenError> {
+        let keys = KeyTable::default();
+        let values = ValueReader { keys: &keys, fast: reading == Reading::Fast };
+        let ops = read_op_maps_bytes(source, bytes, format, values, &|m| op_of(source, m))??;
+        Ops::from_ops(source, ops, keys.into_values())
     }
 
     /// Builds the history from ops in input order (an op without `:index`
-    /// gets its position), and pairs them.
-    pub fn from_ops(source: &str, mut ops: Vec<Op>) -> Result<Ops, JepsenError> {
+    /// gets its position) whose compact values' keys are `keys`, and pairs
+    /// them.
+    pub fn from_ops(source: &str, mut ops: Vec<Op>, keys: Vec<Value>) -> Result<Ops, JepsenError> {
         if ops.is_empty() {
             return Err(JepsenError::Malformed {
                 source_name: source.to_string(),
@@ -109,7 +125,7 @@ impl Ops {
             }
         }
         let pair = pair(&ops);
-        Ok(Ops { source: source.to_string(), ops, pair })
+        Ok(Ops { source: source.to_string(), ops, pair, keys })
     }
 
     /// The completion of invocation `i`, if any.
@@ -133,6 +149,51 @@ impl Ops {
     /// The client ops' positions.
     pub fn clients(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.ops.len()).filter(|&i| self.ops[i].is_client())
+    }
+
+    /// Op `i`'s `:value` as written.
+    pub fn value(&self, i: usize) -> Cow<'_, Value> {
+        self.value_of(&self.ops[i])
+    }
+
+    /// An op's `:value` as written (borrowed when it is kept so).
+    pub fn value_of<'s>(&'s self, o: &'s Op) -> Cow<'s, Value> {
+        match &o.value {
+            OpValue::Other(v) => Cow::Borrowed(v),
+            v => Cow::Owned(v.to_value(&self.keys)),
+        }
+    }
+
+    /// Every op's `:value` as written, by position (for checkers that keep
+    /// references to values).
+    pub fn values(&self) -> Vec<Cow<'_, Value>> {
+        self.ops.iter().map(|o| self.value_of(o)).collect()
+    }
+
+    /// Op `i` as a Jepsen op map.
+    pub fn node(&self, i: usize) -> Node {
+        self.op_node(&self.ops[i])
+    }
+
+    /// An op as a Jepsen op map (fields in Jepsen's print order, the value
+    /// as written).
+    pub fn op_node(&self, o: &Op) -> Node {
+        let kw = |s: &str| Node::Keyword(s.to_string());
+        let mut m = vec![(kw("type"), kw(o.op_type.name())), (kw("f"), kw(&o.f))];
+        if o.has_value {
+            m.push((kw("value"), crate::reports::tree::value(&self.value_of(o))));
+        }
+        if !super::is_nil(&o.process) {
+            m.push((kw("process"), crate::reports::tree::value(&o.process)));
+        }
+        if let Some(t) = o.time {
+            m.push((kw("time"), Node::Int(t)));
+        }
+        for (k, v) in &o.extra {
+            m.push((crate::reports::tree::value(k), crate::reports::tree::value(v)));
+        }
+        m.push((kw("index"), Node::Int(o.index)));
+        Node::Map(m)
     }
 }
 
@@ -193,7 +254,7 @@ fn op_of(source: &str, m: RawOpMap<'_>) -> Result<Op, JepsenError> {
         f,
         process: m.process.unwrap_or(Value::Atom(Atom::Nil)),
         time: m.time.as_ref().and_then(int_of),
-        value: m.value.unwrap_or(Value::Atom(Atom::Nil)),
+        value: m.value.unwrap_or(OpValue::Nil),
         extra: m.extra,
         line,
         has_value,

@@ -119,6 +119,11 @@ pub fn interval_set_str(xs: &[crate::history::Value]) -> String {
             }
         }
     }
+    int_interval_set_str(ints)
+}
+
+/// [`interval_set_str`] of integers.
+pub fn int_interval_set_str(mut ints: Vec<i64>) -> String {
     ints.sort_unstable();
     ints.dedup();
     let mut runs: Vec<String> = Vec::new();

@@ -31,7 +31,8 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
         if o.op_type != OpType::Ok {
             continue;
         }
-        let vals = match elements(&o.value) {
+        let value = ops.value(i);
+        let vals = match elements(&value) {
             Some([_, vs]) => match elements(vs) {
                 Some(vs) => vs,
                 None => return Err(ops.model_error(i, "sequential", EXPECTS)),
@@ -49,7 +50,7 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
         }
         let first = vals.iter().position(|v| !is_nil(v)).unwrap_or(vals.len());
         if vals[first..].iter().any(is_nil) {
-            bad.push(crate::reports::tree::value(&o.value));
+            bad.push(crate::reports::tree::value(&value));
         }
     }
     let valid = if bad.is_empty() { Validity::Valid } else { Validity::Invalid };

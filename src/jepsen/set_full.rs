@@ -41,8 +41,9 @@
 //! reads invoked before the add and completing after it (at most one per
 //! process) are recorded when the add is invoked. O(n log n) overall.
 
+use super::elem::Elem;
 use super::result::{count, kw, map, CheckResult, Node, Validity};
-use super::{elements, JepsenError, OpType, Ops};
+use super::{JepsenError, OpType, Ops};
 use crate::history::Value;
 use rustc_hash::FxHashMap;
 
@@ -82,40 +83,60 @@ struct Read {
 /// by binary search).
 const BITSET_BUDGET: usize = 256 << 20;
 
-/// Element ids: integers (the usual elements) through their own map,
-/// other values through a map of values.
+/// Element ids: small non-negative integers (the usual elements) through
+/// a dense table, other integers through their own map, other values
+/// through a map of elements.
 #[derive(Default)]
 struct Ids<'a> {
+    dense: Vec<u32>,
     ints: FxHashMap<i64, u32>,
-    others: FxHashMap<&'a Value, u32>,
+    others: FxHashMap<Elem<'a>, u32>,
 }
 
+/// Integers below this are looked up in the dense table (at most 16 MB).
+const DENSE_LIMIT: i64 = 1 << 22;
+
 impl<'a> Ids<'a> {
-    fn get(&self, v: &Value) -> Option<u32> {
-        match super::int_of(v) {
-            Some(i) => self.ints.get(&i).copied(),
-            None => self.others.get(v).copied(),
+    #[inline]
+    fn get(&self, v: &Elem) -> Option<u32> {
+        match v {
+            Elem::Int(i) if (0..DENSE_LIMIT).contains(i) => {
+                self.dense.get(*i as usize).copied().filter(|&id| id != NONE)
+            }
+            Elem::Int(i) => self.ints.get(i).copied(),
+            v => self.others.get(v).copied(),
         }
     }
 
-    fn insert(&mut self, v: &'a Value, id: u32) {
-        match super::int_of(v) {
-            Some(i) => self.ints.insert(i, id),
-            None => self.others.insert(v, id),
-        };
+    fn insert(&mut self, v: Elem<'a>, id: u32) {
+        match v {
+            Elem::Int(i) if (0..DENSE_LIMIT).contains(&i) => {
+                let i = i as usize;
+                if i >= self.dense.len() {
+                    self.dense.resize((i + 1).next_power_of_two(), NONE);
+                }
+                self.dense[i] = id;
+            }
+            Elem::Int(i) => {
+                self.ints.insert(i, id);
+            }
+            v => {
+                self.others.insert(v, id);
+            }
+        }
     }
 }
 
 /// Checks a set-full history.
 pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenError> {
     let mut ids = Ids::default();
-    let mut values: Vec<&Value> = Vec::new();
+    let mut values: Vec<Elem> = Vec::new();
     let mut els: Vec<Element> = Vec::new();
     let mut reads: Vec<Read> = Vec::new();
     let mut open_reads: FxHashMap<&Value, u32> = FxHashMap::default();
     let mut open_arena: Vec<u32> = Vec::new();
-    let mut dups: FxHashMap<&Value, usize> = FxHashMap::default();
-    let mut unexpected: FxHashMap<&Value, ()> = FxHashMap::default();
+    let mut dups: FxHashMap<Elem, usize> = FxHashMap::default();
+    let mut unexpected: FxHashMap<Elem, ()> = FxHashMap::default();
     let index = |p: u32| if p == NONE { -1 } else { ops.ops[p as usize].index };
     for i in ops.clients() {
         let o = &ops.ops[i];
@@ -126,17 +147,18 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                 open_arena.extend(open_reads.values().copied());
                 let open = (start, open_arena.len() as u32);
                 let fresh = Element { add: pos, known: NONE, last_present: NONE, open };
-                match ids.get(&o.value) {
+                let x = ops.element(o);
+                match ids.get(&x) {
                     Some(id) => els[id as usize] = fresh,
                     None => {
-                        ids.insert(&o.value, els.len() as u32);
-                        values.push(&o.value);
+                        ids.insert(x.clone(), els.len() as u32);
+                        values.push(x);
                         els.push(fresh);
                     }
                 }
             }
             ("add", OpType::Ok) => {
-                if let Some(id) = ids.get(&o.value) {
+                if let Some(id) = ids.get(&ops.element(o)) {
                     let e = &mut els[id as usize];
                     if e.known == NONE {
                         e.known = pos;
@@ -150,7 +172,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                 }
             }
             ("read", OpType::Ok) => {
-                let Some(xs) = elements(&o.value) else { return Err(ops.model_error(i, "set-full", EXPECTS)) };
+                let Some(xs) = ops.members(o) else { return Err(ops.model_error(i, "set-full", EXPECTS)) };
                 let inv = match ops.invocation(i) {
                     Some(j) => {
                         open_reads.remove(&ops.ops[j].process);
@@ -159,8 +181,8 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                     None => pos,
                 };
                 let mut rid = Vec::with_capacity(xs.len());
-                for x in xs {
-                    match ids.get(x) {
+                for x in xs.iter() {
+                    match ids.get(&x) {
                         Some(id) => {
                             rid.push(id);
                             let e = &mut els[id as usize];
@@ -179,7 +201,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
                 rid.sort_unstable();
                 for w in rid.windows(2) {
                     if w[0] == w[1] {
-                        let d = dups.entry(values[w[0] as usize]).or_insert(1);
+                        let d = dups.entry(values[w[0] as usize].clone()).or_insert(1);
                         let n = rid.iter().filter(|&&x| x == w[0]).count();
                         *d = (*d).max(n);
                     }
@@ -292,10 +314,10 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
             last_absent,
         });
     }
-    let val = |id: u32| crate::reports::tree::value(values[id as usize]);
+    let val = |id: u32| crate::reports::tree::value(&values[id as usize].to_value());
     // Element order in the lists: by value, as Jepsen sorts its elements.
     let by_value = |mut v: Vec<usize>| {
-        v.sort_by(|&a, &b| values[results[a].id as usize].cmp(values[results[b].id as usize]));
+        v.sort_by(|&a, &b| values[results[a].id as usize].cmp(&values[results[b].id as usize]));
         v.into_iter().map(|i| &results[i]).collect::<Vec<&Res>>()
     };
     let of = |o: &str| by_value((0..results.len()).filter(|&i| results[i].outcome == o).collect());
@@ -307,7 +329,7 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
     worst.sort_by_key(|r| std::cmp::Reverse(r.stable_latency.unwrap_or(0)));
     worst.truncate(8);
     let opt = |x: Option<i64>| x.map(Node::Int).unwrap_or(Node::Nil);
-    let op_node = |p: u32| if p == NONE { Node::Nil } else { ops.ops[p as usize].node() };
+    let op_node = |p: u32| if p == NONE { Node::Nil } else { ops.node(p as usize) };
     let element_map = |r: &Res| {
         map(vec![
             ("element", val(r.id)),
@@ -365,16 +387,17 @@ pub fn check(ops: &Ops, opts: &SetFullOptions) -> Result<CheckResult, JepsenErro
     if !ll.is_empty() {
         entries.push((kw("lost-latencies"), dist(ll)));
     }
-    let mut dup: Vec<(&Value, usize)> = dups.into_iter().collect();
+    let mut dup: Vec<(Elem, usize)> = dups.into_iter().collect();
     dup.sort();
     entries.push((kw("duplicated-count"), count(dup.len())));
     entries.push((
         kw("duplicated"),
-        Node::Map(dup.into_iter().map(|(v, n)| (crate::reports::tree::value(v), count(n))).collect()),
+        Node::Map(dup.into_iter().map(|(v, n)| (crate::reports::tree::value(&v.to_value()), count(n))).collect()),
     ));
-    let mut unexp: Vec<&Value> = unexpected.into_keys().collect();
+    let mut unexp: Vec<Elem> = unexpected.into_keys().collect();
     unexp.sort();
     entries.push((kw("unexpected-count"), count(unexp.len())));
-    entries.push((kw("unexpected"), Node::List(unexp.into_iter().map(crate::reports::tree::value).collect())));
+    let unexp = unexp.iter().map(|v| crate::reports::tree::value(&v.to_value())).collect();
+    entries.push((kw("unexpected"), Node::List(unexp)));
     Ok(CheckResult::new(valid, entries))
 }

@@ -122,10 +122,11 @@ pub fn prepare(ops: &Ops, model: Model) -> Result<Prepared, JepsenError> {
         }
         // Register values are scalars (a map or a collection is another
         // workload's read: a bank's balances, a set).
+        let value = ops.value(i);
         let scalar = |v: &Value| matches!(v, Value::Atom(_) | Value::Tagged(..) | Value::Float(_));
         if matches!(model, Model::Register | Model::CasRegister)
             && o.op_type != OpType::Fail
-            && (&*o.f != "cas" && !scalar(&o.value))
+            && (&*o.f != "cas" && !scalar(&value))
         {
             return Err(ops.model_error(i, name, expects));
         }
@@ -138,12 +139,12 @@ pub fn prepare(ops: &Ops, model: Model) -> Result<Prepared, JepsenError> {
             Some(OpType::Ok) => (ops.pair[i] as u64, true),
             _ => (u64::MAX, false),
         };
-        let out = completion.filter(|_| known).map(|c| &c.value);
+        let out = completion.filter(|_| known).map(|c| ops.value_of(c));
         let it = &mut p.interner;
         let input = match &*o.f {
-            "read" => Input::Read(out.map(|v| it.value(v))),
-            "write" => Input::Write(it.value(&o.value)),
-            "cas" => match crate::jepsen::elements(&o.value) {
+            "read" => Input::Read(out.map(|v| it.value(&v))),
+            "write" => Input::Write(it.value(&value)),
+            "cas" => match crate::jepsen::elements(&value) {
                 Some([from, to]) => Input::Cas {
                     from: it.value(from),
                     to: it.value(to),
@@ -160,12 +161,12 @@ pub fn prepare(ops: &Ops, model: Model) -> Result<Prepared, JepsenError> {
                     _ => None,
                 };
                 match f {
-                    "get" => match out.map(s) {
+                    "get" => match out.as_deref().map(s) {
                         None => Input::Get(None),
                         Some(Some(x)) => Input::Get(Some(it.string(x))),
                         Some(None) => return Err(ops.model_error(ops.pair[i] as usize, name, expects)),
                     },
-                    _ => match s(&o.value) {
+                    _ => match s(&value) {
                         Some(x) if f == "put" => Input::Put(it.string(x)),
                         Some(x) => Input::Append(it.string(x)),
                         None => return Err(ops.model_error(i, name, expects)),
@@ -187,8 +188,8 @@ pub fn prepare(ops: &Ops, model: Model) -> Result<Prepared, JepsenError> {
 /// Checks a Jepsen history's linearizability under `model`.
 pub fn check_ops(ops: &Ops, model: Model, o: &LinearOptions) -> Result<CheckResult, JepsenError> {
     let mut p = prepare(ops, model)?;
-    Ok(check_prepared(&mut p, model, o, &|i| ops.ops[i].node(), &|i| {
-        ops.completion(i).filter(|c| c.op_type == OpType::Ok).map(|c| c.node())
+    Ok(check_prepared(&mut p, model, o, &|i| ops.node(i), &|i| {
+        ops.completion(i).filter(|c| c.op_type == OpType::Ok).map(|c| ops.op_node(c))
     }))
 }
 

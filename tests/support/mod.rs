@@ -9,6 +9,7 @@ pub mod explore;
 pub mod fuzz;
 pub mod gen;
 pub mod imports;
+pub mod jepsen_readers;
 pub mod nearest;
 pub mod online;
 pub mod prefix;
