@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use isolde::gen::{GenOptions, Inject};
 use proptest::prelude::*;
-use support::cli::{isolde, temp_dir};
+use support::cli::{isolde, isolde_fed, temp_dir};
 use support::online::{follow, generate, options, INJECT, LEVELS};
 
 const MODELS: [Option<&str>; 4] = [None, Some("serializable"), Some("snapshot-isolation"), Some("causal-cerone")];
@@ -98,7 +98,10 @@ fn sample() -> String {
 #[test]
 fn a_pipe_is_followed_to_its_end() {
     let text = sample();
-    let run = isolde(&["analyze", "--follow", "-", "--round-txns", "100", "-f", "json"], Some(text.as_bytes()), LIMIT);
+    // Fed as a generator would, in pieces: rounds run while it arrives
+    // (a pipe filled at once may end before a throttled round).
+    let args = ["analyze", "--follow", "-", "--round-txns", "100", "-f", "json"];
+    let run = isolde_fed(&args, text.as_bytes(), 12, Duration::from_millis(250), LIMIT);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let lines: Vec<serde_json::Value> =
         run.stdout.lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();

@@ -110,6 +110,22 @@ pub fn isolde(args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
 /// Runs `program` (the binary, or a link to it under another name) as
 /// [`isolde`] runs the binary.
 pub fn run_program(program: &std::path::Path, args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
+    spawn_run(program, args, stdin.map(|b| (b.to_vec(), 1, Duration::ZERO)), limit)
+}
+
+/// Runs `isolde` as [`isolde`] does, writing `stdin` to it in `pieces`
+/// with `pause` between them (a pipe that another program fills as it runs).
+pub fn isolde_fed(args: &[&str], stdin: &[u8], pieces: usize, pause: Duration, limit: Duration) -> Run {
+    let program = std::path::Path::new(env!("CARGO_BIN_EXE_isolde"));
+    spawn_run(program, args, Some((stdin.to_vec(), pieces, pause)), limit)
+}
+
+fn spawn_run(
+    program: &std::path::Path,
+    args: &[&str],
+    stdin: Option<(Vec<u8>, usize, Duration)>,
+    limit: Duration,
+) -> Run {
     let mut child = Command::new(program)
         .args(args)
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
@@ -117,11 +133,17 @@ pub fn run_program(program: &std::path::Path, args: &[&str], stdin: Option<&[u8]
         .stderr(Stdio::piped())
         .spawn()
         .expect("runs");
-    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
-        let bytes = bytes.to_vec();
+    if let (Some((bytes, pieces, pause)), Some(mut pipe)) = (stdin, child.stdin.take()) {
         // Write from a thread so a child that stops reading cannot block us.
         std::thread::spawn(move || {
-            let _ = pipe.write_all(&bytes);
+            for (i, piece) in bytes.chunks(bytes.len().div_ceil(pieces.max(1)).max(1)).enumerate() {
+                if i > 0 {
+                    std::thread::sleep(pause);
+                }
+                if pipe.write_all(piece).and_then(|_| pipe.flush()).is_err() {
+                    break;
+                }
+            }
         });
     }
     // Drain both pipes from threads: a child whose output outgrows the pipe
