@@ -60,6 +60,7 @@
 
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
 use super::num::scan_digits;
+use super::repeat_reads::{ListRead, RepeatReads};
 use crate::history::{field, Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -187,6 +188,9 @@ struct Parser<'a> {
     /// `KeyId`s of keyword (kind 0) and escape-free string (kind 1) keys,
     /// keyed by their bytes in the input.
     named_keys: FxHashMap<(u8, &'a [u8]), KeyId>,
+    /// The latest list read of each key, so that a read repeating it is
+    /// parsed only past it (see [`super::repeat_reads`]).
+    lists: RepeatReads,
     /// Where read input is given back, and from which offset it has not
     /// been yet; `None` for input that is not a memory map.
     release: Option<(Release<'a>, usize)>,
@@ -204,6 +208,7 @@ impl<'a> Parser<'a> {
             opener: None,
             small_keys: Vec::new(),
             named_keys: FxHashMap::default(),
+            lists: RepeatReads::default(),
             release: None,
         }
     }
@@ -821,21 +826,27 @@ impl<'a> Parser<'a> {
         Ok(b.value(v))
     }
 
-    /// Reads a read's value: nil, a list of values, or another value.
+    /// Reads a read's value (of `key`): nil, a list of values, or another
+    /// value.
     #[inline(always)]
-    fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
+    fn read_value(&mut self, b: &mut HistoryBuilder, key: KeyId) -> PResult<MopValue> {
         match self.peek() {
             Some(c @ (b'[' | b'(')) => {
                 let open = self.pos;
                 let close = closer(c);
                 self.pos += 1;
-                let start = b.begin_list();
+                let start = self.repeated_list(b, key);
                 loop {
                     self.skip_ws(3)?;
                     match self.peek() {
                         Some(c) if c == close => {
+                            let list = b.finish_list(start);
+                            if let MopValue::List { start, len } = list {
+                                let read = ListRead { text_start: open + 1, text_end: self.pos, start, len };
+                                self.lists.note(key, read);
+                            }
                             self.pos += 1;
-                            return Ok(b.finish_list(start));
+                            return Ok(list);
                         }
                         Some(b'0'..=b'9' | b'-' | b'+') => {
                             let e = match self.int_token::<false>() {
@@ -866,6 +877,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Begins a list read of `key` whose text starts at the cursor: on the
+    /// elements of the key's latest read when the text repeats that read's
+    /// text (the cursor then moves past it), empty otherwise.
+    #[inline(always)]
+    fn repeated_list(&mut self, b: &mut HistoryBuilder, key: KeyId) -> u32 {
+        if let Some(prev) = self.lists.repeated(key, self.src, self.pos) {
+            if let Some(start) = b.repeat_list(prev.start, prev.len) {
+                self.pos += prev.text_end - prev.text_start;
+                return start;
+            }
+        }
+        b.begin_list()
+    }
+
     /// Reads one micro-op vector; the cursor is at its `[` or `(`.
     #[inline(always)]
     fn mop(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
@@ -889,7 +914,7 @@ impl<'a> Parser<'a> {
         self.skip_ws(3)?;
         let value = match f {
             MopFn::Read if self.peek() == Some(close) => MopValue::Nil,
-            MopFn::Read => self.read_value(b)?,
+            MopFn::Read => self.read_value(b, key)?,
             MopFn::Append => match self.peek() {
                 Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
                 _ => return Err(perr(self.pos, "a value for :append")),
@@ -984,6 +1009,7 @@ impl<'a> Parser<'a> {
         // An error that only matters if the op turns out to be a client op.
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
+        self.lists.discard();
         loop {
             self.skip_ws(1)?;
             let kpos = self.pos;
@@ -1114,6 +1140,10 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
+        match process {
+            Some(_) => self.lists.commit(),
+            None => self.lists.discard(),
+        }
         b.push_op_with(RawOp { index, time, op_type, process, f, extras, line }, mop_start, fields);
         Ok(())
     }
@@ -2043,6 +2073,56 @@ mod tests {
         assert!(err("[{:type :ok :process 0}").contains("h.edn:1:24: expected `]` to close the history opened at 1:1"));
         assert!(err("[{:type :ok :process 0}] {:type :ok}")
             .contains("1:26: expected end of input after the history vector"));
+    }
+
+    /// The lists of every read of a history, as parsed.
+    fn read_lists(h: &History) -> Vec<Vec<i64>> {
+        h.mops.iter().filter(|m| m.f == MopFn::Read).map(|m| h.list(m.value).to_vec()).collect()
+    }
+
+    #[test]
+    fn repeated_reads_read_the_same_lists_as_fresh_ones() {
+        // Reads that repeat the previous read of their key and go on, that
+        // repeat only bytes (`[1 2]` then `[1 23]`), shorter reads, reads
+        // of other keys in between, a nemesis op's list (discarded), a
+        // comma and a comment, and values that turn non-integer.
+        let ops = [
+            "[:r 1 [1 2]] [:r 2 [7]]",
+            "[:r 1 [1 2 3]] [:r 1 [1 2 3 4]]",
+            "[:r 1 [1 23]]",
+            "[:r 1 [1 2]] [:r 2 (7 8)]",
+            "[:r 1 [1 2,5 ; c\n 6]]",
+            "[:r 1 [1 2,5 ; c\n 6 \"x\"]] [:r 2 [7 8 9]]",
+            "[:r 1 [1 2,5 ; c\n 6 \"x\" 10]]",
+        ];
+        let mut text = String::new();
+        for (i, mops) in ops.iter().enumerate() {
+            text.push_str(&format!("{{:type :ok, :process {i}, :value [{mops}]}}\n"));
+            text.push_str("{:type :info, :process :nemesis, :value [[:r 1 [1 2 3 4 5 6 7]]]}\n");
+        }
+        let h = ok(&text);
+        let x = h.values.iter().position(|v| *v == Value::Atom(Atom::Str("x".into()))).map(|i| i as i64);
+        let id = |n: i64| h.values.iter().position(|v| *v == Value::Atom(Atom::Int(n))).map_or(-1, |i| i as i64);
+        let ids = |ns: &[i64]| ns.iter().map(|&n| id(n)).collect::<Vec<_>>();
+        let mut tail = ids(&[1, 2, 5, 6]);
+        tail.push(x.unwrap_or(-1));
+        let mut longest = tail.clone();
+        longest.push(id(10));
+        let want = vec![
+            ids(&[1, 2]),
+            ids(&[7]),
+            ids(&[1, 2, 3]),
+            ids(&[1, 2, 3, 4]),
+            ids(&[1, 23]),
+            ids(&[1, 2]),
+            ids(&[7, 8]),
+            ids(&[1, 2, 5, 6]),
+            tail,
+            ids(&[7, 8, 9]),
+            longest,
+        ];
+        assert_eq!(read_lists(&h), want);
+        assert_eq!(h.nonclient_ops, ops.len());
     }
 
     #[test]

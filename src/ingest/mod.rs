@@ -30,6 +30,7 @@ pub mod jepsen;
 mod json;
 mod num;
 mod polysi_text;
+mod repeat_reads;
 mod stream;
 mod values;
 
