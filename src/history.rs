@@ -1065,12 +1065,24 @@ impl HistoryBuilder {
         old
     }
 
+    /// Moves every op's source line `by` lines down (a chunk of an input
+    /// whose lines were counted from the chunk's start); a line beyond the
+    /// `u32` range is kept as `u32::MAX`, as readers store it.
+    pub fn offset_lines(&mut self, by: usize) {
+        for op in &mut self.h.ops {
+            op.line = u32::try_from(op.line as usize + by).unwrap_or(u32::MAX);
+        }
+    }
+
     /// Gives a builder that has stored no list element yet an emptied arena
-    /// to fill (one [`Self::share_lists`] returned), keeping the larger of the
-    /// two buffers.
+    /// to fill (one [`Self::share_lists`] returned), grown to the capacity
+    /// the builder had reserved: a large buffer grows by remapping, so the
+    /// pages the arena has already touched are filled again without the
+    /// kernel zeroing fresh ones.
     pub fn reuse_arena(&mut self, mut arena: Vec<i64>) {
-        if self.h.elements.is_empty() && arena.capacity() >= self.h.elements.capacity() {
+        if self.h.elements.is_empty() {
             arena.clear();
+            arena.reserve(self.h.elements.capacity());
             self.h.elements = arena;
         }
     }

@@ -20,9 +20,11 @@
 //! or one top-level vector/list of op maps. When the input is large, it is cut
 //! at line starts whose first non-blank byte is `{` or `#` (the start of an op
 //! map or a tagged record), the chunks are parsed in parallel into separate
-//! builders (each knowing its absolute first line), and the builders are
-//! appended in order. There is one chunk per thread: appending copies every
-//! chunk but the first, so more chunks would only add copying. A cut can only
+//! builders (each counting its lines from its start as it reads, in the one
+//! pass over its bytes; its ops' lines are then moved by the lines of the
+//! chunks before it), and the builders are appended in order. Chunks are
+//! about 32 MB (at least one per thread): appending copies every chunk but
+//! the first, while smaller chunks keep the copies small. A cut can only
 //! be wrong if it falls inside an op (inside a multi-line string or map); the
 //! chunk before it then ends in the middle of a form, which is always a parse
 //! error, and any chunk error makes the reader redo the whole input
@@ -247,6 +249,12 @@ impl<'a> Parser<'a> {
         self.line_no += count_newlines(&self.src[self.line_pos..pos]);
         self.line_pos = pos;
         u32::try_from(self.line_no).unwrap_or(u32::MAX)
+    }
+
+    /// The line of `end` (at or after every op read): for a chunk parsed
+    /// from line 0, the number of lines it holds before `end`.
+    fn lines_to(&mut self, end: usize) -> usize {
+        self.line_no + count_newlines(&self.src[self.line_pos..end])
     }
 
     /// Skips whitespace, commas, `;` comments and `#_` discarded forms.
@@ -1732,20 +1740,15 @@ fn parse_chunks_sized(
     let Some(bounds) = plan_chunks(input, min_chunk.max(1), max_chunks) else {
         return Ok(vec![whole_input(source, input, first_line)?]);
     };
-    let line_counts: Vec<usize> =
-        bounds.par_windows(2).map(|w| count_and_release(input, w[0], w[1], release)).collect();
-    let mut first_lines = Vec::with_capacity(line_counts.len());
-    let mut line = first_line + count_newlines(&input[..bounds[0]]);
-    for n in &line_counts {
-        first_lines.push(line);
-        line += n;
-    }
+    // Chunks after the first count their lines from 0 as they go; their
+    // ops' lines are moved to the whole input's once all are parsed.
+    let first = first_line + count_newlines(&input[..bounds[0]]);
     // Emptied list arenas of parsed chunks, reused by the next ones.
     let arenas: std::sync::Mutex<Vec<Vec<i64>>> = std::sync::Mutex::new(Vec::new());
-    let chunks: Vec<Option<HistoryBuilder>> = bounds
+    let chunks: Vec<Option<(HistoryBuilder, usize)>> = bounds
         .par_windows(2)
-        .zip(first_lines.par_iter())
-        .map(|(w, &first_line)| {
+        .enumerate()
+        .map(|(i, w)| {
             // Reserved for the chunk only: the first chunk's columns grow as
             // the others are appended (large buffers grow by remapping, not
             // copying), and a reservation for a whole multi-GB input would
@@ -1754,14 +1757,14 @@ fn parse_chunks_sized(
             if let Some(arena) = arenas.lock().ok().and_then(|mut a| a.pop()) {
                 b.reuse_arena(arena);
             }
-            let mut p = Parser::new(input, w[0], w[1], first_line);
+            let mut p = Parser::new(input, w[0], w[1], if i == 0 { first } else { 0 });
             p.release = release.map(|r| (r, w[0]));
             let parsed = p.ops(&mut b, None).ok().map(|()| {
                 let arena = b.share_lists();
                 if let Ok(mut a) = arenas.lock() {
                     a.push(arena);
                 }
-                b
+                (b, p.lines_to(w[1]))
             });
             if let Some(r) = release {
                 r(w[0], w[1]);
@@ -1774,22 +1777,18 @@ fn parse_chunks_sized(
         // sequential parse gives the authoritative result and message.
         return Ok(vec![whole_input(source, input, first_line)?]);
     }
-    Ok(chunks.into_iter().flatten().collect())
-}
-
-/// Newlines in `input[from..to]`, counted [`RELEASE_STEP`] bytes at a time,
-/// each given back to `release` once counted.
-fn count_and_release(input: &[u8], from: usize, to: usize, release: Option<Release<'_>>) -> usize {
-    let Some(release) = release else { return count_newlines(&input[from..to]) };
-    let mut n = 0;
-    let mut at = from;
-    while at < to {
-        let end = to.min(at + RELEASE_STEP);
-        n += count_newlines(&input[at..end]);
-        release(at, end);
-        at = end;
+    let mut line = first;
+    let mut out = Vec::with_capacity(chunks.len());
+    for (i, (mut b, lines)) in chunks.into_iter().flatten().enumerate() {
+        if i > 0 {
+            b.offset_lines(line);
+            line += lines;
+        } else {
+            line = lines;
+        }
+        out.push(b);
     }
-    n
+    Ok(out)
 }
 
 /// Chooses chunk boundaries for a parallel parse: offsets where a line starts
