@@ -110,58 +110,84 @@ struct ExtIndex {
 }
 
 impl ExtIndex {
+    /// Two passes over the ops, in parallel chunks: the number of accesses
+    /// of each op, then the accesses, written in place into one array of
+    /// exactly that size (no per-chunk arrays stitched together, which held
+    /// every access twice at the peak).
     fn build(h: &History) -> ExtIndex {
         const CHUNK: usize = 16 * 1024;
-        // Each chunk: per-op counts and the accesses, then stitched together.
-        let parts: Vec<(Vec<u32>, Vec<Ext>)> = h
+        let counts: Vec<Vec<u32>> = h
             .ops
             .par_chunks(CHUNK)
             .map(|ops| {
-                let mut counts = Vec::with_capacity(ops.len());
-                let mut exts: Vec<Ext> = Vec::new();
-                for op in ops {
-                    let start = exts.len();
-                    // Invocations never take part in inference.
-                    let mops = if op.is_invoke() { &[][..] } else { h.mops_of(op) };
-                    for m in mops {
-                        let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
-                        match m.f {
-                            MopFn::Read => {
-                                if slot.is_none() {
-                                    exts.push(Ext::new(m.key, Some(value_of(m.value)), None));
-                                }
-                            }
-                            MopFn::Write | MopFn::Append => {
-                                let v = value_of(m.value);
-                                match slot {
-                                    Some(i) => exts[i].write_raw = v,
-                                    None => exts.push(Ext::new(m.key, None, Some(v))),
-                                }
-                            }
-                        }
-                    }
-                    counts.push((exts.len() - start) as u32);
-                }
-                (counts, exts)
+                let mut exts = Vec::new();
+                ops.iter()
+                    .map(|op| {
+                        exts.clear();
+                        op_exts(h, op, &mut exts);
+                        exts.len() as u32
+                    })
+                    .collect()
             })
             .collect();
-        let total: usize = parts.iter().map(|p| p.1.len()).sum();
         let mut offsets = Vec::with_capacity(h.ops.len() + 1);
-        let mut exts = Vec::with_capacity(total);
         offsets.push(0u32);
-        for (counts, part) in parts {
-            for c in counts {
-                let last = offsets[offsets.len() - 1];
-                offsets.push(last + c);
-            }
-            exts.extend(part);
+        for c in counts.iter().flatten() {
+            offsets.push(offsets[offsets.len() - 1] + c);
         }
+        drop(counts);
+        let total = offsets[offsets.len() - 1] as usize;
+        let mut exts = vec![Ext { key: KeyId(0), read_raw: ABSENT, write_raw: ABSENT }; total];
+        // Each chunk of ops fills its own part of `exts`.
+        let mut parts = Vec::new();
+        let mut rest = &mut exts[..];
+        for (c, ops) in h.ops.chunks(CHUNK).enumerate() {
+            let first = c * CHUNK;
+            let len = (offsets[first + ops.len()] - offsets[first]) as usize;
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            parts.push((ops, part));
+        }
+        parts.into_par_iter().for_each(|(ops, part)| {
+            let mut at = 0;
+            let mut one = Vec::new();
+            for op in ops {
+                one.clear();
+                op_exts(h, op, &mut one);
+                part[at..at + one.len()].copy_from_slice(&one);
+                at += one.len();
+            }
+        });
         ExtIndex { offsets, exts }
     }
 
     #[inline]
     fn of(&self, op: OpId) -> &[Ext] {
         &self.exts[self.offsets[op as usize] as usize..self.offsets[op as usize + 1] as usize]
+    }
+}
+
+/// The external accesses of `op` (none for an invocation, which never takes
+/// part in inference), in order of first access, appended to `exts`.
+fn op_exts(h: &History, op: &Op, exts: &mut Vec<Ext>) {
+    let start = exts.len();
+    let mops = if op.is_invoke() { &[][..] } else { h.mops_of(op) };
+    for m in mops {
+        let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
+        match m.f {
+            MopFn::Read => {
+                if slot.is_none() {
+                    exts.push(Ext::new(m.key, Some(value_of(m.value)), None));
+                }
+            }
+            MopFn::Write | MopFn::Append => {
+                let v = value_of(m.value);
+                match slot {
+                    Some(i) => exts[i].write_raw = v,
+                    None => exts.push(Ext::new(m.key, None, Some(v))),
+                }
+            }
+        }
     }
 }
 
