@@ -7,7 +7,8 @@
 # runs `isolde analyze --format json ARGS FILE` with OLD and with NEW and
 # compares the exit status (the verdict) and standard output (the JSON result
 # map) byte for byte. Standard error (progress, --stats timings) is not
-# compared. An output that differs is checked against a second run of OLD:
+# compared. An output that differs is checked against up to three more
+# runs of OLD:
 # where OLD itself prints something else each time (a search statistic of a
 # parallel linearizability search, e.g. Knossos's "configs"), the run is
 # counted as unstable, not as a difference, when the exit statuses agree.
@@ -93,9 +94,17 @@ while IFS= read -r h; do
       echo "DIFF exit $old_rc -> $new_rc: ${m:-default} $h"
       diffs=$((diffs + 1))
     elif ! cmp -s "$tmp/old" "$tmp/new"; then
-      # shellcheck disable=SC2086
-      again_rc=$(run "$OLD" "$tmp/again" $m "$h")
-      if [[ "$again_rc" == "$old_rc" ]] && ! cmp -s "$tmp/old" "$tmp/again"; then
+      # Up to three more runs of OLD: does it print something else itself?
+      unstable_old=0
+      for _ in 1 2 3; do
+        # shellcheck disable=SC2086
+        again_rc=$(run "$OLD" "$tmp/again" $m "$h")
+        if [[ "$again_rc" == "$old_rc" ]] && ! cmp -s "$tmp/old" "$tmp/again"; then
+          unstable_old=1
+          break
+        fi
+      done
+      if (( unstable_old )); then
         echo "UNSTABLE (the old binary's output differs between two runs; exits agree): ${m:-default} $h"
         unstable=$((unstable + 1))
       else
