@@ -36,6 +36,8 @@
 #   SCALE_MAX_RSS_MB  largest projected peak RSS allowed to run (default 8000)
 #   SCALE_PLANT=0     skip the planted variants
 #   SCALE_STATS=1     also print --stats (per-stage time and memory) per size
+#   SCALE_MODEL       model checked (default strong-session-serializable;
+#                     empty: analyze's default check)
 #   BIN               isolde binary (default $CARGO_TARGET_DIR/release/isolde, built here)
 set -euo pipefail
 
@@ -46,6 +48,8 @@ DIR="${SCALE_DIR:-/tmp/isolde-scale}"
 MAX_RSS_MB="${SCALE_MAX_RSS_MB:-8000}"
 PLANT="${SCALE_PLANT:-1}"
 STATS="${SCALE_STATS:-0}"
+MODEL_ARGS=(-m "${SCALE_MODEL-strong-session-serializable}")
+[[ -n "${SCALE_MODEL-strong-session-serializable}" ]] || MODEL_ARGS=()
 TIME=/usr/bin/time
 
 log() { printf '%s\n' "$*" >&2; }
@@ -93,7 +97,7 @@ seconds() {
 analyze() {
   local rc=0
   "$TIME" -f '%e %M' -o "$tmp/time" \
-    "$BIN" analyze -m strong-session-serializable --stats --format json "$1" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    "$BIN" analyze "${MODEL_ARGS[@]}" --stats --format json "$1" >"$tmp/out" 2>"$tmp/err" || rc=$?
   return $rc
 }
 

@@ -9,6 +9,68 @@
 
 use crate::anomaly::Rels;
 use crate::history::OpId;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Vertex boundaries cutting `0..n` (`counts`: edge offsets by vertex, n + 1
+/// of them) into at most `blocks` ranges of about equal edge counts.
+fn block_cuts(counts: &[u32], blocks: usize) -> Vec<usize> {
+    let n = counts.len() - 1;
+    let total = counts[n] as u64;
+    let blocks = blocks.clamp(1, n.max(1)) as u64;
+    let mut cuts = vec![0];
+    for b in 1..blocks {
+        let want = (total * b / blocks) as u32;
+        let v = counts.partition_point(|&c| c < want).min(n);
+        if v > *cuts.last().unwrap_or(&0) {
+            cuts.push(v);
+        }
+    }
+    if *cuts.last().unwrap_or(&0) < n || cuts.len() == 1 {
+        cuts.push(n);
+    }
+    cuts
+}
+
+/// Fills one block of vertices `vs`: scatters the block's edges (those out
+/// of its vertices, self-loops left out) into `targets`/`rels` (the block's
+/// part, `counts[vs.end] - counts[vs.start]` long), sorts each vertex's
+/// edges by target and merges parallel edges (their relationships joined),
+/// packing each vertex's merged edges after the previous vertex's. Returns
+/// the merged degree of each vertex.
+fn fill_block(vs: Range<usize>, counts: &[u32], lists: &[&[Edge]], targets: &mut [u32], rels: &mut [Rels]) -> Vec<u32> {
+    let base = counts[vs.start];
+    let mut fill: Vec<u32> = counts[vs.clone()].iter().map(|&c| c - base).collect();
+    let mut pairs = vec![(0u32, 0 as Rels); targets.len()];
+    let (lo, hi) = (vs.start as u32, vs.end as u32);
+    for e in lists.iter().flat_map(|l| l.iter()) {
+        if e.from != e.to && e.from >= lo && e.from < hi {
+            let slot = &mut fill[(e.from - lo) as usize];
+            pairs[*slot as usize] = (e.to, e.rels);
+            *slot += 1;
+        }
+    }
+    let mut degrees = Vec::with_capacity(vs.len());
+    let mut at = 0usize;
+    for v in vs {
+        let bucket = &mut pairs[(counts[v] - base) as usize..(counts[v + 1] - base) as usize];
+        if bucket.len() > 1 {
+            bucket.sort_unstable_by_key(|p| p.0);
+        }
+        let start = at;
+        for &(t, r) in bucket.iter() {
+            if at > start && targets[at - 1] == t {
+                rels[at - 1] |= r;
+            } else {
+                targets[at] = t;
+                rels[at] = r;
+                at += 1;
+            }
+        }
+        degrees.push((at - start) as u32);
+    }
+    degrees
+}
 
 /// One directed edge with its relationship bits.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -37,8 +99,17 @@ impl Graph {
     }
 
     /// Like [`Graph::from_edges`], over several edge lists (e.g. data edges
-    /// and order edges) without concatenating them first.
+    /// and order edges) without concatenating them first. The vertices are
+    /// cut into one block per thread holding about as many edges each; each
+    /// block scatters its own edges, sorts and merges them into its part of
+    /// the target array, and the parts are then closed up. The result does
+    /// not depend on the number of blocks.
     pub fn from_edge_lists(n: usize, lists: &[&[Edge]]) -> Graph {
+        Graph::from_edge_lists_in(n, lists, rayon::current_num_threads())
+    }
+
+    /// [`Graph::from_edge_lists`] in at most `blocks` blocks.
+    fn from_edge_lists_in(n: usize, lists: &[&[Edge]], blocks: usize) -> Graph {
         let mut counts = vec![0u32; n + 1];
         for e in lists.iter().flat_map(|l| l.iter()) {
             if e.from != e.to {
@@ -49,39 +120,39 @@ impl Graph {
             counts[i + 1] += counts[i];
         }
         let total = counts[n] as usize;
-        let mut fill = counts.clone();
-        let mut pairs = vec![(0u32, 0u8); total];
-        for e in lists.iter().flat_map(|l| l.iter()) {
-            if e.from != e.to {
-                let slot = &mut fill[e.from as usize];
-                pairs[*slot as usize] = (e.to, e.rels);
-                *slot += 1;
-            }
+        let cuts = block_cuts(&counts, blocks);
+        let mut targets = vec![0u32; total];
+        let mut rels: Vec<Rels> = vec![0; total];
+        // Each block's part of the arrays, and its vertices' merged degrees.
+        let mut parts = Vec::with_capacity(cuts.len());
+        let (mut t_rest, mut r_rest) = (&mut targets[..], &mut rels[..]);
+        for w in cuts.windows(2) {
+            let len = (counts[w[1]] - counts[w[0]]) as usize;
+            let (t, tr) = std::mem::take(&mut t_rest).split_at_mut(len);
+            let (r, rr) = std::mem::take(&mut r_rest).split_at_mut(len);
+            (t_rest, r_rest) = (tr, rr);
+            parts.push((w[0]..w[1], t, r));
         }
-        // Sort each vertex's bucket by target and merge duplicates.
+        let degrees: Vec<Vec<u32>> =
+            parts.into_par_iter().map(|(vs, t, r)| fill_block(vs, &counts, lists, t, r)).collect();
+        // Close up the gaps the merged duplicates left.
         let mut offsets = Vec::with_capacity(n + 1);
-        let mut targets = Vec::with_capacity(total);
-        let mut rels = Vec::with_capacity(total);
         offsets.push(0u32);
-        for v in 0..n {
-            let bucket = &mut pairs[counts[v] as usize..counts[v + 1] as usize];
-            if bucket.len() > 1 {
-                bucket.sort_unstable_by_key(|p| p.0);
+        let mut at = 0usize;
+        for (w, degs) in cuts.windows(2).zip(&degrees) {
+            let from = counts[w[0]] as usize;
+            let used: usize = degs.iter().map(|&d| d as usize).sum();
+            targets.copy_within(from..from + used, at);
+            rels.copy_within(from..from + used, at);
+            for &d in degs {
+                at += d as usize;
+                offsets.push(at as u32);
             }
-            let mut last: Option<u32> = None;
-            for &(t, r) in bucket.iter() {
-                if last == Some(t) {
-                    if let Some(x) = rels.last_mut() {
-                        *x |= r;
-                    }
-                } else {
-                    targets.push(t);
-                    rels.push(r);
-                    last = Some(t);
-                }
-            }
-            offsets.push(targets.len() as u32);
         }
+        targets.truncate(at);
+        targets.shrink_to_fit();
+        rels.truncate(at);
+        rels.shrink_to_fit();
         Graph { offsets, targets, rels }
     }
 
@@ -163,5 +234,37 @@ mod tests {
         assert_eq!(g.rels_between(0, 1), rel::WW | rel::RW);
         assert_eq!(g.rels_between(1, 1), 0);
         assert_eq!(g.rels_between(2, 0), rel::WR);
+    }
+
+    #[test]
+    fn any_number_of_blocks_builds_the_same_graph() {
+        // A pseudo-random multigraph with parallel edges, self-loops, and
+        // vertices without edges (the last ones among them).
+        let mut x = 12345u64;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) % m) as u32
+        };
+        let rels = [rel::WW, rel::WR, rel::RW, rel::REALTIME];
+        let a: Vec<Edge> =
+            (0..400).map(|_| Edge { from: next(40), to: next(50), rels: rels[next(4) as usize] }).collect();
+        let b: Vec<Edge> =
+            (0..100).map(|_| Edge { from: next(50), to: next(40), rels: rels[next(4) as usize] }).collect();
+        let one = Graph::from_edge_lists_in(60, &[&a, &b], 1);
+        assert!(one.edge_count() > 100 && one.edge_count() < 500);
+        for blocks in [2, 3, 7, 60, 100] {
+            let g = Graph::from_edge_lists_in(60, &[&a, &b], blocks);
+            assert_eq!((&g.offsets, &g.targets, &g.rels), (&one.offsets, &one.targets, &one.rels), "{blocks}");
+        }
+        for v in 0..60u32 {
+            let (ts, rs) = one.out(v);
+            assert!(ts.windows(2).all(|w| w[0] < w[1]) && !ts.contains(&v));
+            for (&t, &r) in ts.iter().zip(rs) {
+                let joined = a.iter().chain(&b).filter(|e| e.from == v && e.to == t).fold(0, |acc, e| acc | e.rels);
+                assert_eq!(r, joined);
+            }
+        }
+        let empty = Graph::from_edge_lists_in(0, &[], 2);
+        assert_eq!((empty.vertex_count(), empty.edge_count()), (0, 0));
     }
 }

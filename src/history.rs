@@ -836,6 +836,24 @@ impl HistoryBuilder {
         self.h.elements.len() as u32
     }
 
+    /// Starts a list whose first elements are the `len` elements stored at
+    /// `start` (a read that repeats an earlier read of its key and goes on,
+    /// as the EDN reader finds them): the list goes on in place when they end the arena, on a copy of them
+    /// otherwise. Returns the list's start for [`Self::finish_list`], or
+    /// `None` (nothing changed) when they are not all stored.
+    pub fn repeat_list(&mut self, start: u32, len: u32) -> Option<u32> {
+        let (s, end) = (start as usize, start as usize + len as usize);
+        let stored = self.h.elements.len();
+        if end > stored {
+            return None;
+        }
+        if end == stored {
+            return Some(start);
+        }
+        self.h.elements.extend_from_within(s..end);
+        Some(stored as u32)
+    }
+
     /// Adds one element (a value identity) to the list begun by
     /// [`Self::begin_list`].
     #[inline]
@@ -1047,12 +1065,24 @@ impl HistoryBuilder {
         old
     }
 
+    /// Moves every op's source line `by` lines down (a chunk of an input
+    /// whose lines were counted from the chunk's start); a line beyond the
+    /// `u32` range is kept as `u32::MAX`, as readers store it.
+    pub fn offset_lines(&mut self, by: usize) {
+        for op in &mut self.h.ops {
+            op.line = u32::try_from(op.line as usize + by).unwrap_or(u32::MAX);
+        }
+    }
+
     /// Gives a builder that has stored no list element yet an emptied arena
-    /// to fill (one [`Self::share_lists`] returned), keeping the larger of the
-    /// two buffers.
+    /// to fill (one [`Self::share_lists`] returned), grown to the capacity
+    /// the builder had reserved: a large buffer grows by remapping, so the
+    /// pages the arena has already touched are filled again without the
+    /// kernel zeroing fresh ones.
     pub fn reuse_arena(&mut self, mut arena: Vec<i64>) {
-        if self.h.elements.is_empty() && arena.capacity() >= self.h.elements.capacity() {
+        if self.h.elements.is_empty() {
             arena.clear();
+            arena.reserve(self.h.elements.capacity());
             self.h.elements = arena;
         }
     }
@@ -1221,12 +1251,25 @@ fn share_lists(h: &mut History) -> Vec<i64> {
     let mut stored: Vec<(u32, u32)> = Vec::new();
     let mut starts: Vec<u32> = Vec::with_capacity(reads.len());
     let mut key = u32::MAX;
+    // The previous read's elements (where they were) and where it went.
+    let mut prev: Option<(*const i64, u32)> = None;
     for &(k, _, i) in &reads {
         if k != key {
             key = k;
             stored.clear();
+            prev = None;
         }
         let list = h.list(h.mops[i as usize].value);
+        // A read stored where the previous (longer or equal) read of its
+        // key was is a prefix of it: it fits the list that read went to,
+        // and when that is the last list stored, the search below would
+        // find it first.
+        if let Some((at, s)) = prev {
+            if at == list.as_ptr() && stored.last().is_some_and(|&(last, _)| last == s) {
+                starts.push(s);
+                continue;
+            }
+        }
         let fits =
             |&&(s, n): &&(u32, u32)| n as usize >= list.len() && out[s as usize..s as usize + list.len()] == *list;
         let start = match stored.iter().rev().take(TRIED).find(fits) {
@@ -1238,6 +1281,7 @@ fn share_lists(h: &mut History) -> Vec<i64> {
                 s
             }
         };
+        prev = Some((list.as_ptr(), start));
         starts.push(start);
     }
     for (&(_, std::cmp::Reverse(len), i), &start) in reads.iter().zip(&starts) {

@@ -81,7 +81,8 @@ pub struct Stats {
     /// models (with [`crate::check::CheckOptions::ladder`]).
     pub ladder: Option<Duration>,
     /// Memory after each stage of the shared analysis (infer, graph,
-    /// cycles), in order; see [`crate::check::mem`].
+    /// cycles, and the exact check of registers when it ran), in order; see
+    /// [`crate::check::mem`].
     pub memory: Vec<StageMemory>,
 }
 
@@ -89,7 +90,7 @@ pub struct Stats {
 /// process's resident set and high-water mark (bytes; 0 when unknown).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StageMemory {
-    /// The stage (`parse`, `infer`, `graph`, `cycles`).
+    /// The stage (`parse`, `infer`, `graph`, `cycles`, `exact`).
     pub stage: &'static str,
     /// Heap bytes of the structures the stage produced and kept.
     pub bytes: u64,

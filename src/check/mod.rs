@@ -379,27 +379,21 @@ fn prefix_of_lists(h: &History, opts: &CheckOptions, anomalies: &mut Anomalies, 
 /// (Elle's rule: realtime subsumes process).
 fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut Stats) -> Result<Found, InferError> {
     let t0 = Instant::now();
-    let inf = match req.workload {
-        Workload::ListAppend => infer::list_append::infer(h)?,
-        Workload::RwRegister => infer::rw_register::infer(h, req.opts.rw)?,
-    };
+    // The session and realtime orders depend on the ops alone: they are
+    // derived beside the data dependencies (and counted in the infer time).
+    let (inf, order_edges) = rayon::join(
+        || match req.workload {
+            Workload::ListAppend => infer::list_append::infer(h),
+            Workload::RwRegister => infer::rw_register::infer(h, req.opts.rw),
+        },
+        || order_edges(h, reportable),
+    );
+    let inf = inf?;
     stats.infer = t0.elapsed();
     let edge_bytes: u64 = inf.edges.iter().map(mem::vec_bytes).sum();
     stats.memory.push(mem::record("infer", edge_bytes + inf.explainer.heap_bytes()));
 
     let t1 = Instant::now();
-    let wants =
-        |suffix: &str| lattice::CYCLE_SEARCH_ORDER.iter().any(|t| t.ends_with(suffix) && reportable.contains(*t));
-    // A history of completions only (dbcop, Cobra, PolySI text) has no
-    // realtime information, but its sessions are still ordered.
-    let has_invocations = h.ops.iter().any(|o| o.is_invoke());
-    let order_edges = if wants("-realtime") && has_invocations {
-        order::realtime_edges(h)
-    } else if wants("-process") || wants("-realtime") {
-        order::process_edges(h)
-    } else {
-        Vec::new()
-    };
     let mut lists: Vec<&[crate::graph::Edge]> = inf.edges.iter().map(Vec::as_slice).collect();
     lists.push(&order_edges);
     let graph = Graph::from_edge_lists(h.ops.len(), &lists);
@@ -429,6 +423,23 @@ fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut S
     stats.cycles = t2.elapsed();
     stats.memory.push(mem::record("cycles", inf.explainer.heap_bytes() + graph.heap_bytes()));
     Ok(Found { anomalies, graph, sccs })
+}
+
+/// The process or realtime edges the reportable anomalies need (none when
+/// they need neither).
+fn order_edges(h: &History, reportable: &BTreeSet<String>) -> Vec<crate::graph::Edge> {
+    let wants =
+        |suffix: &str| lattice::CYCLE_SEARCH_ORDER.iter().any(|t| t.ends_with(suffix) && reportable.contains(*t));
+    // A history of completions only (dbcop, Cobra, PolySI text) has no
+    // realtime information, but its sessions are still ordered.
+    let has_invocations = h.ops.iter().any(|o| o.is_invoke());
+    if wants("-realtime") && has_invocations {
+        order::realtime_edges(h)
+    } else if wants("-process") || wants("-realtime") {
+        order::process_edges(h)
+    } else {
+        Vec::new()
+    }
 }
 
 /// Decides the request's models from what was found: the weak check first
@@ -462,6 +473,10 @@ fn decide(
     if let (Workload::RwRegister, Some(exact_opts)) = (req.workload, &opts.exact) {
         let implied = weak_run.as_ref().and_then(|r| r.violated);
         exact::run_exact(h, models, exact_opts, &opts.weak, implied, &mut anomalies, &mut stats);
+        // The exact check's inputs (forced write orders, transactions,
+        // replay state, polygraph) are freed when it ends: it keeps nothing,
+        // and the resident peak says what it needed.
+        stats.memory.push(mem::record("exact", 0));
     }
     let mut violated = None;
     if let Some(weak_run) = weak_run {

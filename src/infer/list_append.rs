@@ -189,11 +189,11 @@ fn observes(op: &Op, v: MopValue) -> bool {
 
 /// Infers the list-append dependency graph and non-cycle anomalies.
 pub fn infer(h: &History) -> Result<Inference, InferError> {
-    verify_unique_appends(h)?;
     let nkeys = h.key_count();
-
-    // Version orders from the reads of ok and info ops.
-    let orders = key_orders(h, nkeys, is_possible);
+    // Version orders from the reads of ok and info ops, beside the check
+    // that appends are unique (independent passes over the history).
+    let (unique, orders) = rayon::join(|| verify_unique_appends(h), || key_orders(h, nkeys, is_possible));
+    unique?;
 
     // Size each key's element table from the elements it will hold: the
     // version order, ok/info appends, and the tips of reads.
@@ -281,49 +281,11 @@ pub fn infer(h: &History) -> Result<Inference, InferError> {
     Ok(Inference { workload: Workload::ListAppend, edges, anomalies, explainer: Box::new(index) })
 }
 
-/// Elle refuses histories where two invocations append the same element to
-/// the same key: uniqueness is what makes reads traceable. Completions with no
-/// invocation are checked only when the history has no invocations at all
-/// (completion-only histories), where they are the only record of intent.
-///
-/// Completions are also checked among themselves: each completion is one
-/// transaction's own record of what it did, and a completion that disagrees
-/// with its invocation (a `:fail` whose value lists an append that was never
-/// invoked, as some harnesses write) may list an element another
-/// transaction appends. Such an element has two writers, so a read of it
-/// could name either: it is reported as a duplicate append rather than
-/// blamed on whichever record came first. The pair reported is the first in
-/// history order, so how independent processes' lines interleave does not
-/// change the answer.
+/// Elle refuses histories where two transactions append the same element to
+/// the same key (see [`super::unique_appends`] for which records count), and
+/// micro-ops other than appends and reads.
 fn verify_unique_appends(h: &History) -> Result<(), InferError> {
-    // Per (key, element): the two smallest distinct invocations, and the
-    // two smallest distinct completions, appending it (NONE when fewer).
-    let mut seen: FxHashMap<(u32, i64), [OpId; 4]> = FxHashMap::default();
-    let has_invokes = h.ops.iter().any(Op::is_invoke);
-    for (i, op) in h.ops.iter().enumerate() {
-        let slot = if op.is_invoke() {
-            0
-        } else if has_invokes {
-            2
-        } else {
-            0
-        };
-        for m in h.mops_of(op) {
-            if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
-                let e = seen.entry((m.key.0, v)).or_insert([NONE; 4]);
-                let (a, b) = (e[slot], e[slot + 1]);
-                let i = i as u32;
-                if i < a {
-                    e[slot] = i;
-                    e[slot + 1] = a;
-                } else if i > a && i < b {
-                    e[slot + 1] = i;
-                }
-            }
-        }
-    }
-    let dup =
-        seen.into_iter().flat_map(|((k, v), e)| [(e[0], e[1], k, v), (e[2], e[3], k, v)]).filter(|d| d.1 != NONE).min();
+    let dup = super::unique_appends::first_duplicate(h);
     if let Some((a, b, k, v)) = dup {
         let place = |o: &Op| match o.line {
             0 => format!("index {}", o.index),
@@ -345,6 +307,14 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
         }
     }
     Ok(())
+}
+
+/// Whether `a` is a prefix of `b` (not longer). Reads stored in one place
+/// (shared list storage, see [`crate::history`]) are known equal without
+/// comparing their elements.
+#[inline]
+fn is_prefix(a: &[i64], b: &[i64]) -> bool {
+    a.len() <= b.len() && (a.as_ptr() == b.as_ptr() || b[..a.len()] == *a)
 }
 
 /// Computes every key's version order from the reads of ops selected by
@@ -397,7 +367,7 @@ fn key_orders(h: &History, nkeys: usize, include: fn(&Op) -> bool) -> Vec<KeyOrd
                 if let Some(p) = prev {
                     let (a, b) = (slice(p), slice(r));
                     if a.len() == b.len() {
-                        if a != b {
+                        if !is_prefix(a, b) {
                             chain_ok = false;
                             if incompatible.is_none() {
                                 incompatible = Some([a.to_vec(), b.to_vec()]);
@@ -405,7 +375,7 @@ fn key_orders(h: &History, nkeys: usize, include: fn(&Op) -> bool) -> Vec<KeyOrd
                         }
                         continue; // same length: keep the earlier as representative
                     }
-                    if &b[..a.len()] != a {
+                    if !is_prefix(a, b) {
                         chain_ok = false;
                         if incompatible.is_none() {
                             incompatible = Some([a.to_vec(), b.to_vec()]);

@@ -10,6 +10,7 @@ pub mod list_append;
 pub mod nearest;
 pub mod order;
 pub mod rw_register;
+mod unique_appends;
 
 use crate::anomaly::{Anomalies, Rels, Step, Workload};
 use crate::graph::Edge;

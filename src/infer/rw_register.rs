@@ -110,58 +110,84 @@ struct ExtIndex {
 }
 
 impl ExtIndex {
+    /// Two passes over the ops, in parallel chunks: the number of accesses
+    /// of each op, then the accesses, written in place into one array of
+    /// exactly that size (no per-chunk arrays stitched together, which held
+    /// every access twice at the peak).
     fn build(h: &History) -> ExtIndex {
         const CHUNK: usize = 16 * 1024;
-        // Each chunk: per-op counts and the accesses, then stitched together.
-        let parts: Vec<(Vec<u32>, Vec<Ext>)> = h
+        let counts: Vec<Vec<u32>> = h
             .ops
             .par_chunks(CHUNK)
             .map(|ops| {
-                let mut counts = Vec::with_capacity(ops.len());
-                let mut exts: Vec<Ext> = Vec::new();
-                for op in ops {
-                    let start = exts.len();
-                    // Invocations never take part in inference.
-                    let mops = if op.is_invoke() { &[][..] } else { h.mops_of(op) };
-                    for m in mops {
-                        let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
-                        match m.f {
-                            MopFn::Read => {
-                                if slot.is_none() {
-                                    exts.push(Ext::new(m.key, Some(value_of(m.value)), None));
-                                }
-                            }
-                            MopFn::Write | MopFn::Append => {
-                                let v = value_of(m.value);
-                                match slot {
-                                    Some(i) => exts[i].write_raw = v,
-                                    None => exts.push(Ext::new(m.key, None, Some(v))),
-                                }
-                            }
-                        }
-                    }
-                    counts.push((exts.len() - start) as u32);
-                }
-                (counts, exts)
+                let mut exts = Vec::new();
+                ops.iter()
+                    .map(|op| {
+                        exts.clear();
+                        op_exts(h, op, &mut exts);
+                        exts.len() as u32
+                    })
+                    .collect()
             })
             .collect();
-        let total: usize = parts.iter().map(|p| p.1.len()).sum();
         let mut offsets = Vec::with_capacity(h.ops.len() + 1);
-        let mut exts = Vec::with_capacity(total);
         offsets.push(0u32);
-        for (counts, part) in parts {
-            for c in counts {
-                let last = offsets[offsets.len() - 1];
-                offsets.push(last + c);
-            }
-            exts.extend(part);
+        for c in counts.iter().flatten() {
+            offsets.push(offsets[offsets.len() - 1] + c);
         }
+        drop(counts);
+        let total = offsets[offsets.len() - 1] as usize;
+        let mut exts = vec![Ext { key: KeyId(0), read_raw: ABSENT, write_raw: ABSENT }; total];
+        // Each chunk of ops fills its own part of `exts`.
+        let mut parts = Vec::new();
+        let mut rest = &mut exts[..];
+        for (c, ops) in h.ops.chunks(CHUNK).enumerate() {
+            let first = c * CHUNK;
+            let len = (offsets[first + ops.len()] - offsets[first]) as usize;
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            parts.push((ops, part));
+        }
+        parts.into_par_iter().for_each(|(ops, part)| {
+            let mut at = 0;
+            let mut one = Vec::new();
+            for op in ops {
+                one.clear();
+                op_exts(h, op, &mut one);
+                part[at..at + one.len()].copy_from_slice(&one);
+                at += one.len();
+            }
+        });
         ExtIndex { offsets, exts }
     }
 
     #[inline]
     fn of(&self, op: OpId) -> &[Ext] {
         &self.exts[self.offsets[op as usize] as usize..self.offsets[op as usize + 1] as usize]
+    }
+}
+
+/// The external accesses of `op` (none for an invocation, which never takes
+/// part in inference), in order of first access, appended to `exts`.
+fn op_exts(h: &History, op: &Op, exts: &mut Vec<Ext>) {
+    let start = exts.len();
+    let mops = if op.is_invoke() { &[][..] } else { h.mops_of(op) };
+    for m in mops {
+        let slot = exts[start..].iter().position(|e| e.key == m.key).map(|i| start + i);
+        match m.f {
+            MopFn::Read => {
+                if slot.is_none() {
+                    exts.push(Ext::new(m.key, Some(value_of(m.value)), None));
+                }
+            }
+            MopFn::Write | MopFn::Append => {
+                let v = value_of(m.value);
+                match slot {
+                    Some(i) => exts[i].write_raw = v,
+                    None => exts.push(Ext::new(m.key, None, Some(v))),
+                }
+            }
+        }
     }
 }
 
@@ -365,35 +391,37 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
             let mut anomalies = Anomalies::new();
             let mut sources: Vec<&'static str> = Vec::new();
             let mut versions: VersionEdges = Vec::new();
-            let mut candidates: Vec<(&'static str, VersionEdges)> =
-                vec![("initial-state", initial_state_versions(h, &ext))];
+            let mut candidates: Vec<(&'static str, VersionSource)> = vec![("initial-state", initial_state_versions)];
             if opts.wfr_keys {
-                candidates.push(("wfr-keys", wfr_versions(h, &ext)));
+                candidates.push(("wfr-keys", wfr_versions));
             }
             if opts.sequential_keys {
-                let g = Graph::from_edges(h.ops.len(), &super::order::process_edges(h));
-                candidates.push(("sequential-keys", order_versions(h, &ext, &g)));
+                candidates.push(("sequential-keys", sequential_versions));
             }
             if opts.linearizable_keys {
-                let g = Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h));
-                candidates.push(("linearizable-keys", order_versions(h, &ext, &g)));
+                candidates.push(("linearizable-keys", linearizable_versions));
             }
-            for (name, mut source) in candidates {
+            for (name, make) in candidates {
+                // Each source is derived when its turn comes (one held at a
+                // time), and checked for cycles together with the accepted
+                // ones key by key, before the two are merged: at most the
+                // accepted edges and one source are held, never a copy.
+                let mut source = make(h, &ext);
                 // Only "nil precedes v" holds for every writer of a repeated value.
                 if !repeated.is_empty() {
                     source.retain(|&(k, v1, v2)| {
                         v1 == NIL || !(repeated.contains(&(k, v1)) || repeated.contains(&(k, v2)))
                     });
                 }
-                let mut merged = versions.clone();
-                merged.extend(source);
-                merged.par_sort_unstable();
-                merged.dedup();
-                let cycles = version_cycles(&merged);
+                source.par_sort_unstable();
+                source.dedup();
+                let cycles = merged_version_cycles(&versions, &source);
                 let mut with: Vec<&'static str> = sources.clone();
                 with.push(name);
                 if cycles.is_empty() {
-                    versions = merged;
+                    versions.extend(source);
+                    versions.par_sort_unstable();
+                    versions.dedup();
                     sources = with;
                 } else {
                     for (key, scc) in cycles {
@@ -598,6 +626,47 @@ pub fn order_version_edges(h: &History, order: &Graph) -> Vec<(u32, i64, i64)> {
 
 /// Per key, the strongly connected components (≥ 2 values) of the version
 /// graph given as sorted, deduplicated edges.
+/// Derives one source's version edges.
+type VersionSource = fn(&History, &ExtIndex) -> VersionEdges;
+
+/// Version edges from session order (`sequential-keys`).
+fn sequential_versions(h: &History, ext: &ExtIndex) -> VersionEdges {
+    order_versions(h, ext, &Graph::from_edges(h.ops.len(), &super::order::process_edges(h)))
+}
+
+/// Version edges from realtime order (`linearizable-keys`).
+fn linearizable_versions(h: &History, ext: &ExtIndex) -> VersionEdges {
+    order_versions(h, ext, &Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h)))
+}
+
+/// [`version_cycles`] of the union of two sorted, deduplicated edge lists,
+/// without building the union: each key's edges of both, merged, sorted
+/// and deduplicated, in key order, are exactly that key's part of the union
+/// (the cycles are found key by key).
+fn merged_version_cycles(a: &[(u32, i64, i64)], b: &[(u32, i64, i64)]) -> Vec<(u32, Vec<i64>)> {
+    let mut out = Vec::new();
+    let mut key_edges = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let k = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => x.0.min(y.0),
+            (Some(x), None) => x.0,
+            (None, Some(y)) => y.0,
+            (None, None) => break,
+        };
+        let i2 = i + a[i..].partition_point(|e| e.0 == k);
+        let j2 = j + b[j..].partition_point(|e| e.0 == k);
+        key_edges.clear();
+        key_edges.extend_from_slice(&a[i..i2]);
+        key_edges.extend_from_slice(&b[j..j2]);
+        key_edges.sort_unstable();
+        key_edges.dedup();
+        out.extend(version_cycles(&key_edges));
+        (i, j) = (i2, j2);
+    }
+    out
+}
+
 fn version_cycles(edges: &[(u32, i64, i64)]) -> Vec<(u32, Vec<i64>)> {
     struct Local {
         adj: Vec<Vec<u32>>,

@@ -20,9 +20,11 @@
 //! or one top-level vector/list of op maps. When the input is large, it is cut
 //! at line starts whose first non-blank byte is `{` or `#` (the start of an op
 //! map or a tagged record), the chunks are parsed in parallel into separate
-//! builders (each knowing its absolute first line), and the builders are
-//! appended in order. There is one chunk per thread: appending copies every
-//! chunk but the first, so more chunks would only add copying. A cut can only
+//! builders (each counting its lines from its start as it reads, in the one
+//! pass over its bytes; its ops' lines are then moved by the lines of the
+//! chunks before it), and the builders are appended in order. Chunks are
+//! about 32 MB (at least one per thread): appending copies every chunk but
+//! the first, while smaller chunks keep the copies small. A cut can only
 //! be wrong if it falls inside an op (inside a multi-line string or map); the
 //! chunk before it then ends in the middle of a form, which is always a parse
 //! error, and any chunk error makes the reader redo the whole input
@@ -61,6 +63,7 @@
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
 use super::num::scan_digits;
 use super::op_value::{KeyTable, OpValue};
+use super::repeat_reads::{ListRead, RepeatReads};
 use crate::history::{field, Atom, History, HistoryBuilder, KeyId, Mop, MopFn, MopValue, OpType, RawOp, Value, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -191,6 +194,9 @@ struct Parser<'a> {
     /// `KeyId`s of keyword (kind 0) and escape-free string (kind 1) keys,
     /// keyed by their bytes in the input.
     named_keys: FxHashMap<(u8, &'a [u8]), KeyId>,
+    /// The latest list read of each key, so that a read repeating it is
+    /// parsed only past it (see [`super::repeat_reads`]).
+    lists: RepeatReads,
     /// Where read input is given back, and from which offset it has not
     /// been yet; `None` for input that is not a memory map.
     release: Option<(Release<'a>, usize)>,
@@ -208,6 +214,7 @@ impl<'a> Parser<'a> {
             opener: None,
             small_keys: Vec::new(),
             named_keys: FxHashMap::default(),
+            lists: RepeatReads::default(),
             release: None,
         }
     }
@@ -246,6 +253,12 @@ impl<'a> Parser<'a> {
         self.line_no += count_newlines(&self.src[self.line_pos..pos]);
         self.line_pos = pos;
         u32::try_from(self.line_no).unwrap_or(u32::MAX)
+    }
+
+    /// The line of `end` (at or after every op read): for a chunk parsed
+    /// from line 0, the number of lines it holds before `end`.
+    fn lines_to(&mut self, end: usize) -> usize {
+        self.line_no + count_newlines(&self.src[self.line_pos..end])
     }
 
     /// Skips whitespace, commas, `;` comments and `#_` discarded forms.
@@ -825,21 +838,27 @@ impl<'a> Parser<'a> {
         Ok(b.value(v))
     }
 
-    /// Reads a read's value: nil, a list of values, or another value.
+    /// Reads a read's value (of `key`): nil, a list of values, or another
+    /// value.
     #[inline(always)]
-    fn read_value(&mut self, b: &mut HistoryBuilder) -> PResult<MopValue> {
+    fn read_value(&mut self, b: &mut HistoryBuilder, key: KeyId) -> PResult<MopValue> {
         match self.peek() {
             Some(c @ (b'[' | b'(')) => {
                 let open = self.pos;
                 let close = closer(c);
                 self.pos += 1;
-                let start = b.begin_list();
+                let start = self.repeated_list(b, key);
                 loop {
                     self.skip_ws(3)?;
                     match self.peek() {
                         Some(c) if c == close => {
+                            let list = b.finish_list(start);
+                            if let MopValue::List { start, len } = list {
+                                let read = ListRead { text_start: open + 1, text_end: self.pos, start, len };
+                                self.lists.note(key, read);
+                            }
                             self.pos += 1;
-                            return Ok(b.finish_list(start));
+                            return Ok(list);
                         }
                         Some(b'0'..=b'9' | b'-' | b'+') => {
                             let e = match self.int_token::<false>() {
@@ -870,6 +889,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Begins a list read of `key` whose text starts at the cursor: on the
+    /// elements of the key's latest read when the text repeats that read's
+    /// text (the cursor then moves past it), empty otherwise.
+    #[inline(always)]
+    fn repeated_list(&mut self, b: &mut HistoryBuilder, key: KeyId) -> u32 {
+        if let Some(prev) = self.lists.repeated(key, self.src, self.pos) {
+            if let Some(start) = b.repeat_list(prev.start, prev.len) {
+                self.pos += prev.text_end - prev.text_start;
+                return start;
+            }
+        }
+        b.begin_list()
+    }
+
     /// Reads one micro-op vector; the cursor is at its `[` or `(`.
     #[inline(always)]
     fn mop(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
@@ -893,7 +926,7 @@ impl<'a> Parser<'a> {
         self.skip_ws(3)?;
         let value = match f {
             MopFn::Read if self.peek() == Some(close) => MopValue::Nil,
-            MopFn::Read => self.read_value(b)?,
+            MopFn::Read => self.read_value(b, key)?,
             MopFn::Append => match self.peek() {
                 Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
                 _ => return Err(perr(self.pos, "a value for :append")),
@@ -988,6 +1021,7 @@ impl<'a> Parser<'a> {
         // An error that only matters if the op turns out to be a client op.
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
+        self.lists.discard();
         loop {
             self.skip_ws(1)?;
             let kpos = self.pos;
@@ -1118,6 +1152,10 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
+        match process {
+            Some(_) => self.lists.commit(),
+            None => self.lists.discard(),
+        }
         b.push_op_with(RawOp { index, time, op_type, process, f, extras, line }, mop_start, fields);
         Ok(())
     }
@@ -1726,20 +1764,15 @@ fn parse_chunks_sized(
     let Some(bounds) = plan_chunks(input, min_chunk.max(1), max_chunks) else {
         return Ok(vec![whole_input(source, input, first_line)?]);
     };
-    let line_counts: Vec<usize> =
-        bounds.par_windows(2).map(|w| count_and_release(input, w[0], w[1], release)).collect();
-    let mut first_lines = Vec::with_capacity(line_counts.len());
-    let mut line = first_line + count_newlines(&input[..bounds[0]]);
-    for n in &line_counts {
-        first_lines.push(line);
-        line += n;
-    }
+    // Chunks after the first count their lines from 0 as they go; their
+    // ops' lines are moved to the whole input's once all are parsed.
+    let first = first_line + count_newlines(&input[..bounds[0]]);
     // Emptied list arenas of parsed chunks, reused by the next ones.
     let arenas: std::sync::Mutex<Vec<Vec<i64>>> = std::sync::Mutex::new(Vec::new());
-    let chunks: Vec<Option<HistoryBuilder>> = bounds
+    let chunks: Vec<Option<(HistoryBuilder, usize)>> = bounds
         .par_windows(2)
-        .zip(first_lines.par_iter())
-        .map(|(w, &first_line)| {
+        .enumerate()
+        .map(|(i, w)| {
             // Reserved for the chunk only: the first chunk's columns grow as
             // the others are appended (large buffers grow by remapping, not
             // copying), and a reservation for a whole multi-GB input would
@@ -1748,14 +1781,14 @@ fn parse_chunks_sized(
             if let Some(arena) = arenas.lock().ok().and_then(|mut a| a.pop()) {
                 b.reuse_arena(arena);
             }
-            let mut p = Parser::new(input, w[0], w[1], first_line);
+            let mut p = Parser::new(input, w[0], w[1], if i == 0 { first } else { 0 });
             p.release = release.map(|r| (r, w[0]));
             let parsed = p.ops(&mut b, None).ok().map(|()| {
                 let arena = b.share_lists();
                 if let Ok(mut a) = arenas.lock() {
                     a.push(arena);
                 }
-                b
+                (b, p.lines_to(w[1]))
             });
             if let Some(r) = release {
                 r(w[0], w[1]);
@@ -1768,22 +1801,18 @@ fn parse_chunks_sized(
         // sequential parse gives the authoritative result and message.
         return Ok(vec![whole_input(source, input, first_line)?]);
     }
-    Ok(chunks.into_iter().flatten().collect())
-}
-
-/// Newlines in `input[from..to]`, counted [`RELEASE_STEP`] bytes at a time,
-/// each given back to `release` once counted.
-fn count_and_release(input: &[u8], from: usize, to: usize, release: Option<Release<'_>>) -> usize {
-    let Some(release) = release else { return count_newlines(&input[from..to]) };
-    let mut n = 0;
-    let mut at = from;
-    while at < to {
-        let end = to.min(at + RELEASE_STEP);
-        n += count_newlines(&input[at..end]);
-        release(at, end);
-        at = end;
+    let mut line = first;
+    let mut out = Vec::with_capacity(chunks.len());
+    for (i, (mut b, lines)) in chunks.into_iter().flatten().enumerate() {
+        if i > 0 {
+            b.offset_lines(line);
+            line += lines;
+        } else {
+            line = lines;
+        }
+        out.push(b);
     }
-    n
+    Ok(out)
 }
 
 /// Chooses chunk boundaries for a parallel parse: offsets where a line starts
@@ -2067,6 +2096,56 @@ mod tests {
         assert!(err("[{:type :ok :process 0}").contains("h.edn:1:24: expected `]` to close the history opened at 1:1"));
         assert!(err("[{:type :ok :process 0}] {:type :ok}")
             .contains("1:26: expected end of input after the history vector"));
+    }
+
+    /// The lists of every read of a history, as parsed.
+    fn read_lists(h: &History) -> Vec<Vec<i64>> {
+        h.mops.iter().filter(|m| m.f == MopFn::Read).map(|m| h.list(m.value).to_vec()).collect()
+    }
+
+    #[test]
+    fn repeated_reads_read_the_same_lists_as_fresh_ones() {
+        // Reads that repeat the previous read of their key and go on, that
+        // repeat only bytes (`[1 2]` then `[1 23]`), shorter reads, reads
+        // of other keys in between, a nemesis op's list (discarded), a
+        // comma and a comment, and values that turn non-integer.
+        let ops = [
+            "[:r 1 [1 2]] [:r 2 [7]]",
+            "[:r 1 [1 2 3]] [:r 1 [1 2 3 4]]",
+            "[:r 1 [1 23]]",
+            "[:r 1 [1 2]] [:r 2 (7 8)]",
+            "[:r 1 [1 2,5 ; c\n 6]]",
+            "[:r 1 [1 2,5 ; c\n 6 \"x\"]] [:r 2 [7 8 9]]",
+            "[:r 1 [1 2,5 ; c\n 6 \"x\" 10]]",
+        ];
+        let mut text = String::new();
+        for (i, mops) in ops.iter().enumerate() {
+            text.push_str(&format!("{{:type :ok, :process {i}, :value [{mops}]}}\n"));
+            text.push_str("{:type :info, :process :nemesis, :value [[:r 1 [1 2 3 4 5 6 7]]]}\n");
+        }
+        let h = ok(&text);
+        let x = h.values.iter().position(|v| *v == Value::Atom(Atom::Str("x".into()))).map(|i| i as i64);
+        let id = |n: i64| h.values.iter().position(|v| *v == Value::Atom(Atom::Int(n))).map_or(-1, |i| i as i64);
+        let ids = |ns: &[i64]| ns.iter().map(|&n| id(n)).collect::<Vec<_>>();
+        let mut tail = ids(&[1, 2, 5, 6]);
+        tail.push(x.unwrap_or(-1));
+        let mut longest = tail.clone();
+        longest.push(id(10));
+        let want = vec![
+            ids(&[1, 2]),
+            ids(&[7]),
+            ids(&[1, 2, 3]),
+            ids(&[1, 2, 3, 4]),
+            ids(&[1, 23]),
+            ids(&[1, 2]),
+            ids(&[7, 8]),
+            ids(&[1, 2, 5, 6]),
+            tail,
+            ids(&[7, 8, 9]),
+            longest,
+        ];
+        assert_eq!(read_lists(&h), want);
+        assert_eq!(h.nonclient_ops, ops.len());
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod json;
 mod num;
 pub mod op_value;
 mod polysi_text;
+mod repeat_reads;
 mod stream;
 mod values;
 

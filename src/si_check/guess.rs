@@ -47,12 +47,10 @@ use rustc_hash::FxHashMap;
 
 use super::polygraph::DepEdge;
 use super::txns::{Source, TxnId, Txns, Write};
+use super::versions::{Versions, INIT};
 
 /// Ready transactions examined per step for one that clobbers nothing.
 const SCAN: usize = 32;
-
-/// The initial state's "writer".
-const INIT: TxnId = TxnId::MAX;
 
 /// How often [`backtracking_order`] may keep the same order again after
 /// forgetting it before it gives up (it is going round in circles).
@@ -102,11 +100,11 @@ struct Replay<'a> {
     extra_pred: FxHashMap<TxnId, Vec<TxnId>>,
     /// Readers of each `(key, writer)` version (a read of a repeated value
     /// is a reader of each candidate).
-    wanted: FxHashMap<(u32, TxnId), Vec<TxnId>>,
+    wanted: Versions,
     /// Reads of each transaction not satisfied by the current writers.
     unsat: Vec<u32>,
-    /// Unplaced readers of each version.
-    pending: FxHashMap<(u32, TxnId), u32>,
+    /// Unplaced readers of each version (by its number in `wanted`).
+    pending: Vec<u32>,
     /// Unplaced writers of each key whose version of it nobody reads.
     blind: FxHashMap<u32, u32>,
     current: FxHashMap<u32, TxnId>,
@@ -127,6 +125,12 @@ struct Replay<'a> {
     scratch_dec: Vec<u32>,
     scratch_got: Vec<u32>,
     touched: Vec<TxnId>,
+}
+
+/// The readers of version `(k, w)` in `wanted`; `None` when nobody reads it.
+fn readers_of<'v>(wanted: &'v Versions, txns: &Txns, k: u32, w: TxnId) -> Option<&'v [TxnId]> {
+    let rs = wanted.readers(wanted.id(txns, k, w)?);
+    (!rs.is_empty()).then_some(rs)
 }
 
 /// How one step of a replay went.
@@ -167,31 +171,17 @@ impl<'a> Replay<'a> {
             fill_pred[e.to as usize] += 1;
         }
 
-        let mut wanted: FxHashMap<(u32, TxnId), Vec<TxnId>> = FxHashMap::default();
+        let wanted = Versions::build(txns);
         let mut unsat = vec![0u32; n];
         for t in 0..n as TxnId {
-            for r in txns.reads_of(t) {
-                let k = r.key.0;
-                match r.from {
-                    Source::Init => wanted.entry((k, INIT)).or_default().push(t),
-                    Source::Txn(w, _) => wanted.entry((k, w)).or_default().push(t),
-                    Source::Choice(j) => {
-                        for &w in &txns.choices[j as usize].cands {
-                            wanted.entry((k, w)).or_default().push(t);
-                        }
-                    }
-                }
-                // Satisfied at first only by the initial state.
-                if r.from != Source::Init {
-                    unsat[t as usize] += 1;
-                }
-            }
+            // Satisfied at first only by the initial state.
+            unsat[t as usize] = txns.reads_of(t).iter().filter(|r| r.from != Source::Init).count() as u32;
         }
-        let pending = wanted.iter().map(|(&v, readers)| (v, readers.len() as u32)).collect();
+        let pending = (0..wanted.len() as u32).map(|v| wanted.readers(v).len() as u32).collect();
         let mut blind: FxHashMap<u32, u32> = FxHashMap::default();
         for t in 0..n as TxnId {
             for w in txns.writes_of(t) {
-                if !wanted.contains_key(&(w.key.0, t)) {
+                if wanted.id(txns, w.key.0, t).is_none_or(|v| wanted.readers(v).is_empty()) {
                     *blind.entry(w.key.0).or_default() += 1;
                 }
             }
@@ -254,6 +244,21 @@ impl<'a> Replay<'a> {
         self.txns.writes_of(t)
     }
 
+    /// The readers of version `(k, w)`; `None` when nobody reads it.
+    fn readers_of(&self, k: u32, w: TxnId) -> Option<&[TxnId]> {
+        readers_of(&self.wanted, self.txns, k, w)
+    }
+
+    /// Whether some transaction reads version `(k, w)`.
+    fn is_read(&self, k: u32, w: TxnId) -> bool {
+        self.readers_of(k, w).is_some()
+    }
+
+    /// The unplaced readers of version `(k, w)`.
+    fn pending_readers(&self, k: u32, w: TxnId) -> u32 {
+        self.wanted.id(self.txns, k, w).map_or(0, |v| self.pending[v as usize])
+    }
+
     /// `t`'s known successors and those of the edges kept since.
     fn successors(&self, t: TxnId) -> (&[TxnId], &[TxnId]) {
         let known = &self.succ[self.succ_start[t as usize] as usize..self.succ_start[t as usize + 1] as usize];
@@ -266,9 +271,9 @@ impl<'a> Replay<'a> {
         self.writes(t)
             .iter()
             .filter(|w| {
-                let v = (w.key.0, self.current.get(&w.key.0).copied().unwrap_or(INIT));
+                let cur = self.current.get(&w.key.0).copied().unwrap_or(INIT);
                 let own = self.reads(t).iter().any(|r| r.key.0 == w.key.0) as u32;
-                self.pending.get(&v).copied().unwrap_or(0) > own
+                self.pending_readers(w.key.0, cur) > own
             })
             .count()
     }
@@ -285,9 +290,10 @@ impl<'a> Replay<'a> {
                 continue;
             }
             if self.clobbers(t) == 0 {
-                let waits = self.writes(t).iter().any(|w| {
-                    self.wanted.contains_key(&(w.key.0, t)) && self.blind.get(&w.key.0).copied().unwrap_or(0) > 0
-                });
+                let waits = self
+                    .writes(t)
+                    .iter()
+                    .any(|w| self.is_read(w.key.0, t) && self.blind.get(&w.key.0).copied().unwrap_or(0) > 0);
                 let lag = self.lagging_readers(t);
                 if lag == 0 && !waits {
                     pick = Some(t);
@@ -335,7 +341,7 @@ impl<'a> Replay<'a> {
         }
         self.touched.clear();
         for w in self.writes(t) {
-            if let Some(rs) = self.wanted.get(&(w.key.0, t)) {
+            if let Some(rs) = readers_of(&self.wanted, self.txns, w.key.0, t) {
                 for &r in rs {
                     if r != t && !self.placed[r as usize] {
                         self.scratch_got[r as usize] += 1;
@@ -378,8 +384,11 @@ impl<'a> Replay<'a> {
                 Source::Choice(j) => &self.txns.choices[j as usize].cands,
             };
             for &w in writers {
-                if let Some(c) = self.pending.get_mut(&(k, w)) {
-                    *c = c.wrapping_add_signed(by);
+                if let Some(v) = self.wanted.id(self.txns, k, w) {
+                    if !self.wanted.readers(v).is_empty() {
+                        let c = &mut self.pending[v as usize];
+                        *c = c.wrapping_add_signed(by);
+                    }
                 }
             }
         }
@@ -391,7 +400,7 @@ impl<'a> Replay<'a> {
         self.order.push(t);
         self.replaced_start.push(self.replaced.len() as u32);
         for w in self.writes(t) {
-            if !self.wanted.contains_key(&(w.key.0, t)) {
+            if !self.is_read(w.key.0, t) {
                 if let Some(c) = self.blind.get_mut(&w.key.0) {
                     *c -= 1;
                 }
@@ -435,7 +444,7 @@ impl<'a> Replay<'a> {
         }
         self.adjust_pending(t, 1);
         for w in self.writes(t) {
-            if !self.wanted.contains_key(&(w.key.0, t)) {
+            if !self.is_read(w.key.0, t) {
                 if let Some(c) = self.blind.get_mut(&w.key.0) {
                     *c += 1;
                 }
@@ -448,7 +457,7 @@ impl<'a> Replay<'a> {
     /// Adds `by` to the unsatisfied reads of the unplaced readers of
     /// version `(k, w)`, offering those left with none to the heaps.
     fn adjust(&mut self, k: u32, w: TxnId, by: i32) {
-        let Some(readers) = self.wanted.get(&(k, w)) else { return };
+        let Some(readers) = readers_of(&self.wanted, self.txns, k, w) else { return };
         let mut freed = Vec::new();
         for &r in readers {
             if !self.placed[r as usize] {
@@ -668,10 +677,10 @@ fn diagnose(t: TxnId, r: &Replay<'_>, followed: &mut Vec<TxnId>) -> Option<Hint>
         let k = w.key.0;
         let cur = r.current.get(&k).copied().unwrap_or(INIT);
         let own = reads.iter().any(|rd| rd.key.0 == k) as u32;
-        if r.pending.get(&(k, cur)).copied().unwrap_or(0) <= own {
+        if r.pending_readers(k, cur) <= own {
             continue;
         }
-        let readers = r.wanted.get(&(k, cur))?;
+        let readers = r.readers_of(k, cur)?;
         let waiting = |x: &&TxnId| **x != t && !r.placed[**x as usize];
         // A reader not on the chain yet, whose own wait explains this one.
         if let Some(&x) = readers.iter().filter(waiting).find(|x| !followed.contains(x)) {

@@ -47,6 +47,7 @@ pub mod solver;
 #[cfg(test)]
 mod testkit;
 pub mod txns;
+mod versions;
 pub mod witness;
 
 pub use level::{Level, OrderKind, Semantics, LEVELS};
