@@ -190,15 +190,22 @@ fn record_check_collects_on_sqlite() {
         std::time::Duration::from_secs(120),
     );
     assert_eq!(run.code, 0, "{} {}", run.stdout, run.stderr);
-    let held: Vec<u64> = run
+    // Each status line: "N txns read and checked, M held".
+    let rounds: Vec<(u64, u64)> = run
         .stderr
         .lines()
-        .filter_map(|l| l.split(" held,").next().filter(|_| l.contains(" held,")))
-        .filter_map(|l| l.rsplit(' ').next()?.parse().ok())
+        .filter_map(|l| {
+            let (read, rest) = l.split_once(" txns read and checked, ")?;
+            let held = rest.split_once(" held,")?.0.parse().ok()?;
+            Some((read.rsplit(' ').next()?.parse().ok()?, held))
+        })
         .collect();
-    assert!(!held.is_empty(), "no status line says what is held: {}", run.stderr);
-    // The last round's window is small (earlier rounds may have read a
-    // burst faster than they collect).
-    assert!(held.last().is_some_and(|&n| n < 3_000), "{held:?}");
+    assert!(!rounds.is_empty(), "no status line says what is held: {}", run.stderr);
+    // Some round had collected thousands of transactions, a good part of
+    // what it had read (a round may read a burst faster than it collects,
+    // on a loaded machine; without collection every round holds all).
+    let collects =
+        |&(read, held): &(u64, u64)| read - held.min(read) >= 2_000 && (read - held.min(read)) * 5 >= read * 2;
+    assert!(rounds.iter().any(collects), "{rounds:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
