@@ -120,6 +120,11 @@ pub struct Outcome {
     /// The dependency graph's strongly connected components with their
     /// edges, when [`CheckOptions::keep_sccs`] asked for them.
     pub sccs: Vec<SccEdges>,
+    /// Per op, the rank of its component in a topological order of the
+    /// dependency graph (`a` reaches `b` and not back: `order[a] <
+    /// order[b]`), when [`crate::check::CheckOptions::keep_order`] asked for
+    /// it; empty otherwise.
+    pub order: Vec<u32>,
     /// Every anomaly type found, reportable or not (the boundary's input).
     pub found_types: Vec<String>,
     /// The anomalies the requested models and anomalies prohibit: a model

@@ -598,6 +598,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             linearizable_keys: a.linearizable_keys,
         },
         keep_sccs: a.directory.is_some(),
+        keep_order: false,
         exact: (!a.no_exact).then_some(isolde::si_check::ExactOptions {
             prune: !a.no_pruning,
             serial_first: !a.no_serial_replay,
@@ -957,6 +958,7 @@ fn follow_one(
         max_memory_mb: a.jepsen.max_memory.map(|m| m as u64),
         throttle: true,
         done: None,
+        quiet_lines: isolde::online::collect::QUIET_LINES,
     };
     let t0 = std::time::Instant::now();
     let mut watch = FollowPrinter {
@@ -985,6 +987,9 @@ fn follow_one(
         return Err(format!("{}: no completed operations were read: nothing to check", file.display()));
     }
     let mut outcome = isolde::online::final_check(&followed, opts).map_err(|e| e.to_string())?;
+    if let Some(why) = &followed.unknown {
+        eprintln!("isolde: {why}");
+    }
     if followed.collected > 0 {
         eprintln!(
             "isolde: {} transactions were collected while following; the verdict covers them, \

@@ -52,6 +52,10 @@ pub struct CheckOptions {
     pub rw: infer::rw_register::RwOptions,
     /// Keep each SCC's vertices and edges in the outcome (for plots).
     pub keep_sccs: bool,
+    /// Keep each op's rank in a topological order of the dependency graph's
+    /// components ([`Outcome::order`]): the online collector orders unread
+    /// appends by it.
+    pub keep_order: bool,
     /// Decide serializability and snapshot isolation levels of register
     /// histories exactly (polygraph + SAT) when a requested model is one of
     /// them; `None` keeps Elle's inference-only analysis.
@@ -75,6 +79,7 @@ impl Default for CheckOptions {
             cycle_search_timeout: Duration::from_millis(1000),
             rw: infer::rw_register::RwOptions::default(),
             keep_sccs: false,
+            keep_order: false,
             exact: Some(si_check::ExactOptions::default()),
             weak: weak::Options::default(),
             ladder: false,
@@ -307,6 +312,9 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         None => ladder::rows(&outcome),
     };
     outcome.ladder = extend_ladder || crate::levels::ladder_requested(&opts.models);
+    if opts.keep_order {
+        outcome.order = cycles::topological_ranks(&found.graph);
+    }
     if opts.keep_sccs {
         outcome.sccs = scc_edges(&found.graph, found.sccs);
     }
@@ -628,6 +636,7 @@ fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
         also_not: BTreeSet::new(),
         error: Some(e.to_string()),
         sccs: Vec::new(),
+        order: Vec::new(),
         found_types: Vec::new(),
         checked: BTreeSet::new(),
         stats,
@@ -673,6 +682,7 @@ pub fn result_map(
         also_not,
         error: None,
         sccs: Vec::new(),
+        order: Vec::new(),
         found_types,
         checked: prohibited.clone(),
         stats,

@@ -541,6 +541,7 @@ impl Args {
             cycle_search_timeout: Duration::from_millis(self.cycle_search_timeout),
             rw: crate::infer::rw_register::RwOptions::default(),
             keep_sccs: self.directory.is_some(),
+            keep_order: false,
             exact: Some(crate::si_check::ExactOptions::default()),
             weak: crate::weak::Options::default(),
             // elle-cli prints a verdict per file: no ladder.

@@ -95,6 +95,12 @@ impl Adjacency for Whole<'_> {
     }
 }
 
+/// Each vertex's rank in a topological order of the graph's strongly
+/// connected components ([`scc::topological_ranks`]).
+pub fn topological_ranks(graph: &Graph) -> Vec<u32> {
+    scc::topological_ranks(&Whole(graph))
+}
+
 /// Options for the cycle stage.
 #[derive(Clone, Copy, Debug)]
 pub struct CycleOptions {

@@ -35,14 +35,55 @@ pub struct Components {
 /// Tarjan's algorithm, restricted to start vertices where `start(v)` holds
 /// (others are still visited if reachable).
 pub fn tarjan<A: Adjacency>(g: &A, start: impl Fn(u32) -> bool) -> Components {
+    let mut comp_of = vec![NONE; g.len()];
+    let mut comps = Vec::new();
+    visit(g, start, |comp| {
+        if comp.len() > 1 {
+            let id = comps.len() as u32;
+            for &w in comp {
+                comp_of[w as usize] = id;
+            }
+            comps.push(comp.to_vec());
+        }
+    });
+    Components { comp_of, comps }
+}
+
+/// Each vertex's position in a topological order of the graph's
+/// components: Tarjan's algorithm completes a component only after every
+/// component it reaches, so numbering components in completion order and
+/// reversing gives ranks with `rank(a) < rank(b)` whenever `a` reaches `b`
+/// and `b` does not reach `a`. Vertices of one component share a rank.
+pub fn topological_ranks<A: Adjacency>(g: &A) -> Vec<u32> {
+    let mut done = vec![0u32; g.len()];
+    let mut next = 0u32;
+    visit(
+        g,
+        |_| true,
+        |comp| {
+            for &w in comp {
+                done[w as usize] = next;
+            }
+            next += 1;
+        },
+    );
+    for r in done.iter_mut() {
+        *r = next - 1 - *r;
+    }
+    done
+}
+
+/// The iterative Tarjan walk: `component` is called with each strongly
+/// connected component (singletons included) as it completes, which is
+/// after every component it reaches.
+fn visit<A: Adjacency>(g: &A, start: impl Fn(u32) -> bool, mut component: impl FnMut(&[u32])) {
     let n = g.len();
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
     let mut stack: Vec<u32> = Vec::new();
     let mut call: Vec<(u32, usize)> = Vec::new();
-    let mut comp_of = vec![NONE; n];
-    let mut comps = Vec::new();
+    let mut comp = Vec::new();
     let mut next = 0u32;
     for root in 0..n as u32 {
         if index[root as usize] != NONE || !start(root) {
@@ -85,7 +126,7 @@ pub fn tarjan<A: Adjacency>(g: &A, start: impl Fn(u32) -> bool) -> Components {
                 low[parent as usize] = low[parent as usize].min(low[v as usize]);
             }
             if low[v as usize] == index[v as usize] {
-                let mut comp = Vec::new();
+                comp.clear();
                 while let Some(w) = stack.pop() {
                     on_stack[w as usize] = false;
                     comp.push(w);
@@ -93,17 +134,10 @@ pub fn tarjan<A: Adjacency>(g: &A, start: impl Fn(u32) -> bool) -> Components {
                         break;
                     }
                 }
-                if comp.len() > 1 {
-                    let id = comps.len() as u32;
-                    for &w in &comp {
-                        comp_of[w as usize] = id;
-                    }
-                    comps.push(comp);
-                }
+                component(&comp);
             }
         }
     }
-    Components { comp_of, comps }
 }
 
 #[cfg(test)]
@@ -151,5 +185,20 @@ mod tests {
         let c = tarjan(&g, |_| true);
         assert_eq!(c.comps.len(), 1);
         assert_eq!(c.comps[0].len(), n as usize);
+    }
+
+    #[test]
+    fn topological_ranks_follow_every_path() {
+        // 0 <-> 1 -> 2 -> 3, 4 -> 0, 5 alone
+        let g = Lists(vec![vec![1], vec![0, 2], vec![3], vec![], vec![0], vec![]]);
+        let r = topological_ranks(&g);
+        assert_eq!(r[0], r[1]);
+        for (a, b) in [(4, 0), (1, 2), (2, 3), (4, 3)] {
+            assert!(r[a] < r[b], "{a} -> {b}: {r:?}");
+        }
+        let mut distinct = r.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 5, "one rank per component: {r:?}");
     }
 }

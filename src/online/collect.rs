@@ -96,8 +96,12 @@ use crate::history::{History, KeyId, Mop, MopFn, MopValue, OpId, OpType, NONE};
 struct Prefix {
     /// The elements, in version order.
     elems: Vec<i64>,
-    /// Elements collected transactions appended that no read placed yet.
+    /// Elements collected transactions appended that no read placed yet,
+    /// in the order later reads must show them (realtime's where it orders
+    /// their appenders, else the assumed one, see [`Collector::collect`]).
     pending: Vec<i64>,
+    /// Per pending element, its appender's invocation and completion lines.
+    times: Vec<(u32, u32)>,
     /// The elements and pending ones, sorted, once there are more than
     /// [`SCAN`] (the duplicate check scans fewer).
     sorted: Vec<i64>,
@@ -111,9 +115,26 @@ pub struct Collector {
     prefixes: FxHashMap<KeyId, Prefix>,
     /// Transactions collected so far.
     pub collected: u64,
+    /// Elements collected so far in an assumed order (their appenders
+    /// overlapped in time and no read had shown them).
+    pub assumed: u64,
     /// Why the last collection stopped early, when it did.
     pub held_back: Option<String>,
+    /// Set when a read showed collected appends in an order other than the
+    /// one assumed when they were collected (the run's verdict can then be
+    /// `valid` no more, only `invalid` or `unknown`): why.
+    pub broken: Option<String>,
+    /// Lines a key must have been quiet for before unread appends of it
+    /// whose appenders overlap are collected in an assumed order.
+    quiet_lines: u32,
 }
+
+/// Unread appends whose appenders overlap in time are collected in an
+/// assumed order only once nothing touched their key for this many lines
+/// (by default: a key the workload has retired, as Elle's generator
+/// retires keys): a later read that shows another order makes the verdict
+/// `unknown`, so the wait keeps that rare.
+pub const QUIET_LINES: u32 = 2_000;
 
 /// A round's history as the checks see it ([`Collector::apply`]).
 pub struct Window {
@@ -166,6 +187,12 @@ struct Txn {
 }
 
 impl Collector {
+    /// An empty collector that assumes orders after `quiet_lines` (see
+    /// [`QUIET_LINES`]).
+    pub fn new(quiet_lines: u32) -> Collector {
+        Collector { quiet_lines, ..Collector::default() }
+    }
+
     /// Elements held in collected prefixes.
     pub fn prefix_elements(&self) -> usize {
         self.prefixes.values().map(|p| p.elems.len() + p.pending.len()).sum()
@@ -195,7 +222,17 @@ impl Collector {
                 };
                 let read = &h.elements[s as usize..(s + len) as usize];
                 match p.fit(read, op.op_type == OpType::Ok) {
-                    Ok(n) => {
+                    Ok(Fit { n, reordered }) => {
+                        if reordered && op.op_type == OpType::Ok && self.broken.is_none() {
+                            self.broken = Some(format!(
+                                "the read on line {} shows appends to key {} in an order other than the one \
+                                 assumed when --follow collected them (their appenders overlapped in time and \
+                                 nothing had read them); whether that order closes a cycle through collected \
+                                 transactions is not known: check the history in one piece",
+                                op.line,
+                                h.keys.get(m.key.0 as usize).map_or_else(|| m.key.0.to_string(), |k| k.to_string()),
+                            ));
+                        }
                         m.value = MopValue::List { start: s + n, len: len - n };
                         if n > 0 {
                             w.stripped.entry(m.key).or_insert_with(|| read[..n as usize].to_vec());
@@ -229,13 +266,27 @@ impl Collector {
     /// After a round's check of `h` (as [`Self::apply`] returned it):
     /// collects what the realtime rule allows, extending the prefixes, and
     /// returns, per op of `h`, whether it is still held.
-    pub fn collect(&mut self, h: &History) -> Vec<bool> {
+    ///
+    /// `ranks` (per op of `h`, empty when unknown) is a topological order
+    /// of the components of the round's dependency graph, realtime
+    /// included ([`crate::outcome::Outcome::order`]). Unread appends of a key
+    /// whose appenders overlap in time are collected, once their key has
+    /// been quiet for [`QUIET_LINES`], in that order. Sound: the graph with
+    /// the edges of that order added has the same components as the graph
+    /// without them (each added edge goes forward in a topological order),
+    /// so no cycle closes through it; later collections cannot add a path
+    /// back into these transactions (an edge from a later transaction into
+    /// a collected one is a read reported against the prefix). So while
+    /// reads show the assumed order, the history's edges are those the
+    /// checks saw; a read that shows another order (one realtime allows)
+    /// sets [`Collector::broken`].
+    pub fn collect(&mut self, h: &History, ranks: &[u32]) -> Vec<bool> {
         let txns = transactions(h);
         let (bound, why) = open_bound(h, &txns);
         self.held_back = why;
         let appender = appenders(h, &txns);
         let longest = longest_reads(h, &txns);
-        let mut order = Order::new(h, &longest);
+        let mut order = Order::new(h, &longest, ranks);
         let mut cand: Vec<bool> =
             txns.iter().map(|t| t.kind == OpType::Ok && t.done < bound && reads_explained(h, t, &appender)).collect();
         let mut settled = false;
@@ -248,7 +299,7 @@ impl Collector {
         if !settled {
             return vec![true; h.ops.len()];
         }
-        self.extend(h, &longest, &appender, &txns, &cand);
+        self.extend(h, &longest, &appender, &txns, &cand, &order.chosen);
         let mut keep = vec![true; h.ops.len()];
         for (t, _) in txns.iter().zip(&cand).filter(|(_, &c)| c) {
             keep[t.inv] = false;
@@ -262,17 +313,19 @@ impl Collector {
     /// (every candidate element of a key that already has pending elements
     /// counts as unread) can go only as one of its key's *pending*
     /// elements, after the prefix and the pending elements already there
-    /// (its appender was invoked after theirs completed). It must come
-    /// before every element of a transaction invoked after it completed, so
-    /// the candidates' unread elements of a key go only when their
-    /// appenders are ordered by realtime (each completed before the next was
-    /// invoked): their order is then forced, and no later read can add an
-    /// edge among them that realtime does not already give. They also need
+    /// (its appender was invoked after theirs completed), and before every
+    /// element of a transaction invoked after it completed. When the
+    /// candidates' unread elements of a key have appenders ordered by
+    /// realtime (each completed before the next was invoked), that order is
+    /// forced, and no later read can add an edge among them that realtime
+    /// does not already give. Otherwise they go in the order of `ranks` (see
+    /// [`Collector::collect`]), once the key is quiet: no held transaction
+    /// touches it and nothing did for [`QUIET_LINES`]. Either way they need
     /// no held transaction's element of the key to be unread and the key's
     /// order to be settled. The first of them is recorded in `order.virt`
     /// (so that held reads and elements directly before it hold its
-    /// appender); otherwise every candidate with an unread element of the
-    /// key stays held (returned).
+    /// appender) and the order in `order.chosen`; otherwise every candidate
+    /// with an unread element of the key stays held (returned).
     fn place_unread(&self, h: &History, txns: &[Txn], held: &[bool], order: &mut Order, cand: &[bool]) -> Vec<bool> {
         let mut unread: FxHashMap<KeyId, (Vec<(usize, i64)>, bool)> = FxHashMap::default();
         for (i, t) in txns.iter().enumerate().filter(|&(i, _)| cand[i] || held[i]) {
@@ -287,17 +340,28 @@ impl Collector {
         }
         let mut hold = vec![false; txns.len()];
         order.virt.clear();
+        order.chosen.clear();
+        let quiet = (!order.ranks.is_empty()).then(|| Quiet::new(h, txns, held, self.quiet_lines));
         for (k, (mut c, held_unread)) in unread {
             if c.is_empty() {
                 continue;
             }
             c.sort_by_key(|&(i, _)| txns[i].done);
             let chained = c.windows(2).all(|p| p[0].0 == p[1].0 || txns[p[0].0].done < txns[p[1].0].inv);
-            if chained && !held_unread && !matches!(order.longest.get(&k), Some(None)) {
-                order.virt.insert(k, c[0].1);
-            } else {
+            let settled = !held_unread && !matches!(order.longest.get(&k), Some(None));
+            let assumed = settled && !chained && quiet.as_ref().is_some_and(|q| q.is_quiet(k));
+            if assumed {
+                // Topological order; realtime edges are in the graph, so it
+                // keeps every realtime order among them.
+                c.sort_by_key(|&(i, _)| (order.ranks[txns[i].done], txns[i].done));
+            } else if !(settled && chained) {
                 c.iter().for_each(|&(i, _)| hold[i] = true);
+                continue;
             }
+            order.virt.insert(k, c[0].1);
+            let line = |op: usize| h.ops[op].line;
+            let elems = c.iter().map(|&(i, e)| (e, (line(txns[i].inv), line(txns[i].done)))).collect();
+            order.chosen.insert(k, (elems, assumed));
         }
         hold
     }
@@ -388,6 +452,7 @@ impl Collector {
         appender: &FxHashMap<(KeyId, i64), u32>,
         txns: &[Txn],
         cand: &[bool],
+        chosen: &FxHashMap<KeyId, (Vec<(i64, (u32, u32))>, bool)>,
     ) {
         let collected = |k: KeyId, e: i64| appender.get(&(k, e)).is_some_and(|&w| w != u32::MAX && cand[w as usize]);
         let mut placed: rustc_hash::FxHashSet<(KeyId, i64)> = rustc_hash::FxHashSet::default();
@@ -405,20 +470,30 @@ impl Collector {
             }
         }
         let mut touched: FxHashMap<KeyId, u32> = FxHashMap::default();
-        // Pending elements in their appenders' realtime order (completion
-        // order: they are chained, see `place_unread`).
-        let mut by_done: Vec<&Txn> = txns.iter().zip(cand).filter(|(_, &c)| c).map(|(t, _)| t).collect();
-        by_done.sort_by_key(|t| t.done);
-        for t in by_done {
+        let mut unplaced: FxHashMap<KeyId, usize> = FxHashMap::default();
+        for t in txns.iter().zip(cand).filter(|(_, &c)| c).map(|(t, _)| t) {
             let op = h.ops[t.done];
             for m in h.mops_of(&op) {
                 let (MopFn::Append, MopValue::Int(e)) = (m.f, m.value) else { continue };
                 let line = touched.entry(m.key).or_default();
                 *line = (*line).max(op.line);
                 if !placed.contains(&(m.key, e)) {
-                    let p = self.prefixes.entry(m.key).or_default();
-                    p.pending.push(e);
+                    *unplaced.entry(m.key).or_default() += 1;
                 }
+            }
+        }
+        // Pending elements in the order `place_unread` chose: realtime's,
+        // or the assumed one.
+        for (k, n) in unplaced {
+            let order = chosen.get(&k).map_or(&[][..], |c| c.0.as_slice());
+            if chosen.get(&k).is_some_and(|c| c.1) {
+                self.assumed += n as u64;
+            }
+            debug_assert_eq!(order.len(), n, "every unplaced element of a collected transaction was ordered");
+            let p = self.prefixes.entry(k).or_default();
+            for &(e, times) in order.iter().filter(|(e, _)| !placed.contains(&(k, *e))) {
+                p.pending.push(e);
+                p.times.push(times);
             }
         }
         // Every placed element was appended by a collected transaction: its
@@ -460,23 +535,30 @@ impl Prefix {
 
     /// How many leading elements of `read` the prefix and pending elements
     /// account for, or the anomaly the read shows; with `place`, a read
-    /// that shows the pending elements places them.
-    fn fit(&mut self, read: &[i64], place: bool) -> Result<u32, &'static str> {
+    /// that shows the pending elements places them (in the order it shows).
+    fn fit(&mut self, read: &[i64], place: bool) -> Result<Fit, &'static str> {
         let n = self.elems.len();
         if read.len() < n || read[..n] != self.elems[..] {
             return Err(if self.elems.starts_with(read) { STALE } else { "incompatible-order" });
         }
         let rest = &read[n..];
         let k = self.pending.len();
+        let mut reordered = false;
         if k > 0 {
             let shown = rest.iter().filter(|e| self.pending.contains(e)).count();
             if shown < k {
                 return Err(STALE);
             }
-            // Another element before a pending one, or the pending ones
-            // out of their appenders' realtime order.
-            if rest[..k] != self.pending[..] {
+            // Another element before a pending one: its appender, invoked
+            // after theirs completed, precedes one of them.
+            if rest[..k].iter().any(|e| !self.pending.contains(e)) {
                 return Err("G0-realtime");
+            }
+            if rest[..k] != self.pending[..] {
+                if self.against_realtime(&rest[..k]) {
+                    return Err("G0-realtime");
+                }
+                reordered = true;
             }
         }
         if rest[k..].iter().any(|e| self.holds(*e)) {
@@ -486,8 +568,68 @@ impl Prefix {
             // This read places the pending elements.
             self.elems.extend_from_slice(&rest[..k]);
             self.pending.clear();
+            self.times.clear();
         }
-        Ok((n + k) as u32)
+        Ok(Fit { n: (n + k) as u32, reordered })
+    }
+
+    /// Whether `shown` (the pending elements, in another order) puts an
+    /// element before one whose appender completed before its own was
+    /// invoked.
+    fn against_realtime(&self, shown: &[i64]) -> bool {
+        let times = |e: &i64| self.pending.iter().position(|p| p == e).map(|i| self.times[i]);
+        shown.iter().enumerate().any(|(i, a)| {
+            shown[i + 1..].iter().any(|b| match (times(a), times(b)) {
+                (Some((a_inv, _)), Some((_, b_done))) => b_done < a_inv,
+                _ => false,
+            })
+        })
+    }
+}
+
+/// How a read fits a key's collected prefix.
+#[derive(Debug, PartialEq, Eq)]
+struct Fit {
+    /// Leading elements the prefix and pending elements account for.
+    n: u32,
+    /// Whether it shows the pending elements in an order other than the
+    /// assumed one (one realtime allows).
+    reordered: bool,
+}
+
+/// Which keys are quiet enough for unread appends to be collected in an
+/// assumed order.
+struct Quiet {
+    /// Per key, the last line of an op (invocation included) that touches it.
+    last: FxHashMap<KeyId, u32>,
+    /// Keys a held transaction touches.
+    held: rustc_hash::FxHashSet<KeyId>,
+    /// The window's last line.
+    end: u32,
+    /// How long a key must have been quiet.
+    lines: u32,
+}
+
+impl Quiet {
+    fn new(h: &History, txns: &[Txn], held: &[bool], lines: u32) -> Quiet {
+        let mut last: FxHashMap<KeyId, u32> = FxHashMap::default();
+        for op in &h.ops {
+            for m in h.mops_of(op) {
+                let l = last.entry(m.key).or_default();
+                *l = (*l).max(op.line);
+            }
+        }
+        let held = txns
+            .iter()
+            .zip(held)
+            .filter(|(_, &held)| held)
+            .flat_map(|(t, _)| h.mops_of(&h.ops[t.done]).iter().map(|m| m.key))
+            .collect();
+        Quiet { last, held, end: h.ops.last().map_or(0, |o| o.line), lines }
+    }
+
+    fn is_quiet(&self, k: KeyId) -> bool {
+        !self.held.contains(&k) && self.last.get(&k).is_some_and(|&l| self.end.saturating_sub(l) >= self.lines)
     }
 }
 
@@ -513,10 +655,16 @@ struct Order<'a> {
     /// Per key, the one unread element of a candidate that would follow
     /// the longest read (see [`Collector::hold_back`]).
     virt: FxHashMap<KeyId, i64>,
+    /// Per key, the candidates' unread elements in the order they go
+    /// pending, with their appenders' invocation and completion lines, and
+    /// whether that order is assumed (not forced by realtime).
+    chosen: FxHashMap<KeyId, (Vec<(i64, (u32, u32))>, bool)>,
+    /// The round's topological ranks per op (empty: not known).
+    ranks: &'a [u32],
 }
 
 impl<'a> Order<'a> {
-    fn new(h: &'a History, longest: &'a FxHashMap<KeyId, Option<(u32, u32)>>) -> Order<'a> {
+    fn new(h: &'a History, longest: &'a FxHashMap<KeyId, Option<(u32, u32)>>, ranks: &'a [u32]) -> Order<'a> {
         let mut pos = FxHashMap::default();
         for (&k, l) in longest {
             if let Some((s, len)) = *l {
@@ -525,7 +673,8 @@ impl<'a> Order<'a> {
                 }
             }
         }
-        Order { h, longest, pos, virt: FxHashMap::default() }
+        let ranks = if ranks.len() == h.ops.len() { ranks } else { &[] };
+        Order { h, longest, pos, virt: FxHashMap::default(), chosen: FxHashMap::default(), ranks }
     }
 
     fn elems(&self, k: KeyId) -> Option<&'a [i64]> {
@@ -678,17 +827,24 @@ fn reads_explained(h: &History, t: &Txn, appender: &FxHashMap<(KeyId, i64), u32>
 mod tests {
     use super::*;
 
+    /// A prefix whose pending elements' appenders ran one after another
+    /// (each invoked after the previous one completed).
     fn prefix(elems: &[i64], pending: &[i64]) -> Prefix {
-        let mut p = Prefix { elems: elems.to_vec(), pending: pending.to_vec(), ..Prefix::default() };
+        let times = (0..pending.len() as u32).map(|i| (2 * i, 2 * i + 1)).collect();
+        let mut p = Prefix { elems: elems.to_vec(), pending: pending.to_vec(), times, ..Prefix::default() };
         p.index();
         p
+    }
+
+    fn fits(n: u32) -> Result<Fit, &'static str> {
+        Ok(Fit { n, reordered: false })
     }
 
     #[test]
     fn reads_fit_or_name_their_anomaly() {
         let mut p = prefix(&[1, 2, 3], &[]);
-        assert_eq!(p.fit(&[1, 2, 3], true), Ok(3));
-        assert_eq!(p.fit(&[1, 2, 3, 7, 8], true), Ok(3));
+        assert_eq!(p.fit(&[1, 2, 3], true), fits(3));
+        assert_eq!(p.fit(&[1, 2, 3, 7, 8], true), fits(3));
         assert_eq!(p.fit(&[1, 2], true), Err(STALE));
         assert_eq!(p.fit(&[], true), Err(STALE));
         assert_eq!(p.fit(&[1, 3, 2], true), Err("incompatible-order"));
@@ -704,11 +860,25 @@ mod tests {
         assert_eq!(p.fit(&[1, 9, 5, 4], true), Err("G0-realtime"));
         assert_eq!(p.fit(&[1, 4, 5], true), Err("G0-realtime"));
         // A failed transaction's read places nothing.
-        assert_eq!(p.fit(&[1, 5, 4, 9], false), Ok(3));
+        assert_eq!(p.fit(&[1, 5, 4, 9], false), fits(3));
         assert_eq!(p.pending, vec![5, 4]);
-        assert_eq!(p.fit(&[1, 5, 4, 9], true), Ok(3));
+        assert_eq!(p.fit(&[1, 5, 4, 9], true), fits(3));
         assert_eq!((p.elems.as_slice(), p.pending.len()), (&[1, 5, 4][..], 0));
         assert_eq!(p.fit(&[1, 4, 5], true), Err("incompatible-order"));
+    }
+
+    #[test]
+    fn pending_elements_of_overlapping_appenders_may_show_in_another_order() {
+        // 5's and 4's appenders overlapped: 5 then 4 was assumed; 6's
+        // appender was invoked after both completed.
+        let mut p = prefix(&[1], &[5, 4, 6]);
+        p.times = vec![(0, 3), (1, 2), (4, 5)];
+        assert_eq!(p.fit(&[1, 5, 4, 6], false), fits(4));
+        assert_eq!(p.fit(&[1, 6, 4, 5], false), Err("G0-realtime"));
+        assert_eq!(p.fit(&[1, 4, 6, 5], false), Err("G0-realtime"));
+        assert_eq!(p.fit(&[1, 4, 5], false), Err(STALE));
+        assert_eq!(p.fit(&[1, 4, 5, 6, 7], true), Ok(Fit { n: 4, reordered: true }));
+        assert_eq!((p.elems.as_slice(), p.pending.len(), p.times.len()), (&[1, 4, 5, 6][..], 0, 0));
     }
 
     #[test]

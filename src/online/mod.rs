@@ -76,6 +76,10 @@ pub struct FollowOptions {
     /// For a file: set by its writer once it has written everything (the
     /// file then ends at its end), as `record --check` does.
     pub done: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// When collecting list-append transactions: how many lines a key must
+    /// have been quiet before unread appends of it whose appenders overlap
+    /// go in an assumed order ([`collect::QUIET_LINES`] by default).
+    pub quiet_lines: u32,
 }
 
 impl Default for FollowOptions {
@@ -87,6 +91,7 @@ impl Default for FollowOptions {
             max_memory_mb: None,
             throttle: true,
             done: None,
+            quiet_lines: collect::QUIET_LINES,
         }
     }
 }
@@ -178,6 +183,11 @@ pub struct Followed {
     /// Whether some round's check found dependency edges (the final
     /// history alone may have none once the rest was collected).
     pub edges_seen: bool,
+    /// Why a `valid` verdict cannot be given, when a read contradicted an
+    /// order assumed while collecting ([`collect::Collector::broken`]).
+    pub unknown: Option<String>,
+    /// Elements collected in an assumed order.
+    pub assumed: u64,
     /// Time spent reading and checking rounds.
     pub elapsed: Duration,
 }
@@ -238,6 +248,8 @@ pub fn follow_feed(
     let mut edges_seen = false;
     let mut collector: Option<collect::Collector> = None;
     let mut held_note: Option<String> = None;
+    // Collecting rounds also ask for the graph's topological order.
+    let mut round_opts = opts.clone();
     let ending = loop {
         let next = feed.next(rounds.wait())?;
         match next {
@@ -269,7 +281,7 @@ pub fn follow_feed(
         let full = asm.snapshot();
         let window = collector.as_mut().map(|c| c.apply(&full));
         let checked = window.as_ref().map_or(&full, |w| &w.check);
-        match check::check(checked, opts) {
+        match check::check(checked, &round_opts) {
             Ok(mut o) => {
                 edges_seen |= !o.anomalies.contains_key(EMPTY_GRAPH);
                 if let Some(w) = &window {
@@ -284,13 +296,15 @@ pub fn follow_feed(
                 }
                 if !decided {
                     decided = true;
-                    collector = start_collecting(o.workload, opts, asm.interned(), watch);
+                    collector = start_collecting(o.workload, opts, asm.interned(), watch)
+                        .then(|| collect::Collector::new(fopts.quiet_lines));
                     // A round then costs what it reads, not what was read
                     // before: rounds at every `round_txns` keep the lag short.
                     rounds.throttle &= collector.is_none();
+                    round_opts.keep_order = collector.is_some();
                 }
                 if let Some(c) = collector.as_mut() {
-                    let keep = c.collect(checked);
+                    let keep = c.collect(checked, &o.order);
                     drop((window, full));
                     asm.retain(&keep);
                     if let Some(why) = c.held_back.take().filter(|w| held_note.as_deref() != Some(w.as_str())) {
@@ -320,6 +334,8 @@ pub fn follow_feed(
         rounds: rounds.count,
         reported: reported.count(),
         reported_types: reported.types,
+        unknown: collector.as_mut().and_then(|c| c.broken.take()),
+        assumed: collector.as_ref().map_or(0, |c| c.assumed),
         collected: collector.map(|c| c.collected).unwrap_or(0),
         window,
         edges_seen,
@@ -330,25 +346,20 @@ pub fn follow_feed(
 /// Whether this run can collect old transactions: list-append checked for
 /// strict serializability alone ([`collect`]'s realtime rule), with integer
 /// values. Says once what the run keeps.
-fn start_collecting(
-    workload: Workload,
-    opts: &CheckOptions,
-    interned: bool,
-    watch: &mut dyn Watch,
-) -> Option<collect::Collector> {
+fn start_collecting(workload: Workload, opts: &CheckOptions, interned: bool, watch: &mut dyn Watch) -> bool {
     let strict_only = opts.models.as_deref().is_some_and(|m| m.len() == 1 && m[0] == "strict-serializable");
     if workload == Workload::ListAppend && strict_only && !opts.ladder && !interned {
         watch.note(
             "--follow collects transactions that every later one follows in realtime: memory stays flat \
              (isolde help online)",
         );
-        return Some(collect::Collector::default());
+        return true;
     }
     watch.note(
         "--follow keeps every transaction it reads: transactions are collected only for list-append \
          checked with -m strict-serializable alone (isolde help online); memory grows with the run",
     );
-    None
+    false
 }
 
 /// When rounds run: after `round_txns` new completions, or `round_interval`
@@ -448,6 +459,9 @@ pub fn final_check(followed: &Followed, opts: &CheckOptions) -> Result<crate::ou
     if types.len() > outcome.anomaly_types.len() {
         outcome.valid = crate::outcome::Validity::Invalid;
         outcome.anomaly_types = types.into_iter().collect();
+    }
+    if followed.unknown.is_some() && outcome.valid == crate::outcome::Validity::Valid {
+        outcome.valid = crate::outcome::Validity::Unknown;
     }
     Ok(outcome)
 }

@@ -53,6 +53,9 @@ impl Follower {
         let opts = CheckOptions { models: Some(self.models), ..CheckOptions::default() };
         // The whole run's verdict, collected transactions included.
         let outcome = online::final_check(&followed, &opts).map_err(|e| err(e.to_string()))?;
+        if let Some(why) = &followed.unknown {
+            eprintln!("isolde: {why}");
+        }
         print!("{}", reports::table::render(&followed.history, &outcome, false));
         Ok(match outcome.valid {
             Validity::Valid => 0,

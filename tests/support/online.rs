@@ -88,11 +88,24 @@ impl Watch for Recorder {
 
 /// Follows `text` fed in chunks of `sizes`, rounds every `round_txns`.
 pub fn follow(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
+    follow_quiet(text, sizes, round_txns, opts, online::collect::QUIET_LINES)
+}
+
+/// [`follow`], with unread overlapping appends collected in an assumed
+/// order once their key was quiet for `quiet_lines`.
+pub fn follow_quiet(
+    text: &str,
+    sizes: Vec<usize>,
+    round_txns: usize,
+    opts: &CheckOptions,
+    quiet_lines: u32,
+) -> (Followed, Recorder) {
     let feed = online::feed::Feed::reader(Chunked::new(text.as_bytes().to_vec(), sizes));
     let fopts = FollowOptions {
         round_txns,
         round_interval: std::time::Duration::from_secs(3600),
         throttle: false,
+        quiet_lines,
         ..FollowOptions::default()
     };
     let mut rec = Recorder::default();
@@ -160,6 +173,15 @@ pub fn generate_read_back(seed: u64, txns: usize, processes: usize, opts: &GenOp
     };
     let mut out = Vec::new();
     gen::list_append::write_list_append_with(&cfg, opts, &mut out).expect("generates");
+    String::from_utf8(out).expect("utf-8")
+}
+
+/// A list-append history in `isolde gen list-append`'s default shape
+/// (Elle's: keys retired after their last appends, often never read again).
+pub fn generate_elle_shaped(seed: u64, txns: usize) -> String {
+    let cfg = ListAppendConfig { seed, txns, ..ListAppendConfig::default() };
+    let mut out = Vec::new();
+    gen::list_append::write_list_append_with(&cfg, &GenOptions::default(), &mut out).expect("generates");
     String::from_utf8(out).expect("utf-8")
 }
 
