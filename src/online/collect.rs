@@ -57,7 +57,7 @@
 //! so the check sees the suffix, whose dependency edges among held
 //! transactions are exactly those of the whole history.
 //!
-//! A transaction with an element no read placed yet is collected only when
+//! A transaction with an element no read placed yet is collected when
 //! the key's unread elements among the candidates have appenders ordered by
 //! realtime (each completed before the next was invoked), no held
 //! transaction's element of the key is unread, and the key's reads agree:
@@ -67,13 +67,24 @@
 //! can add an edge among collected transactions that realtime does not
 //! already give; a read that shows them in another order is `G0-realtime`.
 //! Unread elements of one key whose appenders overlap in time could be
-//! placed in either order later, adding edges among collected transactions
-//! that may close a cycle through transactions already forgotten: those
-//! appenders stay held, and with them (realtime) every transaction invoked
-//! after they completed. (Collecting them soundly needs the reachability
-//! among the collected transactions that such an order could use, kept for
-//! the appenders with unplaced elements: Cobra's frontier with transitive
-//! edges. Not built.)
+//! placed in either order later. They are collected once their key has
+//! been quiet for a while (no held transaction touches it, nothing did for
+//! [`QUIET_LINES`]: a key the workload retired), in an *assumed* order: a
+//! topological order of the round's dependency graph, realtime included.
+//! The edges that order adds go forward in a topological order, so the
+//! graph keeps its strongly connected components: no cycle closes through
+//! them, and later collections add no path back into these transactions
+//! (an edge from a later transaction into a collected one is a read
+//! reported against the prefix). So while later reads show the assumed
+//! order, the checks saw every edge of the history. A read that shows the
+//! elements in an order realtime allows but that is not the assumed one
+//! cannot be judged without the collected transactions: it sets
+//! [`Collector::broken`], and the run's verdict is then `invalid` (from
+//! anomalies found) or `unknown`, never `valid`. Keys revisited after
+//! their last appends were quiet are rare in Jepsen's and `isolde gen`'s
+//! workloads (they retire keys), so the wait keeps that rare; overlapping
+//! unread appends of a key that is not quiet stay held, and with them
+//! (realtime) every transaction invoked after they completed.
 //!
 //! Transactions that failed stay held (their appends must stay visible to
 //! the aborted-read and dirty-update checks), and an `:info` transaction,
@@ -81,30 +92,31 @@
 //! collection waits while one is in flight, and the status line says so.
 //!
 //! ## What it costs
-//! Per key, the collected prefix (8 bytes per element, in order, and 8 more
-//! sorted for the duplicate check when there are many). The held transactions are those of the
-//! last few rounds. Values must be integers (they are, in list-append
+//! Per key, the collected prefix, delta-coded ([`super::packed`]: about a
+//! byte per element when the workload appends increasing values, plus a
+//! sorted copy for the duplicate check once a key has hundreds), and about
+//! a hundred bytes of bookkeeping; keys the workload retired keep theirs.
+//! The held transactions are those of the last few rounds. Values must be integers (they are, in list-append
 //! histories from Jepsen and `isolde gen`); otherwise nothing is collected.
 
 use rustc_hash::FxHashMap;
 
+use super::packed::Packed;
 use crate::anomaly::Case;
 use crate::history::{History, KeyId, Mop, MopFn, MopValue, OpId, OpType, NONE};
 
 /// A key's collected prefix.
 #[derive(Default, Debug)]
 struct Prefix {
-    /// The elements, in version order.
-    elems: Vec<i64>,
+    /// The elements, in version order (delta-coded: a retired key keeps
+    /// its prefix for the rest of the run).
+    elems: Packed,
     /// Elements collected transactions appended that no read placed yet,
     /// in the order later reads must show them (realtime's where it orders
     /// their appenders, else the assumed one, see [`Collector::collect`]).
     pending: Vec<i64>,
     /// Per pending element, its appender's invocation and completion lines.
     times: Vec<(u32, u32)>,
-    /// The elements and pending ones, sorted, once there are more than
-    /// [`SCAN`] (the duplicate check scans fewer).
-    sorted: Vec<i64>,
     /// The latest line on which one of their appenders completed.
     line: u32,
 }
@@ -246,7 +258,7 @@ impl Collector {
                                     op: i as OpId,
                                     key: m.key,
                                     read: read.to_vec(),
-                                    prefix: p.elems.clone(),
+                                    prefix: p.elems.to_vec(),
                                     pending: p.pending.clone(),
                                     line: p.line,
                                 },
@@ -465,7 +477,7 @@ impl Collector {
             let n = elems.iter().take_while(|&&e| collected(k, e)).count();
             if n > 0 {
                 let p = self.prefixes.entry(k).or_default();
-                p.elems.extend_from_slice(&elems[..n]);
+                p.elems.extend(&elems[..n]);
                 placed.extend(elems[..n].iter().map(|&e| (k, e)));
             }
         }
@@ -507,30 +519,16 @@ impl Collector {
     }
 }
 
-/// Prefixes up to this many elements are scanned, not indexed.
-const SCAN: usize = 64;
-
 impl Prefix {
     /// Whether `e` is one of the prefix's or pending elements.
     fn holds(&self, e: i64) -> bool {
-        if self.sorted.is_empty() {
-            self.elems.contains(&e) || self.pending.contains(&e)
-        } else {
-            self.sorted.binary_search(&e).is_ok()
-        }
+        self.elems.contains(e) || self.pending.contains(&e)
     }
 
-    /// Keeps the sorted index (only for long prefixes) and the vectors
-    /// tight after a change.
+    /// Keeps the vectors tight after a change.
     fn index(&mut self) {
-        self.elems.shrink_to_fit();
         self.pending.shrink_to_fit();
-        self.sorted.clear();
-        if self.elems.len() + self.pending.len() > SCAN {
-            self.sorted.extend(self.elems.iter().chain(&self.pending).copied());
-            self.sorted.sort_unstable();
-        }
-        self.sorted.shrink_to_fit();
+        self.times.shrink_to_fit();
     }
 
     /// How many leading elements of `read` the prefix and pending elements
@@ -538,7 +536,7 @@ impl Prefix {
     /// that shows the pending elements places them (in the order it shows).
     fn fit(&mut self, read: &[i64], place: bool) -> Result<Fit, &'static str> {
         let n = self.elems.len();
-        if read.len() < n || read[..n] != self.elems[..] {
+        if !self.elems.is_prefix_of(read) {
             return Err(if self.elems.starts_with(read) { STALE } else { "incompatible-order" });
         }
         let rest = &read[n..];
@@ -566,7 +564,7 @@ impl Prefix {
         }
         if k > 0 && place {
             // This read places the pending elements.
-            self.elems.extend_from_slice(&rest[..k]);
+            self.elems.extend(&rest[..k]);
             self.pending.clear();
             self.times.clear();
         }
@@ -831,7 +829,7 @@ mod tests {
     /// (each invoked after the previous one completed).
     fn prefix(elems: &[i64], pending: &[i64]) -> Prefix {
         let times = (0..pending.len() as u32).map(|i| (2 * i, 2 * i + 1)).collect();
-        let mut p = Prefix { elems: elems.to_vec(), pending: pending.to_vec(), times, ..Prefix::default() };
+        let mut p = Prefix { elems: Packed::from_slice(elems), pending: pending.to_vec(), times, ..Prefix::default() };
         p.index();
         p
     }
@@ -863,7 +861,7 @@ mod tests {
         assert_eq!(p.fit(&[1, 5, 4, 9], false), fits(3));
         assert_eq!(p.pending, vec![5, 4]);
         assert_eq!(p.fit(&[1, 5, 4, 9], true), fits(3));
-        assert_eq!((p.elems.as_slice(), p.pending.len()), (&[1, 5, 4][..], 0));
+        assert_eq!((p.elems.to_vec(), p.pending.len()), (vec![1, 5, 4], 0));
         assert_eq!(p.fit(&[1, 4, 5], true), Err("incompatible-order"));
     }
 
@@ -878,16 +876,18 @@ mod tests {
         assert_eq!(p.fit(&[1, 4, 6, 5], false), Err("G0-realtime"));
         assert_eq!(p.fit(&[1, 4, 5], false), Err(STALE));
         assert_eq!(p.fit(&[1, 4, 5, 6, 7], true), Ok(Fit { n: 4, reordered: true }));
-        assert_eq!((p.elems.as_slice(), p.pending.len(), p.times.len()), (&[1, 4, 5, 6][..], 0, 0));
+        assert_eq!((p.elems.to_vec(), p.pending.len(), p.times.len()), (vec![1, 4, 5, 6], 0, 0));
     }
 
     #[test]
-    fn long_prefixes_are_indexed() {
-        let elems: Vec<i64> = (0..200).rev().collect();
-        let p = prefix(&elems, &[1000]);
-        assert_eq!(p.sorted.len(), 201);
-        assert!(p.holds(1000) && p.holds(0) && !p.holds(200));
-        let short = prefix(&[3, 1], &[2]);
-        assert!(short.sorted.is_empty() && short.holds(2) && !short.holds(4));
+    fn long_prefixes_are_held_packed() {
+        let elems: Vec<i64> = (1..=200).collect();
+        let mut p = prefix(&elems, &[1000]);
+        assert_eq!(p.elems.heap_bytes(), 200);
+        assert!(p.holds(1000) && p.holds(1) && p.holds(200) && !p.holds(201));
+        let read: Vec<i64> = (1..=200).chain([1000, 2000]).collect();
+        assert_eq!(p.fit(&read, true), fits(201));
+        assert_eq!(p.fit(&read[..150], true), Err(STALE));
+        assert_eq!(p.fit(&[&read[..], &[7]].concat(), true), Err("duplicate-elements"));
     }
 }

@@ -41,6 +41,7 @@ pub mod assemble;
 pub mod collect;
 pub mod feed;
 pub mod finality;
+pub mod packed;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -307,6 +308,7 @@ pub fn follow_feed(
                     let keep = c.collect(checked, &o.order);
                     drop((window, full));
                     asm.retain(&keep);
+                    release_freed_memory();
                     if let Some(why) = c.held_back.take().filter(|w| held_note.as_deref() != Some(w.as_str())) {
                         watch.note(&why);
                         held_note = Some(why);
@@ -423,6 +425,20 @@ impl Rounds {
             anomalies: 0,
             collected: None,
         }
+    }
+}
+
+/// Hands the memory a collecting round freed back to the system. glibc
+/// keeps freed blocks in its per-thread arenas (each round frees a window's
+/// columns and the check's graph, built on several threads), so without
+/// this the resident size creeps up with the run (about 30 MB per million
+/// list-append transactions) while what the collector holds stays flat.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` takes no pointers; it only releases free memory
+    // at the top of glibc's heaps.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
