@@ -845,6 +845,19 @@ fn print_checked(
                 if x.guessed { " (valid by the replayed serial order, no search)" } else { "" },
             );
             eprintln!("  {}", x.accel);
+            if let Some(w) = &x.windows {
+                eprintln!(
+                    "  over the constraint limit: {} windows looked at ({} searched, largest {} transactions) in {:.3}s{}",
+                    w.windows,
+                    w.searched,
+                    w.largest,
+                    w.time.as_secs_f64(),
+                    match w.refuted_by {
+                        Some((a, b)) => format!("; refuted by the window of ops {a}..={b}"),
+                        None => "; none refuted the level".into(),
+                    }
+                );
+            }
             eprintln!(
                 "  causal forced write orders added {} ({} between different write chains)  \
                  unread lone-writer pairs dropped {}",

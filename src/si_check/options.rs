@@ -175,6 +175,12 @@ pub struct ExactStats {
     /// How many of those order two different write chains (the others
     /// were already implied by read-modify-writes).
     pub known_orders_new: usize,
+    /// Whether the polygraph needed more constraints than allowed (the
+    /// verdict is then `Unknown`, unless a window refuted the history).
+    pub over_limit: bool,
+    /// The search over windows of the history that ran because the whole
+    /// polygraph was over the limit (see [`super::windows`]).
+    pub windows: Option<super::windows::WindowStats>,
 }
 
 impl ExactStats {

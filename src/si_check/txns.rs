@@ -145,6 +145,53 @@ impl Txns {
         Some(out)
     }
 
+    /// The transactions `range` alone, renumbered from 0, as a history of
+    /// their own (see [`super::windows`]): their writes, and the reads whose
+    /// every possible writer is among them (the initial state included);
+    /// the other reads are dropped (counted in
+    /// [`dropped_reads`](Txns::dropped_reads)). Dropping a read only removes
+    /// constraints, so a serial order of all transactions, restricted to
+    /// `range`, is one of the window: a window with no serial order refutes
+    /// the whole history. [`uncertain_info`](Txns::uncertain_info) is the
+    /// whole history's, so a refutation stays as uncertain as it would be
+    /// there.
+    pub fn window(&self, range: std::ops::Range<TxnId>) -> Txns {
+        let lo = range.start;
+        let inside = |w: TxnId| range.contains(&w);
+        let mut out = Txns {
+            op: self.op[lo as usize..range.end as usize].to_vec(),
+            process: self.process[lo as usize..range.end as usize].to_vec(),
+            uncertain_info: self.uncertain_info,
+            ..Txns::default()
+        };
+        out.read_start.push(0);
+        out.write_start.push(0);
+        for t in range.clone() {
+            for r in self.reads_of(t) {
+                let from = match r.from {
+                    Source::Init => Some(Source::Init),
+                    Source::Txn(w, v) => inside(w).then_some(Source::Txn(w - lo, v)),
+                    Source::Choice(c) => {
+                        let ch = &self.choices[c as usize];
+                        ch.cands.iter().all(|&w| inside(w)).then(|| {
+                            let cands = ch.cands.iter().map(|&w| w - lo).collect();
+                            out.choices.push(Choice { reader: t - lo, cands, ..ch.clone() });
+                            Source::Choice(out.choices.len() as u32 - 1)
+                        })
+                    }
+                };
+                match from {
+                    Some(from) => out.reads.push(Read { from, ..*r }),
+                    None => out.dropped_reads += 1,
+                }
+            }
+            out.writes.extend_from_slice(self.writes_of(t));
+            out.read_start.push(out.reads.len() as u32);
+            out.write_start.push(out.writes.len() as u32);
+        }
+        out
+    }
+
     /// Number of transactions.
     pub fn len(&self) -> usize {
         self.op.len()
