@@ -39,7 +39,9 @@
 //! transactions less than half a window apart shares a window), then
 //! windows [`GROWTH`] times larger, until a window would hold the whole
 //! history, a window's own polygraph is over the limit, or the search's
-//! time ([`budget`]) runs out. A window the serial replay explains is
+//! time ([`budget`]) runs out. When a window of the first size is already
+//! over the limit, windows [`GROWTH`] times smaller are tried instead (down
+//! to [`MIN_WINDOW`]), and the search never grows again. A window the serial replay explains is
 //! skipped; the others get the exact check at the level (the first
 //! refutation, in the order above, is the answer, so the outcome does not
 //! depend on threads).
@@ -52,6 +54,10 @@ use std::time::{Duration, Instant};
 
 /// Transactions in the first windows.
 pub const FIRST_WINDOW: u32 = 1024;
+
+/// Transactions in the smallest windows (tried when the first ones are
+/// over the constraint limit).
+pub const MIN_WINDOW: u32 = 64;
 
 /// How much larger each next size of windows is.
 pub const GROWTH: u32 = 4;
@@ -76,10 +82,9 @@ pub struct WindowStats {
 }
 
 /// How long the search over windows may take: a quarter of the time left
-/// before `deadline`, at most [`MAX_BUDGET`].
+/// before `deadline`, at most [`MAX_BUDGET`] (that, without a deadline).
 fn budget(deadline: Option<Instant>) -> Duration {
-    let left = deadline.map_or(MAX_BUDGET, |d| d.saturating_duration_since(Instant::now()));
-    (left / 4).min(MAX_BUDGET)
+    deadline.map_or(MAX_BUDGET, |d| (d.saturating_duration_since(Instant::now()) / 4).min(MAX_BUDGET))
 }
 
 /// The windows of `size` transactions over `n`, in order: each starts half
@@ -111,6 +116,11 @@ pub fn refute(
     let wopts = ExactOptions { known: None, session_orders: None, progress: None, ..opts.clone() };
     let n = txns.len() as u32;
     let mut size = FIRST_WINDOW;
+    // Whether the windows have grown: then a window over the limit ends
+    // the search (larger ones would be over it too); before, smaller
+    // windows are tried.
+    let mut grown = false;
+    let mut shrunk = false;
     'sizes: while size < n {
         for range in windows(n, size) {
             if Instant::now() >= until {
@@ -130,13 +140,21 @@ pub fn refute(
                 }
                 Window::Searched => st.searched += 1,
                 Window::OverLimit => {
-                    // Larger windows would be over the limit too.
                     st.searched += 1;
-                    break 'sizes;
+                    if grown || size <= MIN_WINDOW {
+                        break 'sizes;
+                    }
+                    size = (size / GROWTH).max(MIN_WINDOW);
+                    shrunk = true;
+                    continue 'sizes;
                 }
             }
         }
+        if shrunk {
+            break;
+        }
         size = size.saturating_mul(GROWTH);
+        grown = true;
     }
     st.time = start.elapsed();
     (None, st)
@@ -185,6 +203,30 @@ fn check_window(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn history(edn: &str) -> History {
+        crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses")
+    }
+
+    #[test]
+    fn a_window_keeps_the_reads_of_its_own_writers_and_of_the_initial_state() {
+        let h = history(
+            "{:type :ok, :process 1, :value [[:w :x 1] [:w :y 1]]}
+             {:type :ok, :process 2, :value [[:r :x 1] [:w :z 1]]}
+             {:type :ok, :process 3, :value [[:r :z 1] [:r :y 1] [:r :u nil]]}",
+        );
+        let all = super::super::txns::extract(&h).expect("txns");
+        let w = all.window(1..3);
+        assert_eq!(w.len(), 2);
+        assert_eq!(&w.op[..], &all.op[1..3]);
+        // Txn 1's read of x comes from txn 0, outside: dropped. Txn 2 reads
+        // z from txn 1 (now 0), y from outside (dropped), u initial.
+        assert!(w.reads_of(0).is_empty());
+        let r: Vec<_> = w.reads_of(1).iter().map(|r| r.from).collect();
+        assert_eq!(r, vec![super::super::txns::Source::Txn(0, 1), super::super::txns::Source::Init]);
+        assert_eq!(w.dropped_reads, 2);
+        assert_eq!(w.writes_of(0), all.writes_of(1));
+    }
 
     #[test]
     fn windows_overlap_by_half_and_cover_the_end() {
