@@ -221,7 +221,8 @@ struct AnalyzeArgs {
     exact_timeout: u64,
     /// rw-register: most write-order constraints the exact check builds
     /// (one per pair of independent writers of a key that known dependencies
-    /// leave unordered) before it answers unknown instead.
+    /// leave unordered); over it, windows of consecutive transactions are
+    /// checked for a refutation, and the verdict is unknown when none has one.
     #[arg(long, default_value_t = 50_000_000, value_name = "N", help_heading = TUNING, hide_short_help = true)]
     max_constraints: usize,
     /// rw-register: memory budget for the exact check's reachability rows, MB.
