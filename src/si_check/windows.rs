@@ -19,7 +19,12 @@
 //! either); session order restricted to a subset is the window's session
 //! order, and realtime edges between window transactions are realtime
 //! edges of the history. So a window that has no serial order proves that
-//! the history has none: its refutation is the history's.
+//! the history has none: its refutation is the history's. The same holds
+//! at the snapshot-isolation and prefix levels, whose executions are also
+//! orders in which each read sees the last write visible to it (its
+//! snapshot): restricted to the window, a kept read's writer is still the
+//! last visible one, and two window transactions that did not overlap on a
+//! key still do not.
 //!
 //! The refutation is checkable on the whole history as it stands: its
 //! cycles run over concrete transactions, each wr step is a read of the
