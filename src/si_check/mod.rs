@@ -55,7 +55,7 @@ pub mod windows;
 pub mod witness;
 
 pub use level::{Level, OrderKind, Semantics, LEVELS};
-pub use options::{ExactOptions, ExactOutcome, ExactStats, KnownOrder, KnownOrders, Verdict};
+pub use options::{ExactOptions, ExactOutcome, ExactStats, KnownOrder, KnownOrders, Verdict, WindowStats};
 pub use polygraph::Dep;
 pub use progress::ExactProgress;
 use progress::Phase;

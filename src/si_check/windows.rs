@@ -51,7 +51,7 @@
 //! refutation, in the order above, is the answer, so the outcome does not
 //! depend on threads).
 
-use super::options::{ExactOptions, ExactOutcome, Verdict};
+use super::options::{ExactOptions, ExactOutcome, Verdict, WindowStats};
 use super::txns::{TxnId, Txns};
 use super::Level;
 use crate::history::History;
@@ -69,22 +69,6 @@ pub const GROWTH: u32 = 4;
 
 /// At most this long for the whole search.
 const MAX_BUDGET: Duration = Duration::from_secs(60);
-
-/// What the search over windows did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WindowStats {
-    /// Windows looked at.
-    pub windows: usize,
-    /// Of those, windows the serial replay did not explain (searched).
-    pub searched: usize,
-    /// Transactions in the largest window looked at.
-    pub largest: u32,
-    /// The refuting window: its first and last transactions' completion
-    /// operations (history indices), when one refuted.
-    pub refuted_by: Option<(u32, u32)>,
-    /// Time spent.
-    pub time: Duration,
-}
 
 /// How long the search over windows may take: a quarter of the time left
 /// before `deadline`, at most [`MAX_BUDGET`] (that, without a deadline).
