@@ -221,7 +221,8 @@ struct AnalyzeArgs {
     exact_timeout: u64,
     /// rw-register: most write-order constraints the exact check builds
     /// (one per pair of independent writers of a key that known dependencies
-    /// leave unordered) before it answers unknown instead.
+    /// leave unordered); over it, windows of consecutive transactions are
+    /// checked for a refutation, and the verdict is unknown when none has one.
     #[arg(long, default_value_t = 50_000_000, value_name = "N", help_heading = TUNING, hide_short_help = true)]
     max_constraints: usize,
     /// rw-register: memory budget for the exact check's reachability rows, MB.
@@ -846,6 +847,19 @@ fn print_checked(
                 if x.guessed { " (valid by the replayed serial order, no search)" } else { "" },
             );
             eprintln!("  {}", x.accel);
+            if let Some(w) = &x.windows {
+                eprintln!(
+                    "  over the constraint limit: {} windows looked at ({} searched, largest {} transactions) in {:.3}s{}",
+                    w.windows,
+                    w.searched,
+                    w.largest,
+                    w.time.as_secs_f64(),
+                    match w.refuted_by {
+                        Some((a, b)) => format!("; refuted by the window of ops {a}..={b}"),
+                        None => "; none refuted the level".into(),
+                    }
+                );
+            }
             eprintln!(
                 "  causal forced write orders added {} ({} between different write chains)  \
                  unread lone-writer pairs dropped {}",

@@ -351,8 +351,16 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     let ext = ExtIndex::build(h);
     let ok = |i: usize| h.ops[i].op_type == OpType::Ok;
 
-    // Ok ext-writers and ext-readers of each (key, value).
-    let (mut w_tuples, mut r_tuples) = (Vec::new(), Vec::new());
+    // Ok ext-writers and ext-readers of each (key, value), sized exactly
+    // (growing by doubling held up to three times the tuples at once).
+    let (mut w_count, mut r_count) = (0, 0);
+    for i in (0..h.ops.len()).filter(|&i| ok(i)) {
+        for e in ext.of(i as u32) {
+            w_count += usize::from(e.write().is_some());
+            r_count += usize::from(e.read().is_some());
+        }
+    }
+    let (mut w_tuples, mut r_tuples) = (Vec::with_capacity(w_count), Vec::with_capacity(r_count));
     for i in 0..h.ops.len() {
         if !ok(i) {
             continue;
@@ -415,13 +423,19 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
                 }
                 source.par_sort_unstable();
                 source.dedup();
+                source.shrink_to_fit();
                 let cycles = merged_version_cycles(&versions, &source);
                 let mut with: Vec<&'static str> = sources.clone();
                 with.push(name);
                 if cycles.is_empty() {
-                    versions.extend(source);
-                    versions.par_sort_unstable();
-                    versions.dedup();
+                    if versions.is_empty() {
+                        // The first source accepted: no copy.
+                        versions = source;
+                    } else {
+                        versions.extend(source);
+                        versions.par_sort_unstable();
+                        versions.dedup();
+                    }
                     sources = with;
                 } else {
                     for (key, scc) in cycles {
@@ -519,7 +533,25 @@ fn repeated_values(h: &History, ext: &ExtIndex, ok_writers: &ValueIndex) -> FxHa
 
 /// nil precedes every value an ok/info op wrote and every value an ok op read.
 fn initial_state_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
-    let mut out = Vec::new();
+    // Sized exactly first: growing by doubling held up to three times the
+    // edges at once, at the peak of large histories.
+    let count: usize = h
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| matches!(op.op_type, OpType::Ok | OpType::Info))
+        .map(|(i, op)| {
+            let ok = op.op_type == OpType::Ok;
+            ext.of(i as u32)
+                .iter()
+                .map(|e| {
+                    usize::from(e.write().is_some_and(|w| w != NIL))
+                        + usize::from(ok && e.read().is_some_and(|r| r != NIL))
+                })
+                .sum::<usize>()
+        })
+        .sum();
+    let mut out = Vec::with_capacity(count);
     for (i, op) in h.ops.iter().enumerate() {
         if !matches!(op.op_type, OpType::Ok | OpType::Info) {
             continue;

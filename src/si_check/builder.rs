@@ -481,8 +481,12 @@ impl Pairs<'_> {
     /// the key needs (at least that many when it passed `budget_left`).
     /// Pairs of chains whose order realtime already decides, with every
     /// edge of that side implied, need no constraint (see `realtime_span`).
+    ///
+    /// The chains' rows are checked in blocks of about [`BLOCK_PAIRS`]
+    /// pairs (in parallel within a block), and the budget after each
+    /// block: a key over the budget is counted up to the end of the block
+    /// that crossed it, the same count on every run.
     fn key_constraints(&self, range: std::ops::Range<u32>, budget_left: u64) -> (Vec<Constraint>, u64) {
-        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
         let mut order: Vec<(u32, (u32, u32))> = range.map(|c| (c, self.span(c))).collect();
         order.sort_unstable_by_key(|&(_, (start, _))| start);
         // The chains each chain overlaps: order[i + 1..overlap[i]].
@@ -492,40 +496,48 @@ impl Pairs<'_> {
                 i + 1 + order[i + 1..].partition_point(|&(_, (start, _))| start <= end)
             })
             .collect();
-        let over_budget = AtomicBool::new(false);
-        let counted = AtomicU64::new(0);
         let row = |i: usize| {
             let mut out = Vec::new();
-            if over_budget.load(Ordering::Relaxed) {
-                return out;
-            }
             for &(c, _) in &order[i + 1..overlap[i]] {
                 if self.needed(order[i].0, c) {
                     out.push(Constraint { a: order[i].0.min(c), b: order[i].0.max(c) });
                 }
             }
-            let total = counted.fetch_add(out.len() as u64, Ordering::Relaxed) + out.len() as u64;
-            if total > budget_left {
-                over_budget.store(true, Ordering::Relaxed);
-            }
             out
         };
-        // Most keys have a handful of chains: fanning those out to threads
-        // costs more than checking them.
-        let found: Vec<Constraint> = if overlap.iter().enumerate().map(|(i, &o)| o - i - 1).sum::<usize>() < 4096 {
-            (0..order.len()).flat_map(row).collect()
-        } else {
-            (0..order.len()).into_par_iter().flat_map_iter(row).collect()
-        };
-        let key_pairs = if over_budget.into_inner() {
-            // Stopped early: the exact count is at least this.
-            counted.into_inner().max(budget_left + 1)
-        } else {
-            found.len() as u64
-        };
+        let mut found: Vec<Constraint> = Vec::new();
+        let mut i = 0;
+        while i < order.len() {
+            // Rows up to about BLOCK_PAIRS pairs (at least one row).
+            let mut end = i;
+            let mut pairs = 0;
+            while end < order.len() && (end == i || pairs < BLOCK_PAIRS) {
+                pairs += overlap[end] - end - 1;
+                end += 1;
+            }
+            // Most keys have a handful of chains: fanning those out to
+            // threads costs more than checking them.
+            if pairs < 4096 {
+                found.extend((i..end).flat_map(row));
+            } else {
+                let block: Vec<Constraint> = (i..end).into_par_iter().flat_map_iter(row).collect();
+                found.extend(block);
+            }
+            if found.len() as u64 > budget_left {
+                // Stopped early: the exact count is at least this.
+                let counted = found.len() as u64;
+                return (found, counted);
+            }
+            i = end;
+        }
+        let key_pairs = found.len() as u64;
         (found, key_pairs)
     }
 }
+
+/// Pairs of chains checked between two looks at the constraint budget
+/// (see `Pairs::key_constraints`).
+const BLOCK_PAIRS: usize = 1 << 20;
 
 /// The constraints by chain, for the chains that are some candidate's tail
 /// ([`Polygraph::tail_constraints`]).

@@ -69,6 +69,26 @@ const MIN_BACKTRACKS: usize = 1000;
 /// the total bounds a lost replay to linear work.
 const UNDO_PER_TXN: usize = 64;
 
+/// An edge as the replay reads it: the transaction it leaves and the one
+/// it enters. The replay needs nothing else of an edge, so a large replay
+/// can hold its edges as bare pairs (8 bytes each, half a [`DepEdge`]).
+pub trait Ends {
+    /// `(from, to)`.
+    fn ends(&self) -> (TxnId, TxnId);
+}
+
+impl Ends for DepEdge {
+    fn ends(&self) -> (TxnId, TxnId) {
+        (self.from, self.to)
+    }
+}
+
+impl Ends for (TxnId, TxnId) {
+    fn ends(&self) -> (TxnId, TxnId) {
+        *self
+    }
+}
+
 /// A replayed order of all transactions.
 pub struct Guess {
     /// Every transaction once.
@@ -145,13 +165,13 @@ enum Step {
 }
 
 impl<'a> Replay<'a> {
-    fn new(txns: &'a Txns, edges: &[DepEdge], priority: &'a [u32]) -> Replay<'a> {
+    fn new<E: Ends>(txns: &'a Txns, edges: &[E], priority: &'a [u32]) -> Replay<'a> {
         let n = txns.len();
         let mut preds = vec![0u32; n];
         let mut succ_start = vec![0u32; n + 1];
-        for e in edges.iter().filter(|e| e.from != e.to) {
-            succ_start[e.from as usize + 1] += 1;
-            preds[e.to as usize] += 1;
+        for (from, to) in edges.iter().map(Ends::ends).filter(|(a, b)| a != b) {
+            succ_start[from as usize + 1] += 1;
+            preds[to as usize] += 1;
         }
         for i in 0..n {
             succ_start[i + 1] += succ_start[i];
@@ -164,11 +184,11 @@ impl<'a> Replay<'a> {
         let mut pred_list = vec![0 as TxnId; pred_start[n] as usize];
         let mut fill = succ_start.clone();
         let mut fill_pred = pred_start.clone();
-        for e in edges.iter().filter(|e| e.from != e.to) {
-            succ[fill[e.from as usize] as usize] = e.to;
-            fill[e.from as usize] += 1;
-            pred_list[fill_pred[e.to as usize] as usize] = e.from;
-            fill_pred[e.to as usize] += 1;
+        for (from, to) in edges.iter().map(Ends::ends).filter(|(a, b)| a != b) {
+            succ[fill[from as usize] as usize] = to;
+            fill[from as usize] += 1;
+            pred_list[fill_pred[to as usize] as usize] = from;
+            fill_pred[to as usize] += 1;
         }
 
         let wanted = Versions::build(txns);
@@ -505,7 +525,7 @@ impl<'a> Replay<'a> {
 /// pruning derived from them), earliest first by `priority` (per
 /// transaction), placing a transaction anyway where none is ready (see the
 /// module docs). `None` when the edges are cyclic.
-pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<Guess> {
+pub fn serial_order<E: Ends>(txns: &Txns, edges: &[E], priority: &[u32]) -> Option<Guess> {
     let n = txns.len();
     let mut r = Replay::new(txns, edges, priority);
     let mut replayed = true;
@@ -533,9 +553,9 @@ pub fn serial_order(txns: &Txns, edges: &[DepEdge], priority: &[u32]) -> Option<
 /// `edges`, so that no hint closes a cycle (or that the hints on it are
 /// forgotten). `Err` when stuck with no hint to follow, after more backtracks than transactions (and a thousand), or at
 /// `deadline`; `Err` carries the backtracks made.
-pub fn backtracking_order(
+pub fn backtracking_order<E: Ends>(
     txns: &Txns,
-    edges: &[DepEdge],
+    edges: &[E],
     priority: &[u32],
     deadline: Instant,
     kept: &mut dyn KeptOrders,

@@ -28,7 +28,10 @@
 //!    decided in parallel by [`solver`], a CDCL solver with an incremental
 //!    acyclicity theory;
 //! 5. [`witness`]: a refutation explained as cycles over concrete
-//!    transactions, split into cases over the open write orders.
+//!    transactions, split into cases over the open write orders;
+//! 6. [`windows`]: when the whole polygraph needs more constraints than
+//!    allowed, windows of consecutive transactions are checked instead, and
+//!    one that no serial order explains refutes the history.
 //!
 //! A verdict is `Valid` only when an acyclic choice was found for every
 //! component; a timeout yields `Unknown`, never `Valid`.
@@ -48,10 +51,11 @@ pub mod solver;
 mod testkit;
 pub mod txns;
 mod versions;
+pub mod windows;
 pub mod witness;
 
 pub use level::{Level, OrderKind, Semantics, LEVELS};
-pub use options::{ExactOptions, ExactOutcome, ExactStats, KnownOrder, KnownOrders, Verdict};
+pub use options::{ExactOptions, ExactOutcome, ExactStats, KnownOrder, KnownOrders, Verdict, WindowStats};
 pub use polygraph::Dep;
 pub use progress::ExactProgress;
 use progress::Phase;
@@ -212,6 +216,9 @@ pub fn check_level_knowing(
     let mut out = check_exactly(h, &txns, level, opts, deadline);
     out.stats.guess += serial_time;
     out.stats.serial_backtracks = serial_backtracks;
+    if out.stats.over_limit {
+        out = refute_by_window(h, &txns, level, opts, deadline, out);
+    }
     // A refutation should explain every write order it uses; the extra
     // known orders come without an explanation here, so a refutation that
     // uses one is searched again without them (the verdict stays: the
@@ -234,6 +241,32 @@ pub fn check_level_knowing(
         p.leave();
     }
     Ok(out)
+}
+
+/// The whole polygraph was over the constraint limit (`out`, unknown):
+/// the refutation of a window ([`windows`]) if one has none, else `out`,
+/// with what the search did in its statistics either way.
+fn refute_by_window(
+    h: &History,
+    txns: &txns::Txns,
+    level: Level,
+    opts: &ExactOptions,
+    deadline: Option<Instant>,
+    mut out: ExactOutcome,
+) -> ExactOutcome {
+    if let Some(p) = opts.progress {
+        p.enter(level, Phase::Witness);
+    }
+    let (found, st) = windows::refute(h, txns, level, opts, deadline);
+    out.stats.windows = Some(st);
+    match found {
+        Some(w) => {
+            out.stats.witness += w.stats.witness;
+            out.stats.solve += w.stats.solve;
+            ExactOutcome { verdict: w.verdict, ..out }
+        }
+        None => out,
+    }
 }
 
 /// How long the replays that look for a serial execution may take: a
@@ -535,6 +568,7 @@ fn build_phase(
         Ok(b) => b,
         Err(e) => {
             stats.constraints = e.constraints as usize;
+            stats.over_limit = true;
             stats.build = start.elapsed();
             return Err(Verdict::Unknown(format!(
                 "the history needs at least {} write-order constraints that its known dependencies leave open, \

@@ -175,6 +175,12 @@ pub struct ExactStats {
     /// How many of those order two different write chains (the others
     /// were already implied by read-modify-writes).
     pub known_orders_new: usize,
+    /// Whether the polygraph needed more constraints than allowed (the
+    /// verdict is then `Unknown`, unless a window refuted the history).
+    pub over_limit: bool,
+    /// The search over windows of the history that ran because the whole
+    /// polygraph was over the limit (see [`super::windows`]).
+    pub windows: Option<WindowStats>,
 }
 
 impl ExactStats {
@@ -188,6 +194,23 @@ impl ExactStats {
         self.guess += o.guess;
         self.accel.add(&o.accel);
     }
+}
+
+/// What the search over windows of the history did (see
+/// [`super::windows`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowStats {
+    /// Windows looked at.
+    pub windows: usize,
+    /// Of those, windows the serial replay did not explain (searched).
+    pub searched: usize,
+    /// Transactions in the largest window looked at.
+    pub largest: u32,
+    /// The refuting window: its first and last transactions' completion
+    /// operations (history indices), when one refuted.
+    pub refuted_by: Option<(u32, u32)>,
+    /// Time spent.
+    pub time: Duration,
 }
 
 /// The result of checking one level.

@@ -68,6 +68,36 @@ pub fn guide_edges(h: &History, txns: &Txns, order: OrderKind) -> Vec<DepEdge> {
     edges
 }
 
+/// The edges of [`guide_edges`] followed by the write orders of `known`
+/// between transactions of `txns`, as `(from, to)` pairs in that order,
+/// allocated once at their exact number: all the replay needs of them.
+fn guide_pairs<'k>(
+    h: &History,
+    txns: &Txns,
+    order: OrderKind,
+    known: impl Iterator<Item = &'k super::KnownOrders> + Clone,
+) -> Vec<(TxnId, TxnId)> {
+    let n = txns.len();
+    let mut by_order = Vec::new();
+    super::polygraph::order_edges(h, txns, order, &mut by_order);
+    let txn = |o: crate::history::OpId| txns.op.binary_search(&o).ok().map(|t| t as TxnId);
+    let known_pairs =
+        || known.clone().flat_map(|k| k.orders.iter()).filter_map(move |o| Some((txn(o.from)?, txn(o.to)?)));
+    let reads = txns.reads.iter().filter(|r| matches!(r.from, Source::Txn(..))).count();
+    let mut edges = Vec::with_capacity(reads + by_order.len() + known_pairs().count());
+    for t in 0..n as TxnId {
+        for r in txns.reads_of(t) {
+            if let Source::Txn(w, _) = r.from {
+                edges.push((w, t));
+            }
+        }
+    }
+    edges.extend(by_order.iter().map(|e| (e.from, e.to)));
+    drop(by_order);
+    edges.extend(known_pairs());
+    edges
+}
+
 /// Whether `serial` (each of `txns` exactly once) is a serial execution of
 /// the history that respects `order`: every external read reads the last
 /// write of its key placed before it, each session's transactions come in
@@ -192,16 +222,8 @@ pub fn decide(
     let start = Instant::now();
     let mut backtracks = 0;
     for (i, &guide) in guides.iter().enumerate() {
-        let mut edges = guide_edges(h, txns, guide);
         let by_sessions = session_known.filter(|_| rank(guide) >= rank(OrderKind::Session));
-        for k in known.into_iter().chain(by_sessions) {
-            let txn = |o: crate::history::OpId| txns.op.binary_search(&o).ok().map(|t| t as TxnId);
-            for o in k.orders.iter() {
-                if let (Some(a), Some(b)) = (txn(o.from), txn(o.to)) {
-                    edges.push(DepEdge { from: a, to: b, dep: Dep::Ww, key: o.key.0 });
-                }
-            }
-        }
+        let edges = guide_pairs(h, txns, guide, known.into_iter().chain(by_sessions));
         // The budget left, shared by the guides left.
         let left = budget.saturating_sub(start.elapsed()) / (guides.len() - i) as u32;
         let until = Instant::now() + left;
@@ -293,11 +315,11 @@ impl guess::KeptOrders for Reach {
 }
 
 impl Reach {
-    fn load(&mut self, n: usize, edges: &[DepEdge], priority: &[u32]) {
+    fn load<E: guess::Ends>(&mut self, n: usize, edges: &[E], priority: &[u32]) {
         self.start.clear();
         self.start.resize(n + 1, 0);
-        for e in edges {
-            self.start[e.from as usize + 1] += 1;
+        for (from, _) in edges.iter().map(guess::Ends::ends) {
+            self.start[from as usize + 1] += 1;
         }
         for i in 0..n {
             self.start[i + 1] += self.start[i];
@@ -305,9 +327,9 @@ impl Reach {
         self.succ.clear();
         self.succ.resize(edges.len(), 0);
         let mut fill = self.start.clone();
-        for e in edges {
-            self.succ[fill[e.from as usize] as usize] = e.to;
-            fill[e.from as usize] += 1;
+        for (from, to) in edges.iter().map(guess::Ends::ends) {
+            self.succ[fill[from as usize] as usize] = to;
+            fill[from as usize] += 1;
         }
         self.kept.clear();
         self.kept_ranks.clear();

@@ -32,6 +32,7 @@
 //! same caveat.
 
 use crate::history::{History, KeyId, MopFn, MopValue, OpId, OpType};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 /// Dense index of a transaction taking part in the polygraph.
@@ -145,6 +146,53 @@ impl Txns {
         Some(out)
     }
 
+    /// The transactions `range` alone, renumbered from 0, as a history of
+    /// their own (see [`super::windows`]): their writes, and the reads whose
+    /// every possible writer is among them (the initial state included);
+    /// the other reads are dropped (counted in
+    /// [`dropped_reads`](Txns::dropped_reads)). Dropping a read only removes
+    /// constraints, so a serial order of all transactions, restricted to
+    /// `range`, is one of the window: a window with no serial order refutes
+    /// the whole history. [`uncertain_info`](Txns::uncertain_info) is the
+    /// whole history's, so a refutation stays as uncertain as it would be
+    /// there.
+    pub fn window(&self, range: std::ops::Range<TxnId>) -> Txns {
+        let lo = range.start;
+        let inside = |w: TxnId| range.contains(&w);
+        let mut out = Txns {
+            op: self.op[lo as usize..range.end as usize].to_vec(),
+            process: self.process[lo as usize..range.end as usize].to_vec(),
+            uncertain_info: self.uncertain_info,
+            ..Txns::default()
+        };
+        out.read_start.push(0);
+        out.write_start.push(0);
+        for t in range.clone() {
+            for r in self.reads_of(t) {
+                let from = match r.from {
+                    Source::Init => Some(Source::Init),
+                    Source::Txn(w, v) => inside(w).then_some(Source::Txn(w - lo, v)),
+                    Source::Choice(c) => {
+                        let ch = &self.choices[c as usize];
+                        ch.cands.iter().all(|&w| inside(w)).then(|| {
+                            let cands = ch.cands.iter().map(|&w| w - lo).collect();
+                            out.choices.push(Choice { reader: t - lo, cands, ..ch.clone() });
+                            Source::Choice(out.choices.len() as u32 - 1)
+                        })
+                    }
+                };
+                match from {
+                    Some(from) => out.reads.push(Read { from, ..*r }),
+                    None => out.dropped_reads += 1,
+                }
+            }
+            out.writes.extend_from_slice(self.writes_of(t));
+            out.read_start.push(out.reads.len() as u32);
+            out.write_start.push(out.writes.len() as u32);
+        }
+        out
+    }
+
     /// Number of transactions.
     pub fn len(&self) -> usize {
         self.op.len()
@@ -188,32 +236,82 @@ fn final_write(h: &History, op: OpId, key: KeyId) -> Option<i64> {
     })
 }
 
+/// Every `(key, value)` written by an `:ok` or `:info` op, with its
+/// writers, as one sorted array of packed `(key, value, op)` entries (16
+/// bytes a write, no hash table: at ten million transactions a table of
+/// the writes needed a power-of-two number of buckets, several gigabytes).
+struct Writers {
+    entries: Vec<u128>,
+}
+
+impl Writers {
+    fn pack(key: KeyId, value: i64, op: OpId) -> u128 {
+        // The value's sign bit flipped: unsigned order is signed order.
+        ((key.0 as u128) << 96) | ((((value as u64) ^ (1 << 63)) as u128) << 32) | op as u128
+    }
+
+    fn unpack(e: u128) -> (KeyId, i64, OpId) {
+        (KeyId((e >> 96) as u32), (((e >> 32) as u64) ^ (1 << 63)) as i64, e as u32)
+    }
+
+    fn of(h: &History) -> Writers {
+        let writes = |op: &crate::history::Op| {
+            matches!(op.op_type, OpType::Ok | OpType::Info)
+                .then(|| h.mops_of(op).iter().filter(|m| m.f == MopFn::Write && matches!(m.value, MopValue::Int(_))))
+                .into_iter()
+                .flatten()
+        };
+        let count: usize = h.ops.iter().map(|op| writes(op).count()).sum();
+        let mut entries = Vec::with_capacity(count);
+        for (i, op) in h.ops.iter().enumerate() {
+            for m in writes(op) {
+                if let MopValue::Int(v) = m.value {
+                    entries.push(Writers::pack(m.key, v, i as OpId));
+                }
+            }
+        }
+        entries.par_sort_unstable();
+        entries.dedup();
+        Writers { entries }
+    }
+
+    /// The entries of `(key, value)`, in op order.
+    fn group(&self, key: KeyId, value: i64) -> &[u128] {
+        let lo = self.entries.partition_point(|&e| e < Writers::pack(key, value, 0));
+        let hi = lo + self.entries[lo..].partition_point(|&e| e <= Writers::pack(key, value, OpId::MAX));
+        &self.entries[lo..hi]
+    }
+
+    /// The first op that wrote `value` to `key`, and whether another did
+    /// too.
+    fn get(&self, key: KeyId, value: i64) -> Option<(OpId, bool)> {
+        let g = self.group(key, value);
+        g.first().map(|&e| (Writers::unpack(e).2, g.len() > 1))
+    }
+
+    /// Whether some value was written by more than one op.
+    fn any_repeated(&self) -> bool {
+        self.entries.windows(2).any(|w| (w[0] >> 32) == (w[1] >> 32))
+    }
+
+    /// Every `(key, value)` written by more than one op.
+    fn repeated(&self) -> impl Iterator<Item = (KeyId, i64)> + '_ {
+        self.entries.windows(2).filter(|w| (w[0] >> 32) == (w[1] >> 32)).map(|w| {
+            let (k, v, _) = Writers::unpack(w[0]);
+            (k, v)
+        })
+    }
+}
+
 /// Extracts the transactions of a register history.
 pub fn extract(h: &History) -> Result<Txns, TxnsError> {
     // Every value written by a completion that may have committed: its
     // first writer, and whether another op wrote it too.
-    let mut writer: FxHashMap<(KeyId, i64), (OpId, bool)> = FxHashMap::default();
-    let mut any_repeated = false;
-    for (i, op) in h.ops.iter().enumerate() {
-        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
-            continue;
-        }
-        for m in h.mops_of(op) {
-            if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
-                let e = writer.entry((m.key, v)).or_insert((i as OpId, false));
-                if e.0 != i as OpId {
-                    e.1 = true;
-                    any_repeated = true;
-                }
-            }
-        }
-    }
+    let writer = Writers::of(h);
+    let any_repeated = writer.any_repeated();
     // Every writer of the repeated values (only built when there are some).
-    let mut repeated: FxHashMap<(KeyId, i64), Vec<OpId>> = if any_repeated {
-        writer.iter().filter(|(_, &(_, multi))| multi).map(|(&kv, _)| (kv, Vec::new())).collect()
-    } else {
-        FxHashMap::default()
-    };
+    let mut repeated: FxHashMap<(KeyId, i64), Vec<OpId>> =
+        if any_repeated { writer.repeated().map(|kv| (kv, Vec::new())).collect() } else { FxHashMap::default() };
     if !repeated.is_empty() {
         for (i, op) in h.ops.iter().enumerate() {
             if !matches!(op.op_type, OpType::Ok | OpType::Info) {
@@ -245,10 +343,10 @@ pub fn extract(h: &History) -> Result<Txns, TxnsError> {
     for (r, op) in h.ops.iter().enumerate().filter(|(_, o)| o.op_type == OpType::Ok) {
         for m in h.mops_of(op) {
             if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
-                match writer.get(&(m.key, v)) {
-                    Some(&(w, false)) if h.op(w).op_type == OpType::Info => observed_info[w as usize] = true,
-                    Some(&(_, false)) => {}
-                    Some(&(_, true)) => {
+                match writer.get(m.key, v) {
+                    Some((w, false)) if h.op(w).op_type == OpType::Info => observed_info[w as usize] = true,
+                    Some((_, false)) => {}
+                    Some((_, true)) => {
                         let cands = finals(m.key, v, r as OpId);
                         let info: Vec<OpId> =
                             cands.iter().copied().filter(|&c| h.op(c).op_type == OpType::Info).collect();
@@ -313,14 +411,14 @@ pub fn extract(h: &History) -> Result<Txns, TxnsError> {
                 (MopFn::Write, MopValue::Int(v)) => t.writes.push(Write { key: m.key, value: v, mop: mi as u32 }),
                 (MopFn::Read, _) if !ok => {}
                 (MopFn::Read, MopValue::Nil) => t.reads.push(Read { key: m.key, from: Source::Init, mop: mi as u32 }),
-                (MopFn::Read, MopValue::Int(v)) => match writer.get(&(m.key, v)) {
-                    Some(&(w, false)) => match txn_of_op[w as usize] {
+                (MopFn::Read, MopValue::Int(v)) => match writer.get(m.key, v) {
+                    Some((w, false)) => match txn_of_op[w as usize] {
                         w if w != u32::MAX && w != ti as u32 => {
                             t.reads.push(Read { key: m.key, from: Source::Txn(w, v), mop: mi as u32 })
                         }
                         _ => t.dropped_reads += 1,
                     },
-                    Some(&(_, true)) => {
+                    Some((_, true)) => {
                         let cands: Vec<TxnId> = finals(m.key, v, o)
                             .into_iter()
                             .map(|w| txn_of_op[w as usize])
