@@ -434,6 +434,12 @@ enum Attempt {
 
 /// One pass of the exact check over `txns`; with `narrow`, stops with the
 /// narrowed transactions as soon as pruning rules out a candidate.
+///
+/// The steps: the polygraph ([`build_phase`]); the serial replay checked
+/// against it; narrowing by what the known graph alone rules out
+/// ([`narrowed_by_known`]); pruning; the verdict from how pruning ended
+/// ([`decide_pruned`]); and the caveats that turn a verdict into
+/// `unknown` ([`with_caveats`]).
 fn check_once(
     h: &History,
     txns: &txns::Txns,
@@ -444,12 +450,7 @@ fn check_once(
 ) -> Attempt {
     let start = Instant::now();
     let mut stats = ExactStats::default();
-    let phase = |p: Phase| {
-        if let Some(progress) = opts.progress {
-            progress.enter(level, p);
-        }
-    };
-    phase(Phase::Build);
+    enter(opts, level, Phase::Build);
     let priority = prune::time_estimate(h, txns);
     let mut engine = match crate::accel::Engine::new(opts.accel, 2 * txns.len()) {
         Ok(e) => e,
@@ -476,20 +477,12 @@ fn check_once(
         return Attempt::Done(ExactOutcome { level, verdict: Verdict::Valid, stats }, false);
     }
     stats.guess = t.elapsed();
-    // Candidates the known graph alone rules out: narrow at once, before
-    // any pruning round (pruning the narrowed history starts from more
-    // known edges).
-    phase(Phase::Prune);
+    enter(opts, level, Phase::Prune);
     let t = Instant::now();
-    if narrow && opts.prune && !g.choices.is_empty() {
-        if let Some(k) = &known_reach {
-            let dead = prune::dead_candidates_by(&g, &k.reach);
-            if worth_narrowing(&dead) {
-                if let Some(t2) = txns.restrict(&dead) {
-                    stats.prune = t.elapsed();
-                    return Attempt::Narrowed(t2, stats);
-                }
-            }
+    if narrow && opts.prune {
+        if let Some(t2) = narrowed_by_known(&g, txns, known_reach.as_ref()) {
+            stats.prune = t.elapsed();
+            return Attempt::Narrowed(t2, stats);
         }
     }
     let pr = prune::prune(
@@ -504,29 +497,70 @@ fn check_once(
     stats.constraints_after = pr.open.len();
     stats.constraint_edges_after = side_edge_count(&g, pr.open.iter().copied());
     let ctx = Ctx { h, txns, g: &g, recs: &pr.edges, derivations: &pr.derivations, adj: Default::default() };
-    let mut ruled_out = false;
-    let verdict = match pr.ending {
+    let open = Open { priority: &priority, level, opts, deadline, narrow };
+    let (verdict, ruled_out) = decide_pruned(&ctx, &pr, &open, &mut engine, &mut stats);
+    let verdict = with_caveats(verdict, txns, &engine);
+    stats.accel = engine.stats;
+    Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
+}
+
+/// Publishes that the check of `level` entered phase `p`.
+fn enter(opts: &ExactOptions, level: Level, p: Phase) {
+    if let Some(progress) = opts.progress {
+        progress.enter(level, p);
+    }
+}
+
+/// The transactions narrowed by the candidates the known graph alone rules
+/// out, when that pays ([`worth_narrowing`]): narrowing at once, before any
+/// pruning round, lets pruning start from more known edges.
+fn narrowed_by_known(g: &Polygraph, txns: &txns::Txns, known_reach: Option<&prune::KnownReach>) -> Option<txns::Txns> {
+    if g.choices.is_empty() {
+        return None;
+    }
+    let dead = prune::dead_candidates_by(g, &known_reach?.reach);
+    if worth_narrowing(&dead) {
+        txns.restrict(&dead)
+    } else {
+        None
+    }
+}
+
+/// The verdict after pruning: a refutation when pruning closed a cycle or
+/// blocked both sides of a constraint, else the search over what it left
+/// open ([`decide_open`]). Also returns whether candidates were ruled out.
+fn decide_pruned(
+    ctx: &Ctx<'_>,
+    pr: &Pruned,
+    open: &Open<'_>,
+    engine: &mut crate::accel::Engine,
+    stats: &mut ExactStats,
+) -> (Verdict, bool) {
+    let (level, opts) = (open.level, open.opts);
+    match pr.ending {
         Ending::Cycle { round } => {
-            phase(Phase::Witness);
+            enter(opts, level, Phase::Witness);
             let t = Instant::now();
-            let r = refute_known_cycle(&ctx, round, level);
+            let r = refute_known_cycle(ctx, round, level);
             stats.witness = t.elapsed();
-            r
+            (r, false)
         }
         Ending::BothSides { constraint, blocked, round } => {
-            phase(Phase::Witness);
+            enter(opts, level, Phase::Witness);
             let t = Instant::now();
-            let r = refute_both_sides(&ctx, constraint, blocked, round, level);
+            let r = refute_both_sides(ctx, constraint, blocked, round, level);
             stats.witness = t.elapsed();
-            r
+            (r, false)
         }
-        Ending::Open => {
-            let open = Open { priority: &priority, level, opts, deadline, narrow };
-            let (verdict, out) = decide_open(&ctx, &pr, &open, &mut engine, &mut stats);
-            ruled_out = out;
-            verdict
-        }
-    };
+        Ending::Open => decide_open(ctx, pr, open, engine, stats),
+    }
+}
+
+/// `verdict`, unless a refutation rests on reads that `:info` transactions
+/// not known to have committed could explain, or the GPU failed under
+/// `--gpu on` (its failure is the check's error, whatever the CPU that took
+/// over found): then `unknown` with the reason.
+fn with_caveats(verdict: Verdict, txns: &txns::Txns, engine: &crate::accel::Engine) -> Verdict {
     let verdict = match verdict {
         Verdict::Invalid(_) if txns.uncertain_info > 0 => Verdict::Unknown(format!(
             "no explanation was found, but {} reads of repeated values could have come from :info \
@@ -535,14 +569,10 @@ fn check_once(
         )),
         v => v,
     };
-    // Under `--gpu on` a GPU failure is the check's error, whatever the
-    // CPU that took over found.
-    let verdict = match engine.failed() {
+    match engine.failed() {
         Some(e) => Verdict::Unknown(format!("the GPU failed (--gpu on): {e}")),
         None => verdict,
-    };
-    stats.accel = engine.stats;
-    Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
+    }
 }
 
 /// The polygraph of `txns` at `level` with its statistics, its
@@ -905,6 +935,25 @@ fn choice_edges(g: &Polygraph, pr: &Pruned, dead: Option<Vec<Vec<bool>>>) -> Cho
 /// for the others); a constraint one of whose conditional edges lies inside
 /// a component joins the read's component.
 fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>, Vec<usize>) {
+    let comps = open_sccs(ctx, open, ce);
+    let inside = |e: &DepEdge| {
+        let (a, b) = ctx.g.bc(e);
+        let (ca, cb) = (comps.comp_of[a as usize], comps.comp_of[b as usize]);
+        (ca != u32::MAX && ca == cb).then_some(ca)
+    };
+    // Union components a single constraint (or read) touches, so that a
+    // variable lives in exactly one sub-problem.
+    let mut parent: Vec<u32> = (0..comps.comps.len() as u32).collect();
+    let mut home = constraint_homes(ctx.g, open, &inside, &mut parent);
+    let (choice_home, picks) = choice_homes(open, ce, &inside, &mut parent, &mut home);
+    let out = gather(&comps, open, &home, &choice_home, &mut parent);
+    (out, picks)
+}
+
+/// The strongly connected components of the begin/commit graph holding
+/// every known edge, both sides of every `open` constraint and every edge
+/// a live candidate writer could bring.
+fn open_sccs(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> crate::cycles::scc::Components {
     let g = ctx.g;
     let mut all: Vec<DepEdge> = ctx.recs.iter().map(|r| r.e).collect();
     let mut buf = Vec::new();
@@ -922,39 +971,58 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
     }
     let (offsets, targets) = prune::bc_csr(g, all.iter().copied());
     drop(all);
-    let csr = Csr { offsets, targets };
-    let comps = tarjan(&csr, |_| true);
-    // Union components a single constraint (or read) touches, so that a
-    // variable lives in exactly one sub-problem.
-    let mut parent: Vec<u32> = (0..comps.comps.len() as u32).collect();
-    fn join(parent: &mut [u32], home: &mut u32, comp: u32) {
-        let r = uf_find(parent, comp);
-        if *home == u32::MAX {
-            *home = r;
-        } else {
-            let h = uf_find(parent, *home);
-            if h != r {
-                parent[h as usize] = r;
-            }
-            *home = r;
+    tarjan(&Csr { offsets, targets }, |_| true)
+}
+
+/// Joins `comp` into the union-find set `home` stands for (`u32::MAX`:
+/// none yet), and makes `home` its root.
+fn join(parent: &mut [u32], home: &mut u32, comp: u32) {
+    let r = uf_find(parent, comp);
+    if *home == u32::MAX {
+        *home = r;
+    } else {
+        let h = uf_find(parent, *home);
+        if h != r {
+            parent[h as usize] = r;
         }
+        *home = r;
     }
-    let inside = |e: &DepEdge| {
-        let (a, b) = g.bc(e);
-        let (ca, cb) = (comps.comp_of[a as usize], comps.comp_of[b as usize]);
-        (ca != u32::MAX && ca == cb).then_some(ca)
-    };
+}
+
+/// Per open constraint, the union of the components its sides' edges lie
+/// inside (`u32::MAX`: none; the constraint decides nothing).
+fn constraint_homes(
+    g: &Polygraph,
+    open: &[u32],
+    inside: &impl Fn(&DepEdge) -> Option<u32>,
+    parent: &mut [u32],
+) -> Vec<u32> {
+    let mut buf = Vec::new();
     let mut home: Vec<u32> = vec![u32::MAX; open.len()];
     for (i, &c) in open.iter().enumerate() {
         for side in [true, false] {
             g.side(&g.constraints[c as usize], side, &mut buf);
             for e in &buf {
                 if let Some(k) = inside(e) {
-                    join(&mut parent, &mut home[i], k);
+                    join(parent, &mut home[i], k);
                 }
             }
         }
     }
+    home
+}
+
+/// Per ambiguous read, the union of the components its candidates' edges
+/// lie inside, joining the constraints whose conditional edges do; or the
+/// candidate that settles it (one bringing no edge inside a component),
+/// returned per read (`usize::MAX` where none does).
+fn choice_homes(
+    open: &[u32],
+    ce: &ChoiceEdges,
+    inside: &impl Fn(&DepEdge) -> Option<u32>,
+    parent: &mut [u32],
+    home: &mut [u32],
+) -> (Vec<u32>, Vec<usize>) {
     let open_index: rustc_hash::FxHashMap<u32, usize> =
         if ce.fixed.is_empty() { Default::default() } else { open.iter().enumerate().map(|(i, &c)| (c, i)).collect() };
     let mut choice_home: Vec<u32> = vec![u32::MAX; ce.fixed.len()];
@@ -972,21 +1040,33 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
         for i in (0..ce.fixed[j].len()).filter(|&i| !ce.dead[j][i]) {
             for e in &ce.fixed[j][i] {
                 if let Some(k) = inside(e) {
-                    join(&mut parent, &mut choice_home[j], k);
+                    join(parent, &mut choice_home[j], k);
                 }
             }
             for &(c, _, e) in &ce.cond[j][i] {
                 if let Some(k) = inside(&e) {
-                    join(&mut parent, &mut choice_home[j], k);
+                    join(parent, &mut choice_home[j], k);
                     if let Some(&oi) = open_index.get(&c) {
-                        join(&mut parent, &mut home[oi], k);
+                        join(parent, &mut home[oi], k);
                     }
                 }
             }
         }
     }
-    let k = comps.comps.len();
-    let mut index: Vec<u32> = vec![u32::MAX; k];
+    (choice_home, picks)
+}
+
+/// One [`Component`] per union-find set that holds a constraint or a read,
+/// with its nodes, in the order the sets are first met (constraints, then
+/// reads).
+fn gather(
+    comps: &crate::cycles::scc::Components,
+    open: &[u32],
+    home: &[u32],
+    choice_home: &[u32],
+    parent: &mut Vec<u32>,
+) -> Vec<Component> {
+    let mut index: Vec<u32> = vec![u32::MAX; comps.comps.len()];
     let mut out: Vec<Component> = Vec::new();
     let mut root_of = |x: u32, parent: &mut Vec<u32>, out: &mut Vec<Component>| {
         let r = uf_find(parent, x) as usize;
@@ -998,24 +1078,24 @@ fn components(ctx: &Ctx<'_>, open: &[u32], ce: &ChoiceEdges) -> (Vec<Component>,
     };
     for (i, &c) in open.iter().enumerate() {
         if home[i] != u32::MAX {
-            let j = root_of(home[i], &mut parent, &mut out);
+            let j = root_of(home[i], parent, &mut out);
             out[j].vars.push(c);
         }
     }
     for (j, &h) in choice_home.iter().enumerate() {
         if h != u32::MAX {
-            let ci = root_of(h, &mut parent, &mut out);
+            let ci = root_of(h, parent, &mut out);
             out[ci].choices.push(j as u32);
         }
     }
     for (ci, nodes) in comps.comps.iter().enumerate() {
-        let r = uf_find(&mut parent, ci as u32) as usize;
+        let r = uf_find(parent, ci as u32) as usize;
         if index[r] != u32::MAX {
             out[index[r] as usize].nodes.extend_from_slice(nodes);
         }
     }
     out.retain(|c| !c.vars.is_empty() || !c.choices.is_empty());
-    (out, picks)
+    out
 }
 
 /// The solver instance of a component restricted to `vars` and `choices`
