@@ -298,7 +298,7 @@ impl Collector {
         self.held_back = why;
         let appender = appenders(h, &txns);
         let longest = longest_reads(h, &txns);
-        let mut order = Order::new(h, &longest, ranks);
+        let mut order = Order::new(h, &longest, ranks, self.quiet_lines);
         let mut cand: Vec<bool> =
             txns.iter().map(|t| t.kind == OpType::Ok && t.done < bound && reads_explained(h, t, &appender)).collect();
         let mut settled = false;
@@ -353,7 +353,8 @@ impl Collector {
         let mut hold = vec![false; txns.len()];
         order.virt.clear();
         order.chosen.clear();
-        let quiet = (!order.ranks.is_empty()).then(|| Quiet::new(h, txns, held, self.quiet_lines));
+        // Keys a held transaction touches, built when first needed.
+        let mut held_keys: Option<rustc_hash::FxHashSet<KeyId>> = None;
         for (k, (mut c, held_unread)) in unread {
             if c.is_empty() {
                 continue;
@@ -361,7 +362,10 @@ impl Collector {
             c.sort_by_key(|&(i, _)| txns[i].done);
             let chained = c.windows(2).all(|p| p[0].0 == p[1].0 || txns[p[0].0].done < txns[p[1].0].inv);
             let settled = !held_unread && !matches!(order.longest.get(&k), Some(None));
-            let assumed = settled && !chained && quiet.as_ref().is_some_and(|q| q.is_quiet(k));
+            let assumed = settled
+                && !chained
+                && order.quiet.contains(&k)
+                && !held_keys.get_or_insert_with(|| held_touches(h, txns, held)).contains(&k);
             if assumed {
                 // Topological order; realtime edges are in the graph, so it
                 // keeps every realtime order among them.
@@ -595,40 +599,27 @@ struct Fit {
     reordered: bool,
 }
 
-/// Which keys are quiet enough for unread appends to be collected in an
-/// assumed order.
-struct Quiet {
-    /// Per key, the last line of an op (invocation included) that touches it.
-    last: FxHashMap<KeyId, u32>,
-    /// Keys a held transaction touches.
-    held: rustc_hash::FxHashSet<KeyId>,
-    /// The window's last line.
-    end: u32,
-    /// How long a key must have been quiet.
-    lines: u32,
+/// Keys nothing in `h` touched (no op, invocations included) for `lines`
+/// lines before its last op.
+fn quiet_keys(h: &History, lines: u32) -> rustc_hash::FxHashSet<KeyId> {
+    let mut last: FxHashMap<KeyId, u32> = FxHashMap::default();
+    for op in &h.ops {
+        for m in h.mops_of(op) {
+            let l = last.entry(m.key).or_default();
+            *l = (*l).max(op.line);
+        }
+    }
+    let end = h.ops.last().map_or(0, |o| o.line);
+    last.into_iter().filter(|&(_, l)| end.saturating_sub(l) >= lines).map(|(k, _)| k).collect()
 }
 
-impl Quiet {
-    fn new(h: &History, txns: &[Txn], held: &[bool], lines: u32) -> Quiet {
-        let mut last: FxHashMap<KeyId, u32> = FxHashMap::default();
-        for op in &h.ops {
-            for m in h.mops_of(op) {
-                let l = last.entry(m.key).or_default();
-                *l = (*l).max(op.line);
-            }
-        }
-        let held = txns
-            .iter()
-            .zip(held)
-            .filter(|(_, &held)| held)
-            .flat_map(|(t, _)| h.mops_of(&h.ops[t.done]).iter().map(|m| m.key))
-            .collect();
-        Quiet { last, held, end: h.ops.last().map_or(0, |o| o.line), lines }
-    }
-
-    fn is_quiet(&self, k: KeyId) -> bool {
-        !self.held.contains(&k) && self.last.get(&k).is_some_and(|&l| self.end.saturating_sub(l) >= self.lines)
-    }
+/// Keys the `held` transactions touch.
+fn held_touches(h: &History, txns: &[Txn], held: &[bool]) -> rustc_hash::FxHashSet<KeyId> {
+    txns.iter()
+        .zip(held)
+        .filter(|(_, &held)| held)
+        .flat_map(|(t, _)| h.mops_of(&h.ops[t.done]).iter().map(|m| m.key))
+        .collect()
 }
 
 /// Elle's name for a cycle of one rw edge, ww edges and realtime.
@@ -659,10 +650,18 @@ struct Order<'a> {
     chosen: FxHashMap<KeyId, (Vec<(i64, (u32, u32))>, bool)>,
     /// The round's topological ranks per op (empty: not known).
     ranks: &'a [u32],
+    /// Keys quiet long enough for an assumed order ([`quiet_keys`]; empty
+    /// without ranks).
+    quiet: rustc_hash::FxHashSet<KeyId>,
 }
 
 impl<'a> Order<'a> {
-    fn new(h: &'a History, longest: &'a FxHashMap<KeyId, Option<(u32, u32)>>, ranks: &'a [u32]) -> Order<'a> {
+    fn new(
+        h: &'a History,
+        longest: &'a FxHashMap<KeyId, Option<(u32, u32)>>,
+        ranks: &'a [u32],
+        quiet_lines: u32,
+    ) -> Order<'a> {
         let mut pos = FxHashMap::default();
         for (&k, l) in longest {
             if let Some((s, len)) = *l {
@@ -672,7 +671,8 @@ impl<'a> Order<'a> {
             }
         }
         let ranks = if ranks.len() == h.ops.len() { ranks } else { &[] };
-        Order { h, longest, pos, virt: FxHashMap::default(), chosen: FxHashMap::default(), ranks }
+        let quiet = if ranks.is_empty() { Default::default() } else { quiet_keys(h, quiet_lines) };
+        Order { h, longest, pos, virt: FxHashMap::default(), chosen: FxHashMap::default(), ranks, quiet }
     }
 
     fn elems(&self, k: KeyId) -> Option<&'a [i64]> {
