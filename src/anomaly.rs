@@ -300,6 +300,29 @@ pub enum Case {
         /// The line by which every collected appender of the key completed.
         line: u32,
     },
+    /// A register read of a version that `--follow` collected as
+    /// overwritten (isolde only; see [`crate::online::fenced`]): every
+    /// collected writer of `key` precedes `op` by fence transactions, so
+    /// `op` must read the last of them (`frontier`, whose writer completed
+    /// on line `line`) or a later version. `value` (`None`: the initial
+    /// state) was overwritten by `frontier` (or, when `intermediate`, by
+    /// its own writer), so `op →rw` that writer and back by fences: a
+    /// cycle with one anti-dependency (an intermediate read when
+    /// `intermediate`).
+    CollectedWrite {
+        /// The reading transaction (its read is not in the checked window).
+        op: OpId,
+        /// The key.
+        key: KeyId,
+        /// What it read (`None`: the initial state).
+        value: Option<i64>,
+        /// The version the collected writers left last.
+        frontier: i64,
+        /// The line on which the transaction that wrote `frontier` completed.
+        line: u32,
+        /// `value` was overwritten inside the transaction that wrote it.
+        intermediate: bool,
+    },
     /// The dependency graph had no edges at all.
     EmptyTransactionGraph,
     /// A refutation by the exact (polygraph) check: no order of the writes

@@ -62,6 +62,10 @@ pub struct Stats {
     pub exact: Vec<(String, si_check::ExactStats)>,
     /// Levels the exact check proved to hold.
     pub exact_valid: Vec<si_check::Level>,
+    /// The serial execution the exact check's replay found (completion
+    /// ops, in order), kept when [`crate::check::CheckOptions::keep_order`]
+    /// asks for it; empty otherwise.
+    pub serial_order: Vec<crate::history::OpId>,
     /// Levels the exact check refuted, with the anomaly type their
     /// refutation is filed under.
     pub exact_refuted: Vec<(si_check::Level, String)>,

@@ -15,8 +15,8 @@ use support::online::{
 
 /// The final verdict of a collecting follow, as `isolde analyze --follow`
 /// gives it.
-fn verdict(followed: &isolde::online::Followed, check: &isolde::check::CheckOptions) -> isolde::outcome::Outcome {
-    isolde::online::final_check(&followed, check).expect("final check")
+fn verdict(followed: &mut isolde::online::Followed, check: &isolde::check::CheckOptions) -> isolde::outcome::Outcome {
+    isolde::online::final_check(followed, check).expect("final check")
 }
 
 proptest! {
@@ -50,14 +50,14 @@ proptest! {
         let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn)
             .expect("parses");
         let want = isolde::check::check(&batch, &check).expect("batch check");
-        let (followed, rec) = follow_quiet(&text, sizes, round, &check, quiet);
+        let (mut followed, rec) = follow_quiet(&text, sizes, round, &check, quiet);
         prop_assert!(matches!(followed.ending, isolde::online::Ending::End(_)));
         let late = followed.window.as_ref().map_or(0, |w| w.cases.len());
         let valid_online = rec.found.is_empty() && late == 0;
         if want.valid == Validity::Valid {
             prop_assert!(valid_online, "reported {:?} on a valid history", rec.found);
         }
-        let got = verdict(&followed, &check);
+        let got = verdict(&mut followed, &check);
         match &followed.unknown {
             None => prop_assert_eq!(got.valid, want.valid),
             Some(why) => {
@@ -79,14 +79,14 @@ proptest! {
 fn a_long_valid_history_is_held_in_a_small_window() {
     let text = generate_read_back(11, 20_000, 8, &GenOptions::default());
     let check = options(true, Some("strict-serializable"));
-    let (followed, rec) = follow(&text, vec![4096, 333], 500, &check);
+    let (mut followed, rec) = follow(&text, vec![4096, 333], 500, &check);
     assert!(rec.found.is_empty(), "{:?}", rec.found);
     assert!(rec.rounds.len() >= 30, "{} rounds", rec.rounds.len());
     let held_max = rec.rounds.iter().map(|r| r.txns as u64 - r.collected.expect("collecting")).max().unwrap_or(0);
     assert!(held_max < 2_000, "up to {held_max} transactions held");
     assert!(followed.collected > 18_000, "{} collected", followed.collected);
     assert!(rec.notes.iter().any(|n| n.contains("collects")), "{:?}", rec.notes);
-    assert_eq!(verdict(&followed, &check).valid, Validity::Valid);
+    assert_eq!(verdict(&mut followed, &check).valid, Validity::Valid);
 }
 
 /// An anomaly planted in a long history is reported by a round before the
@@ -98,11 +98,11 @@ fn a_planted_anomaly_is_reported_while_collecting() {
         let text = generate_read_back(5, 8_000, 6, &opts);
         let total = text.lines().filter(|l| !l.contains(":invoke")).count();
         let check = options(true, Some("strict-serializable"));
-        let (followed, rec) = follow(&text, vec![2048], 200, &check);
+        let (mut followed, rec) = follow(&text, vec![2048], 200, &check);
         assert!(!rec.found.is_empty(), "{inject}: nothing reported while following");
         assert!(rec.txns_at(0) < total, "{inject}: reported only after the last transaction");
         assert!(followed.collected > 4_000, "{inject}: {} collected", followed.collected);
-        assert_eq!(verdict(&followed, &check).valid, Validity::Invalid, "{inject}");
+        assert_eq!(verdict(&mut followed, &check).valid, Validity::Invalid, "{inject}");
     }
 }
 
@@ -130,12 +130,12 @@ fn a_stale_read_of_a_collected_prefix_is_reported() {
     let check = options(true, Some("strict-serializable"));
     let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
     assert_eq!(isolde::check::check(&batch, &check).expect("batch").valid, Validity::Invalid);
-    let (followed, rec) = follow(&text, vec![700], 20, &check);
+    let (mut followed, rec) = follow(&text, vec![700], 20, &check);
     assert!(followed.collected > 300, "{} collected", followed.collected);
     let mut names: Vec<String> = rec.found.iter().map(|(n, _)| n.clone()).collect();
     names.extend(followed.window.iter().flat_map(|w| w.cases.iter().map(|(n, _)| n.clone())));
     assert!(names.iter().any(|n| n == "G-single-item-realtime"), "{names:?}");
-    assert_eq!(verdict(&followed, &check).valid, Validity::Invalid);
+    assert_eq!(verdict(&mut followed, &check).valid, Validity::Invalid);
 }
 
 /// A history of one process appending twice to each key, never read until
@@ -167,7 +167,7 @@ fn unread_elements_ordered_by_realtime_are_collected() {
         let batch =
             isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
         assert_eq!(isolde::check::check(&batch, &check).expect("batch").valid, valid, "{last}");
-        let (followed, rec) = follow(&text, vec![500], 20, &check);
+        let (mut followed, rec) = follow(&text, vec![500], 20, &check);
         assert!(followed.collected > 250, "{last}: {} collected", followed.collected);
         let mut names: Vec<String> = rec.found.iter().map(|(n, _)| n.clone()).collect();
         names.extend(followed.window.iter().flat_map(|w| w.cases.iter().map(|(n, _)| n.clone())));
@@ -175,7 +175,7 @@ fn unread_elements_ordered_by_realtime_are_collected() {
             Validity::Valid => assert!(names.is_empty(), "{names:?}"),
             _ => assert!(names.iter().any(|n| n == "G0-realtime"), "{names:?}"),
         }
-        assert_eq!(verdict(&followed, &check).valid, valid, "{last}");
+        assert_eq!(verdict(&mut followed, &check).valid, valid, "{last}");
     }
 }
 
@@ -221,11 +221,11 @@ fn overlapping_unread_appends_are_collected_in_an_assumed_order() {
             isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
         let want = isolde::check::check(&batch, &check).expect("batch").valid;
         assert_eq!(want == Validity::Invalid, (k, m) == ("[1 2]", "[1 2]"), "{k} {m}: batch {want:?}");
-        let (followed, rec) = follow_quiet(&text, vec![300], 20, &check, 50);
+        let (mut followed, rec) = follow_quiet(&text, vec![300], 20, &check, 50);
         assert!(followed.collected > 280, "{k} {m}: {} collected", followed.collected);
         assert_eq!(followed.assumed, 4, "{k} {m}: both pairs go in an assumed order");
         assert!(rec.found.is_empty(), "{k} {m}: {:?}", rec.found);
-        let got = verdict(&followed, &check).valid;
+        let got = verdict(&mut followed, &check).valid;
         match &followed.unknown {
             None => assert_eq!(got, want, "{k} {m}"),
             Some(why) => {
@@ -245,13 +245,13 @@ fn overlapping_unread_appends_are_collected_in_an_assumed_order() {
 fn an_elle_shaped_stream_is_collected() {
     let text = generate_elle_shaped(3, 20_000);
     let check = options(true, Some("strict-serializable"));
-    let (followed, rec) = follow(&text, vec![1 << 16], 1_000, &check);
+    let (mut followed, rec) = follow(&text, vec![1 << 16], 1_000, &check);
     assert!(rec.found.is_empty(), "{:?}", rec.found);
     let held_max = rec.rounds.iter().map(|r| r.txns as u64 - r.collected.expect("collecting")).max().unwrap_or(0);
     assert!(held_max < 5_000, "up to {held_max} transactions held");
     assert!(followed.collected > 15_000, "{} collected", followed.collected);
     assert!(followed.assumed > 0 && followed.unknown.is_none());
-    assert_eq!(verdict(&followed, &check).valid, Validity::Valid);
+    assert_eq!(verdict(&mut followed, &check).valid, Validity::Valid);
 }
 
 /// `isolde record --check` on SQLite (list-append, strict serializability

@@ -982,7 +982,7 @@ fn follow_one(
             FormatArg::Edn => reports::online::LineFormat::Edn,
         },
     };
-    let followed = isolde::online::follow(file, opts, &fopts, &mut watch)?;
+    let mut followed = isolde::online::follow(file, opts, &fopts, &mut watch)?;
     // A malformed op: the verdict on what came before it, then exit 2.
     let (mut code, mut memory) = (None, false);
     match &followed.ending {
@@ -1000,9 +1000,16 @@ fn follow_one(
     if followed.history.ops.iter().all(|o| o.is_invoke()) && followed.collected == 0 {
         return Err(format!("{}: no completed operations were read: nothing to check", file.display()));
     }
-    let mut outcome = isolde::online::final_check(&followed, opts).map_err(|e| e.to_string())?;
+    let mut outcome = isolde::online::final_check(&mut followed, opts).map_err(|e| e.to_string())?;
     if let Some(why) = &followed.unknown {
         eprintln!("isolde: {why}");
+    }
+    if followed.assumed > 0 {
+        eprintln!(
+            "isolde: {} versions were collected in an order assumed from the round's serial execution \
+             (no read or path had ordered them yet)",
+            followed.assumed
+        );
     }
     if followed.collected > 0 {
         eprintln!(

@@ -313,12 +313,40 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     };
     outcome.ladder = extend_ladder || crate::levels::ladder_requested(&opts.models);
     if opts.keep_order {
-        outcome.order = cycles::topological_ranks(&found.graph);
+        outcome.order = match workload {
+            Workload::ListAppend => cycles::topological_ranks(&found.graph),
+            Workload::RwRegister => serial_ranks(h, opts, &mut outcome),
+        };
     }
     if opts.keep_sccs {
         outcome.sccs = scc_edges(&found.graph, found.sccs);
     }
     Ok(outcome)
+}
+
+/// For a valid register history: each op's position in a serial execution
+/// that explains it with sessions (the replay's, found during the check or
+/// now), `u32::MAX` for ops outside it; empty when there is none (the
+/// history is not valid, or the replay found no serial execution).
+fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<u32> {
+    if outcome.valid != Validity::Valid {
+        return Vec::new();
+    }
+    let mut order = std::mem::take(&mut outcome.stats.serial_order);
+    if order.is_empty() {
+        let level =
+            si_check::Level { semantics: si_check::Semantics::Serializable, order: si_check::OrderKind::Session };
+        let exact = opts.exact.clone().unwrap_or_default();
+        match si_check::serial_order_by_replay(h, level, &exact) {
+            Ok(Some((_, found))) => order = found,
+            _ => return Vec::new(),
+        }
+    }
+    let mut ranks = vec![u32::MAX; h.ops.len()];
+    for (i, &op) in order.iter().enumerate() {
+        ranks[op as usize] = i as u32;
+    }
+    ranks
 }
 
 /// The rows of every level after the requested check: the ladder's own
@@ -559,7 +587,16 @@ fn replay_proves_session_si(h: &History, req: &Request, stats: &mut Stats) -> bo
         .filter(|l| l.implies(SESSION_SI))
         .max_by_key(|l| l.strength());
     let Some(level) = strongest else { return false };
-    match si_check::proved_by_replay(h, level, exact) {
+    let replayed = match req.opts.keep_order {
+        true => si_check::serial_order_by_replay(h, level, exact).map(|found| {
+            found.map(|(out, order)| {
+                stats.serial_order = order;
+                out
+            })
+        }),
+        false => si_check::proved_by_replay(h, level, exact),
+    };
+    match replayed {
         Ok(Some(out)) => {
             stats.exact.push((level.model().to_string(), out.stats));
             stats.exact_valid.push(level);

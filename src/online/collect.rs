@@ -156,12 +156,118 @@ pub struct Window {
     pub cases: Vec<(String, Case)>,
     /// Per key, the prefix stripped from its reads.
     stripped: FxHashMap<KeyId, Vec<i64>>,
+    /// Registers ([`super::fenced`]): per key, the collected last version
+    /// whose reads the checked history shows as reads of the initial state.
+    rewritten: FxHashMap<KeyId, i64>,
+    /// Registers: transactions (completion ops) the check assumes follow
+    /// collected ones on these keys ([`super::cut`]).
+    flagged: FxHashMap<OpId, Vec<KeyId>>,
 }
 
 impl Window {
+    /// A window checking `check` as it is.
+    pub(super) fn new(check: History) -> Window {
+        Window {
+            check,
+            cases: Vec::new(),
+            stripped: FxHashMap::default(),
+            rewritten: FxHashMap::default(),
+            flagged: FxHashMap::default(),
+        }
+    }
+
+    /// Records that the check assumes transaction `op` follows collected
+    /// ones on `keys`.
+    pub(super) fn flag(&mut self, op: OpId, keys: Vec<KeyId>) {
+        self.flagged.insert(op, keys);
+    }
+
+    /// Removes from `anomalies` the cases whose witness relies on a
+    /// flagged transaction following collected ones on a flagged key (an
+    /// assumption, see [`super::cut`]), and says why when it removed one:
+    /// such a case may not be an anomaly of the whole history.
+    pub fn set_aside(&self, anomalies: &mut crate::anomaly::Anomalies) -> Option<String> {
+        if self.flagged.is_empty() {
+            return None;
+        }
+        let mut why = None;
+        for (name, cases) in anomalies.iter_mut() {
+            let before = cases.len();
+            cases.retain(|c| !self.relies_on_flags(c));
+            if cases.len() < before && why.is_none() {
+                why = Some(format!(
+                    "a {name} found among transactions that --follow assumed to follow collected ones \
+                     (fences did not order them) may not be an anomaly of the whole history: check the \
+                     history in one piece"
+                ));
+            }
+        }
+        anomalies.retain(|_, cases| !cases.is_empty());
+        why
+    }
+
+    /// Whether a step of `case` on a key relates a transaction flagged on
+    /// that key, or (for a case without steps) it names a flagged one.
+    fn relies_on_flags(&self, case: &Case) -> bool {
+        use crate::anomaly::Step;
+        let flagged = |op: OpId, k: KeyId| self.flagged.get(&op).is_some_and(|ks| ks.contains(&k));
+        let cycle = |c: &crate::anomaly::Cycle| {
+            c.steps.iter().enumerate().any(|(i, step)| {
+                let key = match step {
+                    Step::Ww { key, .. } | Step::Wr { key, .. } | Step::Rw { key, .. } => *key,
+                    _ => return false,
+                };
+                let (a, b) = (c.ops[i], c.ops[(i + 1) % c.ops.len()]);
+                flagged(a, key) || flagged(b, key)
+            })
+        };
+        match case {
+            Case::Cycle(c) => cycle(c),
+            Case::Refuted(r) => {
+                r.branches.iter().any(|b| {
+                    cycle(&b.cycle)
+                        || b.assume.iter().any(|o| flagged(o.first.0, o.key) || flagged(o.second.0, o.key))
+                        || b.reads.iter().any(|rf| flagged(rf.reader, rf.key) || flagged(rf.writer, rf.key))
+                }) || r.derived.iter().any(|d| {
+                    cycle(&d.because) || flagged(d.order.first.0, d.order.key) || flagged(d.order.second.0, d.order.key)
+                })
+            }
+            Case::Weak(_) => {
+                let mut named = false;
+                let node = crate::reports::result_map::case(&self.check, crate::anomaly::Workload::RwRegister, case);
+                super::finality::walk_ops(&node, &mut |op| named |= self.flagged.contains_key(&op));
+                named
+            }
+            _ => false,
+        }
+    }
+
+    /// A key of its own for reads the check must not see (so that they
+    /// imply nothing and every micro-op keeps its position).
+    pub(super) fn aside_key(&mut self) -> KeyId {
+        let aside = KeyId(self.check.keys.len() as u32);
+        self.check
+            .keys
+            .push(crate::history::Value::from(crate::history::Atom::Keyword("isolde/collected-read".into())));
+        aside
+    }
+
+    /// Records that reads of `key`'s version `value` are checked as reads
+    /// of the initial state.
+    pub(super) fn rewrite(&mut self, key: KeyId, value: i64) {
+        self.rewritten.insert(key, value);
+    }
+
     /// Puts the stripped prefixes back into the lists that anomalies found
-    /// in [`Window::check`] quote, so that they print the reads as read.
+    /// in [`Window::check`] quote, and the collected register versions
+    /// into the steps that quote them as the initial state, so that they
+    /// print the reads as read.
     pub fn restore(&self, anomalies: &mut crate::anomaly::Anomalies) {
+        if !self.rewritten.is_empty() {
+            for case in anomalies.values_mut().flatten() {
+                restore_registers(&self.rewritten, case);
+            }
+        }
         if self.stripped.is_empty() {
             return;
         }
@@ -191,6 +297,31 @@ impl Window {
     }
 }
 
+/// Puts each rewritten key's collected version back into the steps of
+/// `case` that quote a read of it as a read of the initial state.
+fn restore_registers(rewritten: &FxHashMap<KeyId, i64>, case: &mut Case) {
+    use crate::anomaly::Step;
+    let fix = |steps: &mut Vec<Step>| {
+        for step in steps {
+            if let Step::Rw { key, value: v @ None, .. } = step {
+                *v = rewritten.get(key).copied();
+            }
+        }
+    };
+    match case {
+        Case::Cycle(c) => fix(&mut c.steps),
+        Case::Refuted(r) => {
+            for b in &mut r.branches {
+                fix(&mut b.cycle.steps);
+            }
+            for d in &mut r.derived {
+                fix(&mut d.because.steps);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Which transaction of the history each op belongs to and how it ended.
 struct Txn {
     inv: usize,
@@ -217,12 +348,11 @@ impl Collector {
     /// keeps its position). The first read that shows a key's pending
     /// elements places them.
     pub fn apply(&mut self, h: &History) -> Window {
-        let mut w = Window { check: h.clone(), cases: Vec::new(), stripped: FxHashMap::default() };
+        let mut w = Window::new(h.clone());
         if self.prefixes.is_empty() {
             return w;
         }
-        let aside = KeyId(w.check.keys.len() as u32);
-        w.check.keys.push(crate::history::Value::from(crate::history::Atom::Keyword("isolde/collected-read".into())));
+        let aside = w.aside_key();
         let ops = std::mem::take(&mut w.check.ops);
         for (i, op) in ops.iter().enumerate() {
             for mi in op.mop_start..op.mop_start + op.mop_len {

@@ -63,7 +63,9 @@ impl Reported {
                 let key = match case {
                     // Its collected prefix grows from round to round: the
                     // read and the key identify it.
-                    Case::CollectedPrefix { op, key, .. } => format!("{name} {} {}", h.op(*op).index, key.0),
+                    Case::CollectedPrefix { op, key, .. } | Case::CollectedWrite { op, key, .. } => {
+                        format!("{name} {} {}", h.op(*op).index, key.0)
+                    }
                     _ => format!("{name} {}", json::to_string(h, &node)),
                 };
                 if self.seen.insert(key) {
@@ -137,7 +139,8 @@ fn settled(h: &History, id: OpId) -> bool {
     matches!(done, OpType::Ok | OpType::Fail)
 }
 
-fn walk_ops(n: &Node, f: &mut impl FnMut(OpId)) {
+/// Calls `f` on every op a result-map node names.
+pub(super) fn walk_ops(n: &Node, f: &mut impl FnMut(OpId)) {
     match n {
         Node::Op(id) => f(*id),
         Node::Vector(v) | Node::List(v) | Node::Set(v) => v.iter().for_each(|x| walk_ops(x, f)),

@@ -39,7 +39,9 @@
 
 pub mod assemble;
 pub mod collect;
+mod cut;
 pub mod feed;
+pub mod fenced;
 pub mod finality;
 pub mod packed;
 
@@ -247,7 +249,7 @@ pub fn follow_feed(
     let mut reported = finality::Reported::default();
     let mut decided = false;
     let mut edges_seen = false;
-    let mut collector: Option<collect::Collector> = None;
+    let mut collector: Option<Collecting> = None;
     let mut held_note: Option<String> = None;
     // Collecting rounds also ask for the graph's topological order.
     let mut round_opts = opts.clone();
@@ -287,6 +289,11 @@ pub fn follow_feed(
                 edges_seen |= !o.anomalies.contains_key(EMPTY_GRAPH);
                 if let Some(w) = &window {
                     w.restore(&mut o.anomalies);
+                    if let Some(why) = w.set_aside(&mut o.anomalies) {
+                        if let Some(c) = collector.as_mut() {
+                            c.broken().get_or_insert(why);
+                        }
+                    }
                     for (name, case) in &w.cases {
                         crate::anomaly::add(&mut o.anomalies, name, case.clone());
                     }
@@ -297,8 +304,7 @@ pub fn follow_feed(
                 }
                 if !decided {
                     decided = true;
-                    collector = start_collecting(o.workload, opts, asm.interned(), watch)
-                        .then(|| collect::Collector::new(fopts.quiet_lines));
+                    collector = start_collecting(o.workload, opts, asm.interned(), fopts, watch);
                     // A round then costs what it reads, not what was read
                     // before: rounds at every `round_txns` keep the lag short.
                     rounds.throttle &= collector.is_none();
@@ -309,7 +315,7 @@ pub fn follow_feed(
                     drop((window, full));
                     asm.retain(&keep);
                     release_freed_memory();
-                    if let Some(why) = c.held_back.take().filter(|w| held_note.as_deref() != Some(w.as_str())) {
+                    if let Some(why) = c.held_back().take().filter(|w| held_note.as_deref() != Some(w.as_str())) {
                         watch.note(&why);
                         held_note = Some(why);
                     }
@@ -324,7 +330,7 @@ pub fn follow_feed(
             line: asm.line(),
             rss_mb: rss_mb(),
             anomalies: reported.count(),
-            collected: collector.as_ref().map(|c| c.collected),
+            collected: collector.as_ref().map(|c| c.collected()),
             ..status
         });
     };
@@ -336,32 +342,109 @@ pub fn follow_feed(
         rounds: rounds.count,
         reported: reported.count(),
         reported_types: reported.types,
-        unknown: collector.as_mut().and_then(|c| c.broken.take()),
-        assumed: collector.as_ref().map_or(0, |c| c.assumed),
-        collected: collector.map(|c| c.collected).unwrap_or(0),
+        unknown: collector.as_mut().and_then(|c| c.broken().take()),
+        assumed: collector.as_ref().map_or(0, |c| c.assumed()),
+        collected: collector.map(|c| c.collected()).unwrap_or(0),
         window,
         edges_seen,
         elapsed: t0.elapsed(),
     })
 }
 
-/// Whether this run can collect old transactions: list-append checked for
-/// strict serializability alone ([`collect`]'s realtime rule), with integer
-/// values. Says once what the run keeps.
-fn start_collecting(workload: Workload, opts: &CheckOptions, interned: bool, watch: &mut dyn Watch) -> bool {
-    let strict_only = opts.models.as_deref().is_some_and(|m| m.len() == 1 && m[0] == "strict-serializable");
-    if workload == Workload::ListAppend && strict_only && !opts.ladder && !interned {
+/// The session levels at which fence transactions let register histories
+/// be collected ([`fenced`]): each includes session order, none realtime.
+pub const FENCED_MODELS: [&str; 3] =
+    ["strong-session-serializable", "strong-session-snapshot-isolation", "causal-cerone"];
+
+/// What collects old transactions, by workload.
+enum Collecting {
+    /// List-append at strict serializability: the realtime rule.
+    Lists(collect::Collector),
+    /// Registers at a session level: the fence rule.
+    Registers(fenced::Collector),
+}
+
+impl Collecting {
+    fn apply(&mut self, h: &History) -> collect::Window {
+        match self {
+            Collecting::Lists(c) => c.apply(h),
+            Collecting::Registers(c) => c.apply(h),
+        }
+    }
+
+    fn collect(&mut self, h: &History, order: &[u32]) -> Vec<bool> {
+        match self {
+            Collecting::Lists(c) => c.collect(h, order),
+            Collecting::Registers(c) => c.collect(h, order),
+        }
+    }
+
+    fn collected(&self) -> u64 {
+        match self {
+            Collecting::Lists(c) => c.collected,
+            Collecting::Registers(c) => c.collected,
+        }
+    }
+
+    fn assumed(&self) -> u64 {
+        match self {
+            Collecting::Lists(c) => c.assumed,
+            Collecting::Registers(c) => c.assumed,
+        }
+    }
+
+    fn held_back(&mut self) -> &mut Option<String> {
+        match self {
+            Collecting::Lists(c) => &mut c.held_back,
+            Collecting::Registers(c) => &mut c.held_back,
+        }
+    }
+
+    fn broken(&mut self) -> &mut Option<String> {
+        match self {
+            Collecting::Lists(c) => &mut c.broken,
+            Collecting::Registers(c) => &mut c.broken,
+        }
+    }
+}
+
+/// What collects this run's old transactions, if anything can: list-append
+/// checked for strict serializability alone ([`collect`]'s realtime rule),
+/// or registers checked at session levels alone ([`FENCED_MODELS`],
+/// [`fenced`]'s fence rule), with integer values. Says once what the run
+/// keeps.
+fn start_collecting(
+    workload: Workload,
+    opts: &CheckOptions,
+    interned: bool,
+    fopts: &FollowOptions,
+    watch: &mut dyn Watch,
+) -> Option<Collecting> {
+    let models = opts.models.as_deref().unwrap_or(&[]);
+    let strict_only = models.len() == 1 && models[0] == "strict-serializable";
+    let sessions_only = !models.is_empty() && models.iter().all(|m| FENCED_MODELS.contains(&m.as_str()));
+    if opts.ladder || interned {
+    } else if workload == Workload::ListAppend && strict_only {
         watch.note(
             "--follow collects transactions that every later one follows in realtime: memory stays flat \
              (isolde help online)",
         );
-        return true;
+        return Some(Collecting::Lists(collect::Collector::new(fopts.quiet_lines)));
+    } else if workload == Workload::RwRegister && sessions_only {
+        watch.note(&format!(
+            "--follow collects transactions that fence transactions (on :{}) order before every later one: \
+             memory stays flat when the history has fences (isolde help online)",
+            fenced::FENCE_KEY
+        ));
+        return Some(Collecting::Registers(fenced::Collector::new()));
     }
-    watch.note(
+    watch.note(&format!(
         "--follow keeps every transaction it reads: transactions are collected only for list-append \
-         checked with -m strict-serializable alone (isolde help online); memory grows with the run",
-    );
-    false
+         checked with -m strict-serializable alone, and for registers with fence transactions checked at \
+         {} (isolde help online); memory grows with the run",
+        FENCED_MODELS.join(", ")
+    ));
+    None
 }
 
 /// When rounds run: after `round_txns` new completions, or `round_interval`
@@ -456,10 +539,22 @@ pub fn rss_mb() -> Option<u64> {
 /// of them makes the verdict invalid). A held history without dependency
 /// edges says nothing when earlier rounds had some: its
 /// `empty-transaction-graph` goes.
-pub fn final_check(followed: &Followed, opts: &CheckOptions) -> Result<crate::outcome::Outcome, check::CheckError> {
+///
+/// A held case whose witness relies on an order `--follow` assumed
+/// ([`collect::Window::set_aside`]) is left out, and the verdict is then
+/// not `valid`; the reason joins [`Followed::unknown`].
+pub fn final_check(followed: &mut Followed, opts: &CheckOptions) -> Result<crate::outcome::Outcome, check::CheckError> {
     let Some(w) = &followed.window else { return check::check(&followed.history, opts) };
     let mut outcome = check::check(&w.check, opts)?;
     w.restore(&mut outcome.anomalies);
+    let set_aside = w.set_aside(&mut outcome.anomalies);
+    if let Some(why) = &set_aside {
+        followed.unknown.get_or_insert_with(|| why.clone());
+        outcome.anomaly_types.retain(|t| outcome.anomalies.contains_key(t));
+        if outcome.valid == crate::outcome::Validity::Invalid && outcome.anomaly_types.is_empty() {
+            outcome.valid = crate::outcome::Validity::Unknown;
+        }
+    }
     if followed.edges_seen && outcome.anomalies.remove(EMPTY_GRAPH).is_some() {
         outcome.anomaly_types.retain(|t| t != EMPTY_GRAPH);
         if outcome.valid == crate::outcome::Validity::Unknown && outcome.anomalies.is_empty() {
@@ -476,7 +571,7 @@ pub fn final_check(followed: &Followed, opts: &CheckOptions) -> Result<crate::ou
         outcome.valid = crate::outcome::Validity::Invalid;
         outcome.anomaly_types = types.into_iter().collect();
     }
-    if followed.unknown.is_some() && outcome.valid == crate::outcome::Validity::Valid {
+    if (followed.unknown.is_some() || set_aside.is_some()) && outcome.valid == crate::outcome::Validity::Valid {
         outcome.valid = crate::outcome::Validity::Unknown;
     }
     Ok(outcome)

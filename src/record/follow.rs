@@ -43,7 +43,7 @@ impl Follower {
     pub fn finish(self) -> Result<u8, RecordError> {
         self.done.store(true, Ordering::SeqCst);
         let err = |message: String| RecordError::Check { path: self.path.display().to_string(), message };
-        let followed = match self.thread.join() {
+        let mut followed = match self.thread.join() {
             Ok(r) => r.map_err(err)?,
             Err(_) => return Err(err("the checking thread failed".into())),
         };
@@ -52,7 +52,7 @@ impl Follower {
         }
         let opts = CheckOptions { models: Some(self.models), ..CheckOptions::default() };
         // The whole run's verdict, collected transactions included.
-        let outcome = online::final_check(&followed, &opts).map_err(|e| err(e.to_string()))?;
+        let outcome = online::final_check(&mut followed, &opts).map_err(|e| err(e.to_string()))?;
         if let Some(why) = &followed.unknown {
             eprintln!("isolde: {why}");
         }

@@ -93,6 +93,18 @@ pub fn short_witness(h: &History, c: &Case) -> String {
                 elide::list_marked(h, read, &[])
             )
         }
+        Case::CollectedWrite { op, key: k, value, frontier, line, intermediate } => {
+            let read = value.map_or_else(|| "nil (the initial state)".to_string(), |v| h.value_text(v));
+            let why = match intermediate {
+                true => "a value its writer (collected) overwrote itself".to_string(),
+                false => format!(
+                    "a version collected transactions overwrote: their last write of it, {} on line {line}, \
+                     precedes this transaction by fence transactions",
+                    h.value_text(*frontier)
+                ),
+            };
+            format!("{} read key {} = {read}, {why}", txn(h, *op), key(*k))
+        }
         Case::GarbageRead { mop, key: k, value } => {
             format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), h.value_text(*value), key(*k))
         }

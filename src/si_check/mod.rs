@@ -95,12 +95,31 @@ pub fn proved_by_replay(
     let txns = txns::extract(h)?;
     let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, &txns);
     let sessions = has_session_order(&txns);
-    Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline).ok())
+    Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline).ok().map(|(out, _)| out))
+}
+
+/// [`proved_by_replay`] with the serial execution it found: the completion
+/// ops of the transactions that may have committed, in an order that
+/// explains `h` at `level` (and so at every weaker level: a serial
+/// execution respecting session order is a commit order for each of them).
+/// `--follow` uses it to tell which transaction wrote each key last.
+pub fn serial_order_by_replay(
+    h: &History,
+    level: Level,
+    opts: &ExactOptions,
+) -> Result<Option<(ExactOutcome, Vec<crate::history::OpId>)>, txns::TxnsError> {
+    let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
+    let txns = txns::extract(h)?;
+    let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, &txns);
+    let sessions = has_session_order(&txns);
+    Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline)
+        .ok()
+        .map(|(out, order)| (out, order.into_iter().map(|t| txns.op[t as usize]).collect())))
 }
 
 /// The serial replay at `level` (`recorded`: whether the history has
-/// realtime and session order): the valid outcome, or the time it took and
-/// its backtracks.
+/// realtime and session order): the valid outcome with the serial order
+/// found, or the time it took and its backtracks.
 fn replay(
     h: &History,
     txns: &txns::Txns,
@@ -108,7 +127,7 @@ fn replay(
     opts: &ExactOptions,
     (realtime, sessions): (bool, bool),
     deadline: Option<Instant>,
-) -> Result<ExactOutcome, (Duration, usize)> {
+) -> Result<(ExactOutcome, Vec<txns::TxnId>), (Duration, usize)> {
     if let Some(p) = opts.progress {
         p.enter(level, Phase::Build);
     }
@@ -127,13 +146,10 @@ fn replay(
             budget: serial_budget(deadline),
         },
     );
-    let rounds = match &decided {
-        Ok(d) => d.backtracks,
-        Err(r) => *r,
+    let (rounds, order) = match decided {
+        Ok(d) => (d.backtracks, d.order),
+        Err(r) => return Err((t.elapsed(), r)),
     };
-    if decided.is_err() {
-        return Err((t.elapsed(), rounds));
-    }
     if let Some(p) = opts.progress {
         p.leave();
     }
@@ -145,7 +161,7 @@ fn replay(
         serial_backtracks: rounds,
         ..Default::default()
     };
-    Ok(ExactOutcome { level, verdict: Verdict::Valid, stats })
+    Ok((ExactOutcome { level, verdict: Verdict::Valid, stats }, order))
 }
 
 /// Like [`check_level`], skipping the stronger attempts that `refuted`
@@ -178,7 +194,7 @@ pub fn check_level_knowing(
     let mut serial_backtracks = 0;
     if opts.serial_first {
         match replay(h, &txns, level, opts, (realtime, sessions), deadline) {
-            Ok(valid) => return Ok(valid),
+            Ok((valid, _)) => return Ok(valid),
             Err((time, rounds)) => (serial_time, serial_backtracks) = (time, rounds),
         }
     }

@@ -1,0 +1,243 @@
+//! Which frozen transactions of a round's window are collected
+//! ([`super::fenced`]), and which staying ones are only *assumed* to follow
+//! them.
+//!
+//! The collected set `P` is the longest prefix of the serial execution the
+//! round's check found whose members are all frozen `:ok` transactions
+//! (every later one follows them by fences) that read only values written
+//! before them in it. The execution is valid, so `P` followed by the rest
+//! in its order is too: forgetting `P` and starting the rest from the state
+//! `P` leaves keeps a valid history valid.
+//!
+//! The converse needs care: a staying transaction that conflicts with a
+//! member (they touch a common key, one writing it) may, in another valid
+//! execution, come before it. Where the member reaches it by *known*
+//! edges (session order, reads-from: edges every valid execution at a
+//! session level respects; fences are chained read-modify-writes) it
+//! cannot. Where not, the staying transaction is *flagged* on that key: the
+//! check of the rest assumes it follows `P`, so an anomaly whose witness
+//! relies on it doing so on that key is not reported as such
+//! ([`super::collect::Window::set_aside`]).
+//!
+//! Reachability is a bit table: one row per transaction of the serial
+//! execution (a topological order of the known edges), one column per
+//! member, each row the union of its predecessors' rows.
+//!
+//! Written by hand: the table is a few lines over plain words, and the
+//! rest is specific to this rule.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::fenced::Txn;
+use crate::history::{History, KeyId, MopFn, MopValue};
+
+/// Bits the reachability table may hold (256 MB).
+const MAX_BITS: usize = 1 << 31;
+
+const NONE: u32 = u32::MAX;
+
+/// Reachability by known edges from frozen transactions.
+pub(super) struct Known {
+    /// Per transaction: its row, `NONE` outside the serial execution.
+    row: Vec<u32>,
+    /// Per transaction: its column, `NONE` for one that is not a candidate.
+    col: Vec<u32>,
+    /// Words per row.
+    words: usize,
+    anc: Vec<u64>,
+}
+
+impl Known {
+    /// Whether candidate transaction `a` reaches transaction `b` by known
+    /// edges (`false` when `a` is no candidate).
+    pub(super) fn reaches(&self, a: usize, b: usize) -> bool {
+        let (c, r) = (self.col[a], self.row[b]);
+        c != NONE && r != NONE && self.anc[r as usize * self.words + c as usize / 64] >> (c % 64) & 1 == 1
+    }
+
+    fn row(&self, t: usize) -> &[u64] {
+        let r = self.row[t] as usize;
+        &self.anc[r * self.words..(r + 1) * self.words]
+    }
+}
+
+/// What a round collects: the members of `P` (per transaction of
+/// `txns`), the reachability from them, and the staying transactions
+/// flagged, with their keys. `None` when the serial execution does not
+/// follow the known edges (not a valid one: nothing is collected).
+pub(super) struct Cut {
+    pub(super) members: Vec<bool>,
+    pub(super) known: Known,
+    pub(super) flagged: Vec<(usize, Vec<KeyId>)>,
+}
+
+/// The cut of `txns`, given each one's rank in the serial execution and
+/// whether it is `frozen` (an `:ok` transaction every later one follows by
+/// fences).
+pub(super) fn cut(h: &History, txns: &[Txn], ranks: &[u32], frozen: &[bool]) -> Option<Cut> {
+    let rank = |t: usize| txns[t].done.map_or(NONE, |d| ranks[d]);
+    let mut order: Vec<usize> = (0..txns.len()).filter(|&t| rank(t) != NONE).collect();
+    order.sort_unstable_by_key(|&t| rank(t));
+    let mut row = vec![NONE; txns.len()];
+    for (i, &t) in order.iter().enumerate() {
+        row[t] = i as u32;
+    }
+    let preds = predecessors(h, txns, &order, &row)?;
+    let written = values_written(h, txns, &order);
+    let cap = (MAX_BITS / order.len().max(1)).max(64);
+    let mut members = vec![false; txns.len()];
+    let mut col = vec![NONE; txns.len()];
+    let mut cols: Vec<usize> = Vec::new();
+    for &t in &order {
+        if !frozen[t] || cols.len() >= cap || !reads_explained(h, txns, t, &written, &members) {
+            break;
+        }
+        members[t] = true;
+        col[t] = cols.len() as u32;
+        cols.push(t);
+    }
+    let words = cols.len().div_ceil(64).max(1);
+    let mut known = Known { row, col, words, anc: vec![0u64; order.len() * words] };
+    for (i, ps) in preds.iter().enumerate() {
+        for &p in ps {
+            let (pr, pc) = (known.row[p] as usize, known.col[p]);
+            let (lo, hi) = known.anc.split_at_mut(i * words);
+            let dst = &mut hi[..words];
+            for (d, s) in dst.iter_mut().zip(&lo[pr * words..(pr + 1) * words]) {
+                *d |= s;
+            }
+            if pc != NONE {
+                dst[pc as usize / 64] |= 1 << (pc % 64);
+            }
+        }
+    }
+    let flagged = unreached(h, txns, &order, &known, &cols, &members);
+    Some(Cut { members, known, flagged })
+}
+
+/// Each (key, value) written by a transaction of the serial execution,
+/// with the writer.
+fn values_written(h: &History, txns: &[Txn], order: &[usize]) -> FxHashMap<(KeyId, i64), usize> {
+    let mut out = FxHashMap::default();
+    for &t in order {
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
+            if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                out.insert((m.key, v), t);
+            }
+        }
+    }
+    out
+}
+
+/// Whether every value transaction `t` read was written by itself or by a
+/// member (`nil`: the initial state, or the collected last version).
+fn reads_explained(
+    h: &History,
+    txns: &[Txn],
+    t: usize,
+    written: &FxHashMap<(KeyId, i64), usize>,
+    members: &[bool],
+) -> bool {
+    h.mops_of(&h.ops[txns[t].op()]).iter().all(|m| match (m.f, m.value) {
+        (MopFn::Read, MopValue::Int(v)) => written.get(&(m.key, v)).is_some_and(|&w| w == t || members[w]),
+        _ => true,
+    })
+}
+
+/// Per transaction of `order` (by position): the transactions with a
+/// known edge into it, or `None` when one comes later in `order` (the
+/// serial execution would then break a known edge: not a valid one).
+fn predecessors(h: &History, txns: &[Txn], order: &[usize], row: &[u32]) -> Option<Vec<Vec<usize>>> {
+    // Each written (key, value): its writer, `NONE` when several wrote it.
+    let mut writer: FxHashMap<(KeyId, i64), u32> = FxHashMap::default();
+    for &t in order {
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
+            if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                writer
+                    .entry((m.key, v))
+                    .and_modify(|w| *w = if *w == t as u32 { *w } else { NONE })
+                    .or_insert(t as u32);
+            }
+        }
+    }
+    let mut last_of: FxHashMap<i64, usize> = FxHashMap::default();
+    let mut session_pred = vec![NONE; txns.len()];
+    for (t, txn) in txns.iter().enumerate().filter(|&(t, _)| row[t] != NONE) {
+        if let Some(p) = last_of.insert(txn.process, t) {
+            session_pred[t] = p as u32;
+        }
+    }
+    let mut out = Vec::with_capacity(order.len());
+    for (i, &t) in order.iter().enumerate() {
+        let mut ps: Vec<usize> = Vec::new();
+        if session_pred[t] != NONE {
+            ps.push(session_pred[t] as usize);
+        }
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
+            if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
+                match writer.get(&(m.key, v)) {
+                    Some(&w) if w != NONE && w as usize != t => ps.push(w as usize),
+                    _ => {}
+                }
+            }
+        }
+        ps.sort_unstable();
+        ps.dedup();
+        if ps.iter().any(|&p| row[p] as usize >= i) {
+            return None;
+        }
+        out.push(ps);
+    }
+    Some(out)
+}
+
+/// The staying transactions of the serial execution that conflict with a
+/// member that does not reach them by known edges, with those keys. Open
+/// transactions follow every frozen one by fences; failed ones are in no
+/// execution.
+fn unreached(
+    h: &History,
+    txns: &[Txn],
+    order: &[usize],
+    known: &Known,
+    cols: &[usize],
+    members: &[bool],
+) -> Vec<(usize, Vec<KeyId>)> {
+    let staying: Vec<usize> = order.iter().copied().filter(|&t| !members[t]).collect();
+    let touched: FxHashSet<KeyId> =
+        staying.iter().flat_map(|&t| h.mops_of(&h.ops[txns[t].op()]).iter().map(|m| m.key)).collect();
+    // Per touched key: the members writing it and those touching it.
+    let words = known.words;
+    let mut sets: FxHashMap<KeyId, (Vec<u64>, Vec<u64>)> = FxHashMap::default();
+    for &t in cols {
+        let c = known.col[t] as usize;
+        for m in h.mops_of(&h.ops[txns[t].op()]).iter().filter(|m| touched.contains(&m.key)) {
+            let e = sets.entry(m.key).or_insert_with(|| (vec![0; words], vec![0; words]));
+            if m.f == MopFn::Write {
+                e.0[c / 64] |= 1 << (c % 64);
+            }
+            e.1[c / 64] |= 1 << (c % 64);
+        }
+    }
+    let mut out = Vec::new();
+    for &u in &staying {
+        let reach = known.row(u);
+        let mut keys: Vec<KeyId> = h
+            .mops_of(&h.ops[txns[u].op()])
+            .iter()
+            .filter(|m| {
+                sets.get(&m.key).is_some_and(|(writers, touchers)| {
+                    let need = if m.f == MopFn::Write { touchers } else { writers };
+                    need.iter().zip(reach).any(|(&n, &r)| n & !r != 0)
+                })
+            })
+            .map(|m| m.key)
+            .collect();
+        if !keys.is_empty() {
+            keys.sort_unstable();
+            keys.dedup();
+            out.push((u, keys));
+        }
+    }
+    out
+}

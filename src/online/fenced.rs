@@ -1,0 +1,570 @@
+//! Collecting old transactions while following a register history with
+//! fence transactions, checked at a session level (strong session
+//! serializability, strong session snapshot isolation, Cerone's causal
+//! consistency): memory that does not grow with the run.
+//!
+//! ## Fences order the old before the new
+//! A fence (Cobra's, `isolde gen --fences`, `isolde record --fences`) is a
+//! read-modify-write of the reserved key `:isolde/fence`. Each fence reads
+//! the value the previous one wrote, so the fences form one chain by
+//! reads-from, and a fence's *position* is one more than that of the fence
+//! it read. For a transaction `T` of a client, `prev(T)` is the position of
+//! the client's last fence before `T` and `next(T)` that of its first fence
+//! after. When `next(T) ≤ prev(U)`, `T ⇝ U` by session order and reads-from
+//! (`T`, its client's next fence, the chain, `U`'s client's fence before
+//! `U`, `U`): every valid execution at a session level puts `T` first
+//! (serially, in the commit order, or in causal order). Two fences with the
+//! same position (the chain forked: a lost update of the fence key) end
+//! collection for the run: positions no longer imply paths.
+//!
+//! Let `A` be the least, over live clients, of the position of their last
+//! fence. Every transaction still open, and every one yet to come, is
+//! after its client's last fence, so `T` with `next(T) ≤ A` precedes all of
+//! them. Such a `T` is *frozen*. There is no clean cut (every client has
+//! transactions around each position), so which frozen transactions may
+//! go is decided transaction by transaction.
+//!
+//! ## Which transactions go, and what stays of them
+//! The collected set `P` (frozen `:ok` transactions) must satisfy:
+//!
+//! 1. *session closure*: no transaction that stays precedes a member of `P`
+//!    in its session;
+//! 2. *no conflict across the cut*: when a member `T` of `P` and a
+//!    transaction `U` that stays touch a common key, one of them writing
+//!    it, then `T ⇝ U` by fences (`next(T) ≤ prev(U)`).
+//!
+//! Then in any valid execution every transaction that stays and is placed
+//! before a member of `P` commutes with it (they touch no common key that
+//! either writes), so the members of `P` can be moved first, in the order
+//! they had: **the history is valid iff `P` is, and the rest is valid
+//! started from the state `P` leaves**. That state is, per key, the value
+//! of the member of `P` that writes the key last. Which one that is, is
+//! taken from a serial execution of the round's window that the check
+//! found (its replay, [`crate::check::CheckOptions::keep_order`]); reads of
+//! that *last version* by later transactions are checked as reads of the
+//! initial state ([`Collector::apply`]), so the check sees exactly the rest
+//! started from that state.
+//!
+//! Every later transaction that reads the key follows every collected
+//! writer of it (rule 2, or it came later), so it must read the last
+//! version or a newer one. The other versions collected transactions
+//! wrote are kept per key, as ranges of values (`isolde gen` and Jepsen
+//! write increasing values per key, so a key keeps a few ranges), and a
+//! read of one is reported at once ([`Case::CollectedWrite`]):
+//!
+//! * a version its writer ordered before the last one by fences or
+//!   session order, or one the round's window showed overwritten (a
+//!   transaction after all of them read the last one), and the initial
+//!   state: `T →rw` the last writer `⇝ T`, a cycle with one
+//!   anti-dependency (`G-single-item-process`);
+//! * a value the writer itself overwrote: an intermediate read (`G1b`);
+//! * a version that only the serial execution's order placed before the
+//!   last one (two writers no path orders, no read told apart): another
+//!   valid execution could have written it last, so the read cannot be
+//!   judged without the forgotten transactions. The run says so
+//!   ([`Collector::broken`]) and its verdict is `invalid` or `unknown`,
+//!   never `valid`. When the last version changes, the old one and these
+//!   become ordered versions (the new last writer follows all of them).
+//!
+//! Failed transactions and `:info` ones stay (a failed one only explains
+//! aborted reads; an `:info` one may take effect at any later point, so
+//! what conflicts with it stays too), as do transactions whose round found
+//! no serial execution (an anomaly, or a window only the solver decides).
+//!
+//! Written by hand: no crate implements online collection for isolation
+//! checking.
+
+use rustc_hash::FxHashMap;
+
+use super::collect::Window;
+use super::cut;
+use crate::anomaly::Case;
+use crate::history::{Atom, History, KeyId, MopFn, MopValue, OpType, Value, NONE};
+
+/// The name of the fence key (`:isolde/fence`).
+pub const FENCE_KEY: &str = "isolde/fence";
+
+/// A position no fence has: not known, or none yet.
+const NO_FENCE: u32 = u32::MAX;
+
+/// A set of integer values, as sorted disjoint inclusive ranges.
+#[derive(Clone, Debug, Default)]
+struct Ranges(Vec<(i64, i64)>);
+
+impl Ranges {
+    fn contains(&self, v: i64) -> bool {
+        let i = self.0.partition_point(|r| r.0 <= v);
+        i > 0 && self.0[i - 1].1 >= v
+    }
+
+    fn insert(&mut self, v: i64) {
+        self.insert_range(v, v);
+    }
+
+    /// Adds `lo..=hi`, merging the ranges it touches or overlaps.
+    fn insert_range(&mut self, lo: i64, hi: i64) {
+        let start = self.0.partition_point(|r| r.1.saturating_add(1) < lo);
+        let end = self.0.partition_point(|r| r.0.saturating_sub(1) <= hi);
+        if start == end {
+            self.0.insert(start, (lo, hi));
+            return;
+        }
+        let merged = (lo.min(self.0[start].0), hi.max(self.0[end - 1].1));
+        self.0.splice(start..end, [merged]);
+    }
+
+    fn absorb(&mut self, other: Ranges) {
+        for (lo, hi) in other.0 {
+            self.insert_range(lo, hi);
+        }
+    }
+}
+
+/// What stays of a key that collected transactions wrote.
+#[derive(Debug)]
+struct Front {
+    /// The version they left last.
+    value: i64,
+    /// The line on which its writer completed.
+    line: u32,
+    /// Versions they wrote that are ordered before `value`.
+    stale: Ranges,
+    /// Versions before `value` only in the serial execution's order.
+    assumed: Ranges,
+    /// Values they overwrote within one transaction.
+    intermediate: Ranges,
+}
+
+/// What the collector holds between rounds.
+#[derive(Default)]
+pub struct Collector {
+    fronts: FxHashMap<KeyId, Front>,
+    /// The fence key, once a history named it.
+    fence_key: Option<KeyId>,
+    /// The position of the last collected fence (the fence key's `Front`).
+    fence_pos: Option<u32>,
+    /// Per client, the position of its last collected fence.
+    last_fence: FxHashMap<i64, u32>,
+    /// Transactions collected so far.
+    pub collected: u64,
+    /// Versions collected as overwritten in an assumed order.
+    pub assumed: u64,
+    /// Why the last collection stopped early, when it did.
+    pub held_back: Option<String>,
+    /// Set when a read showed a version collected in an assumed order (the
+    /// run's verdict can then be `valid` no more): why.
+    pub broken: Option<String>,
+    /// Why collection stopped for the rest of the run.
+    stopped: Option<String>,
+    /// Staying transactions (by completion line) assumed to follow
+    /// collected ones on these keys ([`cut`]).
+    flagged: FxHashMap<u32, Vec<KeyId>>,
+}
+
+/// One transaction of a round's window.
+pub(super) struct Txn {
+    /// Its invocation's position (its completion's when it has none).
+    pub(super) inv: usize,
+    /// Its completion's position, `None` while open.
+    pub(super) done: Option<usize>,
+    /// How it ended, `None` while open.
+    pub(super) kind: Option<OpType>,
+    pub(super) process: i64,
+    /// `prev(T)` and `next(T)`: the positions of its client's fences
+    /// around it (its own position for a fence).
+    pub(super) prev: u32,
+    pub(super) next: u32,
+}
+
+impl Txn {
+    /// The op whose micro-ops say what it touches.
+    pub(super) fn op(&self) -> usize {
+        self.done.unwrap_or(self.inv)
+    }
+}
+
+impl Collector {
+    /// An empty collector.
+    pub fn new() -> Collector {
+        Collector::default()
+    }
+
+    /// The history to check for `h`: reads of each collected key's last
+    /// version checked as reads of the initial state, and the reads of
+    /// other collected versions moved aside and reported.
+    pub fn apply(&mut self, h: &History) -> Window {
+        let mut w = Window::new(h.clone());
+        if !self.flagged.is_empty() {
+            for (i, op) in h.ops.iter().enumerate().filter(|(_, o)| !o.is_invoke()) {
+                if let Some(keys) = self.flagged.get(&op.line) {
+                    w.flag(i as u32, keys.clone());
+                }
+            }
+        }
+        if self.fronts.is_empty() {
+            return w;
+        }
+        let aside = w.aside_key();
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.is_invoke() {
+                continue;
+            }
+            for mi in op.mop_start..op.mop_start + op.mop_len {
+                let m = w.check.mops[mi as usize];
+                let Some(f) = self.fronts.get(&m.key) else { continue };
+                let read = match (m.f, m.value) {
+                    (MopFn::Read, MopValue::Int(v)) => Some(v),
+                    (MopFn::Read, MopValue::Nil) => None,
+                    (MopFn::Write, MopValue::Int(v)) => {
+                        let again = v == f.value || f.stale.contains(v) || f.assumed.contains(v);
+                        if again && self.broken.is_none() {
+                            self.broken = Some(format!(
+                                "the write on line {} repeats a value of key {} that a transaction --follow \
+                                 collected wrote; reads of it cannot be told apart: check the history in one piece",
+                                op.line,
+                                h.key(m.key)
+                            ));
+                        }
+                        continue;
+                    }
+                    _ => continue,
+                };
+                if read == Some(f.value) {
+                    w.check.mops[mi as usize].value = MopValue::Nil;
+                    w.rewrite(m.key, f.value);
+                    continue;
+                }
+                let intermediate = read.is_some_and(|v| f.intermediate.contains(v));
+                let stale = read.is_none_or(|v| f.stale.contains(v));
+                let assumed = read.is_some_and(|v| f.assumed.contains(v));
+                if !(intermediate || stale || assumed) {
+                    continue;
+                }
+                let ok = op.op_type == OpType::Ok;
+                if assumed && !intermediate && !stale {
+                    if ok && self.broken.is_none() {
+                        self.broken = Some(format!(
+                            "the read on line {} shows a version of key {} that --follow collected as overwritten \
+                             in an assumed order (no path ordered its writer before the last one); whether the \
+                             history explains it is not known: check the history in one piece",
+                            op.line,
+                            h.key(m.key)
+                        ));
+                    }
+                } else if ok {
+                    let name = if intermediate { "G1b" } else { "G-single-item-process" };
+                    let case = Case::CollectedWrite {
+                        op: i as u32,
+                        key: m.key,
+                        value: read,
+                        frontier: f.value,
+                        line: f.line,
+                        intermediate,
+                    };
+                    w.cases.push((name.to_string(), case));
+                }
+                w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+            }
+        }
+        w
+    }
+
+    /// After a round's check of `h` (as [`Self::apply`] returned it):
+    /// collects what the fence rule allows and returns, per op of `h`,
+    /// whether it is still held. `ranks` is each op's position in a serial
+    /// execution explaining `h` ([`crate::outcome::Outcome::order`]);
+    /// empty when the round found none, and then nothing is collected.
+    pub fn collect(&mut self, h: &History, ranks: &[u32]) -> Vec<bool> {
+        let mut keep = vec![true; h.ops.len()];
+        self.held_back = None;
+        if let Some(why) = &self.stopped {
+            self.held_back = Some(why.clone());
+            return keep;
+        }
+        if ranks.len() != h.ops.len() {
+            self.held_back = Some("collection waits for a round whose window a serial execution explains".into());
+            return keep;
+        }
+        let Some(fence) = self.fence_key(h) else {
+            self.held_back = Some(format!("collection waits for fence transactions (on the key :{FENCE_KEY})"));
+            return keep;
+        };
+        let mut txns = transactions(h);
+        let positions = match self.fence_positions(h, &txns, fence) {
+            Ok(p) => p,
+            Err(why) => {
+                self.stopped = Some(why.clone());
+                self.held_back = Some(why);
+                return keep;
+            }
+        };
+        let agree = self.sessions(h, &mut txns, &positions);
+        let frozen: Vec<bool> = txns
+            .iter()
+            .map(|t| {
+                t.kind == Some(OpType::Ok)
+                    && t.next != NO_FENCE
+                    && t.next <= agree
+                    && t.done.is_some_and(|d| ranks[d] != u32::MAX)
+            })
+            .collect();
+        let Some(cut) = cut::cut(h, &txns, ranks, &frozen) else {
+            self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
+            return keep;
+        };
+        for (u, keys) in &cut.flagged {
+            if let Some(d) = txns[*u].done {
+                let e = self.flagged.entry(h.ops[d].line).or_default();
+                e.extend(keys.iter().copied());
+                e.sort_unstable();
+                e.dedup();
+            }
+        }
+        let (members, known) = (cut.members, cut.known);
+        self.advance(h, &txns, ranks, &members, &positions, &known);
+        for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
+            keep[txns[t].inv] = false;
+            if let Some(d) = txns[t].done {
+                keep[d] = false;
+                self.flagged.remove(&h.ops[d].line);
+            }
+        }
+        keep
+    }
+
+    /// The fence key's id in `h` (ids are stable from round to round).
+    fn fence_key(&mut self, h: &History) -> Option<KeyId> {
+        if self.fence_key.is_none() {
+            let name = Value::from(Atom::Keyword(FENCE_KEY.into()));
+            self.fence_key = h.keys.iter().position(|k| *k == name).map(|i| KeyId(i as u32));
+        }
+        self.fence_key
+    }
+
+    /// Each `:ok` fence's position in the chain (`NO_FENCE` for a
+    /// transaction that is not one, or whose read names no known fence),
+    /// or why collection must stop (the chain forked).
+    fn fence_positions(&self, h: &History, txns: &[Txn], fence: KeyId) -> Result<Vec<u32>, String> {
+        let mut pos = vec![NO_FENCE; txns.len()];
+        // (value written, transaction) and each fence's read.
+        let mut writer: FxHashMap<i64, usize> = FxHashMap::default();
+        let mut reads: Vec<(usize, Option<i64>)> = Vec::new();
+        for (t, txn) in txns.iter().enumerate() {
+            let (Some(d), Some(OpType::Ok)) = (txn.done, txn.kind) else { continue };
+            let mops = h.mops_of(&h.ops[d]);
+            let read = mops.iter().find(|m| m.key == fence && m.f == MopFn::Read);
+            let wrote = mops.iter().rev().find(|m| m.key == fence && m.f == MopFn::Write);
+            if let (Some(r), Some(MopValue::Int(v))) = (read, wrote.map(|m| m.value)) {
+                writer.insert(v, t);
+                reads.push((t, if let MopValue::Int(x) = r.value { Some(x) } else { None }));
+            }
+        }
+        // A read of nil reads the last collected fence (its reads were
+        // rewritten) or, before any, the initial state.
+        let base = self.fence_pos.unwrap_or(0);
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for &(t, read) in &reads {
+                if pos[t] != NO_FENCE {
+                    continue;
+                }
+                let p = match read {
+                    None => base + 1,
+                    Some(v) => match writer.get(&v) {
+                        Some(&w) if pos[w] != NO_FENCE => pos[w] + 1,
+                        _ => continue,
+                    },
+                };
+                pos[t] = p;
+                progress = true;
+            }
+        }
+        let mut seen: FxHashMap<u32, usize> = FxHashMap::default();
+        for (t, &p) in pos.iter().enumerate().filter(|&(_, &p)| p != NO_FENCE) {
+            if let Some(&other) = seen.get(&p) {
+                let line = |t: usize| txns[t].done.map_or(0, |d| h.ops[d].line);
+                return Err(format!(
+                    "collection stopped: the fence transactions on lines {} and {} read the same fence \
+                     (a lost update of :{FENCE_KEY}), so fences no longer order transactions; memory grows \
+                     from here",
+                    line(other),
+                    line(t)
+                ));
+            }
+            seen.insert(p, t);
+        }
+        Ok(pos)
+    }
+
+    /// Fills each transaction's `prev` and `next` from its client's fences
+    /// and returns `A`: the least position of a live client's last fence.
+    fn sessions(&mut self, h: &History, txns: &mut [Txn], positions: &[u32]) -> u32 {
+        let mut by_process: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
+        for (t, txn) in txns.iter().enumerate() {
+            by_process.entry(txn.process).or_default().push(t);
+        }
+        let mut agree = NO_FENCE;
+        let mut pinned = None;
+        for (&p, ts) in &by_process {
+            let mut last = self.last_fence.get(&p).copied().unwrap_or(0);
+            for &t in ts {
+                if positions[t] != NO_FENCE {
+                    last = positions[t];
+                }
+                txns[t].prev = last;
+            }
+            let mut next = NO_FENCE;
+            for &t in ts.iter().rev() {
+                if positions[t] != NO_FENCE {
+                    next = positions[t];
+                }
+                txns[t].next = next;
+            }
+            // A client whose last transaction ended :info is gone (Jepsen
+            // never reuses its process).
+            let gone = ts.last().is_some_and(|&t| txns[t].kind == Some(OpType::Info));
+            if !gone && last < agree {
+                agree = last;
+                pinned = Some((p, ts.last().and_then(|&t| txns[t].done).map_or(0, |d| h.ops[d].line)));
+            }
+        }
+        for (&p, &last) in &self.last_fence {
+            if !by_process.contains_key(&p) && last < agree {
+                agree = last;
+                pinned = Some((p, 0));
+            }
+        }
+        if let Some((p, _)) = pinned.filter(|_| agree == 0) {
+            self.held_back = Some(format!("collection waits for process {p}'s first fence transaction"));
+        }
+        agree
+    }
+
+    /// Records what the collected `members` leave: each key's last version
+    /// and the versions before it, the fences' positions.
+    fn advance(
+        &mut self,
+        h: &History,
+        txns: &[Txn],
+        ranks: &[u32],
+        members: &[bool],
+        positions: &[u32],
+        known: &cut::Known,
+    ) {
+        // Per key: (rank, transaction, last value) of each collected writer.
+        let mut writers: FxHashMap<KeyId, Vec<(u32, usize, i64)>> = FxHashMap::default();
+        let mut overwritten: FxHashMap<KeyId, Vec<i64>> = FxHashMap::default();
+        for (t, txn) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
+            let Some(d) = txn.done else { continue };
+            let mut last: FxHashMap<KeyId, i64> = FxHashMap::default();
+            for m in h.mops_of(&h.ops[d]) {
+                if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                    if let Some(before) = last.insert(m.key, v) {
+                        overwritten.entry(m.key).or_default().push(before);
+                    }
+                }
+            }
+            for (k, v) in last {
+                writers.entry(k).or_default().push((ranks[d], t, v));
+            }
+            self.collected += 1;
+            if positions[t] != NO_FENCE {
+                let e = self.last_fence.entry(txn.process).or_insert(0);
+                *e = (*e).max(positions[t]);
+            }
+        }
+        // Who read each version: a reader of the last version that a writer
+        // of the key reaches by known edges shows that writer overwritten.
+        let mut readers: FxHashMap<(KeyId, i64), Vec<usize>> = FxHashMap::default();
+        for (t, txn) in txns.iter().enumerate() {
+            if txn.kind != Some(OpType::Ok) {
+                continue;
+            }
+            for m in h.mops_of(&h.ops[txn.op()]) {
+                if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
+                    readers.entry((m.key, v)).or_default().push(t);
+                }
+            }
+        }
+        for (k, mut ws) in writers {
+            ws.sort_unstable();
+            let &(_, last_t, value) = ws.last().expect("a collected writer");
+            let last = &txns[last_t];
+            let shown_to = readers.get(&(k, value)).map_or(&[][..], |r| &r[..]);
+            let mut front = match self.fronts.remove(&k) {
+                Some(old) => {
+                    let mut stale = old.stale;
+                    stale.insert(old.value);
+                    stale.absorb(old.assumed);
+                    Front { value, line: 0, stale, assumed: Ranges::default(), intermediate: old.intermediate }
+                }
+                None => Front {
+                    value,
+                    line: 0,
+                    stale: Ranges::default(),
+                    assumed: Ranges::default(),
+                    intermediate: Ranges::default(),
+                },
+            };
+            front.line = last.done.map_or(0, |d| h.ops[d].line);
+            for &(_, t, v) in &ws[..ws.len() - 1] {
+                let w = &txns[t];
+                let ordered = w.next <= last.prev
+                    || known.reaches(t, last_t)
+                    || shown_to.iter().any(|&r| r != last_t && known.reaches(t, r));
+                if ordered {
+                    front.stale.insert(v);
+                } else {
+                    front.assumed.insert(v);
+                    self.assumed += 1;
+                }
+            }
+            for v in overwritten.remove(&k).unwrap_or_default() {
+                front.intermediate.insert(v);
+            }
+            if Some(k) == self.fence_key {
+                self.fence_pos = Some(positions[last_t]);
+            }
+            self.fronts.insert(k, front);
+        }
+    }
+}
+
+/// The transactions of `h` in invocation order: completed ones and open
+/// invocations.
+fn transactions(h: &History) -> Vec<Txn> {
+    let mut out = Vec::new();
+    for (i, o) in h.ops.iter().enumerate() {
+        let (inv, done) = match (o.is_invoke(), o.pair) {
+            (true, NONE) => (i, None),
+            (true, d) => (i, Some(d as usize)),
+            (false, NONE) => (i, Some(i)),
+            (false, _) => continue,
+        };
+        let kind = done.map(|d| h.ops[d].op_type);
+        out.push(Txn { inv, done, kind, process: o.process, prev: 0, next: NO_FENCE });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ranges;
+
+    #[test]
+    fn ranges_merge_what_they_touch() {
+        let mut r = Ranges::default();
+        for v in [5, 7, 6, 1, 3, 2, 10] {
+            r.insert(v);
+        }
+        assert_eq!(r.0, vec![(1, 3), (5, 7), (10, 10)]);
+        r.insert_range(4, 9);
+        assert_eq!(r.0, vec![(1, 10)]);
+        assert!(r.contains(1) && r.contains(10) && !r.contains(0) && !r.contains(11));
+        let mut s = Ranges::default();
+        s.insert(i64::MAX);
+        s.insert(i64::MIN);
+        assert!(s.contains(i64::MAX) && s.contains(i64::MIN) && !s.contains(0));
+    }
+}
