@@ -121,6 +121,15 @@ struct AnalyzeArgs {
     /// without growth (default: only SIGINT/SIGTERM end it).
     #[arg(long, value_name = "SECS", requires = "follow", help_heading = FOLLOW)]
     follow_idle: Option<f64>,
+    /// With --follow on a register history with fence transactions, checked
+    /// at strong-session-serializable, strong-session-snapshot-isolation or
+    /// causal-cerone: hold only a window of recent transactions, so memory
+    /// stays flat. The write order of concurrent writes that nothing has
+    /// read yet is then assumed; a later read that shows another order
+    /// makes the verdict unknown (exit 3). Without it such a run keeps every
+    /// transaction (isolde help online).
+    #[arg(long, requires = "follow", help_heading = FOLLOW)]
+    follow_window: bool,
     /// Workload whose inference rules apply: Elle's (list-append,
     /// rw-register), or a Jepsen / Knossos checker's (isolde help jepsen).
     /// `auto` detects Jepsen workloads from the ops' :f values.
@@ -610,6 +619,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
             },
             known: None,
             session_orders: None,
+            keep_serial: false,
             reach_bytes: a.reach_memory.saturating_mul(1 << 20),
             timeout: Some(Duration::from_secs(a.exact_timeout)),
             max_constraints: a.max_constraints,
@@ -973,6 +983,7 @@ fn follow_one(
         throttle: true,
         done: None,
         quiet_lines: isolde::online::collect::QUIET_LINES,
+        register_window: a.follow_window,
     };
     let t0 = std::time::Instant::now();
     let mut watch = FollowPrinter {

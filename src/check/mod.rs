@@ -334,6 +334,16 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
     }
     let mut order = std::mem::take(&mut outcome.stats.serial_order);
     if order.is_empty() {
+        // The exact check's own replay at a level with sessions.
+        let with_sessions =
+            |m: &str| si_check::Level::from_model(m).is_some_and(|l| l.order != si_check::OrderKind::None);
+        if let Some((_, s)) =
+            outcome.stats.exact.iter_mut().find(|(m, s)| with_sessions(m) && !s.serial_order.is_empty())
+        {
+            order = std::mem::take(&mut s.serial_order);
+        }
+    }
+    if order.is_empty() {
         let level =
             si_check::Level { semantics: si_check::Semantics::Serializable, order: si_check::OrderKind::Session };
         let exact = opts.exact.clone().unwrap_or_default();

@@ -27,7 +27,10 @@
 //! transactions ([`collect`]: chordless cycles are temporally local, so a
 //! transaction every later one follows in realtime is only needed through
 //! its key's version order, kept as a per-key prefix); its rounds run at
-//! every `round_txns`, each costing what it reads. Every other check keeps
+//! every `round_txns`, each costing what it reads. Registers with fence
+//! transactions checked at a session level collect with `--follow-window`
+//! ([`fenced`]: exact but for concurrent writes nothing read before they
+//! were collected, which can make the verdict `unknown`). Every other check keeps
 //! the whole history and checks it all each round, spaced so that checking
 //! takes at most half of the time (a round waits at least as long as the
 //! previous one took), which keeps the total work linear in the rounds'
@@ -83,6 +86,12 @@ pub struct FollowOptions {
     /// have been quiet before unread appends of it whose appenders overlap
     /// go in an assumed order ([`collect::QUIET_LINES`] by default).
     pub quiet_lines: u32,
+    /// Registers with fences at a session level ([`FENCED_MODELS`]): hold
+    /// only a window of recent transactions ([`fenced`]), assuming the
+    /// write order of concurrent writes nothing has read yet; a later read
+    /// that shows another order makes the verdict `unknown`. Off, such a
+    /// run keeps every transaction (exact, memory grows).
+    pub register_window: bool,
 }
 
 impl Default for FollowOptions {
@@ -95,6 +104,7 @@ impl Default for FollowOptions {
             throttle: true,
             done: None,
             quiet_lines: collect::QUIET_LINES,
+            register_window: false,
         }
     }
 }
@@ -309,6 +319,9 @@ pub fn follow_feed(
                     // before: rounds at every `round_txns` keep the lag short.
                     rounds.throttle &= collector.is_none();
                     round_opts.keep_order = collector.is_some();
+                    if let (Some(Collecting::Registers(_)), Some(e)) = (&collector, round_opts.exact.as_mut()) {
+                        e.keep_serial = true;
+                    }
                 }
                 if let Some(c) = collector.as_mut() {
                     let keep = c.collect(checked, &o.order);
@@ -423,25 +436,32 @@ fn start_collecting(
     let models = opts.models.as_deref().unwrap_or(&[]);
     let strict_only = models.len() == 1 && models[0] == "strict-serializable";
     let sessions_only = !models.is_empty() && models.iter().all(|m| FENCED_MODELS.contains(&m.as_str()));
-    if opts.ladder || interned {
-    } else if workload == Workload::ListAppend && strict_only {
+    let can = !opts.ladder && !interned;
+    if can && workload == Workload::ListAppend && strict_only {
         watch.note(
             "--follow collects transactions that every later one follows in realtime: memory stays flat \
              (isolde help online)",
         );
         return Some(Collecting::Lists(collect::Collector::new(fopts.quiet_lines)));
-    } else if workload == Workload::RwRegister && sessions_only {
+    } else if can && workload == Workload::RwRegister && sessions_only && fopts.register_window {
         watch.note(&format!(
-            "--follow collects transactions that fence transactions (on :{}) order before every later one: \
-             memory stays flat when the history has fences (isolde help online)",
+            "--follow-window collects transactions that fence transactions (on :{}) order before every \
+             later one: memory stays flat when the history has fences; the write order of concurrent writes \
+             nothing has read yet is assumed, and a later read that shows another makes the verdict unknown \
+             (isolde help online)",
             fenced::FENCE_KEY
         ));
         return Some(Collecting::Registers(fenced::Collector::new()));
     }
+    let hint = if workload == Workload::RwRegister && sessions_only {
+        "; --follow-window holds only recent transactions of a register history with fences"
+    } else {
+        ""
+    };
     watch.note(&format!(
         "--follow keeps every transaction it reads: transactions are collected only for list-append \
-         checked with -m strict-serializable alone, and for registers with fence transactions checked at \
-         {} (isolde help online); memory grows with the run",
+         checked with -m strict-serializable alone, and with --follow-window for registers with fence \
+         transactions checked at {} (isolde help online); memory grows with the run{hint}",
         FENCED_MODELS.join(", ")
     ));
     None

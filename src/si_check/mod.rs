@@ -159,6 +159,10 @@ fn replay(
         guessed: true,
         serial: true,
         serial_backtracks: rounds,
+        serial_order: match opts.keep_serial {
+            true => order.iter().map(|&t| txns.op[t as usize]).collect(),
+            false => Vec::new(),
+        },
         ..Default::default()
     };
     Ok((ExactOutcome { level, verdict: Verdict::Valid, stats }, order))

@@ -46,6 +46,9 @@ pub struct ExactOptions {
     /// building the polygraph ([`serial`]): decides most valid histories in
     /// linear time. Off only to measure or test the polygraph path.
     pub serial_first: bool,
+    /// Keep the serial execution the replay finds in
+    /// [`ExactStats::serial_order`] (`--follow` collects by it).
+    pub keep_serial: bool,
 }
 
 impl Default for ExactOptions {
@@ -61,6 +64,7 @@ impl Default for ExactOptions {
             known: None,
             session_orders: None,
             serial_first: true,
+            keep_serial: false,
         }
     }
 }
@@ -181,6 +185,9 @@ pub struct ExactStats {
     /// The search over windows of the history that ran because the whole
     /// polygraph was over the limit (see [`super::windows`]).
     pub windows: Option<WindowStats>,
+    /// The serial execution the replay found (completion ops, in order),
+    /// when [`ExactOptions::keep_serial`] asked for it.
+    pub serial_order: Vec<crate::history::OpId>,
 }
 
 impl ExactStats {

@@ -113,6 +113,21 @@ pub fn follow_quiet(
     (followed, rec)
 }
 
+/// [`follow`] with `--follow-window` (registers with fences collected).
+pub fn follow_window(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
+    let feed = online::feed::Feed::reader(Chunked::new(text.as_bytes().to_vec(), sizes));
+    let fopts = FollowOptions {
+        round_txns,
+        round_interval: std::time::Duration::from_secs(3600),
+        throttle: false,
+        register_window: true,
+        ..FollowOptions::default()
+    };
+    let mut rec = Recorder::default();
+    let followed = online::follow_feed(feed, "test.edn", opts, &fopts, &mut rec).expect("follows");
+    (followed, rec)
+}
+
 /// A generated history, or `None` when the generator refuses the options.
 pub fn generate(
     list: bool,

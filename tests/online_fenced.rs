@@ -1,0 +1,130 @@
+//! `isolde analyze --follow --follow-window` on register histories with
+//! fence transactions, checked at a session level, collects old
+//! transactions (`online::fenced`): it gives the batch verdict unless a
+//! later read contradicts an assumed write order (then never `valid`, and
+//! `invalid` only when the batch check says so), never reports an anomaly
+//! a valid history does not have, holds a small window, and reports a
+//! planted anomaly before the input ends.
+
+mod support;
+
+use isolde::gen::{GenOptions, Inject, RwRegisterConfig};
+use isolde::online::{Followed, FENCED_MODELS};
+use isolde::outcome::Validity;
+use proptest::prelude::*;
+use support::online::{follow_window, generate, options, LEVELS};
+
+/// The final verdict of a collecting follow, as `isolde analyze --follow`
+/// gives it.
+fn verdict(followed: &mut Followed, check: &isolde::check::CheckOptions) -> isolde::outcome::Outcome {
+    isolde::online::final_check(followed, check).expect("final check")
+}
+
+/// Anomalies the property cases plant.
+const INJECT: [Inject; 5] = [Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::G1a];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Followed in random chunks with frequent rounds, with fences every
+    /// few transactions (so that most transactions are collected), a
+    /// history gets the batch verdict, or `unknown` when an assumed order
+    /// broke, and nothing is reported on a history the batch check finds
+    /// valid.
+    #[test]
+    fn collecting_registers_gives_the_batch_verdict(
+        seed in 0u64..1_000_000,
+        txns in 60usize..400,
+        processes in 2usize..6,
+        level in 0usize..4,
+        inject in proptest::collection::vec(0usize..5, 0..2),
+        faults in (0usize..3, 0usize..2),
+        fences in 1usize..6,
+        model in 0usize..3,
+        sizes in proptest::collection::vec(1usize..700, 1..6),
+        round in 3usize..40,
+    ) {
+        let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
+        let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
+        let faults = (faults.0 as f64 * 0.05, faults.1 as f64 * 0.05);
+        let Some(text) = generate(false, seed, txns, processes, faults, &opts) else { return Ok(()) };
+        let check = options(false, Some(FENCED_MODELS[model]));
+        let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn)
+            .expect("parses");
+        let want = isolde::check::check(&batch, &check).expect("batch check");
+        let (mut followed, rec) = follow_window(&text, sizes, round, &check);
+        prop_assert!(matches!(followed.ending, isolde::online::Ending::End(_)));
+        let late = followed.window.as_ref().map_or(0, |w| w.cases.len());
+        if want.valid == Validity::Valid {
+            prop_assert!(rec.found.is_empty() && late == 0, "reported {:?} on a valid history", rec.found);
+        }
+        let got = verdict(&mut followed, &check);
+        match &followed.unknown {
+            None => prop_assert_eq!(got.valid, want.valid),
+            Some(_) => {
+                prop_assert_ne!(got.valid, Validity::Valid);
+                if got.valid == Validity::Invalid {
+                    prop_assert_eq!(want.valid, Validity::Invalid);
+                }
+            }
+        }
+        if !rec.found.is_empty() {
+            prop_assert_eq!(want.valid, Validity::Invalid, "reported {:?}", rec.found);
+        }
+    }
+}
+
+/// A register history with fences in `isolde gen`'s default shape.
+fn generate_fenced(seed: u64, txns: usize, opts: &GenOptions) -> String {
+    let cfg = RwRegisterConfig { seed, txns, processes: 10, ..RwRegisterConfig::default() };
+    let mut out = Vec::new();
+    isolde::gen::rw_register::write_rw_register_with(&cfg, opts, &mut out).expect("generates");
+    String::from_utf8(out).expect("utf-8")
+}
+
+/// A long valid history is collected as it goes: a small window at every
+/// round, nothing reported, and (no assumed order broken on this seed) the
+/// batch verdict.
+#[test]
+fn a_long_fenced_history_is_held_in_a_small_window() {
+    let text = generate_fenced(3, 20_000, &GenOptions { fences: 20, ..GenOptions::default() });
+    let check = options(false, Some("strong-session-serializable"));
+    let (mut followed, rec) = follow_window(&text, vec![4096, 333], 1_000, &check);
+    assert!(rec.found.is_empty(), "{:?}", rec.found);
+    let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
+    assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
+    assert!(followed.collected > 17_000, "{} collected", followed.collected);
+    assert!(rec.notes.iter().any(|n| n.contains("--follow-window collects")), "{:?}", rec.notes);
+    let got = verdict(&mut followed, &check).valid;
+    match &followed.unknown {
+        None => assert_eq!(got, Validity::Valid),
+        Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
+    }
+}
+
+/// Without --follow-window the same run keeps every transaction.
+#[test]
+fn without_the_window_every_transaction_is_kept() {
+    let text = generate_fenced(3, 3_000, &GenOptions { fences: 20, ..GenOptions::default() });
+    let check = options(false, Some("strong-session-serializable"));
+    let (followed, rec) = support::online::follow(&text, vec![4096], 500, &check);
+    assert_eq!(followed.collected, 0);
+    assert!(rec.notes.iter().any(|n| n.contains("--follow-window holds only recent")), "{:?}", rec.notes);
+}
+
+/// An anomaly planted in a long history is reported by a round before the
+/// input ends, although most transactions before it were collected.
+#[test]
+fn a_planted_anomaly_is_reported_while_collecting_registers() {
+    for inject in [Inject::G1c, Inject::WriteSkew, Inject::LostUpdate] {
+        let opts = GenOptions { inject: vec![inject], fences: 20, ..GenOptions::default() };
+        let text = generate_fenced(5, 12_000, &opts);
+        let total = text.lines().filter(|l| !l.contains(":invoke")).count();
+        let check = options(false, Some("strong-session-serializable"));
+        let (mut followed, rec) = follow_window(&text, vec![2048], 500, &check);
+        assert!(!rec.found.is_empty(), "{inject}: nothing reported while following");
+        assert!(rec.txns_at(0) < total, "{inject}: reported only after the last transaction");
+        assert!(followed.collected > 2_000, "{inject}: {} collected", followed.collected);
+        assert_ne!(verdict(&mut followed, &check).valid, Validity::Valid, "{inject}");
+    }
+}
