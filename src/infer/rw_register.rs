@@ -414,7 +414,7 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
                 // time), and checked for cycles together with the accepted
                 // ones key by key, before the two are merged: at most the
                 // accepted edges and one source are held, never a copy.
-                let mut source = make(h, &ext);
+                let mut source = make(&Inputs { h, ext: &ext, writers: &writers, readers: &readers });
                 // Only "nil precedes v" holds for every writer of a repeated value.
                 if !repeated.is_empty() {
                     source.retain(|&(k, v1, v2)| {
@@ -531,47 +531,46 @@ fn repeated_values(h: &History, ext: &ExtIndex, ok_writers: &ValueIndex) -> FxHa
     out
 }
 
-/// nil precedes every value an ok/info op wrote and every value an ok op read.
-fn initial_state_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
-    // Sized exactly first: growing by doubling held up to three times the
-    // edges at once, at the peak of large histories.
-    let count: usize = h
-        .ops
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| matches!(op.op_type, OpType::Ok | OpType::Info))
-        .map(|(i, op)| {
-            let ok = op.op_type == OpType::Ok;
-            ext.of(i as u32)
-                .iter()
-                .map(|e| {
-                    usize::from(e.write().is_some_and(|w| w != NIL))
-                        + usize::from(ok && e.read().is_some_and(|r| r != NIL))
-                })
-                .sum::<usize>()
+/// nil precedes every value an ok/info op wrote and every value an ok op
+/// read: one edge per distinct (key, value), sorted. The ok writes and
+/// reads are the groups of the two value indexes, already sorted and
+/// distinct, so they are merged at their exact number (deriving an edge per
+/// access and deduplicating held every access's edge at once, the peak of
+/// inference on large histories); the `:info` writes (few) are added after.
+fn initial_state_versions(i: &Inputs<'_>) -> Vec<(u32, i64, i64)> {
+    let ok_values = || {
+        let mut w = i.writers.groups().map(|(k, v, _)| (k, v)).filter(|kv| kv.1 != NIL).peekable();
+        let mut r = i.readers.groups().map(|(k, v, _)| (k, v)).filter(|kv| kv.1 != NIL).peekable();
+        std::iter::from_fn(move || match (w.peek().copied(), r.peek().copied()) {
+            (Some(a), Some(b)) if a == b => {
+                r.next();
+                w.next()
+            }
+            (Some(a), Some(b)) if a < b => w.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => r.next(),
+            (Some(_), None) => w.next(),
+            (None, None) => None,
         })
-        .sum();
-    let mut out = Vec::with_capacity(count);
-    for (i, op) in h.ops.iter().enumerate() {
-        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
-            continue;
-        }
-        for e in ext.of(i as u32) {
-            if let Some(w) = e.write().filter(|&w| w != NIL) {
-                out.push((e.key.0, NIL, w));
-            }
-            if op.op_type == OpType::Ok {
-                if let Some(r) = e.read().filter(|&r| r != NIL) {
-                    out.push((e.key.0, NIL, r));
-                }
-            }
-        }
+    };
+    let info_writes = || {
+        i.h.ops.iter().enumerate().filter(|(_, op)| op.op_type == OpType::Info).flat_map(|(o, _)| {
+            i.ext.of(o as u32).iter().filter_map(|e| e.write().filter(|&w| w != NIL).map(|w| (e.key.0, w)))
+        })
+    };
+    let mut out = Vec::with_capacity(ok_values().count() + info_writes().count());
+    out.extend(ok_values().map(|(k, v)| (k, NIL, v)));
+    let ok_len = out.len();
+    out.extend(info_writes().map(|(k, v)| (k, NIL, v)));
+    if out.len() > ok_len {
+        out.sort_unstable();
+        out.dedup();
     }
     out
 }
 
 /// An ok txn that externally read `v` and wrote `v'` to a key: `v < v'`.
-fn wfr_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
+fn wfr_versions(i: &Inputs<'_>) -> Vec<(u32, i64, i64)> {
+    let (h, ext) = (i.h, i.ext);
     let mut out = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
@@ -658,17 +657,27 @@ pub fn order_version_edges(h: &History, order: &Graph) -> Vec<(u32, i64, i64)> {
 
 /// Per key, the strongly connected components (≥ 2 values) of the version
 /// graph given as sorted, deduplicated edges.
+/// What the version sources are derived from.
+struct Inputs<'a> {
+    h: &'a History,
+    ext: &'a ExtIndex,
+    /// The `:ok` external writes by (key, value).
+    writers: &'a ValueIndex,
+    /// The `:ok` external reads by (key, value).
+    readers: &'a ValueIndex,
+}
+
 /// Derives one source's version edges.
-type VersionSource = fn(&History, &ExtIndex) -> VersionEdges;
+type VersionSource = fn(&Inputs<'_>) -> VersionEdges;
 
 /// Version edges from session order (`sequential-keys`).
-fn sequential_versions(h: &History, ext: &ExtIndex) -> VersionEdges {
-    order_versions(h, ext, &Graph::from_edges(h.ops.len(), &super::order::process_edges(h)))
+fn sequential_versions(i: &Inputs<'_>) -> VersionEdges {
+    order_versions(i.h, i.ext, &Graph::from_edges(i.h.ops.len(), &super::order::process_edges(i.h)))
 }
 
 /// Version edges from realtime order (`linearizable-keys`).
-fn linearizable_versions(h: &History, ext: &ExtIndex) -> VersionEdges {
-    order_versions(h, ext, &Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h)))
+fn linearizable_versions(i: &Inputs<'_>) -> VersionEdges {
+    order_versions(i.h, i.ext, &Graph::from_edges(i.h.ops.len(), &super::order::realtime_edges(i.h)))
 }
 
 /// [`version_cycles`] of the union of two sorted, deduplicated edge lists,

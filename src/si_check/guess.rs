@@ -560,8 +560,26 @@ pub fn backtracking_order<E: Ends>(
     deadline: Instant,
     kept: &mut dyn KeptOrders,
 ) -> Result<(Vec<TxnId>, usize), usize> {
-    let n = txns.len();
-    let mut r = Replay::new(txns, edges, priority);
+    replay_until(Replay::new(txns, edges, priority), deadline, kept)
+}
+
+/// [`backtracking_order`] taking the edges, which it frees once the replay
+/// has its own rows of them (they are not needed while it runs).
+pub fn backtracking_order_owned<E: Ends>(
+    txns: &Txns,
+    edges: Vec<E>,
+    priority: &[u32],
+    deadline: Instant,
+    kept: &mut dyn KeptOrders,
+) -> Result<(Vec<TxnId>, usize), usize> {
+    let r = Replay::new(txns, &edges, priority);
+    drop(edges);
+    replay_until(r, deadline, kept)
+}
+
+/// The loop of [`backtracking_order`] on the replay `r`.
+fn replay_until(mut r: Replay<'_>, deadline: Instant, kept: &mut dyn KeptOrders) -> Result<(Vec<TxnId>, usize), usize> {
+    let n = r.txns.len();
     let mut tries: FxHashMap<(TxnId, TxnId), u32> = FxHashMap::default();
     let mut backtracks = 0usize;
     let mut undone = 0usize;

@@ -223,7 +223,10 @@ pub fn decide(
     let mut backtracks = 0;
     for (i, &guide) in guides.iter().enumerate() {
         let by_sessions = session_known.filter(|_| rank(guide) >= rank(OrderKind::Session));
-        let edges = guide_pairs(h, txns, guide, known.into_iter().chain(by_sessions));
+        let pairs = || guide_pairs(h, txns, guide, known.into_iter().chain(by_sessions));
+        // Each replay takes its edges and frees them once it has its own
+        // rows of them; a second replay derives them again.
+        let mut edges = Some(pairs());
         // The budget left, shared by the guides left.
         let left = budget.saturating_sub(start.elapsed()) / (guides.len() - i) as u32;
         let until = Instant::now() + left;
@@ -232,9 +235,10 @@ pub fn decide(
         // order instead (timed histories only).
         let invoked = (timed && guide == OrderKind::Realtime).then(|| invocation_order(h, txns));
         for prio in std::iter::once(priority).chain(invoked.as_deref()) {
+            let edges = edges.take().unwrap_or_else(pairs);
             let mut graph = Reach::default();
             graph.load(txns.len(), &edges, prio);
-            match guess::backtracking_order(txns, &edges, prio, until, &mut graph) {
+            match guess::backtracking_order_owned(txns, edges, prio, until, &mut graph) {
                 Ok((serial, b)) => {
                     backtracks += b;
                     if explains(h, txns, order, &serial) {
