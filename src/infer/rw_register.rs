@@ -344,7 +344,7 @@ impl Explain for RwIndex {
 /// Infers the rw-register dependency graph and non-cycle anomalies.
 pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     for op in &h.ops {
-        if h.mops_of(op).iter().any(|m| m.f == MopFn::Append) {
+        if h.stored_mops_of(op).iter().any(|m| m.f == MopFn::Append) {
             return Err(InferError::UnexpectedMop { workload: "rw-register", mop: "append", line: op.line });
         }
     }
@@ -784,7 +784,7 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
     // `:ok`/`:info` ops not among `ok_writers`, each with "more than one op".
     let mut others = Others::default();
     for (i, op) in h.ops.iter().enumerate() {
-        let mops = h.mops_of(op);
+        let mops = h.stored_mops_of(op);
         for (j, m) in mops.iter().enumerate() {
             if m.f != MopFn::Write {
                 continue;
