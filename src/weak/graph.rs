@@ -245,9 +245,10 @@ fn kahn(start: &[u32], to: &[TxnId], keep: impl Fn(usize) -> bool) -> Option<Vec
     while head < order.len() {
         let v = order[head] as usize;
         head += 1;
-        for e in start[v] as usize..start[v + 1] as usize {
-            if keep(e) {
-                let b = to[e] as usize;
+        let first = start[v] as usize;
+        for (i, &b) in to[first..start[v + 1] as usize].iter().enumerate() {
+            if keep(first + i) {
+                let b = b as usize;
                 indeg[b] -= 1;
                 if indeg[b] == 0 {
                     order.push(b as TxnId);
