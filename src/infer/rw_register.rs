@@ -59,9 +59,9 @@ pub struct RwOptions {
     pub linearizable_keys: bool,
 }
 
-/// A transaction's external access to one key. Absence is a sentinel rather
-/// than an `Option` so that an access takes 24 bytes, not 40: there is one
-/// per micro-op of a large history.
+/// A transaction's external access to one key, derived from its micro-ops
+/// when needed ([`exts`], [`op_exts`]). Absence is a sentinel rather than an
+/// `Option` so that an access takes 24 bytes, not 40.
 #[derive(Clone, Copy, Debug)]
 struct Ext {
     key: KeyId,
