@@ -24,6 +24,19 @@
 //! layout that depends only on the micro-ops (by key, longest read first),
 //! so the result is the same however the input was cut.
 //!
+//! # Invocations share their completion's micro-ops
+//!
+//! A Jepsen invocation carries its transaction's micro-ops with every read
+//! `nil` (what was read is known at completion), so its micro-ops are its
+//! completion's with the reads blanked: half of the micro-op column repeats
+//! the other half. Ingest drops those copies
+//! ([`History::share_invocation_mops`]): such an invocation's range names
+//! its completion's micro-ops, and [`History::mops_of`] gives them with the
+//! reads `nil`, exactly as written (the copy is made the first time it is
+//! asked for, which the analyses never do: they read completions). Scans
+//! that look only at functions, keys and written values may read the
+//! stored micro-ops without a copy ([`History::stored_mops_of`]).
+//!
 //! # Values
 //!
 //! Every analysis compares values (appended elements, written and read
@@ -52,6 +65,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
 /// Integers up to this one are never value identities in integer mode (the
 /// analyses use `i64::MIN` and `i64::MIN + 1` as markers); a history with such
@@ -488,13 +502,123 @@ pub struct History {
     /// rw-register even when the micro-ops alone cannot tell (a history of
     /// reads of the initial state only).
     pub registers_only: bool,
+    /// Invocations whose micro-ops are their completion's with every read
+    /// `nil`, increasing: they hold no copy ([`Self::share_invocation_mops`]).
+    shared_invocations: Vec<OpId>,
+    /// The micro-ops of each of [`Self::shared_invocations`], made the first
+    /// time they are asked for.
+    invocation_views: Vec<OnceLock<Box<[Mop]>>>,
 }
 
 impl History {
     /// The micro-ops of an op.
     #[inline]
     pub fn mops_of(&self, op: &Op) -> &[Mop] {
+        if op.op_type == OpType::Invoke && !self.shared_invocations.is_empty() {
+            if let Some(view) = self.invocation_view(op) {
+                return view;
+            }
+        }
+        self.stored_mops_of(op)
+    }
+
+    /// The micro-ops stored for an op: [`Self::mops_of`], except that an
+    /// invocation sharing its completion's micro-ops (see
+    /// [`Self::share_invocation_mops`]) gives the completion's, whose
+    /// functions, keys and written values are the same but whose reads
+    /// hold the values read. For scans that look at nothing else: they
+    /// make no copy of an invocation's micro-ops.
+    #[inline]
+    pub fn stored_mops_of(&self, op: &Op) -> &[Mop] {
         &self.mops[op.mop_start as usize..(op.mop_start + op.mop_len) as usize]
+    }
+
+    /// Whether `op` is an invocation that shares its completion's micro-ops
+    /// (see [`Self::share_invocation_mops`]): every read of it is `nil`.
+    pub fn shares_mops(&self, op: &Op) -> bool {
+        op.op_type == OpType::Invoke
+            && !self.shared_invocations.is_empty()
+            && self.ops.get(op.pair as usize).is_some_and(|c| self.shared_invocations.binary_search(&c.pair).is_ok())
+    }
+
+    /// The micro-ops of a shared invocation (its completion's, every read
+    /// `nil`), made once; `None` when `op` shares nothing.
+    #[cold]
+    fn invocation_view(&self, op: &Op) -> Option<&[Mop]> {
+        let me = self.ops.get(op.pair as usize)?.pair;
+        let slot = self.shared_invocations.binary_search(&me).ok()?;
+        Some(self.invocation_views[slot].get_or_init(|| {
+            let nil_read = |m: &Mop| match m.f {
+                MopFn::Read => Mop { value: MopValue::Nil, ..*m },
+                _ => *m,
+            };
+            self.stored_mops_of(op).iter().map(nil_read).collect()
+        }))
+    }
+
+    /// Drops the micro-ops of every invocation that are exactly its
+    /// completion's with each read `nil` (Jepsen's invocations: the values
+    /// read are known only at completion), about half of the micro-op
+    /// column: such an invocation's micro-op range names its completion's,
+    /// and [`Self::mops_of`] gives them with the reads `nil` (a copy made
+    /// the first time they are asked for; the analyses never ask, reports
+    /// ask for the few they print). Nothing changes in a history whose ops'
+    /// micro-op ranges are not laid out in op order, as readers build them.
+    pub fn share_invocation_mops(&mut self) {
+        if !self.shared_invocations.is_empty() || !self.ops_in_mop_order() {
+            return;
+        }
+        let shared: Vec<OpId> =
+            (0..self.ops.len() as OpId).filter(|&i| self.mops_match_completion(&self.ops[i as usize])).collect();
+        if shared.is_empty() {
+            return;
+        }
+        let mut next = 0u32;
+        let mut skip = shared.iter().copied().peekable();
+        for i in 0..self.ops.len() {
+            if skip.next_if_eq(&(i as OpId)).is_some() {
+                continue;
+            }
+            let op = &mut self.ops[i];
+            let (start, len) = (op.mop_start as usize, op.mop_len as usize);
+            self.mops.copy_within(start..start + len, next as usize);
+            op.mop_start = next;
+            next += op.mop_len;
+        }
+        for &i in &shared {
+            let completion = self.ops[i as usize].pair as usize;
+            self.ops[i as usize].mop_start = self.ops[completion].mop_start;
+        }
+        self.mops.truncate(next as usize);
+        self.mops.shrink_to_fit();
+        self.invocation_views = shared.iter().map(|_| OnceLock::new()).collect();
+        self.shared_invocations = shared;
+    }
+
+    /// Whether each op's micro-ops follow the previous op's.
+    fn ops_in_mop_order(&self) -> bool {
+        let mut end = 0u64;
+        self.ops.iter().all(|op| {
+            let ok = u64::from(op.mop_start) == end;
+            end += u64::from(op.mop_len);
+            ok
+        }) && end == self.mops.len() as u64
+    }
+
+    /// Whether `op` is a paired invocation whose micro-ops are its
+    /// completion's with every read `nil`.
+    fn mops_match_completion(&self, op: &Op) -> bool {
+        if op.op_type != OpType::Invoke || op.pair == NONE || op.mop_len == 0 {
+            return false;
+        }
+        let Some(completion) = self.ops.get(op.pair as usize) else { return false };
+        let (mine, theirs) = (self.stored_mops_of(op), self.stored_mops_of(completion));
+        mine.len() == theirs.len()
+            && mine.iter().zip(theirs).all(|(a, b)| {
+                a.f == b.f
+                    && a.key == b.key
+                    && if a.f == MopFn::Read { a.value == MopValue::Nil } else { a.value == b.value }
+            })
     }
 
     /// The elements of a list value (empty for non-lists).
@@ -556,7 +680,8 @@ impl History {
     }
 
     /// Bytes the columns use, for `--stats`: ops, micro-ops, list elements,
-    /// and the rest (interned keys, values and `:f`s by slot, extras),
+    /// and the rest (interned keys, values and `:f`s by slot, extras, the
+    /// shared invocations and the copies made of their micro-ops),
     /// counted by length: readers reserve address space generously, and
     /// untouched reserved pages are never resident.
     pub fn column_bytes(&self) -> [(&'static str, u64); 4] {
@@ -564,7 +689,9 @@ impl History {
             std::mem::size_of_val(v) as u64
         }
         let extras: u64 = self.extras.iter().map(|e| used(e)).sum();
-        let rest = used(&self.keys) + used(&self.values) + used(&self.fs) + used(&self.extras) + extras;
+        let views: u64 = self.invocation_views.iter().filter_map(OnceLock::get).map(|v| used(v)).sum();
+        let shared = used(&self.shared_invocations) + used(&self.invocation_views) + views;
+        let rest = used(&self.keys) + used(&self.values) + used(&self.fs) + used(&self.extras) + extras + shared;
         [("ops", used(&self.ops)), ("mops", used(&self.mops)), ("elements", used(&self.elements)), ("other", rest)]
     }
 }

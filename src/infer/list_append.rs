@@ -300,7 +300,7 @@ fn verify_unique_appends(h: &History) -> Result<(), InferError> {
     }
     // Micro-op types: only appends and reads belong in this workload.
     for op in &h.ops {
-        for m in h.mops_of(op) {
+        for m in h.stored_mops_of(op) {
             if m.f == MopFn::Write {
                 return Err(InferError::UnexpectedMop { workload: "list-append", mop: "w", line: op.line });
             }
@@ -327,9 +327,12 @@ fn key_orders(h: &History, nkeys: usize, include: fn(&Op) -> bool) -> Vec<KeyOrd
         if !include(op) {
             continue;
         }
-        for (j, m) in h.mops_of(op).iter().enumerate() {
+        // The stored micro-ops, without a copy: the reads of an invocation
+        // that shares its completion's are `nil`, its appends are its own.
+        let nil_reads = h.shares_mops(op);
+        for (j, m) in h.stored_mops_of(op).iter().enumerate() {
             match (m.f, m.value) {
-                (MopFn::Read, MopValue::List { start, len }) if len > 0 => {
+                (MopFn::Read, MopValue::List { start, len }) if len > 0 && !nil_reads => {
                     reads.push(ReadRec { key: m.key.0, len, start, op: i as u32, mop: j as u32 })
                 }
                 (MopFn::Append, MopValue::Int(v)) => {
@@ -584,7 +587,7 @@ fn detect_anomalies(h: &History, idx: &ListAppendIndex, out: &mut Anomalies) {
         failed_pos: FxHashMap::default(),
     };
     for (i, op) in h.ops.iter().enumerate() {
-        let mops = h.mops_of(op);
+        let mops = h.stored_mops_of(op);
         for (j, m) in mops.iter().enumerate() {
             if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
                 match op.op_type {
@@ -667,6 +670,10 @@ fn check_reads(
     op: &Op,
     found: &mut Vec<(&'static str, Case)>,
 ) {
+    if h.shares_mops(op) {
+        // Every read of it is `nil`: nothing to check.
+        return;
+    }
     let possible = is_possible(op);
     for (j, m) in h.mops_of(op).iter().enumerate() {
         let (MopFn::Read, MopValue::List { len, .. }) = (m.f, m.value) else { continue };

@@ -59,9 +59,9 @@ pub struct RwOptions {
     pub linearizable_keys: bool,
 }
 
-/// A transaction's external access to one key. Absence is a sentinel rather
-/// than an `Option` so that an access takes 24 bytes, not 40: there is one
-/// per micro-op of a large history.
+/// A transaction's external access to one key, derived from its micro-ops
+/// when needed ([`exts`], [`op_exts`]). Absence is a sentinel rather than an
+/// `Option` so that an access takes 24 bytes, not 40.
 #[derive(Clone, Copy, Debug)]
 struct Ext {
     key: KeyId,
@@ -102,69 +102,33 @@ fn show(v: i64) -> Option<i64> {
     (v != NIL).then_some(v)
 }
 
-/// External reads and writes of every completion (invocations have none), in
-/// CSR form.
-struct ExtIndex {
-    offsets: Vec<u32>,
-    exts: Vec<Ext>,
+/// The external accesses of `op` (see [`op_exts`]). They are derived from
+/// the micro-ops when needed, a few per transaction, rather than indexed
+/// for the whole history: an index of them all held about a fifth of
+/// inference's peak on large histories.
+fn exts(h: &History, op: OpId) -> Vec<Ext> {
+    let mut out = Vec::new();
+    op_exts(h, h.op(op), &mut out);
+    out
 }
 
-impl ExtIndex {
-    /// Two passes over the ops, in parallel chunks: the number of accesses
-    /// of each op, then the accesses, written in place into one array of
-    /// exactly that size (no per-chunk arrays stitched together, which held
-    /// every access twice at the peak).
-    fn build(h: &History) -> ExtIndex {
-        const CHUNK: usize = 16 * 1024;
-        let counts: Vec<Vec<u32>> = h
-            .ops
-            .par_chunks(CHUNK)
-            .map(|ops| {
-                let mut exts = Vec::new();
-                ops.iter()
-                    .map(|op| {
-                        exts.clear();
-                        op_exts(h, op, &mut exts);
-                        exts.len() as u32
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut offsets = Vec::with_capacity(h.ops.len() + 1);
-        offsets.push(0u32);
-        for c in counts.iter().flatten() {
-            offsets.push(offsets[offsets.len() - 1] + c);
-        }
-        drop(counts);
-        let total = offsets[offsets.len() - 1] as usize;
-        let mut exts = vec![Ext { key: KeyId(0), read_raw: ABSENT, write_raw: ABSENT }; total];
-        // Each chunk of ops fills its own part of `exts`.
-        let mut parts = Vec::new();
-        let mut rest = &mut exts[..];
-        for (c, ops) in h.ops.chunks(CHUNK).enumerate() {
-            let first = c * CHUNK;
-            let len = (offsets[first + ops.len()] - offsets[first]) as usize;
-            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            rest = tail;
-            parts.push((ops, part));
-        }
-        parts.into_par_iter().for_each(|(ops, part)| {
-            let mut at = 0;
-            let mut one = Vec::new();
-            for op in ops {
-                one.clear();
-                op_exts(h, op, &mut one);
-                part[at..at + one.len()].copy_from_slice(&one);
-                at += one.len();
+/// The number of `:ok` external writes and reads.
+fn ok_access_counts(h: &History) -> (usize, usize) {
+    const CHUNK: usize = 16 * 1024;
+    h.ops
+        .par_chunks(CHUNK)
+        .map(|ops| {
+            let (mut w, mut r) = (0, 0);
+            let mut buf = Vec::new();
+            for op in ops.iter().filter(|op| op.op_type == OpType::Ok) {
+                buf.clear();
+                op_exts(h, op, &mut buf);
+                w += buf.iter().filter(|e| e.write().is_some()).count();
+                r += buf.iter().filter(|e| e.read().is_some()).count();
             }
-        });
-        ExtIndex { offsets, exts }
-    }
-
-    #[inline]
-    fn of(&self, op: OpId) -> &[Ext] {
-        &self.exts[self.offsets[op as usize] as usize..self.offsets[op as usize + 1] as usize]
-    }
+            (w, r)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
 /// The external accesses of `op` (none for an invocation, which never takes
@@ -290,7 +254,6 @@ type VersionEdges = Vec<(u32, i64, i64)>;
 
 /// Everything kept to explain edges after cycle search.
 pub struct RwIndex {
-    ext: ExtIndex,
     versions: VersionEdges,
     /// Repeated (key, value) pairs, which justify no wr edge.
     repeated: FxHashSet<(u32, i64)>,
@@ -298,12 +261,12 @@ pub struct RwIndex {
 
 impl Explain for RwIndex {
     fn explain(&self, h: &History, a: OpId, b: OpId, rels: Rels) -> Option<Step> {
-        let (ea, eb) = (self.ext.of(a), self.ext.of(b));
+        let (ea, eb) = (exts(h, a), exts(h, b));
         let mop_index = |op: OpId, f: MopFn, k: KeyId, v: i64| {
             h.mops_of(h.op(op)).iter().position(|m| m.f == f && m.key == k && value_of(m.value) == v).map(|i| i as u32)
         };
         if rels & rel::WR != 0 {
-            for x in ea {
+            for x in &ea {
                 if let Some(w) = x.write().filter(|&w| !self.repeated.contains(&(x.key.0, w))) {
                     if eb.iter().any(|y| y.key == x.key && y.read() == Some(w)) {
                         return Some(Step::Wr {
@@ -344,28 +307,22 @@ impl Explain for RwIndex {
 /// Infers the rw-register dependency graph and non-cycle anomalies.
 pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     for op in &h.ops {
-        if h.mops_of(op).iter().any(|m| m.f == MopFn::Append) {
+        if h.stored_mops_of(op).iter().any(|m| m.f == MopFn::Append) {
             return Err(InferError::UnexpectedMop { workload: "rw-register", mop: "append", line: op.line });
         }
     }
-    let ext = ExtIndex::build(h);
-    let ok = |i: usize| h.ops[i].op_type == OpType::Ok;
-
     // Ok ext-writers and ext-readers of each (key, value), sized exactly
     // (growing by doubling held up to three times the tuples at once).
-    let (mut w_count, mut r_count) = (0, 0);
-    for i in (0..h.ops.len()).filter(|&i| ok(i)) {
-        for e in ext.of(i as u32) {
-            w_count += usize::from(e.write().is_some());
-            r_count += usize::from(e.read().is_some());
-        }
-    }
+    let (w_count, r_count) = ok_access_counts(h);
     let (mut w_tuples, mut r_tuples) = (Vec::with_capacity(w_count), Vec::with_capacity(r_count));
-    for i in 0..h.ops.len() {
-        if !ok(i) {
+    let mut buf = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
             continue;
         }
-        for e in ext.of(i as u32) {
+        buf.clear();
+        op_exts(h, op, &mut buf);
+        for e in &buf {
             if let Some(w) = e.write() {
                 w_tuples.push((e.key.0, w, i as u32));
             }
@@ -378,7 +335,7 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
     let r_len = r_tuples.len();
     let (writers, readers) = rayon::join(|| ValueIndex::build(nkeys, w_tuples), || ValueIndex::build(nkeys, r_tuples));
 
-    let repeated = repeated_values(h, &ext, &writers);
+    let repeated = repeated_values(h, &writers);
 
     // wr: the writer of each value read, when only one operation wrote it.
     let mut edges: Vec<Edge> = Vec::with_capacity(r_len);
@@ -414,7 +371,7 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
                 // time), and checked for cycles together with the accepted
                 // ones key by key, before the two are merged: at most the
                 // accepted edges and one source are held, never a copy.
-                let mut source = make(h, &ext);
+                let mut source = make(&Inputs { h, writers: &writers, readers: &readers });
                 // Only "nil precedes v" holds for every writer of a repeated value.
                 if !repeated.is_empty() {
                     source.retain(|&(k, v1, v2)| {
@@ -504,14 +461,14 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
         workload: Workload::RwRegister,
         edges: edge_lists,
         anomalies,
-        explainer: Box::new(RwIndex { ext, versions, repeated }),
+        explainer: Box::new(RwIndex { versions, repeated }),
     })
 }
 
 /// The (key, value) pairs whose final write comes from more than one
 /// `:ok`/`:info` operation (see the module docs). `ok_writers` holds the
 /// `:ok` final writes; `:info` ones are few and gathered here.
-fn repeated_values(h: &History, ext: &ExtIndex, ok_writers: &ValueIndex) -> FxHashSet<(u32, i64)> {
+fn repeated_values(h: &History, ok_writers: &ValueIndex) -> FxHashSet<(u32, i64)> {
     let mut out: FxHashSet<(u32, i64)> = FxHashSet::default();
     for (k, v, ws) in ok_writers.groups() {
         if ws.len() > 1 && v != NIL {
@@ -520,7 +477,7 @@ fn repeated_values(h: &History, ext: &ExtIndex, ok_writers: &ValueIndex) -> FxHa
     }
     let mut info: FxHashMap<(u32, i64), OpId> = FxHashMap::default();
     for (i, _) in h.ops.iter().enumerate().filter(|(_, o)| o.op_type == OpType::Info) {
-        for e in ext.of(i as u32) {
+        for e in exts(h, i as u32) {
             let Some(w) = e.write().filter(|&w| w != NIL) else { continue };
             let other_info = info.insert((e.key.0, w), i as u32).is_some_and(|o| o != i as u32);
             if other_info || !ok_writers.get(e.key.0, w).is_empty() {
@@ -531,53 +488,52 @@ fn repeated_values(h: &History, ext: &ExtIndex, ok_writers: &ValueIndex) -> FxHa
     out
 }
 
-/// nil precedes every value an ok/info op wrote and every value an ok op read.
-fn initial_state_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
-    // Sized exactly first: growing by doubling held up to three times the
-    // edges at once, at the peak of large histories.
-    let count: usize = h
-        .ops
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| matches!(op.op_type, OpType::Ok | OpType::Info))
-        .map(|(i, op)| {
-            let ok = op.op_type == OpType::Ok;
-            ext.of(i as u32)
-                .iter()
-                .map(|e| {
-                    usize::from(e.write().is_some_and(|w| w != NIL))
-                        + usize::from(ok && e.read().is_some_and(|r| r != NIL))
-                })
-                .sum::<usize>()
+/// nil precedes every value an ok/info op wrote and every value an ok op
+/// read: one edge per distinct (key, value), sorted. The ok writes and
+/// reads are the groups of the two value indexes, already sorted and
+/// distinct, so they are merged at their exact number (deriving an edge per
+/// access and deduplicating held every access's edge at once, the peak of
+/// inference on large histories); the `:info` writes (few) are added after.
+fn initial_state_versions(i: &Inputs<'_>) -> Vec<(u32, i64, i64)> {
+    let ok_values = || {
+        let mut w = i.writers.groups().map(|(k, v, _)| (k, v)).filter(|kv| kv.1 != NIL).peekable();
+        let mut r = i.readers.groups().map(|(k, v, _)| (k, v)).filter(|kv| kv.1 != NIL).peekable();
+        std::iter::from_fn(move || match (w.peek().copied(), r.peek().copied()) {
+            (Some(a), Some(b)) if a == b => {
+                r.next();
+                w.next()
+            }
+            (Some(a), Some(b)) if a < b => w.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => r.next(),
+            (Some(_), None) => w.next(),
+            (None, None) => None,
         })
-        .sum();
-    let mut out = Vec::with_capacity(count);
-    for (i, op) in h.ops.iter().enumerate() {
-        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
-            continue;
-        }
-        for e in ext.of(i as u32) {
-            if let Some(w) = e.write().filter(|&w| w != NIL) {
-                out.push((e.key.0, NIL, w));
-            }
-            if op.op_type == OpType::Ok {
-                if let Some(r) = e.read().filter(|&r| r != NIL) {
-                    out.push((e.key.0, NIL, r));
-                }
-            }
-        }
+    };
+    let info_writes = || {
+        i.h.ops.iter().enumerate().filter(|(_, op)| op.op_type == OpType::Info).flat_map(|(o, _)| {
+            exts(i.h, o as u32).into_iter().filter_map(|e| e.write().filter(|&w| w != NIL).map(|w| (e.key.0, w)))
+        })
+    };
+    let mut out = Vec::with_capacity(ok_values().count() + info_writes().count());
+    out.extend(ok_values().map(|(k, v)| (k, NIL, v)));
+    let ok_len = out.len();
+    out.extend(info_writes().map(|(k, v)| (k, NIL, v)));
+    if out.len() > ok_len {
+        out.sort_unstable();
+        out.dedup();
     }
     out
 }
 
 /// An ok txn that externally read `v` and wrote `v'` to a key: `v < v'`.
-fn wfr_versions(h: &History, ext: &ExtIndex) -> Vec<(u32, i64, i64)> {
+fn wfr_versions(i: &Inputs<'_>) -> Vec<(u32, i64, i64)> {
+    let h = i.h;
     let mut out = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
-        for e in ext.of(i as u32) {
+        for e in exts(h, i as u32) {
             if let (Some(r), Some(w)) = (e.read(), e.write()) {
                 if r != NIL {
                     out.push((e.key.0, r, w));
@@ -603,12 +559,12 @@ fn touches(op: &Op, e: &Ext) -> bool {
 /// is its external read when that read saw a value, else its external write
 /// (else nil); its last is its external write, else its read; an info op's
 /// are both its write.
-fn key_touches(h: &History, ext: &ExtIndex) -> KeyTouches {
+fn key_touches(h: &History) -> KeyTouches {
     let nkeys = h.key_count();
     let mut offsets = vec![0u32; nkeys + 1];
     let each = |f: &mut dyn FnMut(u32, Touch)| {
         for (i, op) in h.ops.iter().enumerate() {
-            for e in ext.of(i as u32).iter().filter(|e| touches(op, e)) {
+            for e in exts(h, i as u32).iter().filter(|e| touches(op, e)) {
                 let (first, last) = match op.op_type {
                     OpType::Ok => (
                         e.read().filter(|&r| r != NIL).or(e.write()).unwrap_or(NIL),
@@ -641,8 +597,8 @@ fn key_touches(h: &History, ext: &ExtIndex) -> KeyTouches {
 /// [`super::nearest`]). `order` must point forward in history. Elle also
 /// links nil for keys a transaction does not touch; the initial-state source
 /// already implies those links, so they are left out.
-fn order_versions(h: &History, ext: &ExtIndex, order: &Graph) -> Vec<(u32, i64, i64)> {
-    nearest_toucher_links(order, &key_touches(h, ext))
+fn order_versions(h: &History, order: &Graph) -> Vec<(u32, i64, i64)> {
+    nearest_toucher_links(order, &key_touches(h))
 }
 
 /// The version edges the `sequential-keys` / `linearizable-keys` sources
@@ -650,7 +606,7 @@ fn order_versions(h: &History, ext: &ExtIndex, order: &Graph) -> Vec<(u32, i64, 
 /// [`super::order`]), sorted and deduplicated: what [`infer`] merges into the
 /// version graphs, exposed so tests can compare it with other derivations.
 pub fn order_version_edges(h: &History, order: &Graph) -> Vec<(u32, i64, i64)> {
-    let mut v = order_versions(h, &ExtIndex::build(h), order);
+    let mut v = order_versions(h, order);
     v.sort_unstable();
     v.dedup();
     v
@@ -658,17 +614,26 @@ pub fn order_version_edges(h: &History, order: &Graph) -> Vec<(u32, i64, i64)> {
 
 /// Per key, the strongly connected components (≥ 2 values) of the version
 /// graph given as sorted, deduplicated edges.
+/// What the version sources are derived from.
+struct Inputs<'a> {
+    h: &'a History,
+    /// The `:ok` external writes by (key, value).
+    writers: &'a ValueIndex,
+    /// The `:ok` external reads by (key, value).
+    readers: &'a ValueIndex,
+}
+
 /// Derives one source's version edges.
-type VersionSource = fn(&History, &ExtIndex) -> VersionEdges;
+type VersionSource = fn(&Inputs<'_>) -> VersionEdges;
 
 /// Version edges from session order (`sequential-keys`).
-fn sequential_versions(h: &History, ext: &ExtIndex) -> VersionEdges {
-    order_versions(h, ext, &Graph::from_edges(h.ops.len(), &super::order::process_edges(h)))
+fn sequential_versions(i: &Inputs<'_>) -> VersionEdges {
+    order_versions(i.h, &Graph::from_edges(i.h.ops.len(), &super::order::process_edges(i.h)))
 }
 
 /// Version edges from realtime order (`linearizable-keys`).
-fn linearizable_versions(h: &History, ext: &ExtIndex) -> VersionEdges {
-    order_versions(h, ext, &Graph::from_edges(h.ops.len(), &super::order::realtime_edges(h)))
+fn linearizable_versions(i: &Inputs<'_>) -> VersionEdges {
+    order_versions(i.h, &Graph::from_edges(i.h.ops.len(), &super::order::realtime_edges(i.h)))
 }
 
 /// [`version_cycles`] of the union of two sorted, deduplicated edge lists,
@@ -775,7 +740,7 @@ fn detect_anomalies(h: &History, ok_writers: &ValueIndex, out: &mut Anomalies) {
     // `:ok`/`:info` ops not among `ok_writers`, each with "more than one op".
     let mut others = Others::default();
     for (i, op) in h.ops.iter().enumerate() {
-        let mops = h.mops_of(op);
+        let mops = h.stored_mops_of(op);
         for (j, m) in mops.iter().enumerate() {
             if m.f != MopFn::Write {
                 continue;

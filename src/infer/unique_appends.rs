@@ -53,7 +53,7 @@ pub fn first_duplicate(h: &History) -> Option<Duplicate> {
     let has_invokes = h.ops.iter().any(Op::is_invoke);
     for (i, op) in h.ops.iter().enumerate() {
         let slot = if op.is_invoke() || !has_invokes { 0 } else { 2 };
-        for m in h.mops_of(op) {
+        for m in h.stored_mops_of(op) {
             if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
                 let e = match places[m.key.0 as usize] {
                     Place::Dense { offset, min, .. } => &mut dense[offset + v.wrapping_sub(min) as usize],
@@ -92,7 +92,9 @@ fn note(e: &mut Writers, slot: usize, i: OpId) {
 /// about four times their number.
 fn places(h: &History, nkeys: usize) -> Vec<Place> {
     let mut bounds: Vec<(i64, i64, usize)> = vec![(i64::MAX, i64::MIN, 0); nkeys];
-    for m in &h.mops {
+    // Every op's appends, an invocation's too (the stored micro-ops: an
+    // invocation's appends are its completion's).
+    for m in h.ops.iter().flat_map(|op| h.stored_mops_of(op)) {
         if let (MopFn::Append, MopValue::Int(v)) = (m.f, m.value) {
             let b = &mut bounds[m.key.0 as usize];
             b.0 = b.0.min(v);

@@ -443,11 +443,14 @@ fn looks_like_edn(bytes: &[u8]) -> bool {
 
 /// An input with no operation at all, or whose client operations are all
 /// invocations, holds nothing to check (and is most likely truncated or the
-/// wrong file): it is refused rather than judged.
-fn require_completions(source_name: &str, h: History) -> Result<History, IngestError> {
+/// wrong file): it is refused rather than judged. An accepted history's
+/// invocations share their completions' micro-ops
+/// ([`History::share_invocation_mops`]).
+fn require_completions(source_name: &str, mut h: History) -> Result<History, IngestError> {
     // Non-client ops only (ops without an integer `:process`) are a history
     // Elle reads, finding an empty transaction graph: not refused.
     if h.ops.iter().any(|op| !op.is_invoke()) || (h.ops.is_empty() && h.nonclient_ops > 0) {
+        h.share_invocation_mops();
         return Ok(h);
     }
     let reason = match h.ops.len() {

@@ -39,6 +39,7 @@
 //! step the replay is `O((n + reads + edges) log n)`, plus the undone steps
 //! when backtracking (bounded by the caller's deadline).
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -104,6 +105,47 @@ pub type Hint = [(TxnId, TxnId); 2];
 
 type Heap = BinaryHeap<Reverse<(u32, TxnId)>>;
 
+/// Edges in compressed rows by their first transaction, each row in the
+/// order the edges came.
+#[derive(Clone, Debug, Default)]
+pub struct Rows {
+    /// Where each transaction's row starts in `succ` (one past the last too).
+    pub start: Vec<u32>,
+    /// The second transaction of each edge.
+    pub succ: Vec<TxnId>,
+}
+
+impl Rows {
+    /// The rows of `edges` over `n` transactions.
+    pub fn of(n: usize, edges: impl Iterator<Item = (TxnId, TxnId)> + Clone) -> Rows {
+        let mut start = vec![0u32; n + 1];
+        for (from, _) in edges.clone() {
+            start[from as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut succ = vec![0 as TxnId; start[n] as usize];
+        let mut fill = start.clone();
+        for (from, to) in edges {
+            succ[fill[from as usize] as usize] = to;
+            fill[from as usize] += 1;
+        }
+        Rows { start, succ }
+    }
+
+    /// The successors of `t`.
+    #[inline]
+    pub fn row(&self, t: TxnId) -> &[TxnId] {
+        &self.succ[self.start[t as usize] as usize..self.start[t as usize + 1] as usize]
+    }
+
+    /// Whether some edge goes from a transaction to itself.
+    pub fn has_loop(&self) -> bool {
+        (0..self.start.len().saturating_sub(1) as TxnId).any(|t| self.row(t).contains(&t))
+    }
+}
+
 /// The state of a replay: what is placed, the current writer of each key,
 /// which reads are satisfied, and what each placement replaced (to undo it).
 struct Replay<'a> {
@@ -111,8 +153,9 @@ struct Replay<'a> {
     priority: &'a [u32],
     /// Unplaced known predecessors.
     preds: Vec<u32>,
-    succ_start: Vec<u32>,
-    succ: Vec<TxnId>,
+    /// Known successors, in rows by transaction (borrowed where the caller
+    /// holds the same rows).
+    succ: Cow<'a, Rows>,
     pred_start: Vec<u32>,
     pred_list: Vec<TxnId>,
     /// Edges added while replaying (kept hints), both ways.
@@ -166,30 +209,33 @@ enum Step {
 
 impl<'a> Replay<'a> {
     fn new<E: Ends>(txns: &'a Txns, edges: &[E], priority: &'a [u32]) -> Replay<'a> {
+        Replay::sharing(txns, edges, None, priority)
+    }
+
+    /// A replay under `edges` that reads its successor rows from `rows`
+    /// (the same edges, as [`Rows::of`] lays them out) when they have no
+    /// edge from a transaction to itself, which the replay leaves out.
+    fn sharing<E: Ends>(txns: &'a Txns, edges: &[E], rows: Option<&'a Rows>, priority: &'a [u32]) -> Replay<'a> {
         let n = txns.len();
+        let succ = match rows.filter(|r| !r.has_loop()) {
+            Some(r) => Cow::Borrowed(r),
+            None => Cow::Owned(Rows::of(n, edges.iter().map(Ends::ends).filter(|(a, b)| a != b))),
+        };
         let mut preds = vec![0u32; n];
-        let mut succ_start = vec![0u32; n + 1];
-        for (from, to) in edges.iter().map(Ends::ends).filter(|(a, b)| a != b) {
-            succ_start[from as usize + 1] += 1;
+        for (_, to) in edges.iter().map(Ends::ends).filter(|(a, b)| a != b) {
             preds[to as usize] += 1;
-        }
-        for i in 0..n {
-            succ_start[i + 1] += succ_start[i];
         }
         let mut pred_start = vec![0u32; n + 1];
         for (t, &p) in preds.iter().enumerate() {
             pred_start[t + 1] = pred_start[t] + p;
         }
-        let mut succ = vec![0 as TxnId; succ_start[n] as usize];
         let mut pred_list = vec![0 as TxnId; pred_start[n] as usize];
-        let mut fill = succ_start.clone();
         let mut fill_pred = pred_start.clone();
         for (from, to) in edges.iter().map(Ends::ends).filter(|(a, b)| a != b) {
-            succ[fill[from as usize] as usize] = to;
-            fill[from as usize] += 1;
             pred_list[fill_pred[to as usize] as usize] = from;
             fill_pred[to as usize] += 1;
         }
+        drop(fill_pred);
 
         let wanted = Versions::build(txns);
         let mut unsat = vec![0u32; n];
@@ -210,7 +256,6 @@ impl<'a> Replay<'a> {
             txns,
             priority,
             preds,
-            succ_start,
             succ,
             pred_start,
             pred_list,
@@ -281,7 +326,7 @@ impl<'a> Replay<'a> {
 
     /// `t`'s known successors and those of the edges kept since.
     fn successors(&self, t: TxnId) -> (&[TxnId], &[TxnId]) {
-        let known = &self.succ[self.succ_start[t as usize] as usize..self.succ_start[t as usize + 1] as usize];
+        let known = self.succ.row(t);
         (known, self.extra_succ.get(&t).map_or(&[][..], |x| &x[..]))
     }
 
@@ -560,8 +605,29 @@ pub fn backtracking_order<E: Ends>(
     deadline: Instant,
     kept: &mut dyn KeptOrders,
 ) -> Result<(Vec<TxnId>, usize), usize> {
-    let n = txns.len();
-    let mut r = Replay::new(txns, edges, priority);
+    replay_until(Replay::new(txns, edges, priority), deadline, kept)
+}
+
+/// [`backtracking_order`] taking the edges, which it frees once the replay
+/// has its own rows of them (they are not needed while it runs), and
+/// reading the successors from `rows` (the edges' [`Rows::of`], which the
+/// caller holds anyway) instead of a copy.
+pub fn backtracking_order_owned<'a, E: Ends>(
+    txns: &'a Txns,
+    edges: Vec<E>,
+    rows: &'a Rows,
+    priority: &'a [u32],
+    deadline: Instant,
+    kept: &mut dyn KeptOrders,
+) -> Result<(Vec<TxnId>, usize), usize> {
+    let r = Replay::sharing(txns, &edges, Some(rows), priority);
+    drop(edges);
+    replay_until(r, deadline, kept)
+}
+
+/// The loop of [`backtracking_order`] on the replay `r`.
+fn replay_until(mut r: Replay<'_>, deadline: Instant, kept: &mut dyn KeptOrders) -> Result<(Vec<TxnId>, usize), usize> {
+    let n = r.txns.len();
     let mut tries: FxHashMap<(TxnId, TxnId), u32> = FxHashMap::default();
     let mut backtracks = 0usize;
     let mut undone = 0usize;

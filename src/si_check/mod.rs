@@ -143,7 +143,7 @@ fn replay(
             priority: &priority,
             known: opts.known.as_ref().filter(|k| k.apply_to(level)),
             session_known: opts.session_orders.as_ref(),
-            budget: serial_budget(deadline),
+            budget: serial_budget(deadline, txns.len()),
         },
     );
     let (rounds, order) = match decided {
@@ -289,14 +289,23 @@ fn refute_by_window(
     }
 }
 
-/// How long the replays that look for a serial execution may take: a
-/// quarter of the time left, between one second and a minute. A replay that
-/// finds one decides the level at once; one that does not leaves the
-/// polygraph three quarters of the time.
-fn serial_budget(deadline: Option<Instant>) -> Duration {
+/// How long the replays that look for a serial execution of `txns`
+/// transactions may take: a quarter of the time left, between one second
+/// and a minute, or [`SERIAL_PER_TXN`] per transaction where that is more.
+/// A replay that finds one decides the level at once; one that does not
+/// leaves the polygraph three quarters of the time.
+fn serial_budget(deadline: Option<Instant>, txns: usize) -> Duration {
     let left = deadline.map_or(Duration::from_secs(240), |d| d.saturating_duration_since(Instant::now()));
-    (left / 4).clamp(Duration::from_secs(1), Duration::from_secs(60))
+    let most = Duration::from_secs(60).max(SERIAL_PER_TXN.saturating_mul(u32::try_from(txns).unwrap_or(u32::MAX)));
+    (left / 4).clamp(Duration::from_secs(1), most)
 }
+
+/// The serial replays' budget per transaction on the largest histories:
+/// a valid history's replay takes about 4 µs per transaction at 1M and 2M
+/// (rw-register, PolySI's shape, a loaded 2-core machine), a little more as
+/// it grows, so a minute is too short from about 10M on, and the polygraph
+/// it would spare takes far longer and far more memory.
+const SERIAL_PER_TXN: Duration = Duration::from_micros(15);
 
 /// Whether some process ran two of `txns` (session order has an edge).
 fn has_session_order(txns: &txns::Txns) -> bool {
@@ -692,7 +701,7 @@ fn decide_open(
     // cannot get wrong (the backtracking replay before the polygraph
     // had only the known ones).
     if !holds && g.choices.is_empty() && opts.serial_first {
-        let until = Instant::now() + serial_budget(deadline);
+        let until = Instant::now() + serial_budget(deadline, txns.len());
         match serial::backtrack_under(txns, &edges, priority, until) {
             Ok((order, b)) => {
                 stats.pruned_backtracks += b;
@@ -1561,6 +1570,21 @@ fn refute_component(ctx: &Ctx<'_>, comp: &Component, pr: &Pruned, level: Level, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The replays get a quarter of the time left, at most a minute, except
+    /// on the largest histories, which get their time per transaction.
+    #[test]
+    fn serial_budget_grows_with_the_largest_histories() {
+        let minute = Duration::from_secs(60);
+        assert_eq!(serial_budget(None, 1000), minute);
+        let ten_minutes = Instant::now().checked_add(Duration::from_secs(600));
+        assert_eq!(serial_budget(ten_minutes, 1_000_000), minute);
+        let big = serial_budget(ten_minutes, 10_000_000);
+        assert!(big > Duration::from_secs(140) && big <= Duration::from_secs(150), "{big:?}");
+        let soon = Instant::now().checked_add(Duration::from_secs(20));
+        assert!(serial_budget(soon, 10_000_000) <= Duration::from_secs(5));
+        assert_eq!(serial_budget(Some(Instant::now()), 10_000_000), Duration::from_secs(1));
+    }
 
     /// The final check accepts a write order that explains the history and
     /// rejects one that closes a cycle.

@@ -239,11 +239,24 @@ pub fn bc_edge(semantics: Semantics, e: &DepEdge) -> (u32, u32) {
 /// realtime order (Elle's reduction: each completion linked to the frontier
 /// of operations before the invocation) when it is realtime.
 pub fn order_edges(h: &History, txns: &Txns, order: OrderKind, out: &mut Vec<DepEdge>) {
+    each_order_edge(h, txns, order, |from, to, dep| out.push(DepEdge { from, to, dep, key: NONE }));
+}
+
+/// [`order_edges`] as `(from, to)` pairs, in the same order (what the
+/// serial replay needs of them, half the bytes).
+pub fn order_pairs(h: &History, txns: &Txns, order: OrderKind) -> Vec<(TxnId, TxnId)> {
+    let mut out = Vec::new();
+    each_order_edge(h, txns, order, |from, to, _| out.push((from, to)));
+    out
+}
+
+/// Calls `edge(from, to, dep)` for each edge of [`order_edges`], in order.
+fn each_order_edge(h: &History, txns: &Txns, order: OrderKind, mut edge: impl FnMut(TxnId, TxnId, Dep)) {
     if order != OrderKind::None {
         let mut last: rustc_hash::FxHashMap<i64, TxnId> = rustc_hash::FxHashMap::default();
         for t in 0..txns.len() as TxnId {
             if let Some(p) = last.insert(txns.process[t as usize], t) {
-                out.push(DepEdge { from: p, to: t, dep: Dep::Session, key: NONE });
+                edge(p, t, Dep::Session);
             }
         }
     }
@@ -255,7 +268,7 @@ pub fn order_edges(h: &History, txns: &Txns, order: OrderKind, out: &mut Vec<Dep
         for e in order::realtime_edges(h) {
             let (a, b) = (txn_of_op[e.from as usize], txn_of_op[e.to as usize]);
             if a != u32::MAX && b != u32::MAX && a != b {
-                out.push(DepEdge { from: a, to: b, dep: Dep::Realtime, key: NONE });
+                edge(a, b, Dep::Realtime);
             }
         }
     }

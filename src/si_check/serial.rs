@@ -27,7 +27,7 @@
 //! its edges steer the greedy replay towards the order the database most
 //! likely used, and an order that respects them also respects the level's.
 
-use super::guess;
+use super::guess::{self, Rows};
 use super::polygraph::{Dep, DepEdge};
 use super::txns::{Source, TxnId, Txns};
 use super::OrderKind;
@@ -78,8 +78,7 @@ fn guide_pairs<'k>(
     known: impl Iterator<Item = &'k super::KnownOrders> + Clone,
 ) -> Vec<(TxnId, TxnId)> {
     let n = txns.len();
-    let mut by_order = Vec::new();
-    super::polygraph::order_edges(h, txns, order, &mut by_order);
+    let by_order = super::polygraph::order_pairs(h, txns, order);
     let txn = |o: crate::history::OpId| txns.op.binary_search(&o).ok().map(|t| t as TxnId);
     let known_pairs =
         || known.clone().flat_map(|k| k.orders.iter()).filter_map(move |o| Some((txn(o.from)?, txn(o.to)?)));
@@ -92,7 +91,7 @@ fn guide_pairs<'k>(
             }
         }
     }
-    edges.extend(by_order.iter().map(|e| (e.from, e.to)));
+    edges.extend_from_slice(&by_order);
     drop(by_order);
     edges.extend(known_pairs());
     edges
@@ -223,7 +222,10 @@ pub fn decide(
     let mut backtracks = 0;
     for (i, &guide) in guides.iter().enumerate() {
         let by_sessions = session_known.filter(|_| rank(guide) >= rank(OrderKind::Session));
-        let edges = guide_pairs(h, txns, guide, known.into_iter().chain(by_sessions));
+        let pairs = || guide_pairs(h, txns, guide, known.into_iter().chain(by_sessions));
+        // Each replay takes its edges and frees them once it has its own
+        // rows of them; a second replay derives them again.
+        let mut edges = Some(pairs());
         // The budget left, shared by the guides left.
         let left = budget.saturating_sub(start.elapsed()) / (guides.len() - i) as u32;
         let until = Instant::now() + left;
@@ -232,9 +234,11 @@ pub fn decide(
         // order instead (timed histories only).
         let invoked = (timed && guide == OrderKind::Realtime).then(|| invocation_order(h, txns));
         for prio in std::iter::once(priority).chain(invoked.as_deref()) {
-            let mut graph = Reach::default();
-            graph.load(txns.len(), &edges, prio);
-            match guess::backtracking_order(txns, &edges, prio, until, &mut graph) {
+            let edges = edges.take().unwrap_or_else(pairs);
+            // One copy of the edges' rows, for the reachability and the replay.
+            let rows = Rows::of(txns.len(), edges.iter().copied());
+            let mut graph = Reach::new(txns.len(), &rows, prio);
+            match guess::backtracking_order_owned(txns, edges, &rows, prio, until, &mut graph) {
                 Ok((serial, b)) => {
                     backtracks += b;
                     if explains(h, txns, order, &serial) {
@@ -270,10 +274,9 @@ fn invocation_order(h: &History, txns: &Txns) -> Vec<u32> {
 const MAX_SEARCH: usize = 4096;
 
 /// The edges kept so far, for asking whether a hint would close a cycle.
-#[derive(Default)]
-struct Reach {
-    start: Vec<u32>,
-    succ: Vec<TxnId>,
+struct Reach<'r> {
+    /// The loaded edges.
+    rows: &'r Rows,
     seen: Vec<u32>,
     epoch: u32,
     stack: Vec<TxnId>,
@@ -286,7 +289,7 @@ struct Reach {
     kept_ranks: std::collections::BTreeMap<u32, u32>,
 }
 
-impl guess::KeptOrders for Reach {
+impl guess::KeptOrders for Reach<'_> {
     fn path(&mut self, from: TxnId, to: TxnId) -> Option<Vec<TxnId>> {
         Reach::path(self, from, to)
     }
@@ -314,34 +317,30 @@ impl guess::KeptOrders for Reach {
     }
 }
 
-impl Reach {
-    fn load<E: guess::Ends>(&mut self, n: usize, edges: &[E], priority: &[u32]) {
-        self.start.clear();
-        self.start.resize(n + 1, 0);
-        for (from, _) in edges.iter().map(guess::Ends::ends) {
-            self.start[from as usize + 1] += 1;
-        }
-        for i in 0..n {
-            self.start[i + 1] += self.start[i];
-        }
-        self.succ.clear();
-        self.succ.resize(edges.len(), 0);
-        let mut fill = self.start.clone();
-        for (from, to) in edges.iter().map(guess::Ends::ends) {
-            self.succ[fill[from as usize] as usize] = to;
-            fill[from as usize] += 1;
-        }
-        self.kept.clear();
-        self.kept_ranks.clear();
-        self.seen.clear();
-        self.seen.resize(n, 0);
-        self.parent.clear();
-        self.parent.resize(n, 0);
-        self.epoch = 0;
+impl<'r> Reach<'r> {
+    /// Reachability over `rows` (edges over `n` transactions), ranked by
+    /// `priority`, with no order kept yet.
+    fn new(n: usize, rows: &'r Rows, priority: &[u32]) -> Reach<'r> {
+        let mut r = Reach {
+            rows,
+            seen: vec![0; n],
+            epoch: 0,
+            stack: Vec::new(),
+            parent: vec![0; n],
+            rank: Vec::new(),
+            kept: FxHashMap::default(),
+            kept_ranks: std::collections::BTreeMap::new(),
+        };
+        r.rank = r.ranks(n, priority);
+        r
+    }
+
+    /// Topological ranks of the loaded edges (`u32::MAX` on a cycle).
+    fn ranks(&self, n: usize, priority: &[u32]) -> Vec<u32> {
         // Topological ranks of the loaded edges (Kahn): a path over them
         // only climbs, which bounds every search below.
         let mut indegree = vec![0u32; n];
-        for &w in &self.succ {
+        for &w in &self.rows.succ {
             indegree[w as usize] += 1;
         }
         // Earliest first by the time estimate, so that ranks follow time
@@ -350,19 +349,19 @@ impl Reach {
             .filter(|&v| indegree[v as usize] == 0)
             .map(|v| std::cmp::Reverse((priority[v as usize], v)))
             .collect();
-        self.rank.clear();
-        self.rank.resize(n, u32::MAX);
+        let mut rank = vec![u32::MAX; n];
         let mut next = 0;
         while let Some(std::cmp::Reverse((_, v))) = queue.pop() {
-            self.rank[v as usize] = next;
+            rank[v as usize] = next;
             next += 1;
-            for &w in &self.succ[self.start[v as usize] as usize..self.start[v as usize + 1] as usize] {
+            for &w in self.rows.row(v) {
                 indegree[w as usize] -= 1;
                 if indegree[w as usize] == 0 {
                     queue.push(std::cmp::Reverse((priority[w as usize], w)));
                 }
             }
         }
+        rank
     }
 
     /// A path from `from` to `to` over the loaded edges and the kept
@@ -397,7 +396,7 @@ impl Reach {
                 path.reverse();
                 return Some(path);
             }
-            let out = &self.succ[self.start[v as usize] as usize..self.start[v as usize + 1] as usize];
+            let out = self.rows.row(v);
             let extra = self.kept.get(&v).map_or(&[][..], |x| &x[..]);
             for &w in out.iter().chain(extra) {
                 if self.seen[w as usize] != self.epoch && self.rank[w as usize] <= limit {
@@ -420,7 +419,7 @@ pub fn backtrack_under(
     priority: &[u32],
     until: Instant,
 ) -> Result<(Vec<TxnId>, usize), usize> {
-    let mut graph = Reach::default();
-    graph.load(txns.len(), edges, priority);
+    let rows = Rows::of(txns.len(), edges.iter().map(guess::Ends::ends));
+    let mut graph = Reach::new(txns.len(), &rows, priority);
     guess::backtracking_order(txns, edges, priority, until, &mut graph)
 }

@@ -242,6 +242,9 @@ fn final_write(h: &History, op: OpId, key: KeyId) -> Option<i64> {
 /// the writes needed a power-of-two number of buckets, several gigabytes).
 struct Writers {
     entries: Vec<u128>,
+    /// Where each key's entries start (one past the last key too): a
+    /// lookup searches its key's entries only.
+    key_start: Vec<u32>,
 }
 
 impl Writers {
@@ -272,14 +275,36 @@ impl Writers {
         }
         entries.par_sort_unstable();
         entries.dedup();
-        Writers { entries }
+        let mut key_start = vec![0u32; h.key_count() + 1];
+        for &e in &entries {
+            key_start[Writers::unpack(e).0 .0 as usize + 1] += 1;
+        }
+        for k in 0..h.key_count() {
+            key_start[k + 1] += key_start[k];
+        }
+        Writers { entries, key_start }
     }
 
-    /// The entries of `(key, value)`, in op order.
+    /// The entries of `(key, value)`, in op order: a binary search among
+    /// the key's entries for the first, then a walk over the group (most
+    /// have one entry), galloping where it is long.
     fn group(&self, key: KeyId, value: i64) -> &[u128] {
-        let lo = self.entries.partition_point(|&e| e < Writers::pack(key, value, 0));
-        let hi = lo + self.entries[lo..].partition_point(|&e| e <= Writers::pack(key, value, OpId::MAX));
-        &self.entries[lo..hi]
+        let Some(&[from, to]) = self.key_start.get(key.0 as usize..key.0 as usize + 2) else { return &[] };
+        let of_key = &self.entries[from as usize..to as usize];
+        let lo = of_key.partition_point(|&e| e < Writers::pack(key, value, 0));
+        let last = Writers::pack(key, value, OpId::MAX);
+        let rest = &of_key[lo..];
+        let mut hi = 0;
+        let mut step = 1;
+        while hi < rest.len() && rest[hi] <= last {
+            hi = (hi + step).min(rest.len());
+            step *= 2;
+        }
+        // Every entry before `hi - step / 2` is in the group; the end is
+        // among the next `step / 2`.
+        let known = hi.saturating_sub(step / 2);
+        let end = known + rest[known..hi].partition_point(|&e| e <= last);
+        &rest[..end]
     }
 
     /// The first op that wrote `value` to `key`, and whether another did

@@ -42,47 +42,20 @@ impl Adjacency for LGraph {
 
 impl LGraph {
     /// Builds the graph of `f` with resolved writers `wr` and `forced` edges.
+    /// Two passes over the edges (count per source, then fill), so no list
+    /// of all edges is held beside the graph.
     pub fn build(f: &Front, wr: &[TxnId], forced: &[Forced]) -> LGraph {
-        let n = f.len();
-        let mut edges: Vec<(TxnId, TxnId, Label)> = Vec::with_capacity(n + f.reads.len() + forced.len());
-        for s in &f.sessions {
-            if let Some(&first) = s.first() {
-                edges.push((BOTTOM, first, Label::So));
-            }
-            for w in s.windows(2) {
-                edges.push((w[0], w[1], Label::So));
-            }
-        }
-        for t in 1..n as TxnId {
-            for i in f.read_start[t as usize]..f.read_start[t as usize + 1] {
-                let w = wr[i as usize];
-                if w != t {
-                    edges.push((w, t, Label::Wr(i)));
-                }
-            }
-        }
-        for (i, e) in f.version_edges.iter().enumerate() {
-            edges.push((e.from, e.to, Label::Version(i as u32)));
-        }
-        for (i, e) in forced.iter().enumerate() {
-            edges.push((e.from, e.to, Label::Forced(i as u32)));
-        }
-        let mut start = vec![0u32; n + 1];
-        for &(a, _, _) in &edges {
-            start[a as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
+        let start = out_starts(f, wr, forced);
+        let total = start[f.len()] as usize;
         let mut fill = start.clone();
-        let mut to = vec![0; edges.len()];
-        let mut label = vec![Label::So; edges.len()];
-        for (a, b, l) in edges {
+        let mut to = vec![0; total];
+        let mut label = vec![Label::So; total];
+        each_edge(f, wr, forced, |a, b, l| {
             let at = fill[a as usize] as usize;
             to[at] = b;
             label[at] = l;
             fill[a as usize] += 1;
-        }
+        });
         LGraph { start, to, label }
     }
 
@@ -93,29 +66,7 @@ impl LGraph {
     /// A topological order of the edges `keep` accepts, or `None` if they
     /// are cyclic (Kahn's algorithm).
     pub fn topo(&self, keep: impl Fn(Label) -> bool) -> Option<Vec<TxnId>> {
-        let n = self.len();
-        let mut indeg = vec![0u32; n];
-        for (i, &b) in self.to.iter().enumerate() {
-            if keep(self.label[i]) {
-                indeg[b as usize] += 1;
-            }
-        }
-        let mut order: Vec<TxnId> = (0..n as TxnId).filter(|&v| indeg[v as usize] == 0).collect();
-        let mut head = 0;
-        while head < order.len() {
-            let v = order[head];
-            head += 1;
-            for e in self.out(v) {
-                if keep(self.label[e]) {
-                    let b = self.to[e] as usize;
-                    indeg[b] -= 1;
-                    if indeg[b] == 0 {
-                        order.push(b as TxnId);
-                    }
-                }
-            }
-        }
-        (order.len() == n).then_some(order)
+        kahn(&self.start, &self.to, |e| keep(self.label[e]))
     }
 
     /// A short cycle, as `(vertices, labels)` with `labels[i]` the edge from
@@ -219,6 +170,93 @@ impl LGraph {
         }
         found.then_some(path)
     }
+}
+
+/// A topological order of `so ∪ wr ∪ forced` over `f` (resolved writers
+/// `wr`), or `None` if they are cyclic: [`LGraph::topo`] of
+/// [`LGraph::build`] accepting every edge, without the labels.
+pub fn order_of(f: &Front, wr: &[TxnId], forced: &[Forced]) -> Option<Vec<TxnId>> {
+    let start = out_starts(f, wr, forced);
+    let mut fill = start.clone();
+    let mut to = vec![0; start[f.len()] as usize];
+    each_edge(f, wr, forced, |a, b, _| {
+        to[fill[a as usize] as usize] = b;
+        fill[a as usize] += 1;
+    });
+    drop(fill);
+    kahn(&start, &to, |_| true)
+}
+
+/// Calls `edge(from, to, label)` for every edge of the graph of `f`, in the
+/// order the graph lists each vertex's edges: session order (with `⊥`
+/// before each session's first transaction), reads, version edges, forced
+/// edges.
+fn each_edge(f: &Front, wr: &[TxnId], forced: &[Forced], mut edge: impl FnMut(TxnId, TxnId, Label)) {
+    for s in &f.sessions {
+        if let Some(&first) = s.first() {
+            edge(BOTTOM, first, Label::So);
+        }
+        for w in s.windows(2) {
+            edge(w[0], w[1], Label::So);
+        }
+    }
+    for t in 1..f.len() as TxnId {
+        for i in f.read_start[t as usize]..f.read_start[t as usize + 1] {
+            let w = wr[i as usize];
+            if w != t {
+                edge(w, t, Label::Wr(i));
+            }
+        }
+    }
+    for (i, e) in f.version_edges.iter().enumerate() {
+        edge(e.from, e.to, Label::Version(i as u32));
+    }
+    for (i, e) in forced.iter().enumerate() {
+        edge(e.from, e.to, Label::Forced(i as u32));
+    }
+}
+
+/// Where each vertex's out-edges start in the compressed rows (one entry
+/// per vertex and one past the last).
+fn out_starts(f: &Front, wr: &[TxnId], forced: &[Forced]) -> Vec<u32> {
+    let n = f.len();
+    let mut start = vec![0u32; n + 1];
+    each_edge(f, wr, forced, |a, _, _| start[a as usize + 1] += 1);
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    start
+}
+
+/// Kahn's algorithm over compressed rows (`start`, `to`), on the edges
+/// (by position) that `keep` accepts: a topological order, or `None` when
+/// they are cyclic.
+fn kahn(start: &[u32], to: &[TxnId], keep: impl Fn(usize) -> bool) -> Option<Vec<TxnId>> {
+    let n = start.len() - 1;
+    let mut indeg = vec![0u32; n];
+    for (i, &b) in to.iter().enumerate() {
+        if keep(i) {
+            indeg[b as usize] += 1;
+        }
+    }
+    let mut order: Vec<TxnId> = Vec::with_capacity(n);
+    order.extend((0..n as TxnId).filter(|&v| indeg[v as usize] == 0));
+    let mut head = 0;
+    while head < order.len() {
+        let v = order[head] as usize;
+        head += 1;
+        let first = start[v] as usize;
+        for (i, &b) in to[first..start[v + 1] as usize].iter().enumerate() {
+            if keep(first + i) {
+                let b = b as usize;
+                indeg[b] -= 1;
+                if indeg[b] == 0 {
+                    order.push(b as TxnId);
+                }
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
 }
 
 /// Merges runs of session steps: `a so b so c` becomes `a so c`.

@@ -70,8 +70,8 @@
 //! finds the violation itself, with witnesses made of its own edges.
 
 use super::front::{self, ReadFrom, Sessions, BOTTOM};
-use super::graph::LGraph;
-use super::{cc, Level, Options};
+use super::graph;
+use super::{cc, Forced, Level, Options};
 use crate::anomaly::Workload;
 use crate::history::{History, OpId};
 use crate::si_check::txns::{self, Source};
@@ -83,53 +83,70 @@ use crate::si_check::{KnownOrder, KnownOrders, OrderKind};
 /// the vector clocks exceed `opts.max_clock_entries`) or when the shared
 /// part of the history already violates causal consistency.
 pub fn known_orders(h: &History, sessions: Sessions, opts: &Options) -> Option<KnownOrders> {
-    let f = front::build(h, Workload::RwRegister, sessions).ok()?;
+    let mut g = front::build(h, Workload::RwRegister, sessions).ok()?;
+    keep_shared_reads(h, &mut g)?;
+    let wr = super::resolve(&g, &[]);
+    let so_wr = graph::order_of(&g, &wr, &[])?;
+    let mut forced = Vec::new();
+    cc::forced(&g, &wr, &so_wr, opts.max_clock_entries, &mut forced).ok()?;
+    drop(so_wr);
+    graph::order_of(&g, &wr, &forced)?;
+    drop(wr);
+    // Exactly the edges between two transactions, at their number.
+    let inner = |e: &&Forced| e.from != BOTTOM && e.to != BOTTOM;
+    let mut orders = Vec::with_capacity(forced.iter().filter(inner).count());
+    orders.extend(forced.iter().filter(inner).map(|e| KnownOrder {
+        from: g.op[e.from as usize],
+        to: g.op[e.to as usize],
+        key: g.reads[e.read as usize].key,
+        reader: g.op[e.reader as usize],
+    }));
+    drop((forced, g));
+    let order = match sessions {
+        Sessions::Process => OrderKind::Session,
+        Sessions::None => OrderKind::None,
+    };
+    Some(KnownOrders { order, orders: orders.into() })
+}
+
+/// Restricts `f` in place to the reads both checks resolve alike (see the
+/// module docs): an external read of a known writer that the exact check's
+/// transactions also read, from the same writer or both from the initial
+/// state. Frees what the forced orders do not use (choices, findings, the
+/// operations' transactions). `None` when the exact check's transactions
+/// cannot be extracted.
+fn keep_shared_reads(h: &History, f: &mut front::Front) -> Option<()> {
     let si = txns::extract(h).ok()?;
     // The exact check's transaction of an operation.
     let si_txn = |o: OpId| si.op.binary_search(&o).ok().map(|t| t as txns::TxnId);
-    // The front end restricted to the reads both checks resolve alike.
-    let mut g = f.clone();
-    g.reads.clear();
-    g.read_start.clear();
-    g.read_start.push(0);
-    g.choices.clear();
-    for t in 0..f.len() as front::TxnId {
-        for r in f.reads_of(t) {
+    let mut kept = 0usize;
+    for t in 0..f.len() {
+        let (from, to) = (f.read_start[t] as usize, f.read_start[t + 1] as usize);
+        f.read_start[t] = kept as u32;
+        let reader = if t == BOTTOM as usize { None } else { si_txn(f.op[t]) };
+        for i in from..to {
+            let r = f.reads[i];
             let ReadFrom::Txn(w) = r.from else { continue };
-            let Some(reader) = si_txn(f.op[t as usize]) else { continue };
+            let Some(reader) = reader else { continue };
             let shared = match si.read_of(reader, r.key).map(|x| x.from) {
                 Some(Source::Init) => w == BOTTOM,
                 Some(Source::Txn(sw, _)) => w != BOTTOM && si_txn(f.op[w as usize]) == Some(sw),
                 _ => false,
             };
             if shared {
-                g.reads.push(*r);
+                f.reads[kept] = r;
+                kept += 1;
             }
         }
-        g.read_start.push(g.reads.len() as u32);
     }
-    let wr = super::resolve(&g, &[]);
-    let so_wr = LGraph::build(&g, &wr, &[]).topo(|_| true)?;
-    let mut forced = Vec::new();
-    cc::forced(&g, &wr, &so_wr, opts.max_clock_entries, &mut forced).ok()?;
-    LGraph::build(&g, &wr, &forced).topo(|_| true)?;
-    let mut orders = Vec::with_capacity(forced.len());
-    for e in &forced {
-        if e.from == BOTTOM || e.to == BOTTOM {
-            continue;
-        }
-        orders.push(KnownOrder {
-            from: g.op[e.from as usize],
-            to: g.op[e.to as usize],
-            key: g.reads[e.read as usize].key,
-            reader: g.op[e.reader as usize],
-        });
-    }
-    let order = match sessions {
-        Sessions::Process => OrderKind::Session,
-        Sessions::None => OrderKind::None,
-    };
-    Some(KnownOrders { order, orders: orders.into() })
+    let n = f.len();
+    f.read_start[n] = kept as u32;
+    f.reads.truncate(kept);
+    f.reads.shrink_to_fit();
+    f.choices = Vec::new();
+    f.findings = Vec::new();
+    f.txn_of_op = Vec::new();
+    Some(())
 }
 
 /// Whether a weak violation refutes the exact level `exact` without
