@@ -28,13 +28,54 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::fenced::Txn;
-use crate::history::{History, KeyId, MopFn, MopValue};
+use crate::history::{History, KeyId, MopFn, MopValue, OpType, NONE as UNPAIRED};
 
 /// Bits the reachability table may hold (256 MB).
 const MAX_BITS: usize = 1 << 31;
 
 const NONE: u32 = u32::MAX;
+
+/// A position no fence has: not known, or none yet.
+pub(super) const NO_FENCE: u32 = u32::MAX;
+
+/// One transaction of a round's window.
+pub(super) struct Txn {
+    /// Its invocation's position (its completion's when it has none).
+    pub(super) inv: usize,
+    /// Its completion's position, `None` while open.
+    pub(super) done: Option<usize>,
+    /// How it ended, `None` while open.
+    pub(super) kind: Option<OpType>,
+    pub(super) process: i64,
+    /// `prev(T)` and `next(T)`: the positions of its client's fences
+    /// around it (its own position for a fence).
+    pub(super) prev: u32,
+    pub(super) next: u32,
+}
+
+impl Txn {
+    /// The op whose micro-ops say what it touches.
+    pub(super) fn op(&self) -> usize {
+        self.done.unwrap_or(self.inv)
+    }
+}
+
+/// The transactions of `h` in invocation order: completed ones and open
+/// invocations.
+pub(super) fn transactions(h: &History) -> Vec<Txn> {
+    let mut out = Vec::new();
+    for (i, o) in h.ops.iter().enumerate() {
+        let (inv, done) = match (o.is_invoke(), o.pair) {
+            (true, UNPAIRED) => (i, None),
+            (true, d) => (i, Some(d as usize)),
+            (false, UNPAIRED) => (i, Some(i)),
+            (false, _) => continue,
+        };
+        let kind = done.map(|d| h.ops[d].op_type);
+        out.push(Txn { inv, done, kind, process: o.process, prev: 0, next: NO_FENCE });
+    }
+    out
+}
 
 /// Reachability by known edges from frozen transactions.
 pub(super) struct Known {

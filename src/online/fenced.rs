@@ -81,15 +81,15 @@
 use rustc_hash::FxHashMap;
 
 use super::collect::Window;
-use super::cut;
+use super::cut::{self, transactions, Txn};
 use crate::anomaly::Case;
-use crate::history::{Atom, History, KeyId, MopFn, MopValue, OpType, Value, NONE};
+use crate::history::{Atom, History, KeyId, MopFn, MopValue, OpType, Value};
 
 /// The name of the fence key (`:isolde/fence`).
 pub const FENCE_KEY: &str = "isolde/fence";
 
 /// A position no fence has: not known, or none yet.
-const NO_FENCE: u32 = u32::MAX;
+const NO_FENCE: u32 = cut::NO_FENCE;
 
 /// A set of integer values, as sorted disjoint inclusive ranges.
 #[derive(Clone, Debug, Default)]
@@ -163,28 +163,6 @@ pub struct Collector {
     /// Staying transactions (by completion line) assumed to follow
     /// collected ones on these keys ([`cut`]).
     flagged: FxHashMap<u32, Vec<KeyId>>,
-}
-
-/// One transaction of a round's window.
-pub(super) struct Txn {
-    /// Its invocation's position (its completion's when it has none).
-    pub(super) inv: usize,
-    /// Its completion's position, `None` while open.
-    pub(super) done: Option<usize>,
-    /// How it ended, `None` while open.
-    pub(super) kind: Option<OpType>,
-    pub(super) process: i64,
-    /// `prev(T)` and `next(T)`: the positions of its client's fences
-    /// around it (its own position for a fence).
-    pub(super) prev: u32,
-    pub(super) next: u32,
-}
-
-impl Txn {
-    /// The op whose micro-ops say what it touches.
-    pub(super) fn op(&self) -> usize {
-        self.done.unwrap_or(self.inv)
-    }
 }
 
 impl Collector {
@@ -549,23 +527,6 @@ impl Collector {
             self.fronts.insert(k, front);
         }
     }
-}
-
-/// The transactions of `h` in invocation order: completed ones and open
-/// invocations.
-fn transactions(h: &History) -> Vec<Txn> {
-    let mut out = Vec::new();
-    for (i, o) in h.ops.iter().enumerate() {
-        let (inv, done) = match (o.is_invoke(), o.pair) {
-            (true, NONE) => (i, None),
-            (true, d) => (i, Some(d as usize)),
-            (false, NONE) => (i, Some(i)),
-            (false, _) => continue,
-        };
-        let kind = done.map(|d| h.ops[d].op_type);
-        out.push(Txn { inv, done, kind, process: o.process, prev: 0, next: NO_FENCE });
-    }
-    out
 }
 
 #[cfg(test)]
