@@ -152,8 +152,39 @@ pub(super) fn cut(h: &History, txns: &[Txn], ranks: &[u32], frozen: &[bool]) -> 
             }
         }
     }
-    let flagged = unreached(h, txns, &order, &known, &cols, &members);
+    let mut flagged = unreached(h, txns, &order, &known, &cols, &members);
+    flagged.extend(indeterminate(h, txns, &known.row, &cols));
     Some(Cut { members, known, flagged })
+}
+
+/// The `:info` transactions outside the serial execution (it left them
+/// out as not committed, but one may have taken effect at any point after
+/// its invocation), with the keys on which they conflict with a member
+/// whose fences do not put it first (its next fence after the `:info`
+/// transaction's previous one).
+fn indeterminate(h: &History, txns: &[Txn], row: &[u32], cols: &[usize]) -> Vec<(usize, Vec<KeyId>)> {
+    let mut out = Vec::new();
+    for (i, info) in txns.iter().enumerate() {
+        if info.kind != Some(OpType::Info) || row[i] != NONE {
+            continue;
+        }
+        let mops = h.mops_of(&h.ops[info.op()]);
+        let mut keys: Vec<KeyId> = Vec::new();
+        for &t in cols.iter().filter(|&&t| txns[t].next > info.prev) {
+            for m in h.mops_of(&h.ops[txns[t].op()]) {
+                let conflict = mops.iter().any(|x| x.key == m.key && (x.f == MopFn::Write || m.f == MopFn::Write));
+                if conflict && m.f != MopFn::Append {
+                    keys.push(m.key);
+                }
+            }
+        }
+        if !keys.is_empty() {
+            keys.sort_unstable();
+            keys.dedup();
+            out.push((i, keys));
+        }
+    }
+    out
 }
 
 /// Each (key, value) written by a transaction of the serial execution,
