@@ -91,11 +91,7 @@ pub fn proved_by_replay(
     level: Level,
     opts: &ExactOptions,
 ) -> Result<Option<ExactOutcome>, txns::TxnsError> {
-    let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
-    let txns = txns::extract(h)?;
-    let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, &txns);
-    let sessions = has_session_order(&txns);
-    Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline).ok().map(|(out, _)| out))
+    Ok(serial_order_by_replay(h, level, opts)?.map(|(out, _)| out))
 }
 
 /// [`proved_by_replay`] with the serial execution it found: the completion
