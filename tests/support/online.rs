@@ -100,29 +100,28 @@ pub fn follow_quiet(
     opts: &CheckOptions,
     quiet_lines: u32,
 ) -> (Followed, Recorder) {
-    let feed = online::feed::Feed::reader(Chunked::new(text.as_bytes().to_vec(), sizes));
-    let fopts = FollowOptions {
-        round_txns,
-        round_interval: std::time::Duration::from_secs(3600),
-        throttle: false,
-        quiet_lines,
-        ..FollowOptions::default()
-    };
-    let mut rec = Recorder::default();
-    let followed = online::follow_feed(feed, "test.edn", opts, &fopts, &mut rec).expect("follows");
-    (followed, rec)
+    follow_with(text, sizes, opts, FollowOptions { quiet_lines, ..rounds_every(round_txns) })
 }
 
 /// [`follow`] with `--follow-window` (registers with fences collected).
 pub fn follow_window(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
-    let feed = online::feed::Feed::reader(Chunked::new(text.as_bytes().to_vec(), sizes));
-    let fopts = FollowOptions {
+    follow_with(text, sizes, opts, FollowOptions { register_window: true, ..rounds_every(round_txns) })
+}
+
+/// Rounds at every `round_txns` completions, never by the clock.
+fn rounds_every(round_txns: usize) -> FollowOptions {
+    FollowOptions {
         round_txns,
         round_interval: std::time::Duration::from_secs(3600),
         throttle: false,
-        register_window: true,
         ..FollowOptions::default()
-    };
+    }
+}
+
+/// Follows `text` fed in chunks of `sizes` with `fopts`, recording what
+/// was reported.
+fn follow_with(text: &str, sizes: Vec<usize>, opts: &CheckOptions, fopts: FollowOptions) -> (Followed, Recorder) {
+    let feed = online::feed::Feed::reader(Chunked::new(text.as_bytes().to_vec(), sizes));
     let mut rec = Recorder::default();
     let followed = online::follow_feed(feed, "test.edn", opts, &fopts, &mut rec).expect("follows");
     (followed, rec)
