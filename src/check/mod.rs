@@ -346,11 +346,17 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
     if order.is_empty() {
         let level =
             si_check::Level { semantics: si_check::Semantics::Serializable, order: si_check::OrderKind::Session };
-        let exact = opts.exact.clone().unwrap_or_default();
-        match si_check::serial_order_by_replay(h, level, &exact) {
-            Ok(Some((_, found))) => order = found,
-            _ => return Vec::new(),
-        }
+        let exact = si_check::ExactOptions { keep_serial: true, ..opts.exact.clone().unwrap_or_default() };
+        order = match si_check::serial_order_by_replay(h, level, &exact) {
+            Ok(Some((_, found))) => found,
+            // Valid at a weaker level only the solver decided: the exact
+            // check at serializability with sessions, whose model (when
+            // it has one) is a serial execution.
+            _ => match si_check::check_level(h, level, &exact) {
+                Ok(out) if out.verdict == si_check::Verdict::Valid => out.stats.serial_order,
+                _ => return Vec::new(),
+            },
+        };
     }
     let mut ranks = vec![u32::MAX; h.ops.len()];
     for (i, &op) in order.iter().enumerate() {

@@ -40,6 +40,7 @@ pub mod builder;
 pub mod closure;
 pub mod guess;
 mod level;
+mod model_order;
 mod options;
 pub mod polygraph;
 pub mod progress;
@@ -496,9 +497,12 @@ fn check_once(
     // polygraph like a solver's model, so a wrong guess costs time, never a
     // verdict; when it is not a serial execution it still seeds the solver.
     let t = Instant::now();
-    if g.choices.is_empty() && replay_explains(&g, txns, &g.known, &priority) {
+    if let Some(order) = g.choices.is_empty().then(|| replay_order(&g, txns, &g.known, &priority)).flatten() {
         stats.guess = t.elapsed();
         stats.guessed = true;
+        if opts.keep_serial {
+            stats.serial_order = model_order::from_replay(h, txns, &g, level, &g.known, &order);
+        }
         return Attempt::Done(ExactOutcome { level, verdict: Verdict::Valid, stats }, false);
     }
     stats.guess = t.elapsed();
@@ -710,6 +714,9 @@ fn decide_open(
     stats.guess += t.elapsed();
     let verdict = if holds {
         stats.guessed = true;
+        if let (true, Some(gs)) = (opts.keep_serial, &guessed) {
+            stats.serial_order = model_order::from_replay(ctx.h, txns, g, level, &edges, &gs.order);
+        }
         Verdict::Valid
     } else {
         let seeded = guessed.as_ref().and_then(|gs| {
@@ -720,7 +727,7 @@ fn decide_open(
             prune::positions(g, edges.iter().copied(), &rank)
         });
         let pos = seeded.as_deref().unwrap_or(&pr.pos);
-        solve_components(ctx, pr, pos, dead, level, deadline, opts.progress, stats)
+        solve_components(ctx, pr, pos, dead, level, deadline, opts, stats)
     };
     (verdict, ruled_out)
 }
@@ -1239,9 +1246,10 @@ fn solve_components(
     dead: Option<Vec<Vec<bool>>>,
     level: Level,
     deadline: Option<Instant>,
-    progress: Option<&'static ExactProgress>,
+    opts: &ExactOptions,
     stats: &mut ExactStats,
 ) -> Verdict {
+    let progress = opts.progress;
     let t = Instant::now();
     if let Some(p) = progress {
         p.enter(level, Phase::Solve);
@@ -1338,6 +1346,12 @@ fn solve_components(
             "internal error: the write order the solver found does not check out; please report this history".into(),
         );
     }
+    if opts.keep_serial {
+        let base = pr.edges.iter().map(|r| r.e);
+        let edges = base.chain(model_order::chosen_sides(ctx.g, &pr.open, &a_first)).chain(extra);
+        let by_commit: Vec<u32> = (0..ctx.g.n as u32).map(|t| pos[polygraph::commit(t) as usize]).collect();
+        stats.serial_order = model_order::serial_execution(ctx.h, ctx.txns, ctx.g, level, edges, &by_commit);
+    }
     Verdict::Valid
 }
 
@@ -1372,20 +1386,17 @@ fn sides_are_acyclic(
 /// known edges already imply), forms an acyclic begin/commit graph. The
 /// same check as for a solver's model ([`model_is_acyclic`]).
 fn serial_order_holds(g: &Polygraph, base: &[DepEdge], order: &[txns::TxnId]) -> bool {
-    let mut pos = vec![u32::MAX; g.n];
-    for (i, &t) in order.iter().enumerate() {
-        pos[t as usize] = i as u32;
-    }
-    let head_pos = |c: u32| g.chain(c).first().map_or(u32::MAX, |&t| pos[t as usize]);
-    let a_first: Vec<bool> = g.constraints.iter().map(|c| head_pos(c.a) < head_pos(c.b)).collect();
+    let a_first = model_order::sides_by_order(g, order);
     let all: Vec<u32> = (0..g.constraints.len() as u32).collect();
     sides_are_acyclic(g, base.iter().copied(), &all, &a_first, &[])
 }
 
-/// Whether replaying `txns` under `edges` gives a serial execution that
-/// [`serial_order_holds`] confirms.
-fn replay_explains(g: &Polygraph, txns: &txns::Txns, edges: &[DepEdge], priority: &[u32]) -> bool {
-    guess::serial_order(txns, edges, priority).is_some_and(|gs| gs.replayed && serial_order_holds(g, edges, &gs.order))
+/// The order replaying `txns` under `edges` gives, when it is a serial
+/// execution that [`serial_order_holds`] confirms.
+fn replay_order(g: &Polygraph, txns: &txns::Txns, edges: &[DepEdge], priority: &[u32]) -> Option<Vec<txns::TxnId>> {
+    guess::serial_order(txns, edges, priority)
+        .filter(|gs| gs.replayed && serial_order_holds(g, edges, &gs.order))
+        .map(|gs| gs.order)
 }
 
 /// How long shrinking a refutation may take: 20 s, and never past the
