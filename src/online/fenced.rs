@@ -82,6 +82,7 @@ use rustc_hash::FxHashMap;
 
 use super::collect::Window;
 use super::cut::{self, transactions, Txn};
+use super::values::{Dense, Ranges};
 use crate::anomaly::Case;
 use crate::history::{Atom, History, KeyId, MopFn, MopValue, OpType, Value};
 
@@ -91,39 +92,6 @@ pub const FENCE_KEY: &str = "isolde/fence";
 /// A position no fence has: not known, or none yet.
 const NO_FENCE: u32 = cut::NO_FENCE;
 
-/// A set of integer values, as sorted disjoint inclusive ranges.
-#[derive(Clone, Debug, Default)]
-struct Ranges(Vec<(i64, i64)>);
-
-impl Ranges {
-    fn contains(&self, v: i64) -> bool {
-        let i = self.0.partition_point(|r| r.0 <= v);
-        i > 0 && self.0[i - 1].1 >= v
-    }
-
-    fn insert(&mut self, v: i64) {
-        self.insert_range(v, v);
-    }
-
-    /// Adds `lo..=hi`, merging the ranges it touches or overlaps.
-    fn insert_range(&mut self, lo: i64, hi: i64) {
-        let start = self.0.partition_point(|r| r.1.saturating_add(1) < lo);
-        let end = self.0.partition_point(|r| r.0.saturating_sub(1) <= hi);
-        if start == end {
-            self.0.insert(start, (lo, hi));
-            return;
-        }
-        let merged = (lo.min(self.0[start].0), hi.max(self.0[end - 1].1));
-        self.0.splice(start..end, [merged]);
-    }
-
-    fn absorb(&mut self, other: Ranges) {
-        for (lo, hi) in other.0 {
-            self.insert_range(lo, hi);
-        }
-    }
-}
-
 /// What stays of a key that collected transactions wrote.
 #[derive(Debug)]
 struct Front {
@@ -131,12 +99,13 @@ struct Front {
     value: i64,
     /// The line on which its writer completed.
     line: u32,
-    /// Versions they wrote that are ordered before `value`.
+    /// Versions they wrote that are ordered before `value`, and the values
+    /// they overwrote within one transaction (also in `intermediate`).
     stale: Ranges,
     /// Versions before `value` only in the serial execution's order.
     assumed: Ranges,
     /// Values they overwrote within one transaction.
-    intermediate: Ranges,
+    intermediate: Dense,
 }
 
 /// What the collector holds between rounds.
@@ -502,7 +471,7 @@ impl Collector {
                     line: 0,
                     stale: Ranges::default(),
                     assumed: Ranges::default(),
-                    intermediate: Ranges::default(),
+                    intermediate: Dense::default(),
                 },
             };
             front.line = last.done.map_or(0, |d| h.ops[d].line);
@@ -519,33 +488,15 @@ impl Collector {
                 }
             }
             for v in overwritten.remove(&k).unwrap_or_default() {
+                // In `stale` too, so that its runs of values stay whole
+                // (an intermediate read is named by `intermediate` first).
                 front.intermediate.insert(v);
+                front.stale.insert(v);
             }
             if Some(k) == self.fence_key {
                 self.fence_pos = Some(positions[last_t]);
             }
             self.fronts.insert(k, front);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Ranges;
-
-    #[test]
-    fn ranges_merge_what_they_touch() {
-        let mut r = Ranges::default();
-        for v in [5, 7, 6, 1, 3, 2, 10] {
-            r.insert(v);
-        }
-        assert_eq!(r.0, vec![(1, 3), (5, 7), (10, 10)]);
-        r.insert_range(4, 9);
-        assert_eq!(r.0, vec![(1, 10)]);
-        assert!(r.contains(1) && r.contains(10) && !r.contains(0) && !r.contains(11));
-        let mut s = Ranges::default();
-        s.insert(i64::MAX);
-        s.insert(i64::MIN);
-        assert!(s.contains(i64::MAX) && s.contains(i64::MIN) && !s.contains(0));
     }
 }

@@ -47,6 +47,7 @@ pub mod feed;
 pub mod fenced;
 pub mod finality;
 pub mod packed;
+mod values;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
