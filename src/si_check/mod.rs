@@ -111,7 +111,7 @@ pub fn serial_order_by_replay(
     let sessions = has_session_order(&txns);
     Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline)
         .ok()
-        .map(|(out, order)| (out, order.into_iter().map(|t| txns.op[t as usize]).collect())))
+        .map(|(out, order)| (out, model_order::as_ops(h, &txns, level, &order))))
 }
 
 /// The serial replay at `level` (`recorded`: whether the history has
@@ -157,7 +157,7 @@ fn replay(
         serial: true,
         serial_backtracks: rounds,
         serial_order: match opts.keep_serial {
-            true => order.iter().map(|&t| txns.op[t as usize]).collect(),
+            true => model_order::as_ops(h, txns, level, &order),
             false => Vec::new(),
         },
         ..Default::default()

@@ -17,10 +17,25 @@
 //! Under snapshot isolation the graph allows overlapping transactions, so
 //! there is no serial execution to take from it: none is kept.
 //!
+//! ## Settling the order of unread writes
+//! Whatever found the execution, the versions nobody read may come in any
+//! order among themselves: between two versions some transaction read
+//! (or after the last one) a run of unread versions can be permuted, so
+//! long as each comes after the readers of the read version before the run
+//! and before the writer of the read version after it. Which of them is
+//! the key's last version is then arbitrary, and `--follow` takes the
+//! last version as the key's state when it forgets the transactions; a
+//! later read shows which one the database really kept. [`settle`]
+//! reorders each run by when its writers completed (databases commit
+//! before they answer, so the one that answered last is the likeliest to
+//! have committed last): a topological order, earliest completion first,
+//! of the execution's edges with the runs' internal order dropped,
+//! confirmed by the definition like the rest.
+//!
 //! Written by hand: a topological sort over the graph the check built.
 
-use super::polygraph::{commit, DepEdge, Polygraph};
-use super::txns::{TxnId, Txns};
+use super::polygraph::{commit, order_pairs, DepEdge, Polygraph};
+use super::txns::{Source, TxnId, Txns};
 use super::{prune, serial, Level, Semantics};
 use crate::history::{History, OpId};
 
@@ -67,12 +82,129 @@ pub(super) fn serial_execution(
     as_ops(h, txns, level, &order)
 }
 
-/// `order` as completion ops, when it is a serial execution at `level`.
+/// `order` as completion ops, when it is a serial execution at `level`,
+/// with its unread writes [`settle`]d.
 pub(super) fn as_ops(h: &History, txns: &Txns, level: Level, order: &[TxnId]) -> Vec<OpId> {
-    match serial::explains(h, txns, level.order, order) {
-        true => order.iter().map(|&t| txns.op[t as usize]).collect(),
-        false => Vec::new(),
+    if !serial::explains(h, txns, level.order, order) {
+        return Vec::new();
     }
+    let settled = settle(h, txns, level, order);
+    let order = settled.as_deref().unwrap_or(order);
+    order.iter().map(|&t| txns.op[t as usize]).collect()
+}
+
+/// The serial execution `order` with each run of unread versions of a key
+/// reordered by completion (see the module docs), when that is still a
+/// serial execution at `level`; `None` when it is not, or when some read
+/// has several candidate writers (their versions are not known here).
+pub fn settle(h: &History, txns: &Txns, level: Level, order: &[TxnId]) -> Option<Vec<TxnId>> {
+    if !txns.choices.is_empty() {
+        return None;
+    }
+    let n = txns.len();
+    let mut edges: Vec<(u32, u32)> = order_pairs(h, txns, level.order);
+    // Per key, its versions in the execution's order: (writer, or `None`
+    // for the initial state) and who read each.
+    let mut versions: rustc_hash::FxHashMap<crate::history::KeyId, Vec<(Option<TxnId>, Vec<TxnId>)>> =
+        Default::default();
+    for &t in order {
+        for r in txns.reads_of(t) {
+            let writer = match r.from {
+                Source::Init => None,
+                Source::Txn(w, _) => Some(w),
+                Source::Choice(_) => return None,
+            };
+            let vs = versions.entry(r.key).or_insert_with(|| vec![(None, Vec::new())]);
+            match vs.iter_mut().rev().find(|v| v.0 == writer) {
+                Some(v) => v.1.push(t),
+                None => return None,
+            }
+        }
+        for w in txns.writes_of(t) {
+            versions.entry(w.key).or_insert_with(|| vec![(None, Vec::new())]).push((Some(t), Vec::new()));
+        }
+    }
+    // A gate node per *anchor* (the initial state, a version someone
+    // read, or one written by a reader of the version before: a
+    // read-modify-write must follow what it read at once): its writer and
+    // readers before the gate; the unread run after it, and the next
+    // anchor's writer, after the gate.
+    let mut gates = n as u32;
+    for vs in versions.values() {
+        let mut gate: Option<u32> = None;
+        let mut run: Vec<TxnId> = Vec::new();
+        for (i, (writer, readers)) in vs.iter().enumerate() {
+            let rmw = i > 0 && writer.is_some_and(|w| vs[i - 1].1.contains(&w));
+            if readers.is_empty() && !rmw && i > 0 {
+                run.extend(*writer);
+                continue;
+            }
+            let next = gates;
+            gates += 1;
+            for &u in &run {
+                edges.extend(gate.map(|g| (g, u)));
+                edges.extend(writer.map(|w| (u, w)));
+            }
+            if run.is_empty() {
+                if let (Some(g), Some(w)) = (gate, writer) {
+                    edges.push((g, *w));
+                }
+            }
+            run.clear();
+            let next_writer = vs.get(i + 1).and_then(|v| v.0);
+            edges.extend(writer.map(|w| (w, next)));
+            for &r in readers {
+                edges.extend(writer.map(|w| (w, r)));
+                if Some(r) != next_writer {
+                    edges.push((r, next));
+                }
+            }
+            gate = Some(next);
+        }
+        edges.extend(gate.into_iter().flat_map(|g| run.iter().map(move |&u| (g, u))));
+    }
+    let settled = by_completion(gates as usize, n, &edges)?;
+    serial::explains(h, txns, level.order, &settled).then_some(settled)
+}
+
+/// A topological order of the transactions among `nodes` nodes (the
+/// first `txns` of them transactions, numbered in completion order; the
+/// rest gates, taken as soon as they are ready), earliest first.
+fn by_completion(nodes: usize, txns: usize, edges: &[(u32, u32)]) -> Option<Vec<TxnId>> {
+    use std::cmp::Reverse;
+    let mut offsets = vec![0u32; nodes + 1];
+    for &(a, _) in edges {
+        offsets[a as usize + 1] += 1;
+    }
+    for i in 0..nodes {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut targets = vec![0u32; edges.len()];
+    let mut indeg = vec![0u32; nodes];
+    for &(a, b) in edges {
+        targets[fill[a as usize] as usize] = b;
+        fill[a as usize] += 1;
+        indeg[b as usize] += 1;
+    }
+    // Gates first (key 0), then transactions by number.
+    let key = |v: u32| Reverse(if (v as usize) < txns { (1, v) } else { (0, v) });
+    let mut ready: std::collections::BinaryHeap<_> =
+        (0..nodes as u32).filter(|&v| indeg[v as usize] == 0).map(key).collect();
+    let mut out = Vec::with_capacity(txns);
+    while let Some(Reverse((_, v))) = ready.pop() {
+        if (v as usize) < txns {
+            out.push(v);
+        }
+        let (s, e) = (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
+        for &b in &targets[s..e] {
+            indeg[b as usize] -= 1;
+            if indeg[b as usize] == 0 {
+                ready.push(key(b));
+            }
+        }
+    }
+    (out.len() == txns).then_some(out)
 }
 
 /// The serial execution a replay's `order` stands for, given the edges
@@ -98,4 +230,73 @@ pub(super) fn from_replay(
         rank[t as usize] = i as u32;
     }
     serial_execution(h, txns, g, level, base.iter().copied().chain(sides), &rank)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::txns::extract;
+    use super::*;
+
+    fn history(edn: &str) -> History {
+        crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses")
+    }
+
+    fn level(model: &str) -> Level {
+        Level::from_model(model).expect("a level")
+    }
+
+    /// Two overlapping blind writes nobody read: the one that answered
+    /// last goes last, whatever order it was given in.
+    #[test]
+    fn unread_writes_settle_in_completion_order() {
+        let h = history(
+            "{:type :invoke, :process 1, :value [[:w :x 1]]}
+             {:type :invoke, :process 2, :value [[:w :x 2]]}
+             {:type :ok, :process 2, :value [[:w :x 2]]}
+             {:type :ok, :process 1, :value [[:w :x 1]]}",
+        );
+        let txns = extract(&h).expect("transactions");
+        // Numbered by completion: 0 wrote 2, 1 wrote 1.
+        let given = [1, 0];
+        let lvl = level("strong-session-serializable");
+        assert!(serial::explains(&h, &txns, lvl.order, &given));
+        assert_eq!(settle(&h, &txns, lvl, &given), Some(vec![0, 1]));
+        assert_eq!(as_ops(&h, &txns, lvl, &given), vec![txns.op[0], txns.op[1]]);
+    }
+
+    /// A read fixes its version's place: the unread write must stay before
+    /// it, and a read-modify-write stays right after what it read.
+    #[test]
+    fn read_versions_and_read_modify_writes_stay_put() {
+        let h = history(
+            "{:type :ok, :process 1, :value [[:w :x 1]]}
+             {:type :ok, :process 2, :value [[:w :x 2]]}
+             {:type :ok, :process 3, :value [[:r :x 1] [:w :x 3]]}
+             {:type :ok, :process 4, :value [[:r :x 3]]}",
+        );
+        let txns = extract(&h).expect("transactions");
+        let lvl = level("serializable");
+        // x2 first (unread), then x1, its read-modify-write, and the reader.
+        let given = [1, 0, 2, 3];
+        assert!(serial::explains(&h, &txns, lvl.order, &given));
+        let settled = settle(&h, &txns, lvl, &given).expect("settles");
+        assert!(serial::explains(&h, &txns, lvl.order, &settled));
+        let pos = |t: TxnId| settled.iter().position(|&x| x == t).expect("placed");
+        assert!(pos(1) < pos(0), "the unread x2 stays before x1, which is read: {settled:?}");
+        assert_eq!(pos(2), pos(0) + 1, "the read-modify-write follows x1 at once: {settled:?}");
+    }
+
+    /// Reads of repeated values (several candidate writers) are not
+    /// settled: their versions are not known here.
+    #[test]
+    fn ambiguous_reads_are_left_as_found() {
+        let h = history(
+            "{:type :ok, :process 1, :value [[:w :x 1]]}
+             {:type :ok, :process 2, :value [[:w :x 1]]}
+             {:type :ok, :process 3, :value [[:r :x 1]]}",
+        );
+        let txns = extract(&h).expect("transactions");
+        assert!(!txns.choices.is_empty());
+        assert_eq!(settle(&h, &txns, level("serializable"), &[0, 1, 2]), None);
+    }
 }
