@@ -47,7 +47,9 @@ timed() {
   local out="$1" err="$2"
   shift 2
   /usr/bin/time -f "%e %M" -o "$data/time" "$@" >"$out" 2>"$err" || true
-  cat "$data/time"
+  # GNU time puts "Command exited with non-zero status N" first when the
+  # command fails (an `unknown` verdict exits 3): the figures are last.
+  tail -1 "$data/time"
 }
 
 echo "| workload | level | txns | follow s | txn/s | follow peak MB | MB at 1/10 | MB at end | held at end | rounds | last lag s | follow verdict | batch s | batch peak MB | gen alone s |"
@@ -61,6 +63,8 @@ for spec in $specs; do
   [ "$workload" = rw-register ] && fences="--fences 20"
   [ "$workload" = rw-register ] && [ "${WINDOW:-0}" = 1 ] && window="--follow-window"
   file="$data/$workload-$txns.edn"
+  # Without the batch check the history is not kept (10M is 5-6 GB).
+  [ "${BATCH:-1}" = 0 ] && file=/dev/null
   echo "generating $file" >&2
   read -r gen_s _ < <(timed "$file" /dev/null "$isolde" gen "$workload" --txns "$txns" $fences -o -)
   echo "following $workload at $level" >&2
