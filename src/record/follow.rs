@@ -28,10 +28,12 @@ pub struct Follower {
 }
 
 impl Follower {
-    /// Starts following `path` (already created), checking `models`.
-    pub fn start(path: &Path, models: Vec<String>, status: bool) -> Follower {
+    /// Starts following `path` (already created), checking `models`;
+    /// `window`: registers with fences hold only a window
+    /// ([`FollowOptions::register_window`]).
+    pub fn start(path: &Path, models: Vec<String>, status: bool, window: bool) -> Follower {
         let done = Arc::new(AtomicBool::new(false));
-        let fopts = FollowOptions { done: Some(done.clone()), ..FollowOptions::default() };
+        let fopts = FollowOptions { done: Some(done.clone()), register_window: window, ..FollowOptions::default() };
         let opts = CheckOptions { models: Some(models.clone()), ..CheckOptions::default() };
         let file = path.to_path_buf();
         let thread = std::thread::spawn(move || online::follow(&file, &opts, &fopts, &mut Printer { status }));

@@ -108,6 +108,14 @@ pub struct RecordArgs {
     /// model the level promises on the database.
     #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check", help_heading = CHECK)]
     pub model: Option<Vec<String>>,
+    /// With --check on rw-register at strong-session-serializable,
+    /// strong-session-snapshot-isolation or causal-cerone: hold only a
+    /// window of recent transactions (fences order the rest before them),
+    /// so memory stays flat; a read that shows a write order the window
+    /// had to assume makes the verdict unknown, as `analyze --follow
+    /// --follow-window` does (isolde help online).
+    #[arg(long, requires = "check", help_heading = CHECK)]
+    pub follow_window: bool,
     /// A statement every connection runs once, before its first
     /// transaction (repeatable), e.g. `SET SESSION
     /// innodb_snapshot_isolation = ON` on MariaDB.
@@ -392,7 +400,7 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     };
     let show = !a.quiet && std::io::stderr().is_terminal();
     let models = a.check.then(|| models.unwrap_or_else(|| vec![model.to_string()]));
-    let follower = models.map(|m| super::follow::Follower::start(&edn, m, !a.quiet && !show));
+    let follower = models.map(|m| super::follow::Follower::start(&edn, m, !a.quiet && !show, a.follow_window));
     let t0 = Instant::now();
     let stats = record(db, plan, BufWriter::new(file), show);
     if let Err(e) = db.teardown() {
@@ -999,6 +1007,7 @@ mod tests {
             check: false,
             fences: None,
             model: None,
+            follow_window: false,
             init_sql: Vec::new(),
             lock_timeout_ms: 100,
             faults: Vec::new(),
