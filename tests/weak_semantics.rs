@@ -27,6 +27,17 @@ fn an_unobserved_info_transaction_is_dropped() {
 }
 
 #[test]
+fn an_invocation_nothing_completed_may_have_committed() {
+    // Jepsen's and Elle's reading of an invocation without completion
+    // (and, while following, a transaction still running): `:info`. Its
+    // write explains the read; a value nobody wrote or invoked does not.
+    let h = edn(&ops(&[("invoke", 0, "[[:w :x 1]]"), ("invoke", 1, "[[:r :x nil]]"), ("ok", 1, "[[:r :x 1]]")]));
+    assert_eq!(weak_ladder(&h), ([T, T, T], None));
+    let garbage = edn(&ops(&[("invoke", 0, "[[:w :x 1]]"), ("invoke", 1, "[[:r :x nil]]"), ("ok", 1, "[[:r :x 2]]")]));
+    assert_eq!(weak_ladder(&garbage), ([F, F, F], Some('a')));
+}
+
+#[test]
 fn info_ends_a_session() {
     // Without the :info in between, the last read is E-RA-s (read atomic ✗).
     let plain = edn(&ops(&[("ok", 0, "[[:w :x 1]]"), ("ok", 0, "[[:r :x nil]]")]));

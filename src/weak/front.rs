@@ -4,7 +4,9 @@
 //!
 //! * **transactions**: a virtual initial transaction `⊥` ([`BOTTOM`]) that
 //!   writes every key's initial value, every `:ok` transaction, and every
-//!   `:info` transaction. An `:info` transaction takes part only through its
+//!   `:info` transaction, and every invocation nothing completed (Jepsen's
+//!   and Elle's reading: it may have committed; online, it is still
+//!   running). An `:info` transaction takes part only through its
 //!   writes: its reads are unknown (Jepsen records only the invocation), and
 //!   it is the last of its session, so when nobody reads from it it adds no
 //!   constraint at all (which is exactly dropping it, §4.2). `:fail`
@@ -185,9 +187,13 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
     // Transactions and sessions.
     let mut open: FxHashMap<i64, u32> = FxHashMap::default();
     for (i, op) in h.ops.iter().enumerate() {
-        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
-            continue;
-        }
+        // An invocation nothing completed may have committed: `:info`.
+        let info = match op.op_type {
+            OpType::Ok => false,
+            OpType::Info => true,
+            OpType::Invoke if op.pair == NONE => true,
+            _ => continue,
+        };
         for m in h.mops_of(op) {
             let wrong = match (workload, m.f) {
                 (Workload::RwRegister, MopFn::Append) => Some("append"),
@@ -201,7 +207,7 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
         let t = f.op.len() as TxnId;
         f.txn_of_op[i] = t;
         f.op.push(i as OpId);
-        f.info.push(op.op_type == OpType::Info);
+        f.info.push(info);
         let s = match (sessions, open.get(&op.process)) {
             (Sessions::Process, Some(&s)) => s,
             _ => {
@@ -216,7 +222,7 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
         f.session.push(s);
         f.pos.push(f.sessions[s as usize].len() as u32);
         f.sessions[s as usize].push(t);
-        if op.op_type == OpType::Info {
+        if info {
             open.remove(&op.process);
         }
     }
