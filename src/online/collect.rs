@@ -102,6 +102,9 @@
 use rustc_hash::FxHashMap;
 
 use super::packed::Packed;
+use super::spill::{self, Spill};
+
+mod seal;
 use crate::anomaly::Case;
 use crate::history::{History, KeyId, Mop, MopFn, MopValue, OpId, OpType, NONE};
 
@@ -137,8 +140,23 @@ pub struct Collector {
     /// `valid` no more, only `invalid` or `unknown`): why.
     pub broken: Option<String>,
     /// Lines a key must have been quiet for before unread appends of it
-    /// whose appenders overlap are collected in an assumed order.
+    /// whose appenders overlap are collected in an assumed order, and
+    /// before its state is sealed ([`Collector::seal`]).
     quiet_lines: u32,
+    /// Where sealed keys' states go.
+    spill: Spill,
+    /// Keys of the history below this id were looked up in the spill
+    /// store already (a key interned later may be a sealed one).
+    known_keys: u32,
+    /// Names of sealed keys whose state could not be read back: their
+    /// reads are not checked (and [`Collector::broken`] says so).
+    lost: rustc_hash::FxHashSet<Vec<u8>>,
+    /// Keys sealed so far, and keys taken back from the store.
+    pub sealed: u64,
+    /// Sealed keys an op mentioned again (their state was read back).
+    pub unsealed: u64,
+    /// Why keys are no longer sealed, once the store failed.
+    pub spill_failed: Option<String>,
 }
 
 /// Unread appends whose appenders overlap in time are collected in an
@@ -336,6 +354,12 @@ impl Collector {
         Collector { quiet_lines, ..Collector::default() }
     }
 
+    /// [`Collector::new`], sealing keys to a file in `dir` (`None`:
+    /// [`std::env::temp_dir`]).
+    pub fn with_spill_dir(quiet_lines: u32, dir: Option<&std::path::Path>) -> Collector {
+        Collector { quiet_lines, spill: Spill::new(dir), ..Collector::default() }
+    }
+
     /// Elements held in collected prefixes.
     pub fn prefix_elements(&self) -> usize {
         self.prefixes.values().map(|p| p.elems.len() + p.pending.len()).sum()
@@ -348,15 +372,21 @@ impl Collector {
     /// keeps its position). The first read that shows a key's pending
     /// elements places them.
     pub fn apply(&mut self, h: &History) -> Window {
+        self.unseal(h);
         let mut w = Window::new(h.clone());
-        if self.prefixes.is_empty() {
+        if self.prefixes.is_empty() && self.lost.is_empty() {
             return w;
         }
+        let lost = self.lost_keys(h);
         let aside = w.aside_key();
         let ops = std::mem::take(&mut w.check.ops);
         for (i, op) in ops.iter().enumerate() {
             for mi in op.mop_start..op.mop_start + op.mop_len {
                 let m = &mut w.check.mops[mi as usize];
+                if m.f == MopFn::Read && lost.contains(&m.key) {
+                    *m = Mop { key: aside, value: MopValue::List { start: 0, len: 0 }, ..*m };
+                    continue;
+                }
                 let (MopFn::Read, MopValue::List { start: s, len }, Some(p)) =
                     (m.f, m.value, self.prefixes.get_mut(&m.key))
                 else {

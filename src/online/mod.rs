@@ -47,6 +47,7 @@ pub mod feed;
 pub mod fenced;
 pub mod finality;
 pub mod packed;
+pub mod spill;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -92,6 +93,10 @@ pub struct FollowOptions {
     /// that shows another order makes the verdict `unknown`. Off, such a
     /// run keeps every transaction (exact, memory grows).
     pub register_window: bool,
+    /// When collecting list-append transactions: the directory of the file
+    /// that retired keys are sealed to ([`spill`]; `None`:
+    /// [`std::env::temp_dir`], that is `$TMPDIR`).
+    pub spill_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for FollowOptions {
@@ -105,6 +110,7 @@ impl Default for FollowOptions {
             done: None,
             quiet_lines: collect::QUIET_LINES,
             register_window: false,
+            spill_dir: None,
         }
     }
 }
@@ -201,6 +207,9 @@ pub struct Followed {
     pub unknown: Option<String>,
     /// Elements collected in an assumed order.
     pub assumed: u64,
+    /// List-append keys sealed to disk ([`spill`]), and sealed keys read
+    /// back because an op mentioned them again.
+    pub sealed: (u64, u64),
     /// Time spent reading and checking rounds.
     pub elapsed: Duration,
 }
@@ -327,6 +336,9 @@ pub fn follow_feed(
                     let keep = c.collect(checked, &o.order);
                     drop((window, full));
                     asm.retain(&keep);
+                    if let Some(why) = c.seal(&mut asm) {
+                        watch.note(&why);
+                    }
                     release_freed_memory();
                     if let Some(why) = c.held_back().take().filter(|w| held_note.as_deref() != Some(w.as_str())) {
                         watch.note(&why);
@@ -357,6 +369,10 @@ pub fn follow_feed(
         reported_types: reported.types,
         unknown: collector.as_mut().and_then(|c| c.broken().take()),
         assumed: collector.as_ref().map_or(0, |c| c.assumed()),
+        sealed: match &collector {
+            Some(Collecting::Lists(c)) => (c.sealed, c.unsealed),
+            _ => (0, 0),
+        },
         collected: collector.map(|c| c.collected()).unwrap_or(0),
         window,
         edges_seen,
@@ -390,6 +406,22 @@ impl Collecting {
             Collecting::Lists(c) => c.collect(h, order),
             Collecting::Registers(c) => c.collect(h, order),
         }
+    }
+
+    /// After a round's collection: seals the quiet list-append keys and
+    /// drops the keys nothing holds from the key table ([`collect`]'s
+    /// sealing rule); says why once the spill file failed.
+    fn seal(&mut self, asm: &mut assemble::Assembler) -> Option<String> {
+        let Collecting::Lists(c) = self else { return None };
+        let failed = c.spill_failed.is_some();
+        let line = u32::try_from(asm.line()).unwrap_or(u32::MAX);
+        let (keys, used) = asm.keys();
+        let drop = c.seal(keys, &used, line);
+        if drop.contains(&true) {
+            let map = asm.drop_keys(&drop);
+            c.remap(&map);
+        }
+        c.spill_failed.clone().filter(|_| !failed)
     }
 
     fn collected(&self) -> u64 {
@@ -442,7 +474,7 @@ fn start_collecting(
             "--follow collects transactions that every later one follows in realtime: memory stays flat \
              (isolde help online)",
         );
-        return Some(Collecting::Lists(collect::Collector::new(fopts.quiet_lines)));
+        return Some(Collecting::Lists(collect::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref())));
     } else if can && workload == Workload::RwRegister && sessions_only && fopts.register_window {
         watch.note(&format!(
             "--follow-window collects transactions that fence transactions (on :{}) order before every \
