@@ -474,7 +474,10 @@ fn start_collecting(
             "--follow collects transactions that every later one follows in realtime: memory stays flat \
              (isolde help online)",
         );
-        return Some(Collecting::Lists(collect::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref())));
+        return Some(Collecting::Lists(collect::Collector::with_spill_dir(
+            fopts.quiet_lines,
+            fopts.spill_dir.as_deref(),
+        )));
     } else if can && workload == Workload::RwRegister && sessions_only && fopts.register_window {
         watch.note(&format!(
             "--follow-window collects transactions that fence transactions (on :{}) order before every \

@@ -224,7 +224,6 @@ impl Spill {
             self.dead = 0;
         }
     }
-
 }
 
 /// The store's file, created in `dir` on first use.
