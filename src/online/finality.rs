@@ -65,7 +65,8 @@ impl Reported {
                     // read and the key (by name: a sealed key's id changes,
                     // see `collect`) identify it.
                     Case::CollectedPrefix { op, key, .. } | Case::CollectedWrite { op, key, .. } => {
-                        format!("{name} {} {}", h.op(*op).index, h.keys[key.0 as usize])
+                        let named = h.keys.get(key.0 as usize).map_or_else(|| key.0.to_string(), ToString::to_string);
+                        format!("{name} {} {named}", h.op(*op).index)
                     }
                     _ => format!("{name} {}", json::to_string(h, &node)),
                 };
