@@ -37,7 +37,7 @@ fn revisited(last: &str) -> String {
 
 /// What a follow found: every anomaly type reported while following or
 /// left for the final check, the cases left for it, and the verdict.
-fn found(text: &str, quiet_lines: u32) -> (Vec<String>, Vec<String>, Validity, (u64, u64)) {
+fn found(text: &str, quiet_lines: u32) -> (Vec<String>, Vec<String>, Validity, isolde::online::Sealed) {
     let check = options(true, Some("strict-serializable"));
     let (mut followed, rec) = follow_sealing(text, 20, &check, quiet_lines, None);
     let mut names: Vec<String> = rec.found.iter().map(|(n, _)| n.clone()).collect();
@@ -87,8 +87,9 @@ fn a_sealed_key_read_again_is_checked_as_if_it_had_stayed() {
         // last read. Never quiet: it stays in memory.
         let sealed = found(&text, 50);
         let kept = found(&text, u32::MAX);
-        assert!(sealed.3 .0 >= 1 && sealed.3 .1 >= 1, "{last}: sealed and read back {:?}", sealed.3);
-        assert_eq!(kept.3, (0, 0), "{last}: nothing sealed");
+        assert!(sealed.3.keys >= 1 && sealed.3.read_back >= 1, "{last}: sealed and read back {:?}", sealed.3);
+        assert!(sealed.3.bytes > 0, "{last}: {:?}", sealed.3);
+        assert_eq!(kept.3, isolde::online::Sealed::default(), "{last}: nothing sealed");
         assert_eq!(sealed.2, want, "{last}");
         assert_eq!((&sealed.0, &sealed.1, sealed.2), (&kept.0, &kept.1, kept.2), "{last}");
         match want {
@@ -111,7 +112,7 @@ fn the_spill_file_is_gone_after_the_run() {
     let check = options(true, Some("strict-serializable"));
     let (mut followed, rec) = follow_sealing(&text, 1_000, &check, 0, Some(dir.clone()));
     assert!(rec.found.is_empty(), "{:?}", rec.found);
-    assert!(followed.sealed.0 > 100, "{:?} sealed", followed.sealed);
+    assert!(followed.sealed.keys > 100, "{:?} sealed", followed.sealed);
     assert_ne!(isolde::online::final_check(&mut followed, &check).expect("final").valid, Validity::Invalid);
     let left: Vec<_> = std::fs::read_dir(&dir).expect("reads the directory").collect();
     assert!(left.is_empty(), "left behind: {left:?}");

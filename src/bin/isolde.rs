@@ -1030,11 +1030,14 @@ fn follow_one(
             followed.collected
         );
     }
-    if followed.sealed.0 > 0 {
+    let sealed = followed.sealed;
+    if sealed.keys > 0 {
         eprintln!(
-            "isolde: {} retired keys were sealed to a spill file in the temporary directory (removed at exit), \
-             {} of them read back when an op mentioned them again",
-            followed.sealed.0, followed.sealed.1
+            "isolde: {} retired keys were sealed to a spill file in the temporary directory ({:.1} MB, removed at \
+             exit), {} of them read back when an op mentioned them again",
+            sealed.keys,
+            sealed.bytes as f64 / 1e6,
+            sealed.read_back
         );
     }
     let history = followed.history;

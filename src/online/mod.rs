@@ -207,11 +207,21 @@ pub struct Followed {
     pub unknown: Option<String>,
     /// Elements collected in an assumed order.
     pub assumed: u64,
-    /// List-append keys sealed to disk ([`spill`]), and sealed keys read
-    /// back because an op mentioned them again.
-    pub sealed: (u64, u64),
+    /// List-append keys sealed to disk ([`spill`]).
+    pub sealed: Sealed,
     /// Time spent reading and checking rounds.
     pub elapsed: Duration,
+}
+
+/// What a run sealed to its spill file ([`spill`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sealed {
+    /// Keys sealed (a key sealed, read back and sealed again counts twice).
+    pub keys: u64,
+    /// Sealed keys read back because an op mentioned them again.
+    pub read_back: u64,
+    /// Bytes written to the file.
+    pub bytes: u64,
 }
 
 /// Follows `path` (`-`: standard input), checking in rounds with `opts`,
@@ -371,8 +381,8 @@ pub fn follow_feed(
         unknown: collector.as_mut().and_then(|c| c.broken().take()),
         assumed: collector.as_ref().map_or(0, |c| c.assumed()),
         sealed: match &collector {
-            Some(Collecting::Lists(c)) => (c.sealed, c.unsealed),
-            _ => (0, 0),
+            Some(Collecting::Lists(c)) => Sealed { keys: c.sealed, read_back: c.unsealed, bytes: c.spill_bytes() },
+            _ => Sealed::default(),
         },
         collected: collector.map(|c| c.collected()).unwrap_or(0),
         window,

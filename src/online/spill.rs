@@ -117,11 +117,6 @@ impl Spill {
         self.len + self.buf.len() as u64
     }
 
-    /// Heap bytes the store holds between rounds (its index).
-    pub fn heap_bytes(&self) -> usize {
-        self.index.capacity() * 8
-    }
-
     /// Queues `state` under `name` (an encoded key, [`name`]); written at
     /// the next [`Spill::flush`]. Returns `false` when the store is full.
     pub fn put(&mut self, name: &[u8], state: &[u8]) -> bool {

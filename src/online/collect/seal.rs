@@ -94,12 +94,6 @@ impl Collector {
         self.known_keys = map.iter().filter(|&&n| n != NONE).count() as u32;
     }
 
-    /// Heap bytes of the store's index (what sealed keys still cost in
-    /// memory).
-    pub fn spill_index_bytes(&self) -> usize {
-        self.spill.heap_bytes()
-    }
-
     /// Bytes written to the store.
     pub fn spill_bytes(&self) -> u64 {
         self.spill.bytes()
