@@ -92,11 +92,14 @@
 //! collection waits while one is in flight, and the status line says so.
 //!
 //! ## What it costs
-//! Per key, the collected prefix, delta-coded ([`super::packed`]: about a
-//! byte per element when the workload appends increasing values, plus a
-//! sorted copy for the duplicate check once a key has hundreds), and about
-//! a hundred bytes of bookkeeping; keys the workload retired keep theirs.
-//! The held transactions are those of the last few rounds. Values must be integers (they are, in list-append
+//! Per key in memory, the collected prefix, delta-coded ([`super::packed`]:
+//! about a byte per element when the workload appends increasing values,
+//! plus a sorted copy for the duplicate check once a key has hundreds), and
+//! about a hundred bytes of bookkeeping. Keys the workload retired are
+//! sealed ([`seal`]): their state goes to a spill file ([`super::spill`])
+//! and they leave the key table, so what stays in memory per retired key
+//! is an 8-byte index entry. The held transactions are those of the last
+//! few rounds. Values must be integers (they are, in list-append
 //! histories from Jepsen and `isolde gen`); otherwise nothing is collected.
 
 use rustc_hash::FxHashMap;

@@ -26,8 +26,9 @@
 //! List-append checked for strict serializability alone collects old
 //! transactions ([`collect`]: chordless cycles are temporally local, so a
 //! transaction every later one follows in realtime is only needed through
-//! its key's version order, kept as a per-key prefix); its rounds run at
-//! every `round_txns`, each costing what it reads. Registers with fence
+//! its key's version order, kept as a per-key prefix, and a key the
+//! workload retired is sealed to a spill file, [`spill`]); its rounds run
+//! at every `round_txns`, each costing what it reads. Registers with fence
 //! transactions checked at a session level collect with `--follow-window`
 //! ([`fenced`]: exact but for concurrent writes nothing read before they
 //! were collected, which can make the verdict `unknown`). Every other check keeps

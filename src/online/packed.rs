@@ -1,10 +1,10 @@
 //! A sequence of integers held as variable-length deltas.
 //!
 //! The collector keeps, per key, the part of its version order that
-//! collected transactions made ([`super::collect`]). Keys the workload
-//! retired keep their prefix for as long as the run lasts (a later read of
-//! them must still begin with it), so its size is what the collector's
-//! memory grows by. Jepsen's and `isolde gen`'s list-append workloads append
+//! collected transactions made ([`super::collect`]); a later read of the
+//! key must begin with it. A key the workload still uses keeps it in memory
+//! (a retired one is sealed to disk, [`super::spill`], in this encoding),
+//! so its size is what the collector's memory grows by. Jepsen's and `isolde gen`'s list-append workloads append
 //! each key's values in increasing order (1, 2, 3, …) and the version order
 //! stays close to that order, so consecutive elements differ by a little:
 //! each is stored as its difference from the one before, zigzag-encoded as
