@@ -1499,6 +1499,28 @@ mod tests {
     }
 
     #[test]
+    fn dropped_keys_leave_the_table_and_come_back_afresh() {
+        let mut b = HistoryBuilder::new("t");
+        for name in ["x", "y", "z", "y"] {
+            let k = b.key(Atom::Keyword(name.into()));
+            let s = b.mop_count();
+            b.push_mop(Mop { f: MopFn::Append, key: k, value: MopValue::Int(1) });
+            b.push_op(raw(OpType::Ok, Some(0), None), s);
+        }
+        // The ops on `x` and `y` go; `x` is dropped, `y` is not asked to
+        // be, `z` is still mentioned.
+        b.retain_ops(|i| i == 2);
+        assert_eq!(b.used_keys(), vec![false, false, true]);
+        let map = b.drop_keys(&[true, false, true]);
+        assert_eq!(map, vec![NONE, 0, 1]);
+        assert_eq!(b.keys(), &[Value::Atom(Atom::Keyword("y".into())), Value::Atom(Atom::Keyword("z".into()))]);
+        assert_eq!(b.clone_finish().mops[0].key, KeyId(1));
+        assert_eq!(b.key(Atom::Keyword("z".into())), KeyId(1));
+        assert_eq!(b.key(Atom::Keyword("x".into())), KeyId(2));
+        assert_eq!(b.key(Atom::Keyword("y".into())), KeyId(0));
+    }
+
+    #[test]
     fn append_merges_chunks_reinterning_keys() {
         let mut a = HistoryBuilder::new("t");
         let k = a.key(Atom::Keyword("x".into()));
