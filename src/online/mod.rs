@@ -604,9 +604,9 @@ const MMAP_ABOVE: i32 = 1 << 20;
 /// which the rounds' blocks come from its heaps, where what a round frees
 /// among what it keeps stays resident (`malloc_trim` returns only whole
 /// free pages). A fixed threshold keeps the rounds' large blocks out of the
-/// heaps: measured on list-append at strict serializability, the resident
-/// size between rounds falls from 30–45 MB, varying with the rounds, to a
-/// flat 11 MB, for about 5% more time (`docs/performance.md`).
+/// heaps: measured on list-append at strict serializability (3M
+/// transactions), the resident size between rounds falls from a median of
+/// 35 MB (18–48) to 11 MB, for 5–10% more time (`docs/performance.md`).
 fn steady_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `mallopt` takes no pointers; it sets a tunable of glibc's
