@@ -106,10 +106,10 @@ use rustc_hash::FxHashMap;
 
 use super::packed::Packed;
 use super::spill::{self, Spill};
-
-mod seal;
 use crate::anomaly::Case;
 use crate::history::{History, KeyId, Mop, MopFn, MopValue, OpId, OpType, NONE};
+
+mod seal;
 
 /// A key's collected prefix.
 #[derive(Default, Debug)]
