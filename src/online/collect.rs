@@ -114,8 +114,8 @@ mod seal;
 /// A key's collected prefix.
 #[derive(Default, Debug)]
 struct Prefix {
-    /// The elements, in version order (delta-coded: a retired key keeps
-    /// its prefix for the rest of the run).
+    /// The elements, in version order (delta-coded: a key the workload
+    /// still uses keeps its prefix in memory).
     elems: Packed,
     /// Elements collected transactions appended that no read placed yet,
     /// in the order later reads must show them (realtime's where it orders
@@ -125,6 +125,10 @@ struct Prefix {
     times: Vec<(u32, u32)>,
     /// The latest line on which one of their appenders completed.
     line: u32,
+    /// The line by which the state was read back from the spill store,
+    /// when it was (a key read again is not sealed again at once; not
+    /// stored).
+    unsealed_at: u32,
 }
 
 /// What the collector holds between rounds.

@@ -10,8 +10,9 @@
 //!   read it empty) leaves the key table at once: there is nothing to
 //!   check a later read of it against;
 //! * a key with a collected prefix or pending elements whose last collected
-//!   append completed at least the quiet lines ago ([`super::QUIET_LINES`]
-//!   by default, the same wait that marks a key retired) is *sealed*: its
+//!   append completed (and, for a key read back from the store, that was
+//!   read back) at least the quiet lines ago ([`super::QUIET_LINES`] by
+//!   default, the same wait that marks a key retired) is *sealed*: its
 //!   whole state (prefix, pending elements with their appenders' lines, the
 //!   line of its last collected append) is written to the store under the
 //!   key's name, and it leaves both the collector's map and the key table.
@@ -55,7 +56,10 @@ impl Collector {
             }
             match self.prefixes.get(&KeyId(i as u32)) {
                 None => drop[i] = true,
-                Some(p) if self.spill_failed.is_none() && line.saturating_sub(p.line) >= self.quiet_lines => {
+                Some(p)
+                    if self.spill_failed.is_none()
+                        && line.saturating_sub(p.line.max(p.unsealed_at)) >= self.quiet_lines =>
+                {
                     if let Some(name) = spill::name(k) {
                         if self.spill.put(&name, &p.encode()) {
                             sealing.push(i);
@@ -107,6 +111,7 @@ impl Collector {
         if self.spill.sealed() == 0 {
             return;
         }
+        let now = h.ops.last().map_or(0, |o| o.line);
         for (i, k) in h.keys.iter().enumerate().skip(from) {
             let Some(name) = spill::name(k) else { continue };
             let state = match self.spill.take(&name) {
@@ -116,7 +121,7 @@ impl Collector {
             };
             match state {
                 Ok(p) => {
-                    self.prefixes.insert(KeyId(i as u32), p);
+                    self.prefixes.insert(KeyId(i as u32), Prefix { unsealed_at: now, ..p });
                     self.unsealed += 1;
                 }
                 Err(e) => {
@@ -184,7 +189,7 @@ impl Prefix {
         if take(1).is_some() {
             return None;
         }
-        Some(Prefix { elems, pending, times, line })
+        Some(Prefix { elems, pending, times, line, unsealed_at: 0 })
     }
 }
 
@@ -199,6 +204,7 @@ mod tests {
             pending: vec![9, 8],
             times: vec![(10, 20), (11, 19)],
             line: 42,
+            unsealed_at: 0,
         };
         let b = p.encode();
         let q = Prefix::decode(&b).expect("decodes");
