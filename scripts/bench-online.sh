@@ -47,7 +47,9 @@ timed() {
   local out="$1" err="$2"
   shift 2
   /usr/bin/time -f "%e %M" -o "$data/time" "$@" >"$out" 2>"$err" || true
-  cat "$data/time"
+  # GNU time puts "Command exited with non-zero status N" first when the
+  # command fails (an `unknown` verdict exits 3): the figures are last.
+  tail -1 "$data/time"
 }
 
 echo "| workload | level | txns | follow s | txn/s | follow peak MB | MB at 1/10 | MB at end | held at end | rounds | last lag s | follow verdict | batch s | batch peak MB | gen alone s |"
