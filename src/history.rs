@@ -1284,6 +1284,51 @@ impl HistoryBuilder {
         self.given_index = given;
         self.op_elements = h.elements.len();
     }
+
+    /// The interned keys: `keys()[k.0]` is how key `k` was first written.
+    pub fn keys(&self) -> &[Value] {
+        &self.h.keys
+    }
+
+    /// Per key, whether some micro-op still mentions it.
+    pub fn used_keys(&self) -> Vec<bool> {
+        let mut used = vec![false; self.h.keys.len()];
+        for m in &self.h.mops {
+            used[m.key.0 as usize] = true;
+        }
+        used
+    }
+
+    /// Forgets the keys `drop` marks that no micro-op mentions (a key
+    /// mentioned later is interned afresh) and renumbers the others in
+    /// their order. Returns each old id's new one ([`NONE`]: dropped). The
+    /// online checker keeps its key table to the keys it still holds this
+    /// way ([`crate::online::collect`]); identities of the dropped keys
+    /// given out before mean nothing after.
+    pub fn drop_keys(&mut self, drop: &[bool]) -> Vec<u32> {
+        let used = self.used_keys();
+        let mut map = vec![NONE; self.h.keys.len()];
+        let mut kept = Vec::with_capacity(self.h.keys.len());
+        for (i, k) in std::mem::take(&mut self.h.keys).into_iter().enumerate() {
+            if used[i] || !drop.get(i).copied().unwrap_or(false) {
+                map[i] = kept.len() as u32;
+                kept.push(k);
+            }
+        }
+        kept.shrink_to(kept.len() * 2);
+        self.h.keys = kept;
+        for m in &mut self.h.mops {
+            m.key = KeyId(map[m.key.0 as usize]);
+        }
+        self.key_ids.retain(|_, id| {
+            *id = map[*id as usize];
+            *id != NONE
+        });
+        if self.key_ids.capacity() > 4 * self.key_ids.len() + 64 {
+            self.key_ids.shrink_to(2 * self.key_ids.len());
+        }
+        map
+    }
 }
 
 #[cfg(test)]
@@ -1451,6 +1496,28 @@ mod tests {
         assert_eq!(h.nonclient_ops, 1);
         assert_eq!(h.ops.len(), 1);
         assert_eq!(h.ops[0].index, 1);
+    }
+
+    #[test]
+    fn dropped_keys_leave_the_table_and_come_back_afresh() {
+        let mut b = HistoryBuilder::new("t");
+        for name in ["x", "y", "z", "y"] {
+            let k = b.key(Atom::Keyword(name.into()));
+            let s = b.mop_count();
+            b.push_mop(Mop { f: MopFn::Append, key: k, value: MopValue::Int(1) });
+            b.push_op(raw(OpType::Ok, Some(0), None), s);
+        }
+        // The ops on `x` and `y` go; `x` is dropped, `y` is not asked to
+        // be, `z` is still mentioned.
+        b.retain_ops(|i| i == 2);
+        assert_eq!(b.used_keys(), vec![false, false, true]);
+        let map = b.drop_keys(&[true, false, true]);
+        assert_eq!(map, vec![NONE, 0, 1]);
+        assert_eq!(b.keys(), &[Value::Atom(Atom::Keyword("y".into())), Value::Atom(Atom::Keyword("z".into()))]);
+        assert_eq!(b.clone_finish().mops[0].key, KeyId(1));
+        assert_eq!(b.key(Atom::Keyword("z".into())), KeyId(1));
+        assert_eq!(b.key(Atom::Keyword("x".into())), KeyId(2));
+        assert_eq!(b.key(Atom::Keyword("y".into())), KeyId(0));
     }
 
     #[test]

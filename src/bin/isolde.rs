@@ -984,6 +984,7 @@ fn follow_one(
         done: None,
         quiet_lines: isolde::online::collect::QUIET_LINES,
         register_window: a.follow_window,
+        spill_dir: None,
     };
     let t0 = std::time::Instant::now();
     let mut watch = FollowPrinter {
@@ -1027,6 +1028,16 @@ fn follow_one(
             "isolde: {} transactions were collected while following; the verdict covers them, \
              the cases below only those still held (the others were printed as they were found)",
             followed.collected
+        );
+    }
+    let sealed = followed.sealed;
+    if sealed.keys > 0 {
+        eprintln!(
+            "isolde: {} retired keys were sealed to a spill file in the temporary directory ({:.1} MB, removed at \
+             exit), {} of them read back when an op mentioned them again",
+            sealed.keys,
+            sealed.bytes as f64 / 1e6,
+            sealed.read_back
         );
     }
     let history = followed.history;

@@ -131,6 +131,17 @@ impl Assembler {
         self.built.retain_ops(|i| keep.get(i).copied().unwrap_or(true));
     }
 
+    /// The key table, and per key whether a held op mentions it.
+    pub fn keys(&self) -> (&[crate::history::Value], Vec<bool>) {
+        (self.built.keys(), self.built.used_keys())
+    }
+
+    /// Forgets the keys `drop` marks that no held op mentions, renumbering
+    /// the others ([`HistoryBuilder::drop_keys`]); returns the renumbering.
+    pub fn drop_keys(&mut self, drop: &[bool]) -> Vec<u32> {
+        self.built.drop_keys(drop)
+    }
+
     /// Ops read so far.
     pub fn ops(&self) -> usize {
         self.built.op_count()

@@ -92,24 +92,30 @@
 //! collection waits while one is in flight, and the status line says so.
 //!
 //! ## What it costs
-//! Per key, the collected prefix, delta-coded ([`super::packed`]: about a
-//! byte per element when the workload appends increasing values, plus a
-//! sorted copy for the duplicate check once a key has hundreds), and about
-//! a hundred bytes of bookkeeping; keys the workload retired keep theirs.
-//! The held transactions are those of the last few rounds. Values must be integers (they are, in list-append
+//! Per key in memory, the collected prefix, delta-coded ([`super::packed`]:
+//! about a byte per element when the workload appends increasing values,
+//! plus a sorted copy for the duplicate check once a key has hundreds), and
+//! about a hundred bytes of bookkeeping. Keys the workload retired are
+//! sealed ([`Collector::seal`]): their state goes to a spill file ([`super::spill`])
+//! and they leave the key table, so what stays in memory per retired key
+//! is an 8-byte index entry. The held transactions are those of the last
+//! few rounds. Values must be integers (they are, in list-append
 //! histories from Jepsen and `isolde gen`); otherwise nothing is collected.
 
 use rustc_hash::FxHashMap;
 
 use super::packed::Packed;
+use super::spill::{self, Spill};
 use crate::anomaly::Case;
 use crate::history::{History, KeyId, Mop, MopFn, MopValue, OpId, OpType, NONE};
+
+mod seal;
 
 /// A key's collected prefix.
 #[derive(Default, Debug)]
 struct Prefix {
-    /// The elements, in version order (delta-coded: a retired key keeps
-    /// its prefix for the rest of the run).
+    /// The elements, in version order (delta-coded: a key the workload
+    /// still uses keeps its prefix in memory).
     elems: Packed,
     /// Elements collected transactions appended that no read placed yet,
     /// in the order later reads must show them (realtime's where it orders
@@ -119,6 +125,10 @@ struct Prefix {
     times: Vec<(u32, u32)>,
     /// The latest line on which one of their appenders completed.
     line: u32,
+    /// The line by which the state was read back from the spill store,
+    /// when it was (a key read again is not sealed again at once; not
+    /// stored).
+    unsealed_at: u32,
 }
 
 /// What the collector holds between rounds.
@@ -137,8 +147,23 @@ pub struct Collector {
     /// `valid` no more, only `invalid` or `unknown`): why.
     pub broken: Option<String>,
     /// Lines a key must have been quiet for before unread appends of it
-    /// whose appenders overlap are collected in an assumed order.
+    /// whose appenders overlap are collected in an assumed order, and
+    /// before its state is sealed ([`Collector::seal`]).
     quiet_lines: u32,
+    /// Where sealed keys' states go.
+    spill: Spill,
+    /// Keys of the history below this id were looked up in the spill
+    /// store already (a key interned later may be a sealed one).
+    known_keys: u32,
+    /// Names of sealed keys whose state could not be read back: their
+    /// reads are not checked (and [`Collector::broken`] says so).
+    lost: rustc_hash::FxHashSet<Vec<u8>>,
+    /// Keys sealed so far, and keys taken back from the store.
+    pub sealed: u64,
+    /// Sealed keys an op mentioned again (their state was read back).
+    pub unsealed: u64,
+    /// Why keys are no longer sealed, once the store failed.
+    pub spill_failed: Option<String>,
 }
 
 /// Unread appends whose appenders overlap in time are collected in an
@@ -336,6 +361,12 @@ impl Collector {
         Collector { quiet_lines, ..Collector::default() }
     }
 
+    /// [`Collector::new`], sealing keys to a file in `dir` (`None`:
+    /// [`std::env::temp_dir`]).
+    pub fn with_spill_dir(quiet_lines: u32, dir: Option<&std::path::Path>) -> Collector {
+        Collector { quiet_lines, spill: Spill::new(dir), ..Collector::default() }
+    }
+
     /// Elements held in collected prefixes.
     pub fn prefix_elements(&self) -> usize {
         self.prefixes.values().map(|p| p.elems.len() + p.pending.len()).sum()
@@ -348,15 +379,21 @@ impl Collector {
     /// keeps its position). The first read that shows a key's pending
     /// elements places them.
     pub fn apply(&mut self, h: &History) -> Window {
+        self.unseal(h);
         let mut w = Window::new(h.clone());
-        if self.prefixes.is_empty() {
+        if self.prefixes.is_empty() && self.lost.is_empty() {
             return w;
         }
+        let lost = self.lost_keys(h);
         let aside = w.aside_key();
         let ops = std::mem::take(&mut w.check.ops);
         for (i, op) in ops.iter().enumerate() {
             for mi in op.mop_start..op.mop_start + op.mop_len {
                 let m = &mut w.check.mops[mi as usize];
+                if m.f == MopFn::Read && lost.contains(&m.key) {
+                    *m = Mop { key: aside, value: MopValue::List { start: 0, len: 0 }, ..*m };
+                    continue;
+                }
                 let (MopFn::Read, MopValue::List { start: s, len }, Some(p)) =
                     (m.f, m.value, self.prefixes.get_mut(&m.key))
                 else {

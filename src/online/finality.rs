@@ -62,9 +62,11 @@ impl Reported {
                 }
                 let key = match case {
                     // Its collected prefix grows from round to round: the
-                    // read and the key identify it.
+                    // read and the key (by name: a sealed key's id changes,
+                    // see `collect`) identify it.
                     Case::CollectedPrefix { op, key, .. } | Case::CollectedWrite { op, key, .. } => {
-                        format!("{name} {} {}", h.op(*op).index, key.0)
+                        let named = h.keys.get(key.0 as usize).map_or_else(|| key.0.to_string(), ToString::to_string);
+                        format!("{name} {} {named}", h.op(*op).index)
                     }
                     _ => format!("{name} {}", json::to_string(h, &node)),
                 };

@@ -1,10 +1,10 @@
 //! A sequence of integers held as variable-length deltas.
 //!
 //! The collector keeps, per key, the part of its version order that
-//! collected transactions made ([`super::collect`]). Keys the workload
-//! retired keep their prefix for as long as the run lasts (a later read of
-//! them must still begin with it), so its size is what the collector's
-//! memory grows by. Jepsen's and `isolde gen`'s list-append workloads append
+//! collected transactions made ([`super::collect`]); a later read of the
+//! key must begin with it. A key the workload still uses keeps it in memory
+//! (a retired one is sealed to disk, [`super::spill`], in this encoding),
+//! so its size is what the collector's memory grows by. Jepsen's and `isolde gen`'s list-append workloads append
 //! each key's values in increasing order (1, 2, 3, …) and the version order
 //! stays close to that order, so consecutive elements differ by a little:
 //! each is stored as its difference from the one before, zigzag-encoded as
@@ -117,6 +117,20 @@ impl Packed {
         }
     }
 
+    /// The encoded elements (what [`Packed::from_encoded`] reads back).
+    pub fn encoded(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The sequence of `len` elements whose encoding [`Packed::encoded`]
+    /// gave, or `None` when `bytes` is not one.
+    pub fn from_encoded(bytes: &[u8], len: usize) -> Option<Packed> {
+        let raw = Packed { bytes: bytes.to_vec(), len, last: 0, sorted: Vec::new() };
+        let elems = raw.to_vec();
+        let p = Packed::from_slice(&elems);
+        (elems.len() == len && p.bytes == raw.bytes).then_some(p)
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.bytes.capacity() + self.sorted.capacity() * std::mem::size_of::<i64>()
@@ -167,5 +181,15 @@ mod tests {
         assert_eq!(long.sorted.len(), 1000);
         assert!(long.contains(1) && long.contains(1000) && !long.contains(1001) && !long.contains(0));
         assert!(long.is_prefix_of(&long.to_vec()));
+    }
+
+    #[test]
+    fn an_encoding_reads_back_as_its_sequence() {
+        let p = Packed::from_slice(&(1..=600).rev().collect::<Vec<_>>());
+        let q = Packed::from_encoded(p.encoded(), p.len()).expect("decodes");
+        assert_eq!(q, p);
+        assert_eq!(Packed::from_encoded(p.encoded(), p.len() + 1), None);
+        assert_eq!(Packed::from_encoded(&p.encoded()[..10], p.len()), None);
+        assert_eq!(Packed::from_encoded(&[0x80], 0), None);
     }
 }

@@ -103,6 +103,18 @@ pub fn follow_quiet(
     follow_with(text, sizes, opts, FollowOptions { quiet_lines, ..rounds_every(round_txns) })
 }
 
+/// [`follow_quiet`], with retired keys sealed to a file in `spill_dir`
+/// (`None`: the temporary directory).
+pub fn follow_sealing(
+    text: &str,
+    round_txns: usize,
+    opts: &CheckOptions,
+    quiet_lines: u32,
+    spill_dir: Option<std::path::PathBuf>,
+) -> (Followed, Recorder) {
+    follow_with(text, vec![4096], opts, FollowOptions { quiet_lines, spill_dir, ..rounds_every(round_txns) })
+}
+
 /// [`follow`] with `--follow-window` (registers with fences collected).
 pub fn follow_window(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
     follow_with(text, sizes, opts, FollowOptions { register_window: true, ..rounds_every(round_txns) })
