@@ -324,6 +324,11 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     Ok(outcome)
 }
 
+/// How long [`serial_ranks`] may spend on the exact check at
+/// serializability for an order, when the replay found none: a round of
+/// `--follow` that gets none collects nothing and tries again later.
+const SOLVED_ORDER_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// For a valid register history: each op's position in a serial execution
 /// that explains it with sessions (the replay's, found during the check or
 /// now), `u32::MAX` for ops outside it; empty when there is none (the
@@ -351,12 +356,20 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
             Ok(Some((_, found))) => found,
             // Valid at a weaker level only the solver decided: the exact
             // check at serializability with sessions, whose model (when
-            // it has one) is a serial execution.
-            _ => match si_check::check_level(h, level, &exact) {
-                Ok(out) if out.verdict == si_check::Verdict::Valid => out.stats.serial_order,
-                _ => return Vec::new(),
-            },
+            // it has one) is a serial execution. Without the replay that
+            // just failed, and within `SOLVED_ORDER_TIME`.
+            _ => {
+                let timeout = Some(exact.timeout.map_or(SOLVED_ORDER_TIME, |t| t.min(SOLVED_ORDER_TIME)));
+                let solve = si_check::ExactOptions { serial_first: false, timeout, ..exact };
+                match si_check::check_level(h, level, &solve) {
+                    Ok(out) if out.verdict == si_check::Verdict::Valid => out.stats.serial_order,
+                    _ => return Vec::new(),
+                }
+            }
         };
+    }
+    if order.is_empty() {
+        return Vec::new();
     }
     let mut ranks = vec![u32::MAX; h.ops.len()];
     for (i, &op) in order.iter().enumerate() {

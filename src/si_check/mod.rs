@@ -109,9 +109,13 @@ pub fn serial_order_by_replay(
     let txns = txns::extract(h)?;
     let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, &txns);
     let sessions = has_session_order(&txns);
-    Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline)
-        .ok()
-        .map(|(out, order)| (out, model_order::as_ops(h, &txns, level, &order))))
+    Ok(replay(h, &txns, level, opts, (realtime, sessions), deadline).ok().map(|(out, order)| {
+        let ops = match out.stats.serial_order.is_empty() {
+            true => model_order::as_ops(h, &txns, level, &order),
+            false => out.stats.serial_order.clone(),
+        };
+        (out, ops)
+    }))
 }
 
 /// The serial replay at `level` (`recorded`: whether the history has
