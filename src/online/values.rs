@@ -7,9 +7,9 @@
 //! disjoint ranges. The values a transaction overwrote *itself* (it wrote
 //! the key twice) are scattered through those runs, one here and there on
 //! a hot key, and as ranges they would cost 16 bytes each for the rest of
-//! the run; [`Dense`] holds them as a bitmap over the key's values, a bit
-//! per version, with the values far outside it (a workload that writes
-//! arbitrary numbers) as ranges.
+//! the run; [`Dense`] holds them as the non-zero words of a bitmap over the
+//! key's values (about a bit per version on a hot key, 12 bytes per value
+//! on a cold one), with the values outside it as ranges.
 //!
 //! Written by hand: two small sets over plain vectors; a crate for
 //! compressed bitmaps (roaring) would do the second one, at the cost of a
@@ -48,56 +48,63 @@ impl Ranges {
     }
 }
 
-/// A set of integer values: a bitmap over a window of values that grows
-/// with what is inserted while it stays dense, and [`Ranges`] for the
-/// rest.
+/// A set of integer values: the non-zero 64-bit words of a bitmap over
+/// the values from a base on (12 bytes a word: a hot key's scattered values
+/// cost about a bit per version, a cold key's few about 12 bytes each), and
+/// [`Ranges`] for values below the base or too far above it.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Dense {
-    /// The value of bit 0 of `bits[0]` (a multiple of 64).
-    base: i64,
-    bits: Vec<u64>,
-    /// How many values the bitmap holds.
-    count: usize,
+    /// The value of bit 0 of word 0 (a multiple of 64), set by the first
+    /// value inserted.
+    base: Option<i64>,
+    /// The indices of the non-zero words, increasing.
+    index: Vec<u32>,
+    /// Those words.
+    words: Vec<u64>,
     /// Values the bitmap does not cover.
     rest: Ranges,
 }
 
-/// Words a bitmap may have beyond eight per value it holds (so it costs at
-/// most about 64 bytes per value, and a bit per version on dense keys).
-const SLACK_WORDS: usize = 16;
-
 impl Dense {
     pub(super) fn contains(&self, v: i64) -> bool {
-        match self.word_of(v) {
-            Some(w) if w < self.bits.len() => self.bits[w] >> (v - self.base).rem_euclid(64) & 1 == 1,
-            _ => self.rest.contains(v),
+        match self.place(v) {
+            Some((w, bit)) => self.index.binary_search(&w).is_ok_and(|i| self.words[i] & bit != 0),
+            None => self.rest.contains(v),
         }
     }
 
     pub(super) fn insert(&mut self, v: i64) {
-        if self.bits.is_empty() && self.count == 0 {
-            self.base = v.div_euclid(64).saturating_mul(64);
+        if self.base.is_none() {
+            self.base = Some(v.div_euclid(64).saturating_mul(64));
         }
-        let word = self.word_of(v).filter(|&w| w < self.bits.len().max(8 * (self.count + 1) + SLACK_WORDS));
-        match word {
-            Some(w) => {
-                if w >= self.bits.len() {
-                    self.bits.resize(w + 1, 0);
-                }
-                let bit = 1u64 << (v - self.base).rem_euclid(64);
-                if self.bits[w] & bit == 0 {
-                    self.bits[w] |= bit;
-                    self.count += 1;
-                }
+        let Some((w, bit)) = self.place(v) else { return self.rest.insert(v) };
+        // Values mostly come in increasing order: the last word first.
+        match self.index.last() {
+            Some(&last) if last == w => *self.words.last_mut().expect("a word per index") |= bit,
+            Some(&last) if last < w => {
+                self.index.push(w);
+                self.words.push(bit);
             }
-            None => self.rest.insert(v),
+            None => {
+                self.index.push(w);
+                self.words.push(bit);
+            }
+            Some(_) => match self.index.binary_search(&w) {
+                Ok(i) => self.words[i] |= bit,
+                Err(i) => {
+                    self.index.insert(i, w);
+                    self.words.insert(i, bit);
+                }
+            },
         }
     }
 
-    /// The bitmap word of `v`, when `v` is at or above the base.
-    fn word_of(&self, v: i64) -> Option<usize> {
-        let offset = v.checked_sub(self.base).filter(|&o| o >= 0)?;
-        usize::try_from(offset / 64).ok()
+    /// The word index and bit of `v`, when the bitmap covers it (at or
+    /// above the base, within `u32::MAX` words of it).
+    fn place(&self, v: i64) -> Option<(u32, u64)> {
+        let offset = v.checked_sub(self.base?).filter(|&o| o >= 0)?;
+        let w = u32::try_from(offset / 64).ok()?;
+        Some((w, 1u64 << (offset % 64)))
     }
 }
 
@@ -137,7 +144,16 @@ mod tests {
         assert!(d.contains(i64::MIN) && d.contains(i64::MAX) && d.contains(10_000_000_000));
         assert!(!d.contains(10_000_000_001));
         // A bit per version: 20k values span about 313 words.
-        assert!(d.bits.len() <= 320, "{} words", d.bits.len());
-        assert_eq!(d.rest.0.len(), 4);
+        assert!(d.words.len() <= 320, "{} words", d.words.len());
+        assert_eq!(d.rest.0.len(), 3);
+        // A cold key's few values cost a word each, whatever the gaps (90
+        // and 64 share one).
+        let mut cold = Dense::default();
+        for v in [7, 100_000, 5_000_000, 90, 64] {
+            cold.insert(v);
+        }
+        assert_eq!(cold.words.len(), 4);
+        assert!([7, 100_000, 5_000_000, 90, 64].iter().all(|&v| cold.contains(v)));
+        assert!(!cold.contains(8) && !cold.contains(65) && !cold.contains(100_001));
     }
 }
