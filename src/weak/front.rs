@@ -4,12 +4,13 @@
 //!
 //! * **transactions**: a virtual initial transaction `⊥` ([`BOTTOM`]) that
 //!   writes every key's initial value, every `:ok` transaction, and every
-//!   `:info` transaction, and every invocation nothing completed (Jepsen's
-//!   and Elle's reading: it may have committed; online, it is still
-//!   running). An `:info` transaction takes part only through its
-//!   writes: its reads are unknown (Jepsen records only the invocation), and
-//!   it is the last of its session, so when nobody reads from it it adds no
-//!   constraint at all (which is exactly dropping it, §4.2). `:fail`
+//!   `:info` transaction, and every invocation nothing completed that is
+//!   its process's last op (Jepsen's and Elle's reading: it may have
+//!   committed; online, it is still running). An `:info` transaction
+//!   takes part only through its writes: its reads are unknown (Jepsen
+//!   records only the invocation), and it is the last of its session, so
+//!   when nobody reads from it it adds no constraint at all (which is
+//!   exactly dropping it, §4.2). `:fail`
 //!   transactions are not transactions; their writes are *aborted*.
 //! * **sessions** (`so`): each process's transactions in history order,
 //!   a new session after each `:info` (Jepsen retires a process there);
@@ -186,12 +187,19 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
     f.pos.push(0);
     // Transactions and sessions.
     let mut open: FxHashMap<i64, u32> = FxHashMap::default();
+    // Each process's last op: an invocation nothing completed and that its
+    // process did not follow with anything may have committed (`:info`).
+    // One its process followed with another invocation was superseded
+    // (the pairing left it behind) and stays out, as before.
+    let mut last_op: FxHashMap<i64, usize> = FxHashMap::default();
     for (i, op) in h.ops.iter().enumerate() {
-        // An invocation nothing completed may have committed: `:info`.
+        last_op.insert(op.process, i);
+    }
+    for (i, op) in h.ops.iter().enumerate() {
         let info = match op.op_type {
             OpType::Ok => false,
             OpType::Info => true,
-            OpType::Invoke if op.pair == NONE => true,
+            OpType::Invoke if op.pair == NONE && last_op.get(&op.process) == Some(&i) => true,
             _ => continue,
         };
         for m in h.mops_of(op) {
