@@ -26,7 +26,9 @@
 //!
 //! ## Which transactions go, and what stays of them
 //! The round's check returns a serial execution of its window (the
-//! replay's, [`crate::check::CheckOptions::keep_order`]). The collected set
+//! replay's, or the one the solver's model describes, with its unread
+//! writes settled by completion: [`crate::check::CheckOptions::keep_order`],
+//! `si_check::model_order`). The collected set
 //! `P` is its longest prefix of frozen `:ok` transactions that read only
 //! values written before them in it ([`cut`]). `P` followed by the rest is
 //! a valid execution, so **the rest, started from the state `P` leaves, is
