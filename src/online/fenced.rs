@@ -30,7 +30,7 @@
 //! writes settled by completion: [`crate::check::CheckOptions::keep_order`],
 //! `si_check::model_order`). The collected set
 //! `P` is its longest prefix of frozen `:ok` transactions that read only
-//! values written before them in it ([`cut`]). `P` followed by the rest is
+//! values written before them in it (`cut.rs`). `P` followed by the rest is
 //! a valid execution, so **the rest, started from the state `P` leaves, is
 //! valid iff the history is** in one direction: a valid rest makes the
 //! history valid (the prefix, then the rest). That state is, per key, the
