@@ -127,6 +127,47 @@ fn sqlite_rw_register_is_strict_serializable_and_check_agrees() {
     assert!(text.lines().any(|l| l.starts_with("{:type :ok") && l.contains("[:r ") && !l.contains(" nil]")));
 }
 
+/// `--follow-window` holds only recent transactions while checking a
+/// register run (fences are on by default with `--check`), and the
+/// verdict on the whole run is still the batch one.
+#[test]
+fn sqlite_rw_register_checked_in_a_window_holds_few_transactions() {
+    let dir = temp_dir("record-sqlite-window");
+    let out = dir.join("rw.edn");
+    let args = [
+        "record",
+        "--workload",
+        "rw-register",
+        "--duration",
+        "3",
+        "--sessions",
+        "8",
+        "-o",
+        out.to_str().unwrap(),
+        "--check",
+        "-m",
+        "strong-session-serializable",
+        "--follow-window",
+    ];
+    let r = isolde(&args, None, Duration::from_secs(300));
+    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("verdict: VALID"), "{}", r.stdout);
+    // The status line of each round says how many transactions it read
+    // and how many it holds.
+    let number_before =
+        |l: &str, word: &str| -> Option<usize> { l.split(word).next()?.rsplit(' ').next()?.parse().ok() };
+    let rounds: Vec<(usize, usize)> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("check round"))
+        .filter_map(|l| Some((number_before(l, " txns read")?, number_before(l, " held")?)))
+        .collect();
+    assert!(rounds.len() >= 3, "rounds: {}", r.stderr);
+    let (read, held) = *rounds.last().expect("a round");
+    assert!(held * 4 < read, "the last round held {held} of {read} transactions: {}", r.stderr);
+    assert_eq!(analyze(&out, "strong-session-serializable").valid, "true");
+}
+
 #[test]
 fn sqlite_write_skew_and_rmw_patterns_stay_serializable() {
     let dir = temp_dir("record-sqlite-patterns");
