@@ -34,6 +34,7 @@
 //!
 //! Written by hand: a topological sort over the graph the check built.
 
+use super::guess::Rows;
 use super::polygraph::{commit, order_pairs, DepEdge, Polygraph};
 use super::txns::{Source, TxnId, Txns};
 use super::{prune, serial, Level, Semantics};
@@ -175,20 +176,10 @@ pub fn settle(h: &History, txns: &Txns, level: Level, order: &[TxnId]) -> Option
 /// (a greedy order from the front would hand it to whichever writer an
 /// edge on another key held back longest).
 fn by_completion(nodes: usize, txns: usize, edges: &[(u32, u32)]) -> Option<Vec<TxnId>> {
-    // Predecessor lists (CSR by target) and out-degrees.
-    let mut offsets = vec![0u32; nodes + 1];
-    for &(_, b) in edges {
-        offsets[b as usize + 1] += 1;
-    }
-    for i in 0..nodes {
-        offsets[i + 1] += offsets[i];
-    }
-    let mut fill = offsets.clone();
-    let mut sources = vec![0u32; edges.len()];
+    // Predecessor rows (the edges reversed) and out-degrees.
+    let preds = Rows::of(nodes, edges.iter().map(|&(a, b)| (b, a)));
     let mut outdeg = vec![0u32; nodes];
-    for &(a, b) in edges {
-        sources[fill[b as usize] as usize] = a;
-        fill[b as usize] += 1;
+    for &(a, _) in edges {
         outdeg[a as usize] += 1;
     }
     let key = |v: u32| if (v as usize) < txns { (0, v) } else { (1, v) };
@@ -199,8 +190,7 @@ fn by_completion(nodes: usize, txns: usize, edges: &[(u32, u32)]) -> Option<Vec<
         if (v as usize) < txns {
             out.push(v);
         }
-        let (s, e) = (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
-        for &a in &sources[s..e] {
+        for &a in preds.row(v) {
             outdeg[a as usize] -= 1;
             if outdeg[a as usize] == 0 {
                 ready.push(key(a));
@@ -241,8 +231,11 @@ mod tests {
     use super::super::txns::extract;
     use super::*;
 
-    fn history(edn: &str) -> History {
-        crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses")
+    /// A history from EDN text and its transactions.
+    fn history(edn: &str) -> (History, Txns) {
+        let h = crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses");
+        let txns = extract(&h).expect("transactions");
+        (h, txns)
     }
 
     fn level(model: &str) -> Level {
@@ -253,13 +246,12 @@ mod tests {
     /// last goes last, whatever order it was given in.
     #[test]
     fn unread_writes_settle_in_completion_order() {
-        let h = history(
+        let (h, txns) = history(
             "{:type :invoke, :process 1, :value [[:w :x 1]]}
              {:type :invoke, :process 2, :value [[:w :x 2]]}
              {:type :ok, :process 2, :value [[:w :x 2]]}
              {:type :ok, :process 1, :value [[:w :x 1]]}",
         );
-        let txns = extract(&h).expect("transactions");
         // Numbered by completion: 0 wrote 2, 1 wrote 1.
         let given = [1, 0];
         let lvl = level("strong-session-serializable");
@@ -272,14 +264,13 @@ mod tests {
     /// it, even when an edge on another key holds an earlier one back.
     #[test]
     fn the_latest_completion_takes_the_last_place() {
-        let h = history(
+        let (h, txns) = history(
             "{:type :ok, :process 0, :value [[:w :y 1]]}
              {:type :invoke, :process 3, :value [[:r :y nil]]}
              {:type :ok, :process 1, :value [[:w :x 1] [:w :y 2]]}
              {:type :ok, :process 2, :value [[:w :x 2]]}
              {:type :ok, :process 3, :value [[:r :y 1]]}",
         );
-        let txns = extract(&h).expect("transactions");
         let lvl = level("strong-session-serializable");
         // Numbered by completion: t0 y1, t1 x1 y2, t2 x2, t3 reads y1.
         let given = [0, 3, 2, 1];
@@ -292,13 +283,12 @@ mod tests {
     /// it, and a read-modify-write stays right after what it read.
     #[test]
     fn read_versions_and_read_modify_writes_stay_put() {
-        let h = history(
+        let (h, txns) = history(
             "{:type :ok, :process 1, :value [[:w :x 1]]}
              {:type :ok, :process 2, :value [[:w :x 2]]}
              {:type :ok, :process 3, :value [[:r :x 1] [:w :x 3]]}
              {:type :ok, :process 4, :value [[:r :x 3]]}",
         );
-        let txns = extract(&h).expect("transactions");
         let lvl = level("serializable");
         // x2 first (unread), then x1, its read-modify-write, and the reader.
         let given = [1, 0, 2, 3];
@@ -314,12 +304,11 @@ mod tests {
     /// settled: their versions are not known here.
     #[test]
     fn ambiguous_reads_are_left_as_found() {
-        let h = history(
+        let (h, txns) = history(
             "{:type :ok, :process 1, :value [[:w :x 1]]}
              {:type :ok, :process 2, :value [[:w :x 1]]}
              {:type :ok, :process 3, :value [[:r :x 1]]}",
         );
-        let txns = extract(&h).expect("transactions");
         assert!(!txns.choices.is_empty());
         assert_eq!(settle(&h, &txns, level("serializable"), &[0, 1, 2]), None);
     }
