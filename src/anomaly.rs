@@ -323,6 +323,18 @@ pub enum Case {
         /// `value` was overwritten inside the transaction that wrote it.
         intermediate: bool,
     },
+    /// A register read of a value that only a failed transaction wrote,
+    /// where `--follow` had already collected that transaction (isolde
+    /// only; see `online::fenced`): an aborted read. Only the key and the
+    /// value are kept of a collected failed transaction.
+    CollectedAborted {
+        /// The reading transaction (its read is not in the checked window).
+        op: OpId,
+        /// The key.
+        key: KeyId,
+        /// What it read.
+        value: i64,
+    },
     /// The dependency graph had no edges at all.
     EmptyTransactionGraph,
     /// A refutation by the exact (polygraph) check: no order of the writes

@@ -76,7 +76,12 @@ proptest! {
 
 /// A register history with fences in `isolde gen`'s default shape.
 fn generate_fenced(seed: u64, txns: usize, opts: &GenOptions) -> String {
-    let cfg = RwRegisterConfig { seed, txns, processes: 10, ..RwRegisterConfig::default() };
+    generate_failing(seed, txns, 0.0, opts)
+}
+
+/// The same, with `fail` of the transactions failing.
+fn generate_failing(seed: u64, txns: usize, fail: f64, opts: &GenOptions) -> String {
+    let cfg = RwRegisterConfig { seed, txns, processes: 10, fail_fraction: fail, ..RwRegisterConfig::default() };
     let mut out = Vec::new();
     isolde::gen::rw_register::write_rw_register_with(&cfg, opts, &mut out).expect("generates");
     String::from_utf8(out).expect("utf-8")
@@ -127,4 +132,65 @@ fn a_planted_anomaly_is_reported_while_collecting_registers() {
         assert!(followed.collected > 2_000, "{inject}: {} collected", followed.collected);
         assert_ne!(verdict(&mut followed, &check).valid, Validity::Valid, "{inject}");
     }
+}
+
+/// Failed transactions go too (a database under load fails many): the
+/// window stays small, and the verdict is the batch one.
+#[test]
+fn failed_transactions_are_collected() {
+    let text = generate_failing(7, 20_000, 0.2, &GenOptions { fences: 20, ..GenOptions::default() });
+    let failed = text.lines().filter(|l| l.contains(":type :fail")).count();
+    assert!(failed > 3_000, "{failed} failed");
+    let check = options(false, Some("strong-session-serializable"));
+    let (mut followed, rec) = follow_window(&text, vec![4096, 333], 1_000, &check);
+    assert!(rec.found.is_empty(), "{:?}", rec.found);
+    let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
+    assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
+    let got = verdict(&mut followed, &check).valid;
+    match &followed.unknown {
+        None => assert_eq!(got, Validity::Valid),
+        Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
+    }
+}
+
+/// A read, long after, of a value only a collected failed transaction
+/// wrote is reported as an aborted read while following, and the batch
+/// check of the same history finds it too.
+#[test]
+fn a_late_read_of_a_collected_failed_write_is_g1a() {
+    let mut text = generate_failing(7, 6_000, 0.2, &GenOptions { fences: 20, ..GenOptions::default() });
+    // The first failed write of a key nobody else wrote that value to.
+    let (key, value) = text
+        .lines()
+        .filter(|l| l.contains(":type :fail"))
+        .find_map(|l| {
+            let at = l.find("[:w ")? + 4;
+            let mut it = l[at..].split(|c: char| c == ' ' || c == ']');
+            Some((it.next()?.to_string(), it.next()?.to_string()))
+        })
+        .expect("a failed write");
+    let value_text = value.clone();
+    let write = format!("[:w {key} {value}]");
+    assert_eq!(text.matches(&write).count(), 2, "{write} is written once (invoke and :fail)");
+    for (t, ty) in [(9_000_000_000u64, "invoke"), (9_000_000_001, "ok")] {
+        text.push_str(&format!(
+            "{{:type :{ty}, :f :txn, :value [[:r {key} {}]], :process 99, :time {t}}}\n",
+            if ty == "ok" { value.as_str() } else { "nil" }
+        ));
+    }
+    let check = options(false, Some("strong-session-serializable"));
+    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
+    let want = isolde::check::check(&batch, &check).expect("batch check");
+    assert!(want.anomalies.contains_key("G1a"), "batch: {:?}", want.anomalies.keys().collect::<Vec<_>>());
+    let (mut followed, rec) = follow_window(&text, vec![4096], 500, &check);
+    assert!(followed.collected > 2_000, "{} collected", followed.collected);
+    let got = verdict(&mut followed, &check);
+    // The read is the history's last op: the final check reports it.
+    let g1a = got.anomalies.get("G1a").map_or(&[][..], |c| &c[..]);
+    assert!(
+        matches!(g1a, [isolde::anomaly::Case::CollectedAborted { value, .. }] if value.to_string() == value_text),
+        "{:?}",
+        got.anomalies
+    );
+    assert_eq!(got.valid, Validity::Invalid);
 }

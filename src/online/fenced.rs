@@ -72,10 +72,16 @@
 //! transactions. Carrying the undecided write orders from round to round
 //! as constraints (Cobra's polygraph) would decide them instead.
 //!
-//! Failed transactions and `:info` ones stay (a failed one only explains
-//! aborted reads; an `:info` one may take effect at any later point, so
-//! what conflicts with it stays too), as do transactions whose round found
-//! no serial execution (an anomaly, or a window only the solver decides).
+//! A failed transaction is in no execution: all it can explain is an
+//! aborted read of a value it wrote. So once nothing in the window has
+//! read its values, it goes (in any round that collects) and only its
+//! values stay, per key, in a bitmap ([`Dense`]); a later read of one is
+//! reported at once as `G1a` ([`Case::CollectedAborted`]), and a later
+//! write of one makes reads of it ambiguous (the run says so, as for a
+//! repeated collected version). `:info` transactions stay (one may take
+//! effect at any later point, so what conflicts with it stays too), as do
+//! transactions whose round found no serial execution (an anomaly, or a
+//! window only the solver decides).
 //!
 //! Written by hand: no crate implements online collection for isolation
 //! checking.
@@ -134,6 +140,10 @@ pub struct Collector {
     /// Staying transactions (by completion line) assumed to follow
     /// collected ones on these keys ([`cut`]).
     flagged: FxHashMap<u32, Vec<KeyId>>,
+    /// Per key, the values collected failed transactions wrote.
+    aborted: FxHashMap<KeyId, Dense>,
+    /// Failed transactions collected so far.
+    pub failed: u64,
 }
 
 impl Collector {
@@ -154,7 +164,7 @@ impl Collector {
                 }
             }
         }
-        if self.fronts.is_empty() {
+        if self.fronts.is_empty() && self.aborted.is_empty() {
             return w;
         }
         let aside = w.aside_key();
@@ -164,6 +174,10 @@ impl Collector {
             }
             for mi in op.mop_start..op.mop_start + op.mop_len {
                 let m = w.check.mops[mi as usize];
+                if self.aborted_value(&mut w, h, i as u32, m) {
+                    w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+                    continue;
+                }
                 let Some(f) = self.fronts.get(&m.key) else { continue };
                 let read = match (m.f, m.value) {
                     (MopFn::Read, MopValue::Int(v)) => Some(v),
@@ -275,6 +289,7 @@ impl Collector {
         }
         let (members, known) = (cut.members, cut.known);
         self.advance(h, &txns, ranks, &members, &positions, &known);
+        self.collect_failed(h, &txns, &mut keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
             keep[txns[t].inv] = false;
             if let Some(d) = txns[t].done {
@@ -283,6 +298,67 @@ impl Collector {
             }
         }
         keep
+    }
+
+    /// Whether micro-op `m` of op `i` reads or writes a value a collected
+    /// failed transaction wrote; a read by an `:ok` transaction is reported
+    /// (an aborted read), a write makes reads of the value ambiguous.
+    fn aborted_value(&mut self, w: &mut Window, h: &History, i: u32, m: crate::history::Mop) -> bool {
+        let (MopFn::Read | MopFn::Write, MopValue::Int(v)) = (m.f, m.value) else { return false };
+        if !self.aborted.get(&m.key).is_some_and(|d| d.contains(v)) {
+            return false;
+        }
+        let op = &h.ops[i as usize];
+        if m.f == MopFn::Write {
+            if self.broken.is_none() {
+                self.broken = Some(format!(
+                    "the write on line {} repeats a value of key {} that a failed transaction --follow \
+                     collected wrote; reads of it cannot be told apart: check the history in one piece",
+                    op.line,
+                    h.key(m.key)
+                ));
+            }
+            return false;
+        }
+        if op.op_type == OpType::Ok {
+            w.cases.push(("G1a".to_string(), Case::CollectedAborted { op: i, key: m.key, value: v }));
+        }
+        true
+    }
+
+    /// Collects the failed transactions of `h` none of whose written
+    /// values a completed transaction in `h` read (those stay, so that the
+    /// window's own check reports the aborted read with its writer),
+    /// keeping their values per key.
+    fn collect_failed(&mut self, h: &History, txns: &[Txn], keep: &mut [bool]) {
+        let mut read: rustc_hash::FxHashSet<(KeyId, i64)> = rustc_hash::FxHashSet::default();
+        for op in h.ops.iter().filter(|o| !o.is_invoke() && o.op_type != OpType::Fail) {
+            for m in h.mops_of(op) {
+                if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
+                    read.insert((m.key, v));
+                }
+            }
+        }
+        for txn in txns.iter().filter(|t| t.kind == Some(OpType::Fail)) {
+            let Some(d) = txn.done else { continue };
+            let writes = || {
+                h.mops_of(&h.ops[d]).iter().filter_map(|m| match (m.f, m.value) {
+                    (MopFn::Write, MopValue::Int(v)) => Some((m.key, v)),
+                    _ => None,
+                })
+            };
+            if writes().any(|kv| read.contains(&kv)) {
+                continue;
+            }
+            for (k, v) in writes() {
+                self.aborted.entry(k).or_default().insert(v);
+            }
+            keep[txn.inv] = false;
+            keep[d] = false;
+            self.flagged.remove(&h.ops[d].line);
+            self.failed += 1;
+            self.collected += 1;
+        }
     }
 
     /// The fence key's id in `h` (ids are stable from round to round).

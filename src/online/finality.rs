@@ -64,7 +64,9 @@ impl Reported {
                     // Its collected prefix grows from round to round: the
                     // read and the key (by name: a sealed key's id changes,
                     // see `collect`) identify it.
-                    Case::CollectedPrefix { op, key, .. } | Case::CollectedWrite { op, key, .. } => {
+                    Case::CollectedPrefix { op, key, .. }
+                    | Case::CollectedWrite { op, key, .. }
+                    | Case::CollectedAborted { op, key, .. } => {
                         let named = h.keys.get(key.0 as usize).map_or_else(|| key.0.to_string(), ToString::to_string);
                         format!("{name} {} {named}", h.op(*op).index)
                     }

@@ -142,6 +142,12 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             (kw("collected-by-line"), Node::Int(*line as i64)),
             (kw("intermediate"), Node::Bool(*intermediate)),
         ]),
+        Case::CollectedAborted { op, key, value: v } => Node::Map(vec![
+            (kw("op"), Node::Op(*op)),
+            (kw("key"), value(h.key(*key))),
+            (kw("value"), val(h, *v)),
+            (kw("writer"), kw("collected-failed")),
+        ]),
         Case::GarbageRead { mop, key, value: v } => Node::Map(vec![
             (kw("op"), Node::Op(mop.op)),
             (kw("mop"), mop_of(h, *mop)),

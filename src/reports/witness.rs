@@ -105,6 +105,13 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             };
             format!("{} read key {} = {read}, {why}", txn(h, *op), key(*k))
         }
+        Case::CollectedAborted { op, key: k, value } => format!(
+            "{} read key {} = {}, a value only a failed transaction wrote (collected earlier: its \
+             :fail completion is in the history)",
+            txn(h, *op),
+            key(*k),
+            h.value_text(*value)
+        ),
         Case::GarbageRead { mop, key: k, value } => {
             format!("{} read {} of key {} which nobody wrote", txn(h, mop.op), h.value_text(*value), key(*k))
         }

@@ -85,7 +85,9 @@ pub(crate) fn case_ops(h: &History, c: &Case) -> Vec<(OpId, Focus)> {
             vec![(mop.op, vec![(mop.mop, None)])]
         }
         Case::GarbageRead { mop, value, .. } => vec![(mop.op, vec![(mop.mop, Some(*value))])],
-        Case::CollectedPrefix { op, key, .. } | Case::CollectedWrite { op, key, .. } => {
+        Case::CollectedPrefix { op, key, .. }
+        | Case::CollectedWrite { op, key, .. }
+        | Case::CollectedAborted { op, key, .. } => {
             vec![(*op, on_key(*op, *key))]
         }
         Case::DirtyUpdate { txns, key, .. } => txns.iter().map(|&o| (o, on_key(o, *key))).collect(),
