@@ -194,3 +194,25 @@ fn a_late_read_of_a_collected_failed_write_is_g1a() {
     );
     assert_eq!(got.valid, Validity::Invalid);
 }
+
+/// After a reported anomaly the run's verdict is `invalid` whatever comes,
+/// and collection goes on by the known edges: the window stays small to
+/// the end instead of keeping everything from the anomaly on. (Not after a
+/// cycle of known edges, `G1c`: what follows it stays.)
+#[test]
+fn collection_goes_on_after_an_anomaly() {
+    for inject in [Inject::WriteSkew, Inject::LostUpdate] {
+        let opts = GenOptions { inject: vec![inject], fences: 20, ..GenOptions::default() };
+        let text = generate_fenced(11, 20_000, &opts);
+        let check = options(false, Some("strong-session-serializable"));
+        let (mut followed, rec) = follow_window(&text, vec![2048], 500, &check);
+        assert!(!rec.found.is_empty(), "{inject}: nothing reported");
+        let first = rec.found[0].1;
+        let after: Vec<u64> =
+            rec.rounds[first..].iter().map(|r| r.txns as u64 - r.collected.expect("collecting")).collect();
+        assert!(after.len() > 5, "{inject}: the anomaly came at round {first} of {}", rec.rounds.len());
+        let held = after.iter().copied().max().unwrap_or(0);
+        assert!(held < 3_000, "{inject}: up to {held} transactions held after the anomaly");
+        assert_eq!(verdict(&mut followed, &check).valid, Validity::Invalid, "{inject}");
+    }
+}

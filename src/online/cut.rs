@@ -77,6 +77,71 @@ pub(super) fn transactions(h: &History) -> Vec<Txn> {
     out
 }
 
+/// Each op's rank in an order of the known edges among the `:ok`
+/// transactions of `h` (session order, reads-from; among transactions
+/// they leave unordered, the earlier completion first), `u32::MAX` for
+/// the others and for transactions on a cycle of known edges (and those
+/// after one). Used after an anomaly, when no serial execution exists
+/// ([`super::fenced`], "After an anomaly").
+pub(super) fn known_order(h: &History) -> Vec<u32> {
+    let txns = transactions(h);
+    let ok: Vec<usize> = (0..txns.len()).filter(|&t| txns[t].kind == Some(OpType::Ok)).collect();
+    let mut row = vec![NONE; txns.len()];
+    for (i, &t) in ok.iter().enumerate() {
+        row[t] = i as u32;
+    }
+    let mut writer: FxHashMap<(KeyId, i64), u32> = FxHashMap::default();
+    for &t in &ok {
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
+            if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                writer.insert((m.key, v), t as u32);
+            }
+        }
+    }
+    // Successors and in-degrees, over positions in `ok`.
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); ok.len()];
+    let mut indegree = vec![0u32; ok.len()];
+    let mut last_of: FxHashMap<i64, u32> = FxHashMap::default();
+    for (i, &t) in ok.iter().enumerate() {
+        let mut preds: Vec<u32> = Vec::new();
+        if let Some(p) = last_of.insert(txns[t].process, i as u32) {
+            preds.push(p);
+        }
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
+            if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
+                if let Some(&w) = writer.get(&(m.key, v)) {
+                    if w as usize != t {
+                        preds.push(row[w as usize]);
+                    }
+                }
+            }
+        }
+        preds.sort_unstable();
+        preds.dedup();
+        for p in preds {
+            succ[p as usize].push(i as u32);
+            indegree[i] += 1;
+        }
+    }
+    // Kahn's algorithm, the earliest completion first.
+    let done = |i: u32| txns[ok[i as usize]].done.unwrap_or(usize::MAX);
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<(usize, u32)>> =
+        (0..ok.len() as u32).filter(|&i| indegree[i as usize] == 0).map(|i| std::cmp::Reverse((done(i), i))).collect();
+    let mut ranks = vec![u32::MAX; h.ops.len()];
+    let mut next = 0u32;
+    while let Some(std::cmp::Reverse((d, i))) = ready.pop() {
+        ranks[d] = next;
+        next += 1;
+        for &s in &succ[i as usize] {
+            indegree[s as usize] -= 1;
+            if indegree[s as usize] == 0 {
+                ready.push(std::cmp::Reverse((done(s), s)));
+            }
+        }
+    }
+    ranks
+}
+
 /// Reachability by known edges from frozen transactions.
 pub(super) struct Known {
     /// Per transaction: its row, `NONE` outside the serial execution.

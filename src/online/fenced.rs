@@ -72,6 +72,18 @@
 //! transactions. Carrying the undecided write orders from round to round
 //! as constraints (Cobra's polygraph) would decide them instead.
 //!
+//! ## After an anomaly
+//! A round whose window has an anomaly has no serial execution. Once the
+//! run has reported one (final: nothing later can undo it), its verdict is
+//! `invalid` whatever comes, and only the soundness of later reports
+//! matters, not that of a later `valid`. Such rounds then collect by an
+//! order of the window's *known* edges (session order and reads-from,
+//! completion order among the unordered: `cut::known_order`) instead,
+//! so that memory stays flat after a violation, as Aion's does. Nothing a
+//! later report rests on changes: versions no known edge or fence orders
+//! before the last one are assumed, and a read of one is not reported
+//! (the run says so), exactly as for a serial execution's order.
+//!
 //! A failed transaction is in no execution: all it can explain is an
 //! aborted read of a value it wrote. So once nothing in the window has
 //! read its values, it goes (in any round that collects) and only its
@@ -144,6 +156,10 @@ pub struct Collector {
     aborted: FxHashMap<KeyId, Dense>,
     /// Failed transactions collected so far.
     pub failed: u64,
+    /// Set once the run reported an anomaly: its verdict is `invalid`
+    /// whatever comes, so a round with no serial execution collects by the
+    /// known edges alone (see "After an anomaly").
+    pub invalid: bool,
 }
 
 impl Collector {
@@ -208,12 +224,17 @@ impl Collector {
                     continue;
                 }
                 let ok = op.op_type == OpType::Ok;
-                if assumed && !intermediate && !stale {
+                // A staying transaction flagged on the key need not follow
+                // the collected writers (only after an anomaly can one read
+                // an overwritten version, see "After an anomaly").
+                let flagged = self.flagged.get(&op.line).is_some_and(|keys| keys.binary_search(&m.key).is_ok());
+                if ((assumed && !stale) || flagged) && !intermediate {
                     if ok && self.broken.is_none() {
                         self.broken = Some(format!(
                             "the read on line {} shows a version of key {} that --follow collected as overwritten \
-                             in an assumed order (no path ordered its writer before the last one); whether the \
-                             history explains it is not known: check the history in one piece",
+                             in an assumed order (no path ordered its writer before the last one, or before this \
+                             transaction); whether the history explains it is not known: check the history in \
+                             one piece",
                             op.line,
                             h.key(m.key)
                         ));
@@ -248,10 +269,16 @@ impl Collector {
             self.held_back = Some(why.clone());
             return keep;
         }
-        if ranks.len() != h.ops.len() {
+        let known_ranks;
+        let ranks = if ranks.len() == h.ops.len() {
+            ranks
+        } else if self.invalid {
+            known_ranks = cut::known_order(h);
+            &known_ranks[..]
+        } else {
             self.held_back = Some("collection waits for a round whose window a serial execution explains".into());
             return keep;
-        }
+        };
         let Some(fence) = self.fence_key(h) else {
             self.held_back = Some(format!("collection waits for fence transactions (on the key :{FENCE_KEY})"));
             return keep;

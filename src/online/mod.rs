@@ -346,6 +346,9 @@ pub fn follow_feed(
                     }
                 }
                 if let Some(c) = collector.as_mut() {
+                    if reported.count() > 0 {
+                        c.reported_anomaly();
+                    }
                     let keep = c.collect(checked, &o.order);
                     drop((window, full));
                     asm.retain(&keep);
@@ -435,6 +438,14 @@ impl Collecting {
             c.remap(&map);
         }
         c.spill_failed.clone().filter(|_| !failed)
+    }
+
+    /// Tells the collector that the run reported an anomaly (its verdict
+    /// is `invalid` from now on).
+    fn reported_anomaly(&mut self) {
+        if let Collecting::Registers(c) = self {
+            c.invalid = true;
+        }
     }
 
     fn collected(&self) -> u64 {
