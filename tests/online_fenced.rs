@@ -12,7 +12,7 @@ use isolde::gen::{GenOptions, Inject, RwRegisterConfig};
 use isolde::online::{Followed, FENCED_MODELS};
 use isolde::outcome::Validity;
 use proptest::prelude::*;
-use support::online::{follow_window, generate, options, LEVELS};
+use support::online::{follow_window, follow_window_quiet, generate, options, LEVELS};
 
 /// The final verdict of a collecting follow, as `isolde analyze --follow`
 /// gives it.
@@ -27,8 +27,9 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Followed in random chunks with frequent rounds, with fences every
-    /// few transactions (so that most transactions are collected), a
-    /// history gets the batch verdict, or `unknown` when an assumed order
+    /// few transactions (so that most transactions are collected) and
+    /// quiet keys often sealed to disk and read back, a history gets the
+    /// batch verdict, or `unknown` when an assumed order
     /// broke, and nothing is reported on a history the batch check finds
     /// valid.
     #[test]
@@ -43,6 +44,7 @@ proptest! {
         model in 0usize..3,
         sizes in proptest::collection::vec(1usize..700, 1..6),
         round in 3usize..40,
+        quiet in prop_oneof![Just(2_000u32), 0u32..60],
     ) {
         let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
         let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
@@ -52,7 +54,7 @@ proptest! {
         let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn)
             .expect("parses");
         let want = isolde::check::check(&batch, &check).expect("batch check");
-        let (mut followed, rec) = follow_window(&text, sizes, round, &check);
+        let (mut followed, rec) = follow_window_quiet(&text, sizes, round, &check, quiet);
         prop_assert!(matches!(followed.ending, isolde::online::Ending::End(_)));
         let late = followed.window.as_ref().map_or(0, |w| w.cases.len());
         if want.valid == Validity::Valid {
@@ -215,4 +217,34 @@ fn collection_goes_on_after_an_anomaly() {
         assert!(held < 3_000, "{inject}: up to {held} transactions held after the anomaly");
         assert_eq!(verdict(&mut followed, &check).valid, Validity::Invalid, "{inject}");
     }
+}
+
+/// Quiet keys are sealed to disk and read back when mentioned again; the
+/// run reports and decides exactly what it does with everything in memory.
+#[test]
+fn quiet_register_keys_are_sealed_and_read_back() {
+    let opts = GenOptions { inject: vec![Inject::WriteSkew], fences: 20, ..GenOptions::default() };
+    let text = generate_failing(13, 12_000, 0.1, &opts);
+    let check = options(false, Some("strong-session-serializable"));
+    let (mut kept, kept_rec) = follow_window_quiet(&text, vec![2048], 500, &check, u32::MAX);
+    let (mut sealed, sealed_rec) = follow_window_quiet(&text, vec![2048], 500, &check, 50);
+    assert_eq!(kept.sealed.keys, 0);
+    assert!(sealed.sealed.keys > 1_000, "{} keys sealed", sealed.sealed.keys);
+    assert!(sealed.sealed.read_back > 100, "{} keys read back", sealed.sealed.read_back);
+    assert_eq!(kept_rec.found, sealed_rec.found);
+    // Key ids differ (sealing renumbers the key table); everything else
+    // is the same.
+    let without_ids = |cases: &[isolde::anomaly::Case]| {
+        let text = format!("{cases:?}");
+        let mut out = String::new();
+        for (i, part) in text.split("KeyId(").enumerate() {
+            out.push_str(if i == 0 { part } else { part.split_once(')').map_or(part, |(_, rest)| rest) });
+        }
+        out
+    };
+    assert_eq!(without_ids(&kept_rec.cases), without_ids(&sealed_rec.cases));
+    assert_eq!(kept.unknown.is_some(), sealed.unknown.is_some());
+    let (a, b) = (verdict(&mut kept, &check), verdict(&mut sealed, &check));
+    assert_eq!(a.valid, b.valid);
+    assert!(!sealed_rec.found.is_empty(), "the planted write skew was reported");
 }

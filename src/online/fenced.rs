@@ -98,7 +98,9 @@
 //! Written by hand: no crate implements online collection for isolation
 //! checking.
 
-use rustc_hash::FxHashMap;
+mod seal;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::collect::Window;
 use super::cut::{self, transactions, Txn};
@@ -156,6 +158,21 @@ pub struct Collector {
     aborted: FxHashMap<KeyId, Dense>,
     /// Failed transactions collected so far.
     pub failed: u64,
+    /// Where quiet keys' states go ([`seal`]).
+    spill: super::spill::Spill,
+    /// Lines a key stays quiet before it is sealed.
+    quiet_lines: u32,
+    /// Key ids below this one were looked up in the store already.
+    known_keys: u32,
+    /// Per key read back from the store: the line by then.
+    unsealed_at: FxHashMap<KeyId, u32>,
+    /// Names of keys whose sealed state could not be read back.
+    lost: FxHashSet<Vec<u8>>,
+    /// Keys sealed and read back so far.
+    pub sealed: u64,
+    pub unsealed: u64,
+    /// Why sealing stopped, once a write to the store failed.
+    pub spill_failed: Option<String>,
     /// Set once the run reported an anomaly: its verdict is `invalid`
     /// whatever comes, so a round with no serial execution collects by the
     /// known edges alone (see "After an anomaly").
@@ -163,15 +180,24 @@ pub struct Collector {
 }
 
 impl Collector {
-    /// An empty collector.
+    /// An empty collector that seals keys quiet for
+    /// [`super::collect::QUIET_LINES`] into a store in the system's
+    /// temporary directory.
     pub fn new() -> Collector {
-        Collector::default()
+        Collector::with_spill_dir(super::collect::QUIET_LINES, None)
+    }
+
+    /// An empty collector that seals keys quiet for `quiet_lines` into a
+    /// store in `dir` (the system's temporary directory when `None`).
+    pub fn with_spill_dir(quiet_lines: u32, dir: Option<&std::path::Path>) -> Collector {
+        Collector { spill: super::spill::Spill::new(dir), quiet_lines, ..Collector::default() }
     }
 
     /// The history to check for `h`: reads of each collected key's last
     /// version checked as reads of the initial state, and the reads of
     /// other collected versions moved aside and reported.
     pub fn apply(&mut self, h: &History) -> Window {
+        self.unseal(h);
         let mut w = Window::new(h.clone());
         if !self.flagged.is_empty() {
             for (i, op) in h.ops.iter().enumerate().filter(|(_, o)| !o.is_invoke()) {
@@ -180,7 +206,7 @@ impl Collector {
                 }
             }
         }
-        if self.fronts.is_empty() && self.aborted.is_empty() {
+        if self.fronts.is_empty() && self.aborted.is_empty() && self.lost.is_empty() {
             return w;
         }
         let aside = w.aside_key();
@@ -190,7 +216,7 @@ impl Collector {
             }
             for mi in op.mop_start..op.mop_start + op.mop_len {
                 let m = w.check.mops[mi as usize];
-                if self.aborted_value(&mut w, h, i as u32, m) {
+                if self.lost(h, m.key) || self.aborted_value(&mut w, h, i as u32, m) {
                     w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
                     continue;
                 }

@@ -209,7 +209,7 @@ pub struct Followed {
     pub unknown: Option<String>,
     /// Elements collected in an assumed order.
     pub assumed: u64,
-    /// List-append keys sealed to disk ([`spill`]).
+    /// Keys sealed to disk ([`spill`]).
     pub sealed: Sealed,
     /// Time spent reading and checking rounds.
     pub elapsed: Duration,
@@ -387,7 +387,8 @@ pub fn follow_feed(
         assumed: collector.as_ref().map_or(0, |c| c.assumed()),
         sealed: match &collector {
             Some(Collecting::Lists(c)) => Sealed { keys: c.sealed, read_back: c.unsealed, bytes: c.spill_bytes() },
-            _ => Sealed::default(),
+            Some(Collecting::Registers(c)) => Sealed { keys: c.sealed, read_back: c.unsealed, bytes: c.spill_bytes() },
+            None => Sealed::default(),
         },
         collected: collector.map(|c| c.collected()).unwrap_or(0),
         window,
@@ -428,16 +429,29 @@ impl Collecting {
     /// drops the keys nothing holds from the key table ([`collect`]'s
     /// sealing rule); says why once the spill file failed.
     fn seal(&mut self, asm: &mut assemble::Assembler) -> Option<String> {
-        let Collecting::Lists(c) = self else { return None };
-        let failed = c.spill_failed.is_some();
         let line = u32::try_from(asm.line()).unwrap_or(u32::MAX);
-        let (keys, used) = asm.keys();
-        let drop = c.seal(keys, &used, line);
-        if drop.contains(&true) {
-            let map = asm.drop_keys(&drop);
-            c.remap(&map);
+        match self {
+            Collecting::Lists(c) => {
+                let failed = c.spill_failed.is_some();
+                let (keys, used) = asm.keys();
+                let drop = c.seal(keys, &used, line);
+                if drop.contains(&true) {
+                    let map = asm.drop_keys(&drop);
+                    c.remap(&map);
+                }
+                c.spill_failed.clone().filter(|_| !failed)
+            }
+            Collecting::Registers(c) => {
+                let failed = c.spill_failed.is_some();
+                let (keys, used) = asm.keys();
+                let drop = c.seal(keys, &used, line);
+                if drop.contains(&true) {
+                    let map = asm.drop_keys(&drop);
+                    c.remap(&map);
+                }
+                c.spill_failed.clone().filter(|_| !failed)
+            }
         }
-        c.spill_failed.clone().filter(|_| !failed)
     }
 
     /// Tells the collector that the run reported an anomaly (its verdict
@@ -510,7 +524,10 @@ fn start_collecting(
              (isolde help online)",
             fenced::FENCE_KEY
         ));
-        return Some(Collecting::Registers(fenced::Collector::new()));
+        return Some(Collecting::Registers(fenced::Collector::with_spill_dir(
+            fopts.quiet_lines,
+            fopts.spill_dir.as_deref(),
+        )));
     }
     let hint = if workload == Workload::RwRegister && sessions_only {
         "; --follow-window holds only recent transactions of a register history with fences"

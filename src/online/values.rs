@@ -46,6 +46,37 @@ impl Ranges {
             self.insert_range(lo, hi);
         }
     }
+
+    /// Appends the set's bytes (for the spill store): the number of
+    /// ranges, then each range's bounds, little-endian.
+    pub(super) fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.0.len() as u64).to_le_bytes());
+        for &(lo, hi) in &self.0 {
+            out.extend_from_slice(&lo.to_le_bytes());
+            out.extend_from_slice(&hi.to_le_bytes());
+        }
+    }
+
+    /// Reads a set [`Ranges::encode`] wrote from the front of `bytes`,
+    /// advancing it; `None` when the bytes are not one.
+    pub(super) fn decode(bytes: &mut &[u8]) -> Option<Ranges> {
+        let n = usize::try_from(take_u64(bytes)?).ok()?;
+        if n > bytes.len() / 16 {
+            return None;
+        }
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push((take_u64(bytes)? as i64, take_u64(bytes)? as i64));
+        }
+        Some(Ranges(out))
+    }
+}
+
+/// The next 8 bytes of `bytes` as a little-endian number, advancing it.
+pub(super) fn take_u64(bytes: &mut &[u8]) -> Option<u64> {
+    let (head, rest) = bytes.split_first_chunk::<8>()?;
+    *bytes = rest;
+    Some(u64::from_le_bytes(*head))
 }
 
 /// A set of integer values: the non-zero 64-bit words of a bitmap over
@@ -97,6 +128,37 @@ impl Dense {
                 }
             },
         }
+    }
+
+    /// Appends the set's bytes (for the spill store).
+    pub(super) fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.base.map_or(u64::MAX, |b| b as u64).to_le_bytes());
+        out.push(u8::from(self.base.is_some()));
+        out.extend_from_slice(&(self.index.len() as u64).to_le_bytes());
+        for (&i, &w) in self.index.iter().zip(&self.words) {
+            out.extend_from_slice(&u64::from(i).to_le_bytes());
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        self.rest.encode(out);
+    }
+
+    /// Reads a set [`Dense::encode`] wrote from the front of `bytes`,
+    /// advancing it; `None` when the bytes are not one.
+    pub(super) fn decode(bytes: &mut &[u8]) -> Option<Dense> {
+        let base = take_u64(bytes)? as i64;
+        let (&has_base, rest) = bytes.split_first()?;
+        *bytes = rest;
+        let n = usize::try_from(take_u64(bytes)?).ok()?;
+        if n > bytes.len() / 16 {
+            return None;
+        }
+        let (mut index, mut words) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for _ in 0..n {
+            index.push(u32::try_from(take_u64(bytes)?).ok()?);
+            words.push(take_u64(bytes)?);
+        }
+        let rest = Ranges::decode(bytes)?;
+        Some(Dense { base: (has_base == 1).then_some(base), index, words, rest })
     }
 
     /// The word index and bit of `v`, when the bitmap covers it (at or

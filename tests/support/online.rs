@@ -120,6 +120,18 @@ pub fn follow_window(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &Ch
     follow_with(text, sizes, opts, FollowOptions { register_window: true, ..rounds_every(round_txns) })
 }
 
+/// [`follow_window`], with collected register keys sealed to the
+/// temporary directory once quiet for `quiet_lines`.
+pub fn follow_window_quiet(
+    text: &str,
+    sizes: Vec<usize>,
+    round_txns: usize,
+    opts: &CheckOptions,
+    quiet_lines: u32,
+) -> (Followed, Recorder) {
+    follow_with(text, sizes, opts, FollowOptions { register_window: true, quiet_lines, ..rounds_every(round_txns) })
+}
+
 /// Rounds at every `round_txns` completions, never by the clock.
 fn rounds_every(round_txns: usize) -> FollowOptions {
     FollowOptions {
