@@ -205,3 +205,111 @@ fn mix64(x: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{KeptOrders, Replay};
+    use super::*;
+    use crate::history::History;
+    use crate::si_check::serial::explains;
+    use crate::si_check::txns::{extract, Txns};
+    use crate::si_check::OrderKind;
+
+    /// A history from EDN text and its transactions.
+    fn history(edn: &str) -> (History, Txns) {
+        let h = crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses");
+        let txns = extract(&h).expect("transactions");
+        (h, txns)
+    }
+
+    /// Kept orders as a list (no path search: the tests keep no order
+    /// that a path could run through).
+    #[derive(Default)]
+    struct List(Vec<(TxnId, TxnId)>);
+
+    impl KeptOrders for List {
+        fn path(&mut self, _: TxnId, _: TxnId) -> Option<Vec<TxnId>> {
+            None
+        }
+        fn keep(&mut self, a: TxnId, b: TxnId) {
+            self.0.push((a, b));
+        }
+        fn forget(&mut self, a: TxnId, b: TxnId) {
+            if let Some(i) = self.0.iter().position(|&p| p == (a, b)) {
+                self.0.swap_remove(i);
+            }
+        }
+        fn is_kept(&self, a: TxnId, b: TxnId) -> bool {
+            self.0.contains(&(a, b))
+        }
+    }
+
+    /// Keeps `a` before `b` in the replay and in `kept`, as the replay does.
+    fn keep(r: &mut Replay<'_>, kept: &mut List, a: TxnId, b: TxnId) {
+        r.add_edge(a, b);
+        kept.keep(a, b);
+    }
+
+    /// 0 writes x = 1, 1 writes x = 2 (read by nobody), 2 reads x = 1.
+    const BLIND_OVERWRITE: &str = "{:type :ok, :process 1, :value [[:w :x 1]]}
+         {:type :ok, :process 2, :value [[:w :x 2]]}
+         {:type :ok, :process 3, :value [[:r :x 1]]}";
+
+    /// A kept order that cannot hold (the reader before its writer) and a
+    /// wrong placement: the search forgets the order, undoes the placement
+    /// and finds a serial execution.
+    #[test]
+    fn a_wrong_kept_order_is_forgotten_and_the_corner_replayed() {
+        let (h, txns) = history(BLIND_OVERWRITE);
+        let priority = [0, 1, 2];
+        let mut r = Replay::new(&txns, &[] as &[(TxnId, TxnId)], &priority);
+        let mut kept = List::default();
+        keep(&mut r, &mut kept, 2, 0);
+        r.place(1);
+        assert!(clean(&mut r).is_empty(), "stuck: 0 waits for 2, 2 for 0");
+        let (mut nodes, mut undone) = (1000, 0);
+        let recent = [(2, 0)];
+        assert!(untangle(&mut r, &mut kept, &recent, Budget { nodes: &mut nodes, undone: &mut undone }));
+        assert_eq!(r.order.len(), 3);
+        assert!(explains(&h, &txns, OrderKind::None, &r.order), "{:?} is a serial execution", r.order);
+        assert!(kept.0.is_empty() && r.extra_succ.values().all(|v| v.is_empty()));
+        assert_eq!(undone, 1);
+        assert!(nodes < 1000);
+    }
+
+    /// Write skew: no serial execution exists, so the search places what
+    /// it cleanly can, finds no way on, and leaves everything unplaced.
+    #[test]
+    fn no_way_out_where_no_serial_execution_exists() {
+        let (h, txns) = history(
+            "{:type :ok, :process 1, :value [[:w :x 1] [:w :y 1]]}
+             {:type :ok, :process 2, :value [[:r :x 1] [:w :y 2]]}
+             {:type :ok, :process 3, :value [[:r :y 1] [:w :x 2]]}",
+        );
+        let priority = [0, 1, 2];
+        let mut r = Replay::new(&txns, &[] as &[(TxnId, TxnId)], &priority);
+        r.place(0);
+        assert!(clean(&mut r).is_empty(), "either writer clobbers the other's read");
+        let (mut nodes, mut undone) = (1000, 0);
+        let out = untangle(&mut r, &mut List::default(), &[], Budget { nodes: &mut nodes, undone: &mut undone });
+        assert!(!out);
+        assert!(r.order.is_empty(), "a failed search undoes what it placed");
+        for order in [[0, 1, 2], [0, 2, 1]] {
+            assert!(!explains(&h, &txns, OrderKind::None, &order));
+        }
+    }
+
+    /// The search stops at its placement budget.
+    #[test]
+    fn the_search_stops_at_its_budget() {
+        let (_, txns) = history(BLIND_OVERWRITE);
+        let priority = [0, 1, 2];
+        let mut r = Replay::new(&txns, &[] as &[(TxnId, TxnId)], &priority);
+        r.place(0);
+        r.place(1);
+        let (mut nodes, mut undone) = (0, 0);
+        let out = untangle(&mut r, &mut List::default(), &[], Budget { nodes: &mut nodes, undone: &mut undone });
+        assert!(!out);
+        assert_eq!(undone, 2);
+    }
+}
