@@ -37,7 +37,9 @@
 //! undoing) a transaction touches its reads, its writes and the readers of
 //! the versions it replaces; with a bounded scan of ready transactions per
 //! step the replay is `O((n + reads + edges) log n)`, plus the undone steps
-//! when backtracking (bounded by the caller's deadline).
+//! when backtracking (bounded by the caller's deadline). A replay that
+//! goes round in circles in one corner (two hints undoing each other) has
+//! that corner searched exhaustively, within a bound (`guess::untangle`).
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -50,11 +52,15 @@ use super::polygraph::DepEdge;
 use super::txns::{Source, TxnId, Txns, Write};
 use super::versions::{Versions, INIT};
 
+mod untangle;
+
 /// Ready transactions examined per step for one that clobbers nothing.
 const SCAN: usize = 32;
 
 /// How often [`backtracking_order`] may keep the same order again after
-/// forgetting it before it gives up (it is going round in circles).
+/// forgetting it: past that it is going round in circles, and the corner is
+/// searched exhaustively (`guess::untangle`) or, where that finds no way out,
+/// the replay gives up.
 const MAX_TRIES: u32 = 8;
 
 /// Backtracks [`backtracking_order`] may make beyond one per transaction: a
@@ -633,6 +639,11 @@ fn replay_until(mut r: Replay<'_>, deadline: Instant, kept: &mut dyn KeptOrders)
     let mut undone = 0usize;
     let max_undone = (n + MIN_BACKTRACKS) * UNDO_PER_TXN;
     let max_backtracks = n + MIN_BACKTRACKS;
+    // The orders kept last (the corner a replay going round in circles is
+    // in), and what untangling such corners may cost in all.
+    let mut recent: Vec<(TxnId, TxnId)> = Vec::with_capacity(untangle::RECENT);
+    let (mut untangles, max_untangles) = (0usize, n / untangle::TXNS_PER_UNTANGLE + 1);
+    let mut untangle_nodes = (n + MIN_BACKTRACKS) * untangle::NODES_PER_TXN;
     while r.order.len() < n {
         let t = match r.step() {
             Step::Clean(t) => t,
@@ -677,12 +688,35 @@ fn replay_until(mut r: Replay<'_>, deadline: Instant, kept: &mut dyn KeptOrders)
                 let count = tries.entry((a, b)).or_default();
                 *count += 1;
                 if *count > MAX_TRIES {
-                    return Err(backtracks);
+                    // Going round in circles: the stale orders stay kept,
+                    // and the corner is searched exhaustively instead.
+                    for &(x, y) in &stale {
+                        kept.keep(x, y);
+                    }
+                    let out = untangles < max_untangles
+                        && untangle::untangle(
+                            &mut r,
+                            kept,
+                            &recent,
+                            untangle::Budget { nodes: &mut untangle_nodes, undone: &mut undone },
+                        );
+                    if !out {
+                        return Err(backtracks);
+                    }
+                    untangles += 1;
+                    for p in recent.drain(..) {
+                        tries.remove(&p);
+                    }
+                    continue;
                 }
                 for (x, y) in stale {
                     r.remove_edge(x, y);
                 }
                 kept.keep(a, b);
+                if recent.len() == untangle::RECENT {
+                    recent.remove(0);
+                }
+                recent.push((a, b));
                 backtracks += 1;
                 while r.placed[b as usize] {
                     undone += 1;
