@@ -181,6 +181,8 @@ pub struct Window {
     pub cases: Vec<(String, Case)>,
     /// Per key, the prefix stripped from its reads.
     stripped: FxHashMap<KeyId, Vec<i64>>,
+    /// The key reads set aside were moved to, once one was.
+    aside: Option<KeyId>,
     /// Registers ([`super::fenced`]): per key, the collected last version
     /// whose reads the checked history shows as reads of the initial state.
     rewritten: FxHashMap<KeyId, i64>,
@@ -196,6 +198,7 @@ impl Window {
             check,
             cases: Vec::new(),
             stripped: FxHashMap::default(),
+            aside: None,
             rewritten: FxHashMap::default(),
             flagged: FxHashMap::default(),
         }
@@ -270,7 +273,11 @@ impl Window {
     /// A key of its own for reads the check must not see (so that they
     /// imply nothing and every micro-op keeps its position).
     pub(super) fn aside_key(&mut self) -> KeyId {
+        if let Some(k) = self.aside {
+            return k;
+        }
         let aside = KeyId(self.check.keys.len() as u32);
+        self.aside = Some(aside);
         self.check
             .keys
             .push(crate::history::Value::from(crate::history::Atom::Keyword("isolde/collected-read".into())));
@@ -288,6 +295,11 @@ impl Window {
     /// into the steps that quote them as the initial state, so that they
     /// print the reads as read.
     pub fn restore(&self, anomalies: &mut crate::anomaly::Anomalies) {
+        if let Some(aside) = self.aside {
+            for case in anomalies.values_mut().flatten() {
+                initial_not_aside(aside, case);
+            }
+        }
         if !self.rewritten.is_empty() {
             for case in anomalies.values_mut().flatten() {
                 restore_registers(&self.rewritten, case);
@@ -317,6 +329,24 @@ impl Window {
                     }
                 }
                 _ => {}
+            }
+        }
+    }
+}
+
+/// A weak-level cycle may pass from `⊥` (the initial state) to a
+/// transaction through one of its reads set aside (a read of the aside key
+/// is a read of its initial state): `⊥` precedes every transaction anyway,
+/// so the step is session order's `⊥ before everyone`, which names no key
+/// outside the history.
+fn initial_not_aside(aside: KeyId, case: &mut Case) {
+    use crate::anomaly::weak::{Cause, WStep};
+    if let Case::Weak(v) = case {
+        if let Cause::Cycle(c) = &mut v.cause {
+            for (i, step) in c.steps.iter_mut().enumerate() {
+                if matches!(step, WStep::Wr { key, .. } if *key == aside) && c.txns[i].is_none() {
+                    *step = WStep::So;
+                }
             }
         }
     }

@@ -429,28 +429,9 @@ impl Collecting {
     /// drops the keys nothing holds from the key table ([`collect`]'s
     /// sealing rule); says why once the spill file failed.
     fn seal(&mut self, asm: &mut assemble::Assembler) -> Option<String> {
-        let line = u32::try_from(asm.line()).unwrap_or(u32::MAX);
         match self {
-            Collecting::Lists(c) => {
-                let failed = c.spill_failed.is_some();
-                let (keys, used) = asm.keys();
-                let drop = c.seal(keys, &used, line);
-                if drop.contains(&true) {
-                    let map = asm.drop_keys(&drop);
-                    c.remap(&map);
-                }
-                c.spill_failed.clone().filter(|_| !failed)
-            }
-            Collecting::Registers(c) => {
-                let failed = c.spill_failed.is_some();
-                let (keys, used) = asm.keys();
-                let drop = c.seal(keys, &used, line);
-                if drop.contains(&true) {
-                    let map = asm.drop_keys(&drop);
-                    c.remap(&map);
-                }
-                c.spill_failed.clone().filter(|_| !failed)
-            }
+            Collecting::Lists(c) => seal_quiet_keys(c, asm),
+            Collecting::Registers(c) => seal_quiet_keys(c, asm),
         }
     }
 
@@ -489,6 +470,20 @@ impl Collecting {
             Collecting::Registers(c) => &mut c.broken,
         }
     }
+}
+
+/// Seals `c`'s quiet keys and drops the keys nothing holds from the key
+/// table; says why once the spill file failed.
+fn seal_quiet_keys(c: &mut impl spill::Sealing, asm: &mut assemble::Assembler) -> Option<String> {
+    let failed = c.spill_failed().is_some();
+    let line = u32::try_from(asm.line()).unwrap_or(u32::MAX);
+    let (keys, used) = asm.keys();
+    let drop = c.seal_keys(keys, &used, line);
+    if drop.contains(&true) {
+        let map = asm.drop_keys(&drop);
+        c.remap_keys(&map);
+    }
+    c.spill_failed().filter(|_| !failed).map(str::to_string)
 }
 
 /// What collects this run's old transactions, if anything can: list-append

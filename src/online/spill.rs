@@ -363,3 +363,42 @@ mod tests {
         assert_eq!(index, vec![0, 1, 5, 5, 6, 9, 10]);
     }
 }
+
+/// A collector whose per-key states go to a [`Spill`] once quiet (the
+/// list-append and the register collectors): what the follow loop needs
+/// to seal after a round and renumber the key table.
+pub trait Sealing {
+    /// Seals the quiet keys of the key table `keys` (`used`: mentioned by
+    /// a held op) at input line `line`; returns the keys the table may
+    /// drop.
+    fn seal_keys(&mut self, keys: &[Value], used: &[bool], line: u32) -> Vec<bool>;
+    /// The key table was renumbered: `map[old]` is each key's new id.
+    fn remap_keys(&mut self, map: &[u32]);
+    /// Why sealing stopped, once a write to the store failed.
+    fn spill_failed(&self) -> Option<&str>;
+}
+
+/// Takes back from `spill` the state of each key of `keys[from..]` that it
+/// holds: per such key, its index, its name and the state `decode` made of
+/// the record (or why it could not be read back).
+pub fn take_back<T>(
+    spill: &mut Spill,
+    keys: &[Value],
+    from: usize,
+    decode: impl Fn(&[u8]) -> Option<T>,
+) -> Vec<(usize, Vec<u8>, Result<T, String>)> {
+    let mut out = Vec::new();
+    if spill.sealed() == 0 {
+        return out;
+    }
+    for (i, k) in keys.iter().enumerate().skip(from) {
+        let Some(name) = name(k) else { continue };
+        let state = match spill.take(&name) {
+            Ok(None) => continue,
+            Ok(Some(bytes)) => decode(&bytes).ok_or_else(|| "a damaged record".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        out.push((i, name, state));
+    }
+    out
+}

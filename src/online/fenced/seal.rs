@@ -110,17 +110,8 @@ impl Collector {
     pub(super) fn unseal(&mut self, h: &History) {
         let from = self.known_keys as usize;
         self.known_keys = self.known_keys.max(h.keys.len() as u32);
-        if self.spill.sealed() == 0 {
-            return;
-        }
         let now = h.ops.last().map_or(0, |o| o.line);
-        for (i, k) in h.keys.iter().enumerate().skip(from) {
-            let Some(name) = spill::name(k) else { continue };
-            let state = match self.spill.take(&name) {
-                Ok(None) => continue,
-                Ok(Some(bytes)) => decode(&bytes).ok_or_else(|| "a damaged record".to_string()),
-                Err(e) => Err(e.to_string()),
-            };
+        for (i, name, state) in spill::take_back(&mut self.spill, &h.keys, from, decode) {
             let id = KeyId(i as u32);
             match state {
                 Ok((front, aborted)) => {
@@ -134,6 +125,7 @@ impl Collector {
                     self.unsealed += 1;
                 }
                 Err(e) => {
+                    let k = &h.keys[i];
                     self.broken.get_or_insert_with(|| {
                         format!(
                             "the collected state of key {k} could not be read back from the spill file ({e}): \
@@ -190,4 +182,16 @@ fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
     };
     let aborted = if parts & 2 == 2 { Some(Dense::decode(&mut b)?) } else { None };
     (b.is_empty() && parts < 4).then_some((front, aborted))
+}
+
+impl spill::Sealing for Collector {
+    fn seal_keys(&mut self, keys: &[Value], used: &[bool], line: u32) -> Vec<bool> {
+        self.seal(keys, used, line)
+    }
+    fn remap_keys(&mut self, map: &[u32]) {
+        self.remap(map);
+    }
+    fn spill_failed(&self) -> Option<&str> {
+        self.spill_failed.as_deref()
+    }
 }
