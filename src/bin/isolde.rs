@@ -672,6 +672,13 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         return follow_one(&a, &a.files[0], &opts, format, limit).map(ExitCode::from);
     }
     let mut worst = 0u8;
+    let explicit = a.jepsen.max_memory.map(|m| m as u64);
+    if let Some(budget) = isolde::cli::memory_guard::budget_mb(explicit) {
+        for file in &a.files {
+            isolde::cli::memory_guard::check_size(file, budget, explicit.is_some())?;
+        }
+    }
+    isolde::cli::memory_guard::watch();
     for file in &a.files {
         let code = match analyze_one(&a, file, input, read, &opts, format, several, limit) {
             Ok(code) => code,

@@ -41,7 +41,9 @@ pub struct JepsenArgs {
     /// search's memoization cache (default 4096; the verdict becomes
     /// unknown when spent); with --follow, reading stops once the process
     /// holds more, and the verdict is unknown unless an anomaly was found
-    /// (default: no limit).
+    /// (default: no limit); otherwise a history whose size predicts more is
+    /// refused, exit 2 (default: 90% of the memory available at the start,
+    /// which a check that outgrows it stops at, exit 2).
     #[arg(long, value_name = "MB")]
     pub max_memory: Option<usize>,
 }

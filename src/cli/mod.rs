@@ -9,6 +9,7 @@ pub mod convert;
 pub mod elle_cli;
 pub mod help;
 pub mod jepsen;
+pub mod memory_guard;
 
 use crate::check::{self, CheckOptions, Outcome};
 use crate::history::History;
