@@ -96,7 +96,7 @@
 //! about a byte per element when the workload appends increasing values,
 //! plus a sorted copy for the duplicate check once a key has hundreds), and
 //! about a hundred bytes of bookkeeping. Keys the workload retired are
-//! sealed ([`Collector::seal`]): their state goes to a spill file ([`super::spill`])
+//! sealed (`seal` module, [`super::spill::Sealing`]): their state goes to a spill file ([`super::spill`])
 //! and they leave the key table, so what stays in memory per retired key
 //! is an 8-byte index entry. The held transactions are those of the last
 //! few rounds. Values must be integers (they are, in list-append
@@ -148,7 +148,7 @@ pub struct Collector {
     pub broken: Option<String>,
     /// Lines a key must have been quiet for before unread appends of it
     /// whose appenders overlap are collected in an assumed order, and
-    /// before its state is sealed ([`Collector::seal`]).
+    /// before its state is sealed (`seal` module, [`super::spill::Sealing`]).
     quiet_lines: u32,
     /// Where sealed keys' states go.
     spill: Spill,

@@ -402,3 +402,9 @@ pub fn take_back<T>(
     }
     out
 }
+
+/// Why a run can no longer be `valid` once the state of `key` could not be
+/// read back (`e`).
+pub fn unreadable(key: &Value, e: &str) -> String {
+    format!("the collected state of key {key} could not be read back from the spill file ({e}): its later reads were not checked")
+}

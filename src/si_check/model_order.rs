@@ -228,15 +228,8 @@ pub(super) fn from_replay(
 
 #[cfg(test)]
 mod tests {
-    use super::super::txns::extract;
     use super::*;
-
-    /// A history from EDN text and its transactions.
-    fn history(edn: &str) -> (History, Txns) {
-        let h = crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses");
-        let txns = extract(&h).expect("transactions");
-        (h, txns)
-    }
+    use crate::si_check::txns::from_edn as history;
 
     fn level(model: &str) -> Level {
         Level::from_model(model).expect("a level")

@@ -475,3 +475,12 @@ pub fn extract(h: &History) -> Result<Txns, TxnsError> {
     }
     Ok(t)
 }
+
+/// A history from EDN text and its transactions (for the unit tests of
+/// the modules that work on them).
+#[cfg(test)]
+pub(crate) fn from_edn(edn: &str) -> (History, Txns) {
+    let h = crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses");
+    let txns = extract(&h).expect("transactions");
+    (h, txns)
+}

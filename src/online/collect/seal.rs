@@ -42,62 +42,6 @@ use super::{spill, Collector, Packed, Prefix};
 use crate::history::{History, KeyId, Value, NONE};
 
 impl Collector {
-    /// After a round's collection, with the key table `keys` and, per key,
-    /// whether a held op mentions it (`used`), at input line `line`: seals
-    /// the quiet keys (see the module docs) and returns the keys the key
-    /// table may drop. The caller drops them and hands the renumbering to
-    /// [`Collector::remap`].
-    pub fn seal(&mut self, keys: &[Value], used: &[bool], line: u32) -> Vec<bool> {
-        let mut drop = vec![false; keys.len()];
-        let mut sealing = Vec::new();
-        for (i, k) in keys.iter().enumerate() {
-            if used.get(i).copied().unwrap_or(true) {
-                continue;
-            }
-            match self.prefixes.get(&KeyId(i as u32)) {
-                None => drop[i] = true,
-                Some(p)
-                    if self.spill_failed.is_none()
-                        && line.saturating_sub(p.line.max(p.unsealed_at)) >= self.quiet_lines =>
-                {
-                    if let Some(name) = spill::name(k) {
-                        if self.spill.put(&name, &p.encode()) {
-                            sealing.push(i);
-                        }
-                    }
-                }
-                Some(_) => {}
-            }
-        }
-        if let Err(e) = self.spill.flush() {
-            self.spill_failed = Some(format!("{e}: retired keys stay in memory"));
-            return drop;
-        }
-        for i in sealing {
-            self.prefixes.remove(&KeyId(i as u32));
-            drop[i] = true;
-            self.sealed += 1;
-        }
-        if self.prefixes.capacity() > 4 * self.prefixes.len() + 64 {
-            self.prefixes.shrink_to(2 * self.prefixes.len());
-        }
-        drop
-    }
-
-    /// The key table was renumbered: `map[old]` is each key's new id
-    /// ([`NONE`]: dropped, which [`Collector::seal`] allowed only for keys
-    /// it holds nothing of).
-    pub fn remap(&mut self, map: &[u32]) {
-        let old = std::mem::take(&mut self.prefixes);
-        self.prefixes.reserve(old.len());
-        for (k, p) in old {
-            let new = map.get(k.0 as usize).copied().unwrap_or(NONE);
-            debug_assert_ne!(new, NONE, "a key with collected state left the key table");
-            self.prefixes.insert(KeyId(new), p);
-        }
-        self.known_keys = map.iter().filter(|&&n| n != NONE).count() as u32;
-    }
-
     /// Bytes written to the store.
     pub fn spill_bytes(&self) -> u64 {
         self.spill.bytes()
@@ -116,13 +60,7 @@ impl Collector {
                     self.unsealed += 1;
                 }
                 Err(e) => {
-                    let k = &h.keys[i];
-                    self.broken.get_or_insert_with(|| {
-                        format!(
-                            "the collected state of key {k} could not be read back from the spill file ({e}): \
-                             its later reads were not checked"
-                        )
-                    });
+                    self.broken.get_or_insert_with(|| spill::unreadable(&h.keys[i], &e));
                     self.lost.insert(name);
                 }
             }
@@ -207,12 +145,62 @@ mod tests {
 }
 
 impl spill::Sealing for Collector {
+    /// After a round's collection, with the key table `keys` and, per key,
+    /// whether a held op mentions it (`used`), at input line `line`: seals
+    /// the quiet keys (see the module docs) and returns the keys the key
+    /// table may drop. The caller drops them and hands the renumbering to
+    /// `remap_keys`.
     fn seal_keys(&mut self, keys: &[Value], used: &[bool], line: u32) -> Vec<bool> {
-        self.seal(keys, used, line)
+        let mut drop = vec![false; keys.len()];
+        let mut sealing = Vec::new();
+        for (i, k) in keys.iter().enumerate() {
+            if used.get(i).copied().unwrap_or(true) {
+                continue;
+            }
+            match self.prefixes.get(&KeyId(i as u32)) {
+                None => drop[i] = true,
+                Some(p)
+                    if self.spill_failed.is_none()
+                        && line.saturating_sub(p.line.max(p.unsealed_at)) >= self.quiet_lines =>
+                {
+                    if let Some(name) = spill::name(k) {
+                        if self.spill.put(&name, &p.encode()) {
+                            sealing.push(i);
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        if let Err(e) = self.spill.flush() {
+            self.spill_failed = Some(format!("{e}: retired keys stay in memory"));
+            return drop;
+        }
+        for i in sealing {
+            self.prefixes.remove(&KeyId(i as u32));
+            drop[i] = true;
+            self.sealed += 1;
+        }
+        if self.prefixes.capacity() > 4 * self.prefixes.len() + 64 {
+            self.prefixes.shrink_to(2 * self.prefixes.len());
+        }
+        drop
     }
+
+    /// The key table was renumbered: `map[old]` is each key's new id
+    /// ([`NONE`]: dropped, which `seal_keys` allowed only for keys
+    /// it holds nothing of).
     fn remap_keys(&mut self, map: &[u32]) {
-        self.remap(map);
+        let old = std::mem::take(&mut self.prefixes);
+        self.prefixes.reserve(old.len());
+        for (k, p) in old {
+            let new = map.get(k.0 as usize).copied().unwrap_or(NONE);
+            debug_assert_ne!(new, NONE, "a key with collected state left the key table");
+            self.prefixes.insert(KeyId(new), p);
+        }
+        self.known_keys = map.iter().filter(|&&n| n != NONE).count() as u32;
     }
+
     fn spill_failed(&self) -> Option<&str> {
         self.spill_failed.as_deref()
     }

@@ -39,72 +39,6 @@ use crate::online::spill;
 use crate::online::values::{Dense, Ranges};
 
 impl Collector {
-    /// After a round's collection, with the key table `keys` and, per key,
-    /// whether a held op mentions it (`used`), at input line `line`: seals
-    /// the quiet keys (module docs) and returns the keys the key table may
-    /// drop. The caller drops them and hands the renumbering to
-    /// [`Collector::remap`].
-    pub fn seal(&mut self, keys: &[Value], used: &[bool], line: u32) -> Vec<bool> {
-        let mut drop = vec![false; keys.len()];
-        let mut sealing = Vec::new();
-        for (i, k) in keys.iter().enumerate() {
-            let id = KeyId(i as u32);
-            if used.get(i).copied().unwrap_or(true) || Some(id) == self.fence_key {
-                continue;
-            }
-            let front = self.fronts.get(&id);
-            let aborted = self.aborted.get(&id);
-            if front.is_none() && aborted.is_none() {
-                drop[i] = true;
-                continue;
-            }
-            let since = front.map_or(0, |f| f.line).max(self.unsealed_at.get(&id).copied().unwrap_or(0));
-            if self.spill_failed.is_some() || line.saturating_sub(since) < self.quiet_lines {
-                continue;
-            }
-            if let Some(name) = spill::name(k) {
-                if self.spill.put(&name, &encode(front, aborted)) {
-                    sealing.push(i);
-                }
-            }
-        }
-        if let Err(e) = self.spill.flush() {
-            self.spill_failed = Some(format!("{e}: retired keys stay in memory"));
-            return drop;
-        }
-        for i in sealing {
-            let id = KeyId(i as u32);
-            self.fronts.remove(&id);
-            self.aborted.remove(&id);
-            self.unsealed_at.remove(&id);
-            drop[i] = true;
-            self.sealed += 1;
-        }
-        if self.fronts.capacity() > 4 * self.fronts.len() + 64 {
-            self.fronts.shrink_to(2 * self.fronts.len());
-        }
-        drop
-    }
-
-    /// The key table was renumbered: `map[old]` is each key's new id
-    /// ([`NONE`]: dropped, which [`Collector::seal`] allowed only for keys
-    /// it holds nothing of).
-    pub fn remap(&mut self, map: &[u32]) {
-        let id = |k: KeyId| KeyId(map.get(k.0 as usize).copied().unwrap_or(NONE));
-        self.fronts = std::mem::take(&mut self.fronts).into_iter().map(|(k, f)| (id(k), f)).collect();
-        self.aborted = std::mem::take(&mut self.aborted).into_iter().map(|(k, d)| (id(k), d)).collect();
-        self.unsealed_at = std::mem::take(&mut self.unsealed_at).into_iter().map(|(k, l)| (id(k), l)).collect();
-        for keys in self.flagged.values_mut() {
-            for k in keys.iter_mut() {
-                *k = id(*k);
-            }
-            keys.sort_unstable();
-        }
-        self.fence_key = self.fence_key.map(id);
-        debug_assert!(!self.fronts.contains_key(&KeyId(NONE)), "a key with collected state left the key table");
-        self.known_keys = map.iter().filter(|&&n| n != NONE).count() as u32;
-    }
-
     /// Takes back the state of each key of `h` interned since the last
     /// look that the store holds.
     pub(super) fn unseal(&mut self, h: &History) {
@@ -125,13 +59,7 @@ impl Collector {
                     self.unsealed += 1;
                 }
                 Err(e) => {
-                    let k = &h.keys[i];
-                    self.broken.get_or_insert_with(|| {
-                        format!(
-                            "the collected state of key {k} could not be read back from the spill file ({e}): \
-                             its later reads were not checked"
-                        )
-                    });
+                    self.broken.get_or_insert_with(|| spill::unreadable(&h.keys[i], &e));
                     self.lost.insert(name);
                 }
             }
@@ -185,12 +113,72 @@ fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
 }
 
 impl spill::Sealing for Collector {
+    /// After a round's collection, with the key table `keys` and, per key,
+    /// whether a held op mentions it (`used`), at input line `line`: seals
+    /// the quiet keys (module docs) and returns the keys the key table may
+    /// drop. The caller drops them and hands the renumbering to
+    /// `remap_keys`.
     fn seal_keys(&mut self, keys: &[Value], used: &[bool], line: u32) -> Vec<bool> {
-        self.seal(keys, used, line)
+        let mut drop = vec![false; keys.len()];
+        let mut sealing = Vec::new();
+        for (i, k) in keys.iter().enumerate() {
+            let id = KeyId(i as u32);
+            if used.get(i).copied().unwrap_or(true) || Some(id) == self.fence_key {
+                continue;
+            }
+            let front = self.fronts.get(&id);
+            let aborted = self.aborted.get(&id);
+            if front.is_none() && aborted.is_none() {
+                drop[i] = true;
+                continue;
+            }
+            let since = front.map_or(0, |f| f.line).max(self.unsealed_at.get(&id).copied().unwrap_or(0));
+            if self.spill_failed.is_some() || line.saturating_sub(since) < self.quiet_lines {
+                continue;
+            }
+            if let Some(name) = spill::name(k) {
+                if self.spill.put(&name, &encode(front, aborted)) {
+                    sealing.push(i);
+                }
+            }
+        }
+        if let Err(e) = self.spill.flush() {
+            self.spill_failed = Some(format!("{e}: retired keys stay in memory"));
+            return drop;
+        }
+        for i in sealing {
+            let id = KeyId(i as u32);
+            self.fronts.remove(&id);
+            self.aborted.remove(&id);
+            self.unsealed_at.remove(&id);
+            drop[i] = true;
+            self.sealed += 1;
+        }
+        if self.fronts.capacity() > 4 * self.fronts.len() + 64 {
+            self.fronts.shrink_to(2 * self.fronts.len());
+        }
+        drop
     }
+
+    /// The key table was renumbered: `map[old]` is each key's new id
+    /// ([`NONE`]: dropped, which `seal_keys` allowed only for keys
+    /// it holds nothing of).
     fn remap_keys(&mut self, map: &[u32]) {
-        self.remap(map);
+        let id = |k: KeyId| KeyId(map.get(k.0 as usize).copied().unwrap_or(NONE));
+        self.fronts = std::mem::take(&mut self.fronts).into_iter().map(|(k, f)| (id(k), f)).collect();
+        self.aborted = std::mem::take(&mut self.aborted).into_iter().map(|(k, d)| (id(k), d)).collect();
+        self.unsealed_at = std::mem::take(&mut self.unsealed_at).into_iter().map(|(k, l)| (id(k), l)).collect();
+        for keys in self.flagged.values_mut() {
+            for k in keys.iter_mut() {
+                *k = id(*k);
+            }
+            keys.sort_unstable();
+        }
+        self.fence_key = self.fence_key.map(id);
+        debug_assert!(!self.fronts.contains_key(&KeyId(NONE)), "a key with collected state left the key table");
+        self.known_keys = map.iter().filter(|&&n| n != NONE).count() as u32;
     }
+
     fn spill_failed(&self) -> Option<&str> {
         self.spill_failed.as_deref()
     }

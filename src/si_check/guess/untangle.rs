@@ -210,17 +210,9 @@ fn mix64(x: u64) -> u64 {
 mod tests {
     use super::super::{KeptOrders, Replay};
     use super::*;
-    use crate::history::History;
     use crate::si_check::serial::explains;
-    use crate::si_check::txns::{extract, Txns};
+    use crate::si_check::txns::from_edn as history;
     use crate::si_check::OrderKind;
-
-    /// A history from EDN text and its transactions.
-    fn history(edn: &str) -> (History, Txns) {
-        let h = crate::ingest::read_bytes("t.edn", edn.as_bytes(), crate::ingest::Format::Edn).expect("parses");
-        let txns = extract(&h).expect("transactions");
-        (h, txns)
-    }
 
     /// Kept orders as a list (no path search: the tests keep no order
     /// that a path could run through).
