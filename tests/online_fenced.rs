@@ -76,6 +76,24 @@ proptest! {
     }
 }
 
+/// A followed valid history: nothing reported, under 3,000 transactions
+/// held after the first rounds, and `valid` (or `unknown`, with its
+/// reason, where an assumed order broke).
+fn assert_valid_in_a_small_window(
+    followed: &mut Followed,
+    rec: &support::online::Recorder,
+    check: &isolde::check::CheckOptions,
+) {
+    assert!(rec.found.is_empty(), "{:?}", rec.found);
+    let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
+    assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
+    let got = verdict(followed, check).valid;
+    match &followed.unknown {
+        None => assert_eq!(got, Validity::Valid),
+        Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
+    }
+}
+
 /// A register history with fences in `isolde gen`'s default shape.
 fn generate_fenced(seed: u64, txns: usize, opts: &GenOptions) -> String {
     generate_failing(seed, txns, 0.0, opts)
@@ -97,16 +115,9 @@ fn a_long_fenced_history_is_held_in_a_small_window() {
     let text = generate_fenced(3, 20_000, &GenOptions { fences: 20, ..GenOptions::default() });
     let check = options(false, Some("strong-session-serializable"));
     let (mut followed, rec) = follow_window(&text, vec![4096, 333], 1_000, &check);
-    assert!(rec.found.is_empty(), "{:?}", rec.found);
-    let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
-    assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
     assert!(followed.collected > 17_000, "{} collected", followed.collected);
     assert!(rec.notes.iter().any(|n| n.contains("--follow-window collects")), "{:?}", rec.notes);
-    let got = verdict(&mut followed, &check).valid;
-    match &followed.unknown {
-        None => assert_eq!(got, Validity::Valid),
-        Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
-    }
+    assert_valid_in_a_small_window(&mut followed, &rec, &check);
 }
 
 /// Without --follow-window the same run keeps every transaction.
@@ -145,14 +156,7 @@ fn failed_transactions_are_collected() {
     assert!(failed > 3_000, "{failed} failed");
     let check = options(false, Some("strong-session-serializable"));
     let (mut followed, rec) = follow_window(&text, vec![4096, 333], 1_000, &check);
-    assert!(rec.found.is_empty(), "{:?}", rec.found);
-    let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
-    assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
-    let got = verdict(&mut followed, &check).valid;
-    match &followed.unknown {
-        None => assert_eq!(got, Validity::Valid),
-        Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
-    }
+    assert_valid_in_a_small_window(&mut followed, &rec, &check);
 }
 
 /// A read, long after, of a value only a collected failed transaction

@@ -117,7 +117,7 @@ pub fn follow_sealing(
 
 /// [`follow`] with `--follow-window` (registers with fences collected).
 pub fn follow_window(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
-    follow_with(text, sizes, opts, FollowOptions { register_window: true, ..rounds_every(round_txns) })
+    follow_window_quiet(text, sizes, round_txns, opts, online::collect::QUIET_LINES)
 }
 
 /// [`follow_window`], with collected register keys sealed to the
