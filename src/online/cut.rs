@@ -77,69 +77,170 @@ pub(super) fn transactions(h: &History) -> Vec<Txn> {
     out
 }
 
-/// Each op's rank in an order of the known edges among the `:ok`
-/// transactions of `h` (session order, reads-from; among transactions
-/// they leave unordered, the earlier completion first), `u32::MAX` for
-/// the others and for transactions on a cycle of known edges (and those
-/// after one). Used after an anomaly, when no serial execution exists
-/// ([`super::fenced`], "After an anomaly").
-pub(super) fn known_order(h: &History) -> Vec<u32> {
+/// An order of the known edges of a window that may have a cycle of them
+/// ([`known_order`]).
+pub(super) struct KnownOrder {
+    /// Each op's rank (its completion's, for a transaction), `u32::MAX`
+    /// for ops that are not `:ok` completions.
+    pub(super) ranks: Vec<u32>,
+    /// Per op, like `ranks`: which cycle of known edges (strongly connected
+    /// component of two or more transactions) its transaction is on,
+    /// `u32::MAX` for one on none. A component's transactions have
+    /// consecutive ranks.
+    pub(super) component: Vec<u32>,
+}
+
+/// An order of the known edges among the `:ok` transactions of `h`
+/// (session order, reads-from): their strongly connected components in a
+/// topological order, the one whose earliest completion is earliest first,
+/// and inside a component (a cycle of known edges: a `G1c`) by completion.
+/// Used after an anomaly, when no serial execution exists
+/// ([`super::fenced`], "After an anomaly"): every transaction gets a rank,
+/// so that a cycle does not hold back everything after it.
+pub(super) fn known_order(h: &History) -> KnownOrder {
     let txns = transactions(h);
     let ok: Vec<usize> = (0..txns.len()).filter(|&t| txns[t].kind == Some(OpType::Ok)).collect();
+    let succ = known_successors(h, &txns, &ok);
+    let (comp, count) = components(&succ);
+    let done = |i: usize| txns[ok[i]].done.unwrap_or(usize::MAX);
+    // The condensation: per component its members (by completion), its
+    // successors and its in-degree.
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); count];
+    for (i, &c) in comp.iter().enumerate() {
+        members[c as usize].push(i as u32);
+    }
+    let mut csucc: Vec<Vec<u32>> = vec![Vec::new(); count];
+    let mut indegree = vec![0u32; count];
+    for (i, ss) in succ.iter().enumerate() {
+        for &s in ss {
+            let (a, b) = (comp[i], comp[s as usize]);
+            if a != b {
+                csucc[a as usize].push(b);
+            }
+        }
+    }
+    for cs in &mut csucc {
+        cs.sort_unstable();
+        cs.dedup();
+        for &b in cs.iter() {
+            indegree[b as usize] += 1;
+        }
+    }
+    let first = |c: usize| members[c].iter().map(|&i| done(i as usize)).min().unwrap_or(usize::MAX);
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<(usize, u32)>> =
+        (0..count).filter(|&c| indegree[c] == 0).map(|c| std::cmp::Reverse((first(c), c as u32))).collect();
+    let mut out = KnownOrder { ranks: vec![u32::MAX; h.ops.len()], component: vec![u32::MAX; h.ops.len()] };
+    let mut next = 0u32;
+    while let Some(std::cmp::Reverse((_, c))) = ready.pop() {
+        let mut ms: Vec<usize> = members[c as usize].iter().map(|&i| done(i as usize)).collect();
+        ms.sort_unstable();
+        for &d in &ms {
+            out.ranks[d] = next;
+            next += 1;
+            if ms.len() > 1 {
+                out.component[d] = c;
+            }
+        }
+        for &s in &csucc[c as usize] {
+            indegree[s as usize] -= 1;
+            if indegree[s as usize] == 0 {
+                ready.push(std::cmp::Reverse((first(s as usize), s)));
+            }
+        }
+    }
+    out
+}
+
+/// Per position in `ok`: the positions its known edges lead to (session
+/// order, reads-from of a value one `:ok` transaction wrote).
+fn known_successors(h: &History, txns: &[Txn], ok: &[usize]) -> Vec<Vec<u32>> {
     let mut row = vec![NONE; txns.len()];
     for (i, &t) in ok.iter().enumerate() {
         row[t] = i as u32;
     }
     let mut writer: FxHashMap<(KeyId, i64), u32> = FxHashMap::default();
-    for &t in &ok {
+    for &t in ok {
         for m in h.mops_of(&h.ops[txns[t].op()]) {
             if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
                 writer.insert((m.key, v), t as u32);
             }
         }
     }
-    // Successors and in-degrees, over positions in `ok`.
     let mut succ: Vec<Vec<u32>> = vec![Vec::new(); ok.len()];
-    let mut indegree = vec![0u32; ok.len()];
     let mut last_of: FxHashMap<i64, u32> = FxHashMap::default();
     for (i, &t) in ok.iter().enumerate() {
-        let mut preds: Vec<u32> = Vec::new();
         if let Some(p) = last_of.insert(txns[t].process, i as u32) {
-            preds.push(p);
+            succ[p as usize].push(i as u32);
         }
         for m in h.mops_of(&h.ops[txns[t].op()]) {
             if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
                 if let Some(&w) = writer.get(&(m.key, v)) {
                     if w as usize != t {
-                        preds.push(row[w as usize]);
+                        succ[row[w as usize] as usize].push(i as u32);
                     }
                 }
             }
         }
-        preds.sort_unstable();
-        preds.dedup();
-        for p in preds {
-            succ[p as usize].push(i as u32);
-            indegree[i] += 1;
-        }
     }
-    // Kahn's algorithm, the earliest completion first.
-    let done = |i: u32| txns[ok[i as usize]].done.unwrap_or(usize::MAX);
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<(usize, u32)>> =
-        (0..ok.len() as u32).filter(|&i| indegree[i as usize] == 0).map(|i| std::cmp::Reverse((done(i), i))).collect();
-    let mut ranks = vec![u32::MAX; h.ops.len()];
-    let mut next = 0u32;
-    while let Some(std::cmp::Reverse((d, i))) = ready.pop() {
-        ranks[d] = next;
-        next += 1;
-        for &s in &succ[i as usize] {
-            indegree[s as usize] -= 1;
-            if indegree[s as usize] == 0 {
-                ready.push(std::cmp::Reverse((done(s), s)));
+    for ss in &mut succ {
+        ss.sort_unstable();
+        ss.dedup();
+    }
+    succ
+}
+
+/// The strongly connected components of `succ` (Tarjan's algorithm,
+/// iterative): each node's component, and how many there are.
+fn components(succ: &[Vec<u32>]) -> (Vec<u32>, usize) {
+    let n = succ.len();
+    let (mut index, mut low) = (vec![NONE; n], vec![0u32; n]);
+    let mut comp = vec![NONE; n];
+    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
+    let (mut next_index, mut count) = (0u32, 0usize);
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        // (node, next successor to look at)
+        let mut calls: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut at)) = calls.last_mut() {
+            if let Some(&w) = succ[v].get(*at) {
+                *at += 1;
+                let w = w as usize;
+                if index[w] == NONE {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp[w] = count as u32;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
             }
         }
     }
-    ranks
+    (comp, count)
 }
 
 /// Reachability by known edges from frozen transactions.
@@ -179,28 +280,46 @@ pub(super) struct Cut {
 
 /// The cut of `txns`, given each one's rank in the serial execution and
 /// whether it is `frozen` (an `:ok` transaction every later one follows by
-/// fences).
-pub(super) fn cut(h: &History, txns: &[Txn], ranks: &[u32], frozen: &[bool]) -> Option<Cut> {
+/// fences). `component` (per op, like `ranks`; empty when the order is a
+/// serial execution) names the cycles of known edges of a
+/// [`known_order`]: such a cycle goes whole or not at all, and the known
+/// edges inside it that the order breaks are left out of the
+/// reachability (which then holds fewer paths: more is flagged, nothing
+/// wrongly ordered).
+pub(super) fn cut(h: &History, txns: &[Txn], ranks: &[u32], frozen: &[bool], component: &[u32]) -> Option<Cut> {
     let rank = |t: usize| txns[t].done.map_or(NONE, |d| ranks[d]);
+    let comp = |t: usize| txns[t].done.and_then(|d| component.get(d).copied()).unwrap_or(NONE);
     let mut order: Vec<usize> = (0..txns.len()).filter(|&t| rank(t) != NONE).collect();
     order.sort_unstable_by_key(|&t| rank(t));
     let mut row = vec![NONE; txns.len()];
     for (i, &t) in order.iter().enumerate() {
         row[t] = i as u32;
     }
-    let preds = predecessors(h, txns, &order, &row)?;
+    let preds = predecessors(h, txns, &order, &row, &comp)?;
     let written = values_written(h, txns, &order);
     let cap = (MAX_BITS / order.len().max(1)).max(64);
     let mut members = vec![false; txns.len()];
     let mut col = vec![NONE; txns.len()];
     let mut cols: Vec<usize> = Vec::new();
-    for &t in &order {
-        if !frozen[t] || cols.len() >= cap || !reads_explained(h, txns, t, &written, &members) {
+    let mut at = 0;
+    while at < order.len() {
+        // The next transaction, with the rest of its cycle of known edges.
+        let c = comp(order[at]);
+        let len = if c == NONE { 1 } else { order[at..].iter().take_while(|&&t| comp(t) == c).count() };
+        let group = &order[at..at + len];
+        if group.iter().any(|&t| !frozen[t]) || cols.len() + len > cap {
             break;
         }
-        members[t] = true;
-        col[t] = cols.len() as u32;
-        cols.push(t);
+        group.iter().for_each(|&t| members[t] = true);
+        if !group.iter().all(|&t| reads_explained(h, txns, t, &written, &members)) {
+            group.iter().for_each(|&t| members[t] = false);
+            break;
+        }
+        for &t in group {
+            col[t] = cols.len() as u32;
+            cols.push(t);
+        }
+        at += len;
     }
     let words = cols.len().div_ceil(64).max(1);
     let mut known = Known { row, col, words, anc: vec![0u64; order.len() * words] };
@@ -283,8 +402,15 @@ fn reads_explained(
 
 /// Per transaction of `order` (by position): the transactions with a
 /// known edge into it, or `None` when one comes later in `order` (the
-/// serial execution would then break a known edge: not a valid one).
-fn predecessors(h: &History, txns: &[Txn], order: &[usize], row: &[u32]) -> Option<Vec<Vec<usize>>> {
+/// serial execution would then break a known edge: not a valid one),
+/// unless both are on the same cycle of known edges (`comp`, see [`cut`]).
+fn predecessors(
+    h: &History,
+    txns: &[Txn],
+    order: &[usize],
+    row: &[u32],
+    comp: &dyn Fn(usize) -> u32,
+) -> Option<Vec<Vec<usize>>> {
     // Each written (key, value): its writer, `NONE` when several wrote it.
     let mut writer: FxHashMap<(KeyId, i64), u32> = FxHashMap::default();
     for &t in order {
@@ -318,6 +444,9 @@ fn predecessors(h: &History, txns: &[Txn], order: &[usize], row: &[u32]) -> Opti
                 }
             }
         }
+        // An edge inside a cycle of known edges that the order breaks is
+        // left out; any other one breaking it makes the order no valid one.
+        ps.retain(|&p| row[p] as usize <= i || comp(p) == NONE || comp(p) != comp(t));
         ps.sort_unstable();
         ps.dedup();
         if ps.iter().any(|&p| row[p] as usize >= i) {
@@ -340,7 +469,11 @@ fn unreached(
     cols: &[usize],
     members: &[bool],
 ) -> Vec<(usize, Vec<KeyId>)> {
-    let staying: Vec<usize> = order.iter().copied().filter(|&t| !members[t]).collect();
+    // Staying `:ok` transactions outside the order (none when it is a
+    // serial execution or a known order) are reached by nothing.
+    let mut staying: Vec<usize> = order.iter().copied().filter(|&t| !members[t]).collect();
+    staying.extend((0..txns.len()).filter(|&t| known.row[t] == NONE && txns[t].kind == Some(OpType::Ok)));
+    let unranked = vec![0u64; known.words];
     let touched: FxHashSet<KeyId> =
         staying.iter().flat_map(|&t| h.mops_of(&h.ops[txns[t].op()]).iter().map(|m| m.key)).collect();
     // Per touched key: the members writing it and those touching it.
@@ -358,7 +491,7 @@ fn unreached(
     }
     let mut out = Vec::new();
     for &u in &staying {
-        let reach = known.row(u);
+        let reach = if known.row[u] == NONE { &unranked[..] } else { known.row(u) };
         let mut keys: Vec<KeyId> = h
             .mops_of(&h.ops[txns[u].op()])
             .iter()

@@ -84,6 +84,18 @@
 //! before the last one are assumed, and a read of one is not reported
 //! (the run says so), exactly as for a serial execution's order.
 //!
+//! A cycle of known edges (a `G1c`) has no such order: the known order
+//! ranks the cycles as units (strongly connected components, in a
+//! topological order), a cycle goes whole or not at all, the edges inside
+//! it are left out of the reachability that orders versions and spares
+//! staying transactions their flags, and a version a transaction on it
+//! wrote or overwrote is assumed, never ordered. Before (2026-11-27), a
+//! cycle and everything after it by known edges (by fences: everything)
+//! had no rank, so nothing was collected from a `G1c` on and, worse, the
+//! transactions after it were not flagged: reads of versions collected
+//! beside them were reported as `G-single-item` anomalies the history does
+//! not have (`isolde gen rw-register --inject G1c`, 40k transactions).
+//!
 //! A failed transaction is in no execution: all it can explain is an
 //! aborted read of a value it wrote. So once nothing in the window has
 //! read its values, it goes (in any round that collects) and only its
@@ -295,12 +307,12 @@ impl Collector {
             self.held_back = Some(why.clone());
             return keep;
         }
-        let known_ranks;
-        let ranks = if ranks.len() == h.ops.len() {
-            ranks
+        let known_order;
+        let (ranks, component) = if ranks.len() == h.ops.len() {
+            (ranks, &[][..])
         } else if self.invalid {
-            known_ranks = cut::known_order(h);
-            &known_ranks[..]
+            known_order = cut::known_order(h);
+            (&known_order.ranks[..], &known_order.component[..])
         } else {
             self.held_back = Some("collection waits for a round whose window a serial execution explains".into());
             return keep;
@@ -328,7 +340,7 @@ impl Collector {
                     && t.done.is_some_and(|d| ranks[d] != u32::MAX)
             })
             .collect();
-        let Some(cut) = cut::cut(h, &txns, ranks, &frozen) else {
+        let Some(cut) = cut::cut(h, &txns, ranks, &frozen, component) else {
             self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
             return keep;
         };
@@ -341,7 +353,8 @@ impl Collector {
             }
         }
         let (members, known) = (cut.members, cut.known);
-        self.advance(h, &txns, ranks, &members, &positions, &known);
+        let cyclic = |t: usize| txns[t].done.is_some_and(|d| component.get(d).is_some_and(|&c| c != u32::MAX));
+        self.advance(h, &txns, ranks, &members, &positions, &known, &cyclic);
         self.collect_failed(h, &txns, &mut keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
             keep[txns[t].inv] = false;
@@ -524,7 +537,11 @@ impl Collector {
     }
 
     /// Records what the collected `members` leave: each key's last version
-    /// and the versions before it, the fences' positions.
+    /// and the versions before it, the fences' positions. A version
+    /// written by a transaction on a cycle of known edges (`cyclic`, after
+    /// a `G1c`), or overwritten by one, is never taken as ordered: paths
+    /// through the cycle order nothing.
+    #[allow(clippy::too_many_arguments)]
     fn advance(
         &mut self,
         h: &History,
@@ -533,6 +550,7 @@ impl Collector {
         members: &[bool],
         positions: &[u32],
         known: &cut::Known,
+        cyclic: &dyn Fn(usize) -> bool,
     ) {
         // Per key: (rank, transaction, last value) of each collected writer.
         let mut writers: FxHashMap<KeyId, Vec<(u32, usize, i64)>> = FxHashMap::default();
@@ -608,9 +626,11 @@ impl Collector {
             front.line = last.done.map_or(0, |d| h.ops[d].line);
             for &(_, t, v) in &ws[..ws.len() - 1] {
                 let w = &txns[t];
-                let ordered = w.next <= last.prev
-                    || known.reaches(t, last_t)
-                    || shown_to.iter().any(|&r| r != last_t && known.reaches(t, r));
+                let ordered = !cyclic(t)
+                    && !cyclic(last_t)
+                    && (w.next <= last.prev
+                        || known.reaches(t, last_t)
+                        || shown_to.iter().any(|&r| r != last_t && known.reaches(t, r)));
                 if ordered {
                     front.stale.insert(v);
                 } else {
