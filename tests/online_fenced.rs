@@ -12,7 +12,7 @@ use isolde::gen::{GenOptions, Inject, RwRegisterConfig};
 use isolde::online::{Followed, FENCED_MODELS};
 use isolde::outcome::Validity;
 use proptest::prelude::*;
-use support::online::{follow_window, follow_window_quiet, generate, options, LEVELS};
+use support::online::{follow_window, follow_window_archiving, follow_window_quiet, generate, options, LEVELS};
 
 /// The final verdict of a collecting follow, as `isolde analyze --follow`
 /// gives it.
@@ -45,6 +45,7 @@ proptest! {
         sizes in proptest::collection::vec(1usize..700, 1..6),
         round in 3usize..40,
         quiet in prop_oneof![Just(2_000u32), 0u32..60],
+        archive in prop_oneof![Just(isolde::online::FollowOptions::default().archive_words), Just(1usize)],
     ) {
         let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
         let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
@@ -54,7 +55,7 @@ proptest! {
         let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn)
             .expect("parses");
         let want = isolde::check::check(&batch, &check).expect("batch check");
-        let (mut followed, rec) = follow_window_quiet(&text, sizes, round, &check, quiet);
+        let (mut followed, rec) = follow_window_archiving(&text, sizes, round, &check, quiet, archive);
         prop_assert!(matches!(followed.ending, isolde::online::Ending::End(_)));
         let late = followed.window.as_ref().map_or(0, |w| w.cases.len());
         if want.valid == Validity::Valid {
@@ -199,6 +200,55 @@ fn a_late_read_of_a_collected_failed_write_is_g1a() {
         got.anomalies
     );
     assert_eq!(got.valid, Validity::Invalid);
+}
+
+/// A read, long after, of a value a collected transaction overwrote
+/// itself is reported as an intermediate read (`G1b`) while following,
+/// also when the key's intermediate values were archived to the spill file
+/// (every word at once here), as the batch check reports it.
+#[test]
+fn a_late_read_of_an_archived_intermediate_value_is_g1b() {
+    let mut text = generate_fenced(7, 6_000, &GenOptions { fences: 20, ..GenOptions::default() });
+    // The first value an :ok transaction wrote to a key it wrote again.
+    let (key, value) = text
+        .lines()
+        .filter(|l| l.contains(":type :ok"))
+        .find_map(|l| {
+            let writes: Vec<(&str, &str)> = l
+                .match_indices("[:w ")
+                .filter_map(|(at, _)| {
+                    let mut it = l[at + 4..].split(|c: char| c == ' ' || c == ']');
+                    Some((it.next()?, it.next()?))
+                })
+                .collect();
+            writes.iter().find(|(k, _)| writes.iter().filter(|(k2, _)| k2 == k).count() > 1).copied()
+        })
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .expect("a transaction that writes a key twice");
+    for (t, ty) in [(9_000_000_000u64, "invoke"), (9_000_000_001, "ok")] {
+        text.push_str(&format!(
+            "{{:type :{ty}, :f :txn, :value [[:r {key} {}]], :process 99, :time {t}}}\n",
+            if ty == "ok" { value.as_str() } else { "nil" }
+        ));
+    }
+    let check = options(false, Some("strong-session-serializable"));
+    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
+    let want = isolde::check::check(&batch, &check).expect("batch check");
+    assert!(want.anomalies.contains_key("G1b"), "batch: {:?}", want.anomalies.keys().collect::<Vec<_>>());
+    for archive in [isolde::online::FollowOptions::default().archive_words, 1] {
+        let quiet = isolde::online::collect::QUIET_LINES;
+        let (mut followed, _) = follow_window_archiving(&text, vec![4096], 500, &check, quiet, archive);
+        assert!(followed.collected > 2_000, "{} collected", followed.collected);
+        let got = verdict(&mut followed, &check);
+        let g1b = got.anomalies.get("G1b").map_or(&[][..], |c| &c[..]);
+        assert!(
+            matches!(g1b, [isolde::anomaly::Case::CollectedWrite { value: Some(v), intermediate: true, .. }]
+                if v.to_string() == value),
+            "archive {archive}: {:?}",
+            got.anomalies
+        );
+        assert_eq!(got.valid, Validity::Invalid);
+    }
 }
 
 /// After a reported anomaly the run's verdict is `invalid` whatever comes,

@@ -991,7 +991,7 @@ fn follow_one(
         done: None,
         quiet_lines: isolde::online::collect::QUIET_LINES,
         register_window: a.follow_window,
-        spill_dir: None,
+        ..isolde::online::FollowOptions::default()
     };
     let t0 = std::time::Instant::now();
     let mut watch = FollowPrinter {

@@ -96,6 +96,13 @@
 //! beside them were reported as `G-single-item` anomalies the history does
 //! not have (`isolde gen rw-register --inject G1c`, 40k transactions).
 //!
+//! The values a collected transaction overwrote itself (*intermediate*
+//! values: a later read of one is `G1b`) are the one part of a key's state
+//! that grows with its versions; once a key's fill [`ARCHIVE_WORDS`]
+//! bitmap words they are archived to the spill file and looked up there
+//! only when a read of a collected version other than the last comes
+//! ([`archive`]).
+//!
 //! A failed transaction is in no execution: all it can explain is an
 //! aborted read of a value it wrote. So once nothing in the window has
 //! read its values, it goes (in any round that collects) and only its
@@ -110,7 +117,10 @@
 //! Written by hand: no crate implements online collection for isolation
 //! checking.
 
+mod archive;
 mod seal;
+
+pub use archive::ARCHIVE_WORDS;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -138,8 +148,11 @@ struct Front {
     stale: Ranges,
     /// Versions before `value` only in the serial execution's order.
     assumed: Ranges,
-    /// Values they overwrote within one transaction.
+    /// Values they overwrote within one transaction (those not archived).
     intermediate: Dense,
+    /// Whether some of those were archived to the spill store
+    /// ([`archive`]).
+    archived: bool,
 }
 
 /// What the collector holds between rounds.
@@ -185,6 +198,9 @@ pub struct Collector {
     pub unsealed: u64,
     /// Why sealing stopped, once a write to the store failed.
     pub spill_failed: Option<String>,
+    /// Words of a key's intermediate values kept in memory before they
+    /// are archived ([`archive`]; 0: [`ARCHIVE_WORDS`]).
+    pub archive_words: usize,
     /// Set once the run reported an anomaly: its verdict is `invalid`
     /// whatever comes, so a round with no serial execution collects by the
     /// known edges alone (see "After an anomaly").
@@ -255,13 +271,32 @@ impl Collector {
                     w.rewrite(m.key, f.value);
                     continue;
                 }
-                let intermediate = read.is_some_and(|v| f.intermediate.contains(v));
+                let mut intermediate = read.is_some_and(|v| f.intermediate.contains(v));
                 let stale = read.is_none_or(|v| f.stale.contains(v));
                 let assumed = read.is_some_and(|v| f.assumed.contains(v));
                 if !(intermediate || stale || assumed) {
                     continue;
                 }
+                let (frontier, line) = (f.value, f.line);
                 let ok = op.op_type == OpType::Ok;
+                if let (Some(v), true, false) = (read, f.archived, intermediate) {
+                    match self.archived_intermediate(&h.keys[m.key.0 as usize], v) {
+                        Ok(found) => intermediate = found,
+                        Err(e) => {
+                            // Which anomaly it is cannot be told: not reported.
+                            self.broken.get_or_insert_with(|| {
+                                format!(
+                                    "the read on line {} of key {} could not be judged: its archived intermediate \
+                                     values could not be read back from the spill file ({e})",
+                                    op.line,
+                                    h.key(m.key)
+                                )
+                            });
+                            w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+                            continue;
+                        }
+                    }
+                }
                 // A staying transaction flagged on the key need not follow
                 // the collected writers (only after an anomaly can one read
                 // an overwritten version, see "After an anomaly").
@@ -279,14 +314,8 @@ impl Collector {
                     }
                 } else if ok {
                     let name = if intermediate { "G1b" } else { "G-single-item-process" };
-                    let case = Case::CollectedWrite {
-                        op: i as u32,
-                        key: m.key,
-                        value: read,
-                        frontier: f.value,
-                        line: f.line,
-                        intermediate,
-                    };
+                    let case =
+                        Case::CollectedWrite { op: i as u32, key: m.key, value: read, frontier, line, intermediate };
                     w.cases.push((name.to_string(), case));
                 }
                 w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
@@ -587,6 +616,7 @@ impl Collector {
                 }
             }
         }
+        let mut grown = Vec::new();
         for (k, mut ws) in writers {
             ws.sort_unstable();
             let &(_, last_t, value) = ws.last().expect("a collected writer");
@@ -604,7 +634,14 @@ impl Collector {
                     let mut stale = old.stale;
                     stale.insert(old.value);
                     stale.absorb(old.assumed);
-                    Front { value, line: 0, stale, assumed: Ranges::default(), intermediate: old.intermediate }
+                    Front {
+                        value,
+                        line: 0,
+                        stale,
+                        assumed: Ranges::default(),
+                        intermediate: old.intermediate,
+                        archived: old.archived,
+                    }
                 }
                 Some(old) => {
                     // Reported only with the writer that overwrote them:
@@ -613,7 +650,14 @@ impl Collector {
                     assumed.insert(old.value);
                     assumed.absorb(old.stale);
                     self.assumed += 1;
-                    Front { value, line: 0, stale: Ranges::default(), assumed, intermediate: old.intermediate }
+                    Front {
+                        value,
+                        line: 0,
+                        stale: Ranges::default(),
+                        assumed,
+                        intermediate: old.intermediate,
+                        archived: old.archived,
+                    }
                 }
                 None => Front {
                     value,
@@ -621,6 +665,7 @@ impl Collector {
                     stale: Ranges::default(),
                     assumed: Ranges::default(),
                     intermediate: Dense::default(),
+                    archived: false,
                 },
             };
             front.line = last.done.map_or(0, |d| h.ops[d].line);
@@ -647,7 +692,11 @@ impl Collector {
             if Some(k) == self.fence_key {
                 self.fence_pos = Some(positions[last_t]);
             }
+            if front.intermediate.words() >= self.archive_limit() {
+                grown.push(k);
+            }
             self.fronts.insert(k, front);
         }
+        self.archive_intermediate(h, grown.into_iter());
     }
 }

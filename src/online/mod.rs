@@ -99,6 +99,10 @@ pub struct FollowOptions {
     /// that retired keys are sealed to ([`spill`]; `None`:
     /// [`std::env::temp_dir`], that is `$TMPDIR`).
     pub spill_dir: Option<std::path::PathBuf>,
+    /// When collecting registers: how many bitmap words of a key's
+    /// intermediate values stay in memory before they are archived to the
+    /// spill file ([`fenced::ARCHIVE_WORDS`] by default; tests set 1).
+    pub archive_words: usize,
 }
 
 impl Default for FollowOptions {
@@ -113,6 +117,7 @@ impl Default for FollowOptions {
             quiet_lines: collect::QUIET_LINES,
             register_window: false,
             spill_dir: None,
+            archive_words: fenced::ARCHIVE_WORDS,
         }
     }
 }
@@ -519,10 +524,9 @@ fn start_collecting(
              (isolde help online)",
             fenced::FENCE_KEY
         ));
-        return Some(Collecting::Registers(fenced::Collector::with_spill_dir(
-            fopts.quiet_lines,
-            fopts.spill_dir.as_deref(),
-        )));
+        let mut c = fenced::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref());
+        c.archive_words = fopts.archive_words;
+        return Some(Collecting::Registers(c));
     }
     let hint = if workload == Workload::RwRegister && sessions_only {
         "; --follow-window holds only recent transactions of a register history with fences"

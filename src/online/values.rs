@@ -130,6 +130,30 @@ impl Dense {
         }
     }
 
+    /// The bitmap's words held (what the set costs, 12 bytes each).
+    pub(super) fn words(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Adds every value of `other`.
+    pub(super) fn absorb(&mut self, other: &Dense) {
+        if let Some(base) = other.base {
+            for (&i, &w) in other.index.iter().zip(&other.words) {
+                let mut bits = w;
+                while bits != 0 {
+                    let b = i64::from(bits.trailing_zeros());
+                    self.insert(base + 64 * i64::from(i) + b);
+                    bits &= bits - 1;
+                }
+            }
+        }
+        for &(lo, hi) in &other.rest.0 {
+            for v in lo..=hi {
+                self.insert(v);
+            }
+        }
+    }
+
     /// Appends the set's bytes (for the spill store).
     pub(super) fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.base.map_or(u64::MAX, |b| b as u64).to_le_bytes());

@@ -129,7 +129,21 @@ pub fn follow_window_quiet(
     opts: &CheckOptions,
     quiet_lines: u32,
 ) -> (Followed, Recorder) {
-    follow_with(text, sizes, opts, FollowOptions { register_window: true, quiet_lines, ..rounds_every(round_txns) })
+    follow_window_archiving(text, sizes, round_txns, opts, quiet_lines, online::FollowOptions::default().archive_words)
+}
+
+/// [`follow_window_quiet`], with a key's intermediate values archived to
+/// the spill file once they fill `archive_words` words.
+pub fn follow_window_archiving(
+    text: &str,
+    sizes: Vec<usize>,
+    round_txns: usize,
+    opts: &CheckOptions,
+    quiet_lines: u32,
+    archive_words: usize,
+) -> (Followed, Recorder) {
+    let fopts = FollowOptions { register_window: true, quiet_lines, archive_words, ..rounds_every(round_txns) };
+    follow_with(text, sizes, opts, fopts)
 }
 
 /// Rounds at every `round_txns` completions, never by the clock.
