@@ -285,6 +285,49 @@ fn collection_goes_on_after_an_anomaly() {
     }
 }
 
+/// Once a run can no longer be `valid` (here a failed write repeated a
+/// value a collected transaction wrote: reads of it cannot be told apart),
+/// a round without a serial execution collects by the known edges: a write
+/// skew, allowed at `causal-cerone` and so not reported, does not stop
+/// collection for the rest of the run.
+#[test]
+fn collection_goes_on_through_a_write_skew_once_the_verdict_is_unknown() {
+    let opts = GenOptions { inject: vec![Inject::WriteSkew], fences: 20, ..GenOptions::default() };
+    let text = generate_failing(13, 20_000, 0.02, &opts);
+    // A failed transaction at about a fifth of the history, made to write
+    // value 1 of the key it writes (written, and collected, long before).
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.len() / 5
+        + lines[lines.len() / 5..]
+            .iter()
+            .position(|l| l.contains(":type :fail") && l.contains("[:w "))
+            .expect("a failed write");
+    let process = &lines[at][lines[at].find(":process ").expect("a process")..];
+    let process = &process[..process.find([',', '}']).expect("the end of the process")];
+    let w = lines[at].find("[:w ").expect("a write") + 4;
+    let key = lines[at][w..].split(' ').next().expect("a key").to_string();
+    let inv = (0..at)
+        .rev()
+        .find(|&i| lines[i].contains(":type :invoke") && lines[i].contains(process))
+        .expect("its invocation");
+    let repeat = |l: &str| {
+        let w = l.find(&format!("[:w {key} ")).expect("the write") + 4 + key.len() + 1;
+        let end = w + l[w..].find(']').expect("the end of the write");
+        format!("{}1{}", &l[..w], &l[end..])
+    };
+    let edited: Vec<String> =
+        lines.iter().enumerate().map(|(i, l)| if i == at || i == inv { repeat(l) } else { l.to_string() }).collect();
+    let text = edited.join("\n") + "\n";
+    let check = options(false, Some("causal-cerone"));
+    let (mut followed, rec) = follow_window(&text, vec![2048], 500, &check);
+    assert!(rec.found.is_empty(), "reported: {:?}", rec.found);
+    let tail: Vec<u64> =
+        rec.rounds[rec.rounds.len() / 2..].iter().map(|r| r.txns as u64 - r.collected.expect("collecting")).collect();
+    let held = tail.iter().copied().max().unwrap_or(0);
+    assert!(held < 3_000, "up to {held} transactions held in the second half");
+    assert_eq!(verdict(&mut followed, &check).valid, Validity::Unknown);
+}
+
 /// Quiet keys are sealed to disk and read back when mentioned again; the
 /// run reports and decides exactly what it does with everything in memory.
 #[test]
