@@ -125,6 +125,8 @@ pub(crate) struct LogReader<R> {
     record: usize,
     /// Garbage-collection reads left out so far.
     dropped: usize,
+    /// The id of the last transaction read.
+    txn_id: i64,
     /// The record being read: tag and payload.
     buf: [u8; 33],
 }
@@ -132,12 +134,17 @@ pub(crate) struct LogReader<R> {
 impl<R: Read> LogReader<R> {
     /// Reads `input`, a log with the layout [`timestamped`] found.
     pub(crate) fn new(input: R, ts: bool) -> LogReader<R> {
-        LogReader { input, ts, pos: 0, record: 0, dropped: 0, buf: [0; 33] }
+        LogReader { input, ts, pos: 0, record: 0, dropped: 0, txn_id: 0, buf: [0; 33] }
     }
 
     /// Garbage-collection reads left out so far.
     pub(crate) fn dropped(&self) -> usize {
         self.dropped
+    }
+
+    /// The id (`S` and `C` records) of the last transaction read.
+    pub(crate) fn txn_id(&self) -> i64 {
+        self.txn_id
     }
 
     /// Reads into `buf[..n]` as much as the input has, up to `n` bytes.
@@ -203,6 +210,7 @@ impl<R: Read> LogReader<R> {
                     let id = be(&self.buf, 1);
                     match open {
                         Some((open_id, _)) if open_id == id => {
+                            self.txn_id = id;
                             self.advance(n);
                             return Ok(Some(TxnEnd::Committed));
                         }
@@ -237,7 +245,10 @@ impl<R: Read> LogReader<R> {
             }
             self.advance(n);
         }
-        Ok(open.map(|_| TxnEnd::Open))
+        Ok(open.map(|(id, _)| {
+            self.txn_id = id;
+            TxnEnd::Open
+        }))
     }
 
     fn advance(&mut self, n: usize) {
