@@ -73,8 +73,8 @@ use crate::ingest::IngestError;
 /// The hash of Cobra's epoch key `FZVERSION` as its logs hold it.
 pub const EPOCH_KEY_HASH: u64 = 0xb887_3aa8_2ef6_c6d3;
 
-/// Bytes of EDN sent at a time.
-const CHUNK: usize = 1 << 16;
+/// Transactions sent at a time (a round can start after each block).
+const BLOCK_TXNS: usize = 32;
 
 /// One client's log as it is read.
 struct Client {
@@ -141,6 +141,8 @@ struct Stream {
     clients: Vec<Client>,
     tx: SyncSender<Chunk>,
     out: Vec<u8>,
+    /// Transactions in `out`.
+    pending: usize,
     /// Write ids written so far.
     written: FxHashSet<u64>,
 }
@@ -155,7 +157,7 @@ enum Stop {
 
 impl Stream {
     fn new(clients: Vec<Client>, tx: SyncSender<Chunk>) -> Stream {
-        Stream { clients, tx, out: Vec::new(), written: FxHashSet::default() }
+        Stream { clients, tx, out: Vec::new(), pending: 0, written: FxHashSet::default() }
     }
 
     fn run(mut self) {
@@ -186,7 +188,8 @@ impl Stream {
             match ready {
                 Some(c) => {
                     self.emit(c);
-                    if self.out.len() >= CHUNK {
+                    self.pending += 1;
+                    if self.pending >= BLOCK_TXNS {
                         self.send()?;
                     }
                 }
@@ -270,6 +273,7 @@ impl Stream {
         if self.out.is_empty() {
             return Ok(());
         }
+        self.pending = 0;
         let chunk = std::mem::take(&mut self.out);
         self.tx.send(Chunk::Bytes(chunk)).map_err(|_| Stop::Gone)
     }
