@@ -17,10 +17,34 @@
 //! same position (the chain forked: a lost update of the fence key) end
 //! collection for the run: positions no longer imply paths.
 //!
+//! ## Read fences
+//! Cobra's clients also run *read fences*: a client that reads a newer
+//! epoch than its own adopts it without writing. A `:ok` transaction whose
+//! micro-ops all read the fence key, the value of the write fence at
+//! position `p`, is a read fence at `p`: for its client's later
+//! transactions `prev = p` (reads-from), for its earlier ones
+//! `next = p + 1`. The second half is an anti-dependency: the write fence
+//! `p + 1` read `p`'s value and overwrote it, so the read fence `→rw` it.
+//! Under serializability every serial order then puts the read fence, and
+//! so what precedes it in its session, before fence `p + 1`. Under
+//! snapshot isolation the read fence started before `p + 1` committed (its
+//! snapshot misses it), so a transaction before it in its session committed
+//! before `p + 1` did, and every transaction after a later fence started
+//! after that (session order and reads-from are commit-before-start): it
+//! sees the earlier one. At causal-cerone an anti-dependency orders nothing,
+//! so a read fence is an ordinary transaction there
+//! ([`Collector::with_read_fences`]). Two read fences at the same `p` do
+//! not fork the chain; only write fences must not share a position. A
+//! path "by fences" may thus hold an anti-dependency; what rests on it (a
+//! collected version ordered before the last one, a later read of it
+//! reported) is forbidden at both levels all the same.
+//!
 //! Let `A` be the least, over live clients, of the position of their last
 //! fence. Every transaction still open, and every one yet to come, is
 //! after its client's last fence, so `T` with `next(T) ≤ A` precedes all of
-//! them. Such a `T` is *frozen*. There is no clean cut (every client has
+//! them. Such a `T` is *frozen*. A client not seen yet has no fence: when
+//! the clients are known from the start (Cobra's logs,
+//! [`Collector::with_clients`]), one that has shown nothing keeps `A` at 0. There is no clean cut (every client has
 //! transactions around each position), so which frozen transactions may
 //! go is decided transaction by transaction.
 //!
