@@ -162,7 +162,7 @@ fn a_truncated_record_ends_the_run_with_the_batch_error_after_a_verdict() {
     assert_eq!(batch.code, 2);
     let error = batch.stderr.lines().find(|l| l.contains("T1.log: record")).expect("the batch error").to_string();
     let at = error.find("T1.log").expect("names the file");
-    let expected = format!("expected a complete 'W' record of 25 bytes, found end of input after 10 bytes");
+    let expected = "expected a complete 'W' record of 25 bytes, found end of input after 10 bytes";
     assert!(error.contains(&format!(", at byte {}: {expected}", cut - 10)), "{error}");
     let follow = isolde(
         &["analyze", "--follow", d, "--follow-window", "-m", "strong-session-serializable", "--format", "json"],

@@ -143,7 +143,7 @@ fn open_logs(dir: &Path) -> Result<Vec<Client>, String> {
     if files.is_empty() {
         return Err(format!("{}: a directory without any `*.log` file (Cobra client logs)", dir.display()));
     }
-    files.iter().map(|path| open_log(path)).collect()
+    files.iter().map(open_log).collect()
 }
 
 fn open_log(path: &PathBuf) -> Result<Client, String> {
