@@ -173,3 +173,28 @@ fn a_truncated_record_ends_the_run_with_the_batch_error_after_a_verdict() {
     assert!(follow.stderr.contains(&error[at..]), "batch: {error}\nfollow: {}", follow.stderr);
     assert_eq!(verdict(&follow).0, serde_json::Value::Bool(true), "{}", follow.stdout);
 }
+
+#[test]
+fn a_client_that_starts_late_holds_collection_back() {
+    use support::cobra::{r, sc, INIT_ID};
+    let dir = temp_dir("cobra-late");
+    write_dir(&dir, &Shape { keys: 12, ..shape(3, 300, 17) }, Plant::None);
+    // A fourth client whose transactions all start after the others' and
+    // read the initial state of every key: valid (serialized first), but
+    // only if what the others wrote was not collected before it showed up.
+    let late: Vec<u8> = (0..10i64)
+        .flat_map(|i| {
+            let id = 0x7000_0000_0000 + i;
+            let reads = (1..=12).flat_map(|k| r(INIT_ID, INIT_ID, k, 0));
+            sc(b'S', id).into_iter().chain(reads).chain(sc(b'C', id))
+        })
+        .collect();
+    std::fs::write(dir.join("T3.log"), late).expect("writes the late log");
+    let (mut followed, rec) = follow(&dir, "strong-session-serializable", 50);
+    assert!(rec.found.is_empty(), "reported: {:?}", rec.found);
+    assert_eq!(followed.collected, 0, "{:?}", rec.notes);
+    assert!(rec.notes.iter().any(|n| n.contains("process 3")), "{:?}", rec.notes);
+    let outcome =
+        online::final_check(&mut followed, &options(false, Some("strong-session-serializable"))).expect("final check");
+    assert_eq!(outcome.valid, isolde::outcome::Validity::Valid);
+}
