@@ -15,8 +15,10 @@
 //! reader keeps them as integers; the history is marked unsigned and prints
 //! them as the batch reader does). Cobra's epoch key is written as
 //! `:isolde/fence` ([`super::fenced::FENCE_KEY`]): its fences become
-//! isolde's fences.
-
+//! isolde's fences. The clients are known from the start (one per log:
+//! [`super::fenced::Collector::with_clients`]), so that collection waits
+//! until each has shown a fence.
+//!
 //! ## Cobra's epoch key
 //! CobraBench names it `FZVERSION` (`Config.EPOCH_KEY`); its logs hold the
 //! key's 64-bit xxHash of the name's UTF-16LE bytes (`LongHashFunction.xx()
@@ -32,8 +34,9 @@
 //! every write it reads has been completed (or is its own), each log's
 //! transactions in their order.
 //!
-//! Cobra's transaction ids are a counter taken at each transaction's start
-//! (in the CobraLogs `scaling` histories they increase along every log),
+//! Cobra's transaction ids look like a counter taken at each transaction's
+//! start (in the CobraLogs `scaling` histories they interleave across logs
+//! and increase along every one),
 //! and a client starts its next transaction once the last one answered. So
 //! a transaction's invocation is written at its own id and its completion
 //! at the id of the transaction after it in its log (the log's last one
@@ -49,7 +52,7 @@
 //! 844 MB). Only the interleaving of the logs is chosen, and the verdict
 //! does not depend on it (no realtime order is written: no `:time`, and the
 //! levels that collect have none); ids in another order only cost memory.
-
+//!
 //! When no log's next event is ready, a read waits for a write that
 //! no log has shown yet: a read of a value never written, or reads-from and
 //! log order in a cycle. Either is an anomaly of the history, but which one
@@ -59,8 +62,8 @@
 //! (memory then grows with the rest of the run).
 //!
 //! ## Memory
-//! Per log: a read buffer and its next two transactions. Across logs: the write
-//! ids written so far, to know whether a read is ready (8 bytes each in a
+//! Per log: a read buffer and its next two transactions. Across logs: the
+//! write ids written so far, to know whether a read is ready (8 bytes each in a
 //! hash set: this grows with the run, as the collector's record of the
 //! versions it collected does with Cobra's unordered write ids).
 //!
