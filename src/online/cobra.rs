@@ -5,7 +5,7 @@
 //!
 //! ## The stream
 //! Each log is read with the batch reader's record parser
-//! ([`crate::ingest::cobra_log`]), after a first pass over its bytes that
+//! (`ingest/cobra_log.rs`), after a first pass over its bytes that
 //! finds its layout (as the batch reader does), one transaction ahead of
 //! the one being written. Every transaction becomes an `:invoke` and an
 //! `:ok` line (`:info` for one still open at the end of its log),
