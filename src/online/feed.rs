@@ -7,7 +7,7 @@
 //! read to its current end and polled for growth, like `tail -f`. A file has
 //! no end of its own: it ends after `idle` without growth when that is set,
 //! otherwise only on a signal. And a directory of Cobra client logs, which a
-//! thread reads and writes as EDN ops ([`super::cobra`]). SIGINT and
+//! thread reads and writes as EDN ops (`online::cobra`). SIGINT and
 //! SIGTERM end any source (the checker then gives its verdict on everything
 //! read).
 
@@ -140,12 +140,6 @@ impl Feed {
     pub fn file(path: &Path, idle: Option<Duration>, done: Option<Arc<AtomicBool>>) -> std::io::Result<Feed> {
         let file = File::open(path)?;
         Ok(Feed::File { file, path: path.to_path_buf(), grew: Instant::now(), idle, done })
-    }
-
-    /// A directory of Cobra client logs ([`super::cobra`]).
-    pub fn cobra_logs(dir: &Path) -> Result<Feed, String> {
-        let (rx, clients) = super::cobra::spawn(dir)?;
-        Ok(Feed::Logs { rx, clients })
     }
 
     /// For a directory of Cobra logs: the number of clients, each of which

@@ -255,9 +255,10 @@ pub fn follow(
             ))
         }
         Some(None) => {
-            let feed = feed::Feed::cobra_logs(path).map_err(|e| {
+            let (rx, clients) = cobra::spawn(path).map_err(|e| {
                 format!("{e}; --follow on a directory reads a Jepsen store's history.edn or Cobra client logs")
             })?;
+            let feed = feed::Feed::Logs { rx, clients };
             feed::install_signal_handler();
             return follow_feed(feed, &path.display().to_string(), opts, fopts, watch);
         }
