@@ -949,6 +949,12 @@ impl HistoryBuilder {
         self.h.registers_only = true;
     }
 
+    /// Marks the history's integer values as unsigned 64-bit numbers
+    /// stored as their two's complement ([`History::unsigned_values`]).
+    pub fn set_unsigned_values(&mut self) {
+        self.h.unsigned_values = true;
+    }
+
     /// Appends list elements (value identities) to the arena, returning the
     /// list value.
     pub fn list(&mut self, elems: &[i64]) -> MopValue {

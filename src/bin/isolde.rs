@@ -106,7 +106,9 @@ struct AnalyzeArgs {
     /// in rounds, print each anomaly once it is final (one line each), a
     /// status line per round on stderr, and the verdict on everything read
     /// when the input ends (end of a pipe, --follow-idle, SIGINT or SIGTERM).
-    /// One file; Jepsen EDN, one op per line (isolde help online).
+    /// One file; Jepsen EDN, one op per line, or a directory of Cobra client
+    /// logs, read to their ends with Cobra's epoch key as the fence key
+    /// (isolde help online).
     #[arg(long, help_heading = FOLLOW)]
     follow: bool,
     /// With --follow: a round after this many newly completed transactions.
@@ -1008,7 +1010,7 @@ fn follow_one(
         isolde::online::Ending::End(_) => {}
         isolde::online::Ending::Malformed(e) => {
             eprintln!("isolde: {e}");
-            eprintln!("isolde: the verdict below covers the ops before that line");
+            eprintln!("isolde: the verdict below covers the ops read before it");
             code = Some(2);
         }
         isolde::online::Ending::Memory(reason) => {

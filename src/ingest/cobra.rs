@@ -45,78 +45,22 @@
 //! directory together at most [`super::MAX_INPUT_BYTES`] bytes, both checked
 //! before a byte is read.
 
-use super::error::{berr, BErr, BResult, IngestError};
+use super::cobra_log::{timestamped, LogError, LogMop, LogReader, TxnEnd};
+use super::error::IngestError;
 use crate::history::{Atom, History, HistoryBuilder, Mop, MopFn, MopValue, OpType, RawOp};
 use std::cmp::Ordering;
 use std::path::Path;
 
-/// Cobra's id of the initial-state transaction and write.
-pub(crate) const INIT_ID: i64 = 0xbebe_ebee;
-/// Cobra's "no writer" id; a read of it read the initial state.
-pub(crate) const NULL_ID: i64 = 0xdead_beef;
-/// Write ids of garbage-collection reads.
-pub(crate) const GC_IDS: [i64; 2] = [0x2333_2333, 0x6666_6666];
-
-/// Payload size of a record with tag `t`, or `None` for an unknown tag.
-fn payload(t: u8, ts: bool) -> Option<usize> {
-    match t {
-        b'S' | b'C' => Some(if ts { 16 } else { 8 }),
-        b'W' => Some(24),
-        b'R' => Some(32),
-        _ => None,
-    }
-}
-
-/// Whether the records of `bytes` (tags and sizes only) fit a layout.
-fn fits(bytes: &[u8], ts: bool) -> bool {
-    let mut i = 0;
-    while i < bytes.len() {
-        match payload(bytes[i], ts) {
-            Some(n) if i + 1 + n <= bytes.len() => i += 1 + n,
-            _ => return false,
-        }
-    }
-    true
-}
-
-#[inline(always)]
-fn be(bytes: &[u8], i: usize) -> i64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&bytes[i..i + 8]);
-    i64::from_be_bytes(w)
-}
-
-/// Printable name of a tag byte.
-fn tag_name(t: u8) -> String {
-    if t.is_ascii_graphic() {
-        format!("'{}'", t as char)
-    } else {
-        format!("byte 0x{t:02x}")
-    }
-}
-
-/// Names the record an error at byte `pos` of a log is in: its 0-based
-/// number, counting records from the start (their sizes follow from tags).
-fn locate(bytes: &[u8], ts: bool, mut e: Box<BErr>) -> Box<BErr> {
-    let (mut i, mut n) = (0usize, 0usize);
-    while i < e.pos {
-        match bytes.get(i).and_then(|&t| payload(t, ts)) {
-            Some(len) => i += 1 + len,
-            None => break,
-        }
-        n += 1;
-    }
-    e.record = format!("record {n}");
-    e
-}
+#[cfg(test)]
+use super::cobra_log::{GC_IDS, INIT_ID, NULL_ID};
 
 /// True when a log looks like Viper's JSON (a `{` where a tag belongs).
-fn is_viper_json(bytes: &[u8]) -> bool {
+pub(crate) fn is_viper_json(bytes: &[u8]) -> bool {
     bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 /// The refusal of a Viper JSON log.
-fn viper_refusal(name: &str) -> IngestError {
+pub(crate) fn viper_refusal(name: &str) -> IngestError {
     IngestError::Unreadable {
         path: name.to_string(),
         reason: "is a Viper JSON log (one JSON transaction per line), not a binary Cobra log; \
@@ -127,98 +71,47 @@ fn viper_refusal(name: &str) -> IngestError {
 
 /// Reads one session's log into `b` as `process`; returns the number of
 /// garbage-collection reads left out.
-fn session(b: &mut HistoryBuilder, bytes: &[u8], process: i64) -> BResult<usize> {
-    let ts = !fits(bytes, false) && fits(bytes, true);
-    session_in(b, bytes, process, ts).map_err(|e| locate(bytes, ts, e))
-}
-
-fn session_in(b: &mut HistoryBuilder, bytes: &[u8], process: i64, ts: bool) -> BResult<usize> {
+fn session(b: &mut HistoryBuilder, bytes: &[u8], process: i64, name: &str) -> Result<usize, IngestError> {
+    let ts = timestamped(bytes).map_err(|source| IngestError::Io { path: name.to_string(), source })?;
     let txn = Atom::Keyword("txn".into());
-    let raw = |op_type| RawOp {
-        index: None,
-        time: None,
-        op_type,
-        process: Some(process),
-        f: txn.clone(),
-        extras: Vec::new(),
-        line: 0,
-    };
-    // The open transaction: its id, where its `S` is, and its first micro-op.
-    let mut open: Option<(i64, usize, u32)> = None;
-    let mut dropped = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let t = bytes[i];
-        let Some(n) = payload(t, ts) else {
-            return Err(berr(i, "a record tag 'S', 'C', 'W' or 'R'", tag_name(t)));
+    let mut log = LogReader::new(bytes, ts);
+    let mut mops = Vec::new();
+    loop {
+        let end = match log.next_txn(&mut mops) {
+            Ok(Some(end)) => end,
+            Ok(None) => return Ok(log.dropped()),
+            Err(LogError::Bad(e)) => return Err(e.into_ingest(name)),
+            Err(LogError::Io(source)) => return Err(IngestError::Io { path: name.to_string(), source }),
         };
-        if i + 1 + n > bytes.len() {
-            return Err(berr(
-                i,
-                format!("a complete {} record of {} bytes", tag_name(t), 1 + n),
-                format!("end of input after {} bytes", bytes.len() - i),
-            ));
-        }
-        let p = i + 1;
-        match t {
-            b'S' => {
-                if let Some((id, at, _)) = open {
-                    return Err(berr(
-                        i,
-                        format!("a commit 'C' of transaction {id} (started at byte {at})"),
-                        format!("a nested start 'S' of transaction {}", be(bytes, p)),
-                    ));
+        let start = b.mop_count();
+        for m in &mops {
+            let mop = match *m {
+                LogMop::Write { key, write_id } => {
+                    let key = b.key(Atom::from_u64(key));
+                    Mop { f: MopFn::Write, key, value: MopValue::Int(b.u64_value(write_id)) }
                 }
-                open = Some((be(bytes, p), i, b.mop_count()));
-            }
-            b'C' => {
-                let id = be(bytes, p);
-                match open.take() {
-                    Some((open_id, _, start)) if open_id == id => b.push_op(raw(OpType::Ok), start),
-                    Some((open_id, at, _)) => {
-                        return Err(berr(
-                            i,
-                            format!("a commit 'C' of transaction {open_id} (started at byte {at})"),
-                            format!("a commit of transaction {id}"),
-                        ))
-                    }
-                    None => {
-                        return Err(berr(
-                            i,
-                            "a start 'S' before a commit",
-                            format!("a commit 'C' of transaction {id} with no transaction open"),
-                        ))
-                    }
-                }
-            }
-            _ => {
-                if open.is_none() {
-                    return Err(berr(i, "a start 'S' before a read or write", format!("{} record", tag_name(t))));
-                }
-                let key_at = if t == b'W' { p + 8 } else { p + 16 };
-                let key = b.key(Atom::from_u64(be(bytes, key_at) as u64));
-                let mop = if t == b'W' {
-                    Mop { f: MopFn::Write, key, value: MopValue::Int(b.u64_value(be(bytes, p) as u64)) }
-                } else {
-                    let (writer, write_id) = (be(bytes, p), be(bytes, p + 8));
-                    if GC_IDS.contains(&write_id) {
-                        dropped += 1;
-                        i = p + n;
-                        continue;
-                    }
-                    let initial = [writer, write_id].iter().any(|w| *w == INIT_ID || *w == NULL_ID);
-                    let value = if initial { MopValue::Nil } else { MopValue::Int(b.u64_value(write_id as u64)) };
+                LogMop::Read { key, write_id } => {
+                    let key = b.key(Atom::from_u64(key));
+                    let value = write_id.map_or(MopValue::Nil, |w| MopValue::Int(b.u64_value(w)));
                     Mop { f: MopFn::Read, key, value }
-                };
-                b.push_mop(mop);
-            }
+                }
+            };
+            b.push_mop(mop);
         }
-        i = p + n;
+        let op_type = if end == TxnEnd::Committed { OpType::Ok } else { OpType::Info };
+        b.push_op(
+            RawOp {
+                index: None,
+                time: None,
+                op_type,
+                process: Some(process),
+                f: txn.clone(),
+                extras: Vec::new(),
+                line: 0,
+            },
+            start,
+        );
     }
-    if let Some((_, _, start)) = open {
-        b.push_op(raw(OpType::Info), start);
-    }
-    Ok(dropped)
 }
 
 /// Parses one Cobra log as a single session (`:process 0`).
@@ -228,7 +121,7 @@ pub(crate) fn parse(source: &str, bytes: &[u8]) -> Result<History, IngestError> 
     }
     let mut b = HistoryBuilder::new(source);
     b.set_registers_only();
-    let dropped = session(&mut b, bytes, 0).map_err(|e| e.into_ingest(source))?;
+    let dropped = session(&mut b, bytes, 0, source)?;
     b.count_dropped(dropped);
     Ok(b.finish())
 }
@@ -320,7 +213,7 @@ pub(crate) fn read_dir(dir: &Path) -> Result<History, IngestError> {
         if is_viper_json(&bytes) {
             return Err(viper_refusal(&name));
         }
-        let dropped = session(&mut b, &bytes, process as i64).map_err(|e| e.into_ingest(&name))?;
+        let dropped = session(&mut b, &bytes, process as i64, &name)?;
         b.count_dropped(dropped);
     }
     Ok(b.finish())
@@ -329,6 +222,7 @@ pub(crate) fn read_dir(dir: &Path) -> Result<History, IngestError> {
 /// Test helpers: encodes Cobra records.
 #[cfg(test)]
 pub(crate) mod encode {
+    #![allow(dead_code)]
     /// `S` or `C` record.
     pub fn sc(tag: u8, id: i64) -> Vec<u8> {
         let mut v = vec![tag];

@@ -22,7 +22,8 @@
 //! identical to a sequential parse.
 
 mod awdit_test;
-mod cobra;
+pub(crate) mod cobra;
+pub(crate) mod cobra_log;
 mod dbcop;
 pub(crate) mod edn;
 mod error;

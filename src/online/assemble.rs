@@ -37,6 +37,15 @@ impl Assembler {
         }
     }
 
+    /// Marks the history as read from a binary register format (Cobra's
+    /// logs, written as EDN by [`super::cobra`]): its values print as
+    /// unsigned 64-bit numbers and `--workload auto` takes registers, as
+    /// for the batch reader's history.
+    pub fn binary_registers(&mut self) {
+        self.built.set_registers_only();
+        self.built.set_unsigned_values();
+    }
+
     /// Adds bytes read; parses the ops they complete.
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), IngestError> {
         self.held.extend_from_slice(bytes);

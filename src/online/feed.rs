@@ -1,13 +1,15 @@
 //! The bytes of a history that is still being written.
 //!
-//! Two sources: standard input (a pipe: `isolde gen … -o - | isolde analyze
+//! Three sources: standard input (a pipe: `isolde gen … -o - | isolde analyze
 //! --follow -`), read by a thread in blocks handed over a bounded channel so
 //! that the checker can wake up on a timer while no bytes arrive; and a file
 //! that another process appends to (Jepsen's `history.edn` during a run),
 //! read to its current end and polled for growth, like `tail -f`. A file has
 //! no end of its own: it ends after `idle` without growth when that is set,
-//! otherwise only on a signal. SIGINT and SIGTERM end either source (the
-//! checker then gives its verdict on everything read).
+//! otherwise only on a signal. And a directory of Cobra client logs, which a
+//! thread reads and writes as EDN ops (`online::cobra`). SIGINT and
+//! SIGTERM end any source (the checker then gives its verdict on everything
+//! read).
 
 use std::fs::File;
 use std::io::Read;
@@ -50,6 +52,20 @@ pub enum Next {
     Quiet,
     /// The input ended: end of a pipe, or a file idle for the idle limit.
     End(EndReason),
+    /// The input cannot be read on past a malformed record (Cobra logs:
+    /// the bytes before it were handed over).
+    Malformed(crate::ingest::IngestError),
+}
+
+/// What a reading thread hands over.
+#[derive(Debug)]
+pub enum Chunk {
+    /// Bytes of the history.
+    Bytes(Vec<u8>),
+    /// The source failed.
+    Failed(std::io::Error),
+    /// A malformed record: nothing follows.
+    Malformed(crate::ingest::IngestError),
 }
 
 /// Why the input ended.
@@ -66,7 +82,14 @@ pub enum EndReason {
 /// A source of bytes that may still grow.
 pub enum Feed {
     /// A pipe (standard input, or any reader), read by a thread.
-    Pipe(mpsc::Receiver<std::io::Result<Vec<u8>>>),
+    Pipe(mpsc::Receiver<Chunk>),
+    /// A directory of Cobra client logs, written as EDN by a thread.
+    Logs {
+        /// What the thread writes.
+        rx: mpsc::Receiver<Chunk>,
+        /// The number of clients (logs): the processes `0..clients`.
+        clients: usize,
+    },
     /// A file, polled for growth.
     File {
         /// The open file, positioned after what was read.
@@ -97,13 +120,13 @@ impl Feed {
                 Ok(0) => break,
                 Ok(n) => {
                     buf.truncate(n);
-                    if tx.send(Ok(buf)).is_err() {
+                    if tx.send(Chunk::Bytes(buf)).is_err() {
                         break;
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    let _ = tx.send(Err(e));
+                    let _ = tx.send(Chunk::Failed(e));
                     break;
                 }
             }
@@ -119,15 +142,25 @@ impl Feed {
         Ok(Feed::File { file, path: path.to_path_buf(), grew: Instant::now(), idle, done })
     }
 
+    /// For a directory of Cobra logs: the number of clients, each of which
+    /// is a process from the start.
+    pub fn clients(&self) -> Option<usize> {
+        match self {
+            Feed::Logs { clients, .. } => Some(*clients),
+            _ => None,
+        }
+    }
+
     /// Waits up to `wait` for input.
     pub fn next(&mut self, wait: Duration) -> Result<Next, String> {
         if stop_requested() {
             return Ok(Next::End(EndReason::Signal));
         }
         match self {
-            Feed::Pipe(rx) => match rx.recv_timeout(wait) {
-                Ok(Ok(b)) => Ok(Next::Bytes(b)),
-                Ok(Err(e)) => Err(format!("input: {e}")),
+            Feed::Pipe(rx) | Feed::Logs { rx, .. } => match rx.recv_timeout(wait) {
+                Ok(Chunk::Bytes(b)) => Ok(Next::Bytes(b)),
+                Ok(Chunk::Failed(e)) => Err(format!("input: {e}")),
+                Ok(Chunk::Malformed(e)) => Ok(Next::Malformed(e)),
                 Err(mpsc::RecvTimeoutError::Timeout) => Ok(Next::Quiet),
                 Err(mpsc::RecvTimeoutError::Disconnected) => Ok(Next::End(EndReason::Eof)),
             },

@@ -17,10 +17,34 @@
 //! same position (the chain forked: a lost update of the fence key) end
 //! collection for the run: positions no longer imply paths.
 //!
+//! ## Read fences
+//! Cobra's clients also run *read fences*: a client that reads a newer
+//! epoch than its own adopts it without writing. A `:ok` transaction whose
+//! micro-ops all read the fence key, the value of the write fence at
+//! position `p`, is a read fence at `p`: for its client's later
+//! transactions `prev = p` (reads-from), for its earlier ones
+//! `next = p + 1`. The second half is an anti-dependency: the write fence
+//! `p + 1` read `p`'s value and overwrote it, so the read fence `→rw` it.
+//! Under serializability every serial order then puts the read fence, and
+//! so what precedes it in its session, before fence `p + 1`. Under
+//! snapshot isolation the read fence started before `p + 1` committed (its
+//! snapshot misses it), so a transaction before it in its session committed
+//! before `p + 1` did, and every transaction after a later fence started
+//! after that (session order and reads-from are commit-before-start): it
+//! sees the earlier one. At causal-cerone an anti-dependency orders nothing,
+//! so a read fence is an ordinary transaction there
+//! ([`Collector::with_read_fences`]). Two read fences at the same `p` do
+//! not fork the chain; only write fences must not share a position. A
+//! path "by fences" may thus hold an anti-dependency; what rests on it (a
+//! collected version ordered before the last one, a later read of it
+//! reported) is forbidden at both levels all the same.
+//!
 //! Let `A` be the least, over live clients, of the position of their last
 //! fence. Every transaction still open, and every one yet to come, is
 //! after its client's last fence, so `T` with `next(T) ≤ A` precedes all of
-//! them. Such a `T` is *frozen*. There is no clean cut (every client has
+//! them. Such a `T` is *frozen*. A client not seen yet has no fence: when
+//! the clients are known from the start (Cobra's logs,
+//! [`Collector::with_clients`]), one that has shown nothing keeps `A` at 0. There is no clean cut (every client has
 //! transactions around each position), so which frozen transactions may
 //! go is decided transaction by transaction.
 //!
@@ -143,6 +167,20 @@ pub const FENCE_KEY: &str = "isolde/fence";
 /// A position no fence has: not known, or none yet.
 const NO_FENCE: u32 = cut::NO_FENCE;
 
+/// Each transaction's place among the fences: `lo` orders what follows it
+/// in its session (`prev`), `hi` what precedes it (`next`); equal for a
+/// write fence, `hi = lo + 1` for a read fence, `NO_FENCE` for the others.
+struct Fences {
+    lo: Vec<u32>,
+    hi: Vec<u32>,
+}
+
+/// Whether a transaction's micro-ops are reads of the fence key alone.
+fn is_read_fence(mops: &[crate::history::Mop], fence: KeyId) -> bool {
+    let value = mops.first().map(|m| m.value);
+    !mops.is_empty() && mops.iter().all(|m| m.key == fence && m.f == MopFn::Read && Some(m.value) == value)
+}
+
 /// What stays of a key that collected transactions wrote.
 #[derive(Debug)]
 struct Front {
@@ -176,6 +214,12 @@ pub struct Collector {
     pub collected: u64,
     /// Versions collected as overwritten in an assumed order.
     pub assumed: u64,
+    /// Whether a transaction that only reads the fence key is a read fence
+    /// (see "Read fences"; not at causal-cerone).
+    read_fences: bool,
+    /// The clients of the run, when known from the start (processes
+    /// `0..n`: a directory of Cobra logs).
+    clients: Option<usize>,
     /// Why the last collection stopped early, when it did.
     pub held_back: Option<String>,
     /// Set when a read showed a version collected in an assumed order (the
@@ -226,6 +270,21 @@ impl Collector {
     /// store in `dir` (the system's temporary directory when `None`).
     pub fn with_spill_dir(quiet_lines: u32, dir: Option<&std::path::Path>) -> Collector {
         Collector { spill: super::spill::Spill::new(dir), quiet_lines, ..Collector::default() }
+    }
+
+    /// Takes transactions that only read the fence key as read fences
+    /// (sound at strong session serializability and snapshot isolation
+    /// alone: see "Read fences").
+    pub fn with_read_fences(mut self, on: bool) -> Collector {
+        self.read_fences = on;
+        self
+    }
+
+    /// Knows the run's clients from the start: processes `0..n`; one that
+    /// has shown no transaction yet holds collection back.
+    pub fn with_clients(mut self, n: Option<usize>) -> Collector {
+        self.clients = n;
+        self
     }
 
     /// The history to check for `h`: reads of each collected key's last
@@ -358,15 +417,15 @@ impl Collector {
             return keep;
         };
         let mut txns = transactions(h);
-        let positions = match self.fence_positions(h, &txns, fence) {
-            Ok(p) => p,
+        let fences = match self.fence_positions(h, &txns, fence) {
+            Ok(f) => f,
             Err(why) => {
                 self.stopped = Some(why.clone());
                 self.held_back = Some(why);
                 return keep;
             }
         };
-        let agree = self.sessions(h, &mut txns, &positions);
+        let agree = self.sessions(h, &mut txns, &fences);
         let frozen: Vec<bool> = txns
             .iter()
             .map(|t| {
@@ -390,7 +449,7 @@ impl Collector {
         }
         let (members, known) = (cut.members, cut.known);
         let cyclic = |t: usize| txns[t].done.is_some_and(|d| component.get(d).is_some_and(|&c| c != u32::MAX));
-        self.advance(h, &txns, ranks, &members, &positions, &known, &cyclic);
+        self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic);
         self.collect_failed(h, &txns, &mut keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
             keep[txns[t].inv] = false;
@@ -472,22 +531,26 @@ impl Collector {
         self.fence_key
     }
 
-    /// Each `:ok` fence's position in the chain (`NO_FENCE` for a
-    /// transaction that is not one, or whose read names no known fence),
-    /// or why collection must stop (the chain forked).
-    fn fence_positions(&self, h: &History, txns: &[Txn], fence: KeyId) -> Result<Vec<u32>, String> {
+    /// Each `:ok` fence's place in the chain (`lo`, `hi`: `NO_FENCE` for a
+    /// transaction that is not one, or whose read names no known fence), or
+    /// why collection must stop (the chain of write fences forked).
+    fn fence_positions(&self, h: &History, txns: &[Txn], fence: KeyId) -> Result<Fences, String> {
         let mut pos = vec![NO_FENCE; txns.len()];
         // (value written, transaction) and each fence's read.
         let mut writer: FxHashMap<i64, usize> = FxHashMap::default();
         let mut reads: Vec<(usize, Option<i64>)> = Vec::new();
+        let mut read_only: Vec<(usize, Option<i64>)> = Vec::new();
         for (t, txn) in txns.iter().enumerate() {
             let (Some(d), Some(OpType::Ok)) = (txn.done, txn.kind) else { continue };
             let mops = h.mops_of(&h.ops[d]);
             let read = mops.iter().find(|m| m.key == fence && m.f == MopFn::Read);
             let wrote = mops.iter().rev().find(|m| m.key == fence && m.f == MopFn::Write);
+            let value = |m: &crate::history::Mop| if let MopValue::Int(x) = m.value { Some(x) } else { None };
             if let (Some(r), Some(MopValue::Int(v))) = (read, wrote.map(|m| m.value)) {
                 writer.insert(v, t);
-                reads.push((t, if let MopValue::Int(x) = r.value { Some(x) } else { None }));
+                reads.push((t, value(r)));
+            } else if let Some(r) = read.filter(|_| self.read_fences && is_read_fence(mops, fence)) {
+                read_only.push((t, value(r)));
             }
         }
         // A read of nil reads the last collected fence (its reads were
@@ -525,12 +588,26 @@ impl Collector {
             }
             seen.insert(p, t);
         }
-        Ok(pos)
+        let mut fences = Fences { lo: pos.clone(), hi: pos };
+        // A read fence at `p`: after the write fence at `p`, before the one
+        // at `p + 1` (see "Read fences").
+        for (t, read) in read_only {
+            let p = match read {
+                None => base,
+                Some(v) => match writer.get(&v) {
+                    Some(&w) if fences.lo[w] != NO_FENCE => fences.lo[w],
+                    _ => continue,
+                },
+            };
+            fences.lo[t] = p;
+            fences.hi[t] = p + 1;
+        }
+        Ok(fences)
     }
 
     /// Fills each transaction's `prev` and `next` from its client's fences
     /// and returns `A`: the least position of a live client's last fence.
-    fn sessions(&mut self, h: &History, txns: &mut [Txn], positions: &[u32]) -> u32 {
+    fn sessions(&mut self, h: &History, txns: &mut [Txn], fences: &Fences) -> u32 {
         let mut by_process: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
         for (t, txn) in txns.iter().enumerate() {
             by_process.entry(txn.process).or_default().push(t);
@@ -540,15 +617,15 @@ impl Collector {
         for (&p, ts) in &by_process {
             let mut last = self.last_fence.get(&p).copied().unwrap_or(0);
             for &t in ts {
-                if positions[t] != NO_FENCE {
-                    last = positions[t];
+                if fences.lo[t] != NO_FENCE {
+                    last = fences.lo[t];
                 }
                 txns[t].prev = last;
             }
             let mut next = NO_FENCE;
             for &t in ts.iter().rev() {
-                if positions[t] != NO_FENCE {
-                    next = positions[t];
+                if fences.hi[t] != NO_FENCE {
+                    next = fences.hi[t];
                 }
                 txns[t].next = next;
             }
@@ -565,6 +642,13 @@ impl Collector {
                 agree = last;
                 pinned = Some((p, 0));
             }
+        }
+        // A client known from the start that has shown nothing yet.
+        let unseen = (0..self.clients.unwrap_or(0) as i64)
+            .find(|p| !by_process.contains_key(p) && !self.last_fence.contains_key(p));
+        if let Some(p) = unseen {
+            agree = 0;
+            pinned = Some((p, 0));
         }
         if let Some((p, _)) = pinned.filter(|_| agree == 0) {
             self.held_back = Some(format!("collection waits for process {p}'s first fence transaction"));

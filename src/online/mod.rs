@@ -42,6 +42,7 @@
 //! collected transactions carried into the live graph (`docs/online.md`).
 
 pub mod assemble;
+pub mod cobra;
 pub mod collect;
 mod cut;
 pub mod feed;
@@ -242,7 +243,8 @@ pub fn follow(
 ) -> Result<Followed, String> {
     let stdin = path.as_os_str() == "-";
     // A Jepsen store directory (or a test's, through `latest`): its
-    // history.edn, the file a running test appends to.
+    // history.edn, the file a running test appends to. Otherwise a
+    // directory of Cobra client logs.
     let store;
     let path = match path.is_dir().then(|| crate::ingest::jepsen::store_history(path)) {
         None => path,
@@ -250,15 +252,20 @@ pub fn follow(
             store = p;
             &store
         }
-        Some(found) => {
+        Some(Some(p)) => {
             return Err(format!(
-                "{}: --follow reads a Jepsen store's history.edn as it is written; {}",
+                "{}: --follow reads a Jepsen store's history.edn as it is written; {} is read whole: drop --follow",
                 path.display(),
-                match found {
-                    Some(p) => format!("{} is read whole: drop --follow", p.display()),
-                    None => "there is none in it or in its latest/".to_string(),
-                }
+                p.display()
             ))
+        }
+        Some(None) => {
+            let (rx, clients) = cobra::spawn(path).map_err(|e| {
+                format!("{e}; --follow on a directory reads a Jepsen store's history.edn or Cobra client logs")
+            })?;
+            let feed = feed::Feed::Logs { rx, clients };
+            feed::install_signal_handler();
+            return follow_feed(feed, &path.display().to_string(), opts, fopts, watch);
         }
     };
     let source = if stdin { "stdin".to_string() } else { path.display().to_string() };
@@ -282,6 +289,10 @@ pub fn follow_feed(
     let t0 = Instant::now();
     steady_allocator();
     let mut asm = assemble::Assembler::new(source);
+    let clients = feed.clients();
+    if clients.is_some() {
+        asm.binary_registers();
+    }
     let mut rounds = Rounds::new(fopts);
     let mut reported = finality::Reported::default();
     let mut decided = false;
@@ -303,6 +314,10 @@ pub fn follow_feed(
             feed::Next::End(r) => match asm.finish_input() {
                 Ok(()) => break Ending::End(r),
                 Err(e) => break Ending::Malformed(e),
+            },
+            feed::Next::Malformed(e) => match asm.finish_input() {
+                Ok(()) => break Ending::Malformed(e),
+                Err(held) => break Ending::Malformed(held),
             },
         }
         if let (Some(limit), Some(rss)) = (fopts.max_memory_mb, rss_mb()) {
@@ -341,7 +356,7 @@ pub fn follow_feed(
                 }
                 if !decided {
                     decided = true;
-                    collector = start_collecting(o.workload, opts, asm.interned(), fopts, watch);
+                    collector = start_collecting(o.workload, opts, asm.interned(), fopts, clients, watch);
                     // A round then costs what it reads, not what was read
                     // before: rounds at every `round_txns` keep the lag short.
                     rounds.throttle &= collector.is_none();
@@ -406,6 +421,11 @@ pub fn follow_feed(
 /// be collected ([`fenced`]): each includes session order, none realtime.
 pub const FENCED_MODELS: [&str; 3] =
     ["strong-session-serializable", "strong-session-snapshot-isolation", "causal-cerone"];
+
+/// The levels of [`FENCED_MODELS`] at which a read fence orders the
+/// transactions around it ([`fenced`]): those whose anti-dependencies order
+/// transactions (serializability, snapshot isolation).
+pub const READ_FENCE_MODELS: [&str; 2] = ["strong-session-serializable", "strong-session-snapshot-isolation"];
 
 /// What collects old transactions, by workload.
 enum Collecting {
@@ -501,6 +521,7 @@ fn start_collecting(
     opts: &CheckOptions,
     interned: bool,
     fopts: &FollowOptions,
+    clients: Option<usize>,
     watch: &mut dyn Watch,
 ) -> Option<Collecting> {
     let models = opts.models.as_deref().unwrap_or(&[]);
@@ -524,9 +545,13 @@ fn start_collecting(
              (isolde help online)",
             fenced::FENCE_KEY
         ));
-        let mut c = fenced::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref());
-        c.archive_words = fopts.archive_words;
-        return Some(Collecting::Registers(c));
+        // Read fences order by anti-dependencies: not at causal-cerone.
+        let read_fences = models.iter().all(|m| READ_FENCE_MODELS.contains(&m.as_str()));
+        let mut collector = fenced::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref())
+            .with_read_fences(read_fences)
+            .with_clients(clients);
+        collector.archive_words = fopts.archive_words;
+        return Some(Collecting::Registers(collector));
     }
     let hint = if workload == Workload::RwRegister && sessions_only {
         "; --follow-window holds only recent transactions of a register history with fences"

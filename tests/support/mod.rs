@@ -5,6 +5,7 @@
 
 pub mod accel;
 pub mod cli;
+pub mod cobra;
 pub mod explore;
 pub mod fuzz;
 pub mod gen;
