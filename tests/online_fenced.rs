@@ -12,7 +12,9 @@ use isolde::gen::{GenOptions, Inject, RwRegisterConfig};
 use isolde::online::{Followed, FENCED_MODELS};
 use isolde::outcome::Validity;
 use proptest::prelude::*;
-use support::online::{follow_window, follow_window_archiving, follow_window_quiet, generate, options, LEVELS};
+use support::online::{
+    append_late_read, follow_window, follow_window_archiving, follow_window_quiet, generate, options, LEVELS,
+};
 
 /// The final verdict of a collecting follow, as `isolde analyze --follow`
 /// gives it.
@@ -179,15 +181,8 @@ fn a_late_read_of_a_collected_failed_write_is_g1a() {
     let value_text = value.clone();
     let write = format!("[:w {key} {value}]");
     assert_eq!(text.matches(&write).count(), 2, "{write} is written once (invoke and :fail)");
-    for (t, ty) in [(9_000_000_000u64, "invoke"), (9_000_000_001, "ok")] {
-        text.push_str(&format!(
-            "{{:type :{ty}, :f :txn, :value [[:r {key} {}]], :process 99, :time {t}}}\n",
-            if ty == "ok" { value.as_str() } else { "nil" }
-        ));
-    }
     let check = options(false, Some("strong-session-serializable"));
-    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
-    let want = isolde::check::check(&batch, &check).expect("batch check");
+    let want = append_late_read(&mut text, &key, &value, &check);
     assert!(want.anomalies.contains_key("G1a"), "batch: {:?}", want.anomalies.keys().collect::<Vec<_>>());
     let (mut followed, _) = follow_window(&text, vec![4096], 500, &check);
     assert!(followed.collected > 2_000, "{} collected", followed.collected);
@@ -225,15 +220,8 @@ fn a_late_read_of_an_archived_intermediate_value_is_g1b() {
         })
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .expect("a transaction that writes a key twice");
-    for (t, ty) in [(9_000_000_000u64, "invoke"), (9_000_000_001, "ok")] {
-        text.push_str(&format!(
-            "{{:type :{ty}, :f :txn, :value [[:r {key} {}]], :process 99, :time {t}}}\n",
-            if ty == "ok" { value.as_str() } else { "nil" }
-        ));
-    }
     let check = options(false, Some("strong-session-serializable"));
-    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
-    let want = isolde::check::check(&batch, &check).expect("batch check");
+    let want = append_late_read(&mut text, &key, &value, &check);
     assert!(want.anomalies.contains_key("G1b"), "batch: {:?}", want.anomalies.keys().collect::<Vec<_>>());
     for archive in [isolde::online::FollowOptions::default().archive_words, 1] {
         let quiet = isolde::online::collect::QUIET_LINES;

@@ -189,57 +189,38 @@ fn known_successors(h: &History, txns: &[Txn], ok: &[usize]) -> Vec<Vec<u32>> {
     succ
 }
 
-/// The strongly connected components of `succ` (Tarjan's algorithm,
-/// iterative): each node's component, and how many there are.
-fn components(succ: &[Vec<u32>]) -> (Vec<u32>, usize) {
-    let n = succ.len();
-    let (mut index, mut low) = (vec![NONE; n], vec![0u32; n]);
-    let mut comp = vec![NONE; n];
-    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
-    let (mut next_index, mut count) = (0u32, 0usize);
-    for root in 0..n {
-        if index[root] != NONE {
-            continue;
-        }
-        // (node, next successor to look at)
-        let mut calls: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut at)) = calls.last_mut() {
-            if let Some(&w) = succ[v].get(*at) {
-                *at += 1;
-                let w = w as usize;
-                if index[w] == NONE {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            calls.pop();
-            if let Some(&(parent, _)) = calls.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    comp[w] = count as u32;
-                    if w == v {
-                        break;
-                    }
-                }
-                count += 1;
-            }
-        }
+/// `succ` as a graph for [`crate::cycles::scc`].
+struct Successors<'a>(&'a [Vec<u32>]);
+
+impl crate::cycles::scc::Adjacency for Successors<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
     }
+    fn degree(&self, v: u32) -> usize {
+        self.0[v as usize].len()
+    }
+    fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
+        Some(self.0[v as usize][i])
+    }
+}
+
+/// The strongly connected components of `succ`: each node's component
+/// (those of two or more nodes first, then one per other node), and how
+/// many there are.
+fn components(succ: &[Vec<u32>]) -> (Vec<u32>, usize) {
+    let cyclic = crate::cycles::scc::tarjan(&Successors(succ), |_| true);
+    let mut count = cyclic.comps.len();
+    let comp = cyclic
+        .comp_of
+        .iter()
+        .map(|&c| {
+            if c != NONE {
+                return c;
+            }
+            count += 1;
+            (count - 1) as u32
+        })
+        .collect();
     (comp, count)
 }
 

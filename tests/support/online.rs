@@ -243,3 +243,17 @@ pub const LEVELS: [Level; 4] =
 /// The anomalies they plant.
 pub const INJECT: [Inject; 6] =
     [Inject::G1a, Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::Internal];
+
+/// Appends to `text` a transaction of a new process, long after the rest,
+/// that reads `value` of `key`, and returns the batch check of the result
+/// with `opts`.
+pub fn append_late_read(text: &mut String, key: &str, value: &str, opts: &CheckOptions) -> isolde::outcome::Outcome {
+    for (t, ty) in [(9_000_000_000u64, "invoke"), (9_000_000_001, "ok")] {
+        text.push_str(&format!(
+            "{{:type :{ty}, :f :txn, :value [[:r {key} {}]], :process 99, :time {t}}}\n",
+            if ty == "ok" { value } else { "nil" }
+        ));
+    }
+    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
+    isolde::check::check(&batch, opts).expect("batch check")
+}
