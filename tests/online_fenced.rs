@@ -110,6 +110,25 @@ fn generate_failing(seed: u64, txns: usize, fail: f64, opts: &GenOptions) -> Str
     String::from_utf8(out).expect("utf-8")
 }
 
+/// Known bug, found by the property test (2,069 cases passed before it,
+/// present since before 2026-11-27's seventh session): on this valid
+/// history (a fence after every transaction, 5% failed) a round reports a
+/// read of key 1's value 3 (line 79) as `G-single-item-process` against the
+/// collected last version 5 (line 77, same key, another client), although a
+/// serial execution puts the reader before the writers of 4 and 5. Kept as
+/// the reproducer for the fix; `docs/online.md` lists it.
+#[test]
+#[ignore = "known false report after collection (docs/online.md, known bugs)"]
+fn a_valid_history_with_a_fence_after_every_transaction_gets_no_report() {
+    let opts = GenOptions { level: LEVELS[1], fences: 1, ..GenOptions::default() };
+    let text = generate(false, 514_263, 76, 5, (0.05, 0.0), &opts).expect("generates");
+    let check = options(false, Some(FENCED_MODELS[0]));
+    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
+    assert_eq!(isolde::check::check(&batch, &check).expect("batch check").valid, Validity::Valid);
+    let (_, rec) = follow_window_archiving(&text, vec![402], 17, &check, 2_000, 64);
+    assert!(rec.found.is_empty(), "reported {:?}", rec.found);
+}
+
 /// A long valid history is collected as it goes: a small window at every
 /// round, nothing reported, and (no assumed order broken on this seed) the
 /// batch verdict.
