@@ -140,27 +140,27 @@ fn visit<A: Adjacency>(g: &A, start: impl Fn(u32) -> bool, mut component: impl F
     }
 }
 
+/// Successor lists, one per vertex, as a graph.
+impl Adjacency for Vec<Vec<u32>> {
+    fn len(&self) -> usize {
+        <[Vec<u32>]>::len(self)
+    }
+    fn degree(&self, v: u32) -> usize {
+        self[v as usize].len()
+    }
+    fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
+        Some(self[v as usize][i])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    struct Lists(Vec<Vec<u32>>);
-    impl Adjacency for Lists {
-        fn len(&self) -> usize {
-            self.0.len()
-        }
-        fn degree(&self, v: u32) -> usize {
-            self.0[v as usize].len()
-        }
-        fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
-            Some(self.0[v as usize][i])
-        }
-    }
-
     #[test]
     fn finds_nontrivial_components_only() {
         // 0 <-> 1, 2 -> 3 -> 4 -> 2, 5 alone, 1 -> 2
-        let g = Lists(vec![vec![1], vec![0, 2], vec![3], vec![4], vec![2], vec![]]);
+        let g: Vec<Vec<u32>> = vec![vec![1], vec![0, 2], vec![3], vec![4], vec![2], vec![]];
         let c = tarjan(&g, |_| true);
         let mut sets: Vec<Vec<u32>> = c
             .comps
@@ -181,7 +181,7 @@ mod tests {
     #[test]
     fn deep_chains_do_not_overflow() {
         let n = 200_000u32;
-        let g = Lists((0..n).map(|i| vec![(i + 1) % n]).collect());
+        let g: Vec<Vec<u32>> = (0..n).map(|i| vec![(i + 1) % n]).collect();
         let c = tarjan(&g, |_| true);
         assert_eq!(c.comps.len(), 1);
         assert_eq!(c.comps[0].len(), n as usize);
@@ -190,7 +190,7 @@ mod tests {
     #[test]
     fn topological_ranks_follow_every_path() {
         // 0 <-> 1 -> 2 -> 3, 4 -> 0, 5 alone
-        let g = Lists(vec![vec![1], vec![0, 2], vec![3], vec![], vec![0], vec![]]);
+        let g: Vec<Vec<u32>> = vec![vec![1], vec![0, 2], vec![3], vec![], vec![0], vec![]];
         let r = topological_ranks(&g);
         assert_eq!(r[0], r[1]);
         for (a, b) in [(4, 0), (1, 2), (2, 3), (4, 3)] {

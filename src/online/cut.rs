@@ -189,26 +189,11 @@ fn known_successors(h: &History, txns: &[Txn], ok: &[usize]) -> Vec<Vec<u32>> {
     succ
 }
 
-/// `succ` as a graph for [`crate::cycles::scc`].
-struct Successors<'a>(&'a [Vec<u32>]);
-
-impl crate::cycles::scc::Adjacency for Successors<'_> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-    fn degree(&self, v: u32) -> usize {
-        self.0[v as usize].len()
-    }
-    fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
-        Some(self.0[v as usize][i])
-    }
-}
-
 /// The strongly connected components of `succ`: each node's component
 /// (those of two or more nodes first, then one per other node), and how
 /// many there are.
-fn components(succ: &[Vec<u32>]) -> (Vec<u32>, usize) {
-    let cyclic = crate::cycles::scc::tarjan(&Successors(succ), |_| true);
+fn components(succ: &Vec<Vec<u32>>) -> (Vec<u32>, usize) {
+    let cyclic = crate::cycles::scc::tarjan(succ, |_| true);
     let mut count = cyclic.comps.len();
     let comp = cyclic
         .comp_of
