@@ -251,8 +251,18 @@ pub(super) struct Cut {
 /// [`known_order`]: such a cycle goes whole or not at all, and the known
 /// edges inside it that the order breaks are left out of the
 /// reachability (which then holds fewer paths: more is flagged, nothing
-/// wrongly ordered).
-pub(super) fn cut(h: &History, txns: &[Txn], ranks: &[u32], frozen: &[bool], component: &[u32]) -> Option<Cut> {
+/// wrongly ordered). Conflicts are read from `full`, the window as read
+/// (`h` with the reads the collector set aside put back: the same ops and
+/// micro-op positions), since a later round judges those reads again,
+/// against the last versions it then knows.
+pub(super) fn cut(
+    h: &History,
+    full: &History,
+    txns: &[Txn],
+    ranks: &[u32],
+    frozen: &[bool],
+    component: &[u32],
+) -> Option<Cut> {
     let rank = |t: usize| txns[t].done.map_or(NONE, |d| ranks[d]);
     let comp = |t: usize| txns[t].done.and_then(|d| component.get(d).copied()).unwrap_or(NONE);
     let mut order: Vec<usize> = (0..txns.len()).filter(|&t| rank(t) != NONE).collect();
@@ -302,8 +312,8 @@ pub(super) fn cut(h: &History, txns: &[Txn], ranks: &[u32], frozen: &[bool], com
             }
         }
     }
-    let mut flagged = unreached(h, txns, &order, &known, &cols, &members);
-    flagged.extend(indeterminate(h, txns, &known.row, &cols));
+    let mut flagged = unreached(full, txns, &order, &known, &cols, &members);
+    flagged.extend(indeterminate(full, txns, &known.row, &cols));
     Some(Cut { members, known, flagged })
 }
 

@@ -395,7 +395,10 @@ impl Collector {
     /// whether it is still held. `ranks` is each op's position in a serial
     /// execution explaining `h` ([`crate::outcome::Outcome::order`]);
     /// empty when the round found none, and then nothing is collected.
-    pub fn collect(&mut self, h: &History, ranks: &[u32]) -> Vec<bool> {
+    /// `full` is `h` as read, before [`Self::apply`] set reads aside: a
+    /// staying transaction conflicts with a member through those reads too
+    /// (a later round may judge them against another last version).
+    pub fn collect(&mut self, h: &History, full: &History, ranks: &[u32]) -> Vec<bool> {
         let mut keep = vec![true; h.ops.len()];
         self.held_back = None;
         if let Some(why) = &self.stopped {
@@ -435,7 +438,7 @@ impl Collector {
                     && t.done.is_some_and(|d| ranks[d] != u32::MAX)
             })
             .collect();
-        let Some(cut) = cut::cut(h, &txns, ranks, &frozen, component) else {
+        let Some(cut) = cut::cut(h, full, &txns, ranks, &frozen, component) else {
             self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
             return keep;
         };

@@ -369,7 +369,7 @@ pub fn follow_feed(
                     if reported.count() > 0 {
                         c.reported_anomaly();
                     }
-                    let keep = c.collect(checked, &o.order);
+                    let keep = c.collect(checked, &full, &o.order);
                     drop((window, full));
                     asm.retain(&keep);
                     if let Some(why) = c.seal(&mut asm) {
@@ -443,10 +443,12 @@ impl Collecting {
         }
     }
 
-    fn collect(&mut self, h: &History, order: &[u32]) -> Vec<bool> {
+    /// Collects after a round that checked `h` (`full` as read: the
+    /// register rule flags conflicts through reads the window set aside).
+    fn collect(&mut self, h: &History, full: &History, order: &[u32]) -> Vec<bool> {
         match self {
             Collecting::Lists(c) => c.collect(h, order),
-            Collecting::Registers(c) => c.collect(h, order),
+            Collecting::Registers(c) => c.collect(h, full, order),
         }
     }
 
