@@ -129,6 +129,11 @@ pub struct Outcome {
     /// order[b]`), when [`crate::check::CheckOptions::keep_order`] asked for
     /// it; empty otherwise.
     pub order: Vec<u32>,
+    /// Per op, when `order` is the commit order of an execution in which
+    /// transactions overlap (snapshot isolation): whether a transaction
+    /// that comes later began before this one committed, so that no prefix
+    /// of the order may end here; empty when every prefix may.
+    pub order_open: Vec<bool>,
     /// Every anomaly type found, reportable or not (the boundary's input).
     pub found_types: Vec<String>,
     /// The anomalies the requested models and anomalies prohibit: a model

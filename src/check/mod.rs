@@ -332,28 +332,39 @@ const SOLVED_ORDER_TIME: std::time::Duration = std::time::Duration::from_secs(10
 /// For a valid register history: each op's position in a serial execution
 /// that explains it with sessions (the replay's, found during the check or
 /// now), `u32::MAX` for ops outside it; empty when there is none (the
-/// history is not valid, or the replay found no serial execution).
+/// history is not valid, or the replay found no serial execution). A
+/// history valid at strong session snapshot isolation and not serializable
+/// gets the commit order of the execution the check found, and
+/// [`Outcome::order_open`] says where a prefix of it may not end.
 fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<u32> {
     if outcome.valid != Validity::Valid {
         return Vec::new();
     }
     let mut order = std::mem::take(&mut outcome.stats.serial_order);
+    // Under snapshot isolation: per position, whether nothing may be cut
+    // there (see `si_check::snapshot`).
+    let mut open = Vec::new();
     if order.is_empty() {
-        // The exact check's own replay at a level with sessions.
+        // The exact check's own replay at a level with sessions (under
+        // snapshot isolation, its execution's commit order).
         let with_sessions =
             |m: &str| si_check::Level::from_model(m).is_some_and(|l| l.order != si_check::OrderKind::None);
         if let Some((_, s)) =
             outcome.stats.exact.iter_mut().find(|(m, s)| with_sessions(m) && !s.serial_order.is_empty())
         {
             order = std::mem::take(&mut s.serial_order);
+            open = std::mem::take(&mut s.serial_open);
         }
     }
+    let causal = opts.models.iter().flatten().any(|m| m == "causal-cerone");
     if order.is_empty() {
         let level =
             si_check::Level { semantics: si_check::Semantics::Serializable, order: si_check::OrderKind::Session };
         let exact = si_check::ExactOptions { keep_serial: true, ..opts.exact.clone().unwrap_or_default() };
         order = match si_check::serial_order_by_replay(h, level, &exact) {
             Ok(Some((_, found))) => found,
+            // At causal consistency, its own commit order (near-linear).
+            _ if causal => causal_order(h, opts),
             // Valid at a weaker level only the solver decided: the exact
             // check at serializability with sessions, whose model (when
             // it has one) is a serial execution. Without the replay that
@@ -375,7 +386,28 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
     for (i, &op) in order.iter().enumerate() {
         ranks[op as usize] = i as u32;
     }
+    if open.len() == order.len() && open.iter().any(|&o| o) {
+        outcome.order_open = vec![false; h.ops.len()];
+        for (&op, &o) in order.iter().zip(&open) {
+            outcome.order_open[op as usize] = o;
+        }
+    }
     ranks
+}
+
+/// For a register history valid at `causal-cerone`: its transactions in the
+/// commit (arbitration) order of the weak check's witness, the order of
+/// `(so ∪ wr)` and causal consistency's forced write orders
+/// ([`weak::Explanation::co`]), without the initial transaction; empty
+/// when it is not valid there. Tried only when no serial execution was
+/// found: a serial execution settles concurrent unread writes by
+/// completion, which the witness's order does not.
+fn causal_order(h: &History, opts: &CheckOptions) -> Vec<crate::history::OpId> {
+    let weak::Verdict::Valid(e) = weak::check(h, Workload::RwRegister, weak::Level::Causal, &opts.weak) else {
+        return Vec::new();
+    };
+    let Ok(f) = weak::front::build(h, Workload::RwRegister, opts.weak.sessions) else { return Vec::new() };
+    e.co.iter().map(|&t| f.op[t as usize]).filter(|&op| op != crate::history::NONE).collect()
 }
 
 /// The rows of every level after the requested check: the ladder's own
@@ -703,6 +735,7 @@ fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
         error: Some(e.to_string()),
         sccs: Vec::new(),
         order: Vec::new(),
+        order_open: Vec::new(),
         found_types: Vec::new(),
         checked: BTreeSet::new(),
         stats,
@@ -749,6 +782,7 @@ pub fn result_map(
         error: None,
         sccs: Vec::new(),
         order: Vec::new(),
+        order_open: Vec::new(),
         found_types,
         checked: prohibited.clone(),
         stats,

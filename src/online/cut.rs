@@ -251,7 +251,10 @@ pub(super) struct Cut {
 /// [`known_order`]: such a cycle goes whole or not at all, and the known
 /// edges inside it that the order breaks are left out of the
 /// reachability (which then holds fewer paths: more is flagged, nothing
-/// wrongly ordered). Conflicts are read from `full`, the window as read
+/// wrongly ordered). `open` (per op, like `ranks`; empty when every
+/// prefix is one) marks the transactions after which `P` may not end: in
+/// an execution under snapshot isolation, a later one began before they
+/// committed. Conflicts are read from `full`, the window as read
 /// (`h` with the reads the collector set aside put back: the same ops and
 /// micro-op positions), since a later round judges those reads again,
 /// against the last versions it then knows.
@@ -262,6 +265,7 @@ pub(super) fn cut(
     ranks: &[u32],
     frozen: &[bool],
     component: &[u32],
+    open: &[bool],
 ) -> Option<Cut> {
     let rank = |t: usize| txns[t].done.map_or(NONE, |d| ranks[d]);
     let comp = |t: usize| txns[t].done.and_then(|d| component.get(d).copied()).unwrap_or(NONE);
@@ -283,7 +287,7 @@ pub(super) fn cut(
         let c = comp(order[at]);
         let len = if c == NONE { 1 } else { order[at..].iter().take_while(|&&t| comp(t) == c).count() };
         let group = &order[at..at + len];
-        if group.iter().any(|&t| !frozen[t]) || cols.len() + len > cap {
+        if group.iter().any(|&t| !frozen[t]) || at + len > cap {
             break;
         }
         group.iter().for_each(|&t| members[t] = true);
@@ -291,11 +295,23 @@ pub(super) fn cut(
             group.iter().for_each(|&t| members[t] = false);
             break;
         }
-        for &t in group {
-            col[t] = cols.len() as u32;
-            cols.push(t);
-        }
         at += len;
+    }
+    // Under snapshot isolation `P` ends where no transaction is running.
+    let running = |t: usize| txns[t].done.is_some_and(|d| open.get(d).copied().unwrap_or(false));
+    let mut end = at;
+    while end > 0 && running(order[end - 1]) {
+        end -= 1;
+    }
+    while let Some(p) = overwritten_read(h, txns, &order[..end], &members) {
+        end = p;
+    }
+    for &t in &order[end..at] {
+        members[t] = false;
+    }
+    for &t in &order[..end] {
+        col[t] = cols.len() as u32;
+        cols.push(t);
     }
     let words = cols.len().div_ceil(64).max(1);
     let mut known = Known { row, col, words, anc: vec![0u64; order.len() * words] };
@@ -315,6 +331,62 @@ pub(super) fn cut(
     let mut flagged = unreached(full, txns, &order, &known, &cols, &members);
     flagged.extend(indeterminate(full, txns, &known.row, &cols));
     Some(Cut { members, known, flagged })
+}
+
+/// Where `P` must end, when a staying `:ok` transaction read a version that
+/// a member of `prefix` (the members, in order) wrote and a later member
+/// overwrote, or the initial state of a key a member writes: at the first
+/// member that overwrote what it read. Cut after it, the reader would be
+/// judged against a newer last version than the one it saw. A serial
+/// execution never needs this (the reader comes before the overwriter);
+/// an execution whose transactions overlap (snapshot isolation,
+/// `causal-cerone`'s arbitration order) may.
+fn overwritten_read(h: &History, txns: &[Txn], prefix: &[usize], members: &[bool]) -> Option<usize> {
+    if prefix.is_empty() {
+        return None;
+    }
+    // Per (key, value) written in the prefix: its position; per key, the
+    // positions of its writers.
+    let mut version: FxHashMap<(KeyId, i64), usize> = FxHashMap::default();
+    let mut writers: FxHashMap<KeyId, Vec<usize>> = FxHashMap::default();
+    for (p, &t) in prefix.iter().enumerate() {
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
+            if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                version.insert((m.key, v), p);
+                let ws = writers.entry(m.key).or_default();
+                if ws.last() != Some(&p) {
+                    ws.push(p);
+                }
+            }
+        }
+    }
+    let mut end: Option<usize> = None;
+    let staying = txns.iter().enumerate().filter(|&(t, x)| !members[t] && x.kind == Some(OpType::Ok));
+    for (_, txn) in staying {
+        let mut own: FxHashSet<KeyId> = FxHashSet::default();
+        for m in h.mops_of(&h.ops[txn.op()]) {
+            match (m.f, m.value) {
+                (MopFn::Write, _) => {
+                    own.insert(m.key);
+                }
+                (MopFn::Read, value) if !own.contains(&m.key) => {
+                    let Some(ws) = writers.get(&m.key) else { continue };
+                    let next = match value {
+                        MopValue::Int(v) => match version.get(&(m.key, v)) {
+                            Some(&p) => ws.iter().copied().find(|&q| q > p),
+                            None => None,
+                        },
+                        _ => ws.first().copied(),
+                    };
+                    if let Some(q) = next {
+                        end = Some(end.map_or(q, |e| e.min(q)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    end
 }
 
 /// The `:info` transactions outside the serial execution (it left them

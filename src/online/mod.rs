@@ -369,7 +369,7 @@ pub fn follow_feed(
                     if reported.count() > 0 {
                         c.reported_anomaly();
                     }
-                    let keep = c.collect(checked, &full, &o.order);
+                    let keep = c.collect(checked, &full, &o.order, &o.order_open);
                     drop((window, full));
                     asm.retain(&keep);
                     if let Some(why) = c.seal(&mut asm) {
@@ -444,11 +444,12 @@ impl Collecting {
     }
 
     /// Collects after a round that checked `h` (`full` as read: the
-    /// register rule flags conflicts through reads the window set aside).
-    fn collect(&mut self, h: &History, full: &History, order: &[u32]) -> Vec<bool> {
+    /// register rule flags conflicts through reads the window set aside),
+    /// by the round's `order` (`open`: where a prefix of it may not end).
+    fn collect(&mut self, h: &History, full: &History, order: &[u32], open: &[bool]) -> Vec<bool> {
         match self {
             Collecting::Lists(c) => c.collect(h, order),
-            Collecting::Registers(c) => c.collect(h, full, order),
+            Collecting::Registers(c) => c.collect(h, full, order, open),
         }
     }
 

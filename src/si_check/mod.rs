@@ -47,6 +47,7 @@ pub mod progress;
 pub mod prune;
 pub mod reach;
 pub mod serial;
+pub mod snapshot;
 pub mod solver;
 #[cfg(test)]
 mod testkit;
@@ -505,7 +506,7 @@ fn check_once(
         stats.guess = t.elapsed();
         stats.guessed = true;
         if opts.keep_serial {
-            stats.serial_order = model_order::from_replay(h, txns, &g, level, &g.known, &order);
+            (stats.serial_order, stats.serial_open) = model_order::from_replay(h, txns, &g, level, &g.known, &order);
         }
         return Attempt::Done(ExactOutcome { level, verdict: Verdict::Valid, stats }, false);
     }
@@ -719,7 +720,8 @@ fn decide_open(
     let verdict = if holds {
         stats.guessed = true;
         if let (true, Some(gs)) = (opts.keep_serial, &guessed) {
-            stats.serial_order = model_order::from_replay(ctx.h, txns, g, level, &edges, &gs.order);
+            (stats.serial_order, stats.serial_open) =
+                model_order::from_replay(ctx.h, txns, g, level, &edges, &gs.order);
         }
         Verdict::Valid
     } else {
@@ -1354,7 +1356,8 @@ fn solve_components(
         let base = pr.edges.iter().map(|r| r.e);
         let edges = base.chain(model_order::chosen_sides(ctx.g, &pr.open, &a_first)).chain(extra);
         let by_commit: Vec<u32> = (0..ctx.g.n as u32).map(|t| pos[polygraph::commit(t) as usize]).collect();
-        stats.serial_order = model_order::serial_execution(ctx.h, ctx.txns, ctx.g, level, edges, &by_commit);
+        (stats.serial_order, stats.serial_open) =
+            model_order::serial_execution(ctx.h, ctx.txns, ctx.g, level, edges, &by_commit);
     }
     Verdict::Valid
 }

@@ -14,8 +14,14 @@
 //! definition itself ([`super::serial::explains`]) before anyone gets it,
 //! so a slip here costs the caller the order, never a wrong one.
 //!
-//! Under snapshot isolation the graph allows overlapping transactions, so
-//! there is no serial execution to take from it: none is kept.
+//! Under snapshot isolation (and prefix consistency) the graph allows
+//! overlapping transactions, so there is no serial execution to take from
+//! it. A topological order of its begin and commit nodes is an execution
+//! at that level all the same: the order of its commits is kept instead
+//! (confirmed by [`super::snapshot::explains`]). `--follow` collects by it
+//! as by a serial execution: every transaction reads versions committed
+//! before it began, so before it in that order, and the last version of a
+//! key is the last one committed.
 //!
 //! ## Settling the order of unread writes
 //! Whatever found the execution, the versions nobody read may come in any
@@ -37,7 +43,7 @@
 use super::guess::Rows;
 use super::polygraph::{commit, order_pairs, DepEdge, Polygraph};
 use super::txns::{Source, TxnId, Txns};
-use super::{prune, serial, Level, Semantics};
+use super::{prune, serial, snapshot, Level, Semantics};
 use crate::history::{History, OpId};
 
 /// For each constraint of `g`, whether its first chain comes first in
@@ -64,8 +70,12 @@ pub(super) fn chosen_sides(g: &Polygraph, open: &[u32], a_first: &[bool]) -> Vec
 
 /// The serial execution of `txns` (completion ops, in order) that the
 /// acyclic graph of `edges` describes at `level`, ties broken by
-/// `priority` (per transaction, lower first); empty under snapshot
-/// isolation or when the order is not a serial execution after all.
+/// `priority` (per transaction, lower first); under snapshot isolation
+/// and prefix consistency the commit order of the execution it describes,
+/// with, per position, whether a later transaction began before that one
+/// committed (then nothing may be cut there: see [`snapshot::commit_order`];
+/// empty for a serial execution). Empty when the order is not such an
+/// execution after all.
 pub(super) fn serial_execution(
     h: &History,
     txns: &Txns,
@@ -73,14 +83,18 @@ pub(super) fn serial_execution(
     level: Level,
     edges: impl Iterator<Item = DepEdge> + Clone,
     priority: &[u32],
-) -> Vec<OpId> {
-    if level.semantics != Semantics::Serializable {
-        return Vec::new();
-    }
+) -> (Vec<OpId>, Vec<bool>) {
     let (offsets, targets) = prune::bc_csr(g, edges);
-    let Some(nodes) = prune::topo(&offsets, &targets, priority) else { return Vec::new() };
+    let Some(nodes) = prune::topo(&offsets, &targets, priority) else { return Default::default() };
+    if level.semantics != Semantics::Serializable {
+        if !snapshot::explains(h, txns, level, &nodes) {
+            return Default::default();
+        }
+        let (order, open) = snapshot::commit_order(&nodes);
+        return (order.iter().map(|&t| txns.op[t as usize]).collect(), open);
+    }
     let order: Vec<TxnId> = nodes.into_iter().filter(|&v| v % 2 == commit(0) % 2).map(|v| v / 2).collect();
-    as_ops(h, txns, level, &order)
+    (as_ops(h, txns, level, &order), Vec::new())
 }
 
 /// `order` as completion ops, when it is a serial execution at `level`,
@@ -211,10 +225,10 @@ pub(super) fn from_replay(
     level: Level,
     base: &[DepEdge],
     order: &[TxnId],
-) -> Vec<OpId> {
+) -> (Vec<OpId>, Vec<bool>) {
     let direct = as_ops(h, txns, level, order);
-    if !direct.is_empty() || level.semantics != Semantics::Serializable {
-        return direct;
+    if !direct.is_empty() {
+        return (direct, Vec::new());
     }
     let a_first = sides_by_order(g, order);
     let all: Vec<u32> = (0..g.constraints.len() as u32).collect();

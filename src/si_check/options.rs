@@ -186,8 +186,14 @@ pub struct ExactStats {
     /// polygraph was over the limit (see [`super::windows`]).
     pub windows: Option<WindowStats>,
     /// The serial execution the replay found (completion ops, in order),
-    /// when [`ExactOptions::keep_serial`] asked for it.
+    /// when [`ExactOptions::keep_serial`] asked for it; under snapshot
+    /// isolation and prefix consistency, the commit order of an execution
+    /// ([`super::snapshot`]).
     pub serial_order: Vec<crate::history::OpId>,
+    /// Per position of `serial_order`: whether some later transaction
+    /// began before that one committed (empty for a serial execution). A
+    /// prefix of the order ending there is no execution of its own.
+    pub serial_open: Vec<bool>,
 }
 
 impl ExactStats {

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 /// as the polygraph's realtime rule reads them: a transaction without an
 /// invocation counts as invoked at the start, an `:info` one never
 /// completes.
-fn spans(h: &History, txns: &Txns) -> Vec<(u32, u32)> {
+pub(super) fn spans(h: &History, txns: &Txns) -> Vec<(u32, u32)> {
     txns.op
         .iter()
         .map(|&o| {

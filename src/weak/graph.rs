@@ -69,6 +69,35 @@ impl LGraph {
         kahn(&self.start, &self.to, |e| keep(self.label[e]))
     }
 
+    /// A topological order of every edge that takes, among the vertices
+    /// ready, the lowest first (transactions are numbered in history
+    /// order: the earliest completion); `None` if there is a cycle. As a
+    /// commit order it puts concurrent writes nothing orders in the order
+    /// they answered, the likeliest to be the database's (`--follow`
+    /// collects by it).
+    pub fn topo_earliest(&self) -> Option<Vec<TxnId>> {
+        use std::cmp::Reverse;
+        let n = self.len();
+        let mut indeg = vec![0u32; n];
+        for &b in &self.to {
+            indeg[b as usize] += 1;
+        }
+        let mut ready: std::collections::BinaryHeap<Reverse<TxnId>> =
+            (0..n as TxnId).filter(|&v| indeg[v as usize] == 0).map(Reverse).collect();
+        let mut order: Vec<TxnId> = Vec::with_capacity(n);
+        while let Some(Reverse(v)) = ready.pop() {
+            order.push(v);
+            for e in self.out(v) {
+                let b = self.to[e] as usize;
+                indeg[b] -= 1;
+                if indeg[b] == 0 {
+                    ready.push(Reverse(b as TxnId));
+                }
+            }
+        }
+        (order.len() == n).then_some(order)
+    }
+
     /// A short cycle, as `(vertices, labels)` with `labels[i]` the edge from
     /// `vertices[i]` to the next, if the graph has one: in each of the first
     /// few cyclic components, the shortest cycle through each of its first

@@ -282,7 +282,7 @@ fn decide(f: &Front, wr: &[TxnId], level: Level, opts: &Options) -> Result<Verdi
             Level::Causal => cc::forced(f, wr, &so_wr, opts.max_clock_entries, &mut forced)?,
         }
         let g = LGraph::build(f, wr, &forced);
-        match g.topo(|_| true) {
+        match g.topo_earliest() {
             Some(order) => co = order,
             None => return Ok(cycle_violation(f, &g, &forced, lvl, opts)),
         }
