@@ -41,6 +41,20 @@ impl Ranges {
         self.0.splice(start..end, [merged]);
     }
 
+    /// Joins neighbouring ranges whose gap (at most `max_gap` values) lies
+    /// wholly in `covered`: the values a caller treats the same as the
+    /// set's own (a key's aborted values, between its collected versions).
+    pub(super) fn bridge(&mut self, max_gap: i64, covered: impl Fn(i64) -> bool) {
+        let mut out: Vec<(i64, i64)> = Vec::with_capacity(self.0.len());
+        for &(lo, hi) in &self.0 {
+            match out.last_mut() {
+                Some(last) if lo - last.1 - 1 <= max_gap && (last.1 + 1..lo).all(&covered) => last.1 = hi,
+                _ => out.push((lo, hi)),
+            }
+        }
+        self.0 = out;
+    }
+
     pub(super) fn absorb(&mut self, other: Ranges) {
         for (lo, hi) in other.0 {
             self.insert_range(lo, hi);
@@ -197,6 +211,22 @@ impl Dense {
 #[cfg(test)]
 mod tests {
     use super::{Dense, Ranges};
+
+    #[test]
+    fn ranges_bridge_gaps_of_covered_values_only() {
+        let mut r = Ranges::default();
+        for v in [1, 2, 4, 5, 9, 20] {
+            r.insert(v);
+        }
+        // 3 and 6..=8 are covered, 10..=19 is not.
+        r.bridge(8, |v| v == 3 || (6..=8).contains(&v));
+        assert_eq!(r.0, vec![(1, 9), (20, 20)]);
+        let mut far = Ranges::default();
+        far.insert(1);
+        far.insert(100);
+        far.bridge(8, |_| true);
+        assert_eq!(far.0, vec![(1, 1), (100, 100)]);
+    }
 
     #[test]
     fn ranges_merge_what_they_touch() {
