@@ -206,6 +206,50 @@ fn failed_transactions_are_collected() {
     assert_valid_in_a_small_window(&mut followed, &rec, &check);
 }
 
+/// The same for a failed write between two versions of its key that `:ok`
+/// transactions wrote: once collected, it lies among the key's ordered
+/// versions, and with one bitmap word allowed in memory it is archived to
+/// the spill file. The late read is still `G1a` (a broken lookup names it
+/// `G-single-item-process`: the ordered versions hold it).
+#[test]
+fn a_late_read_of_an_archived_failed_write_is_g1a() {
+    let mut text = generate_failing(7, 6_000, 0.2, &GenOptions { fences: 20, ..GenOptions::default() });
+    let ok_writes: std::collections::HashSet<String> = text
+        .lines()
+        .filter(|l| l.contains(":type :ok"))
+        .flat_map(|l| l.match_indices("[:w ").map(move |(at, _)| l[at..].split(']').next().unwrap_or("").to_string()))
+        .collect();
+    let between = |key: &str, value: i64| {
+        ok_writes.contains(&format!("[:w {key} {}", value - 1))
+            && ok_writes.contains(&format!("[:w {key} {}", value + 1))
+    };
+    let (key, value) = text
+        .lines()
+        .filter(|l| l.contains(":type :fail"))
+        .flat_map(|l| {
+            l.match_indices("[:w ").filter_map(move |(at, _)| {
+                let mut it = l[at + 4..].split(|c: char| c == ' ' || c == ']');
+                Some((it.next()?.to_string(), it.next()?.parse::<i64>().ok()?))
+            })
+        })
+        .find(|(k, v)| between(k, *v))
+        .expect("a failed write between two :ok versions");
+    let check = options(false, Some("strong-session-serializable"));
+    let want = append_late_read(&mut text, &key, &value.to_string(), &check);
+    assert!(want.anomalies.contains_key("G1a"), "batch: {:?}", want.anomalies.keys().collect::<Vec<_>>());
+    let quiet = isolde::online::collect::QUIET_LINES;
+    let (mut followed, _) = follow_window_archiving(&text, vec![4096], 500, &check, quiet, 1);
+    assert!(followed.collected > 2_000, "{} collected", followed.collected);
+    let got = verdict(&mut followed, &check);
+    let g1a = got.anomalies.get("G1a").map_or(&[][..], |c| &c[..]);
+    assert!(
+        matches!(g1a, [isolde::anomaly::Case::CollectedAborted { value: v, .. }] if *v == value),
+        "{:?}",
+        got.anomalies
+    );
+    assert_eq!(got.valid, Validity::Invalid);
+}
+
 /// A read, long after, of a value only a collected failed transaction
 /// wrote is reported as an aborted read while following, and the batch
 /// check of the same history finds it too.

@@ -223,6 +223,9 @@ struct Front {
     /// Whether some of those were archived to the spill store
     /// ([`archive`]).
     archived: bool,
+    /// Whether values of collected failed transactions that lie among
+    /// `stale` were archived there ([`archive`]).
+    aborted_archived: bool,
 }
 
 /// What the collector holds between rounds.
@@ -368,9 +371,34 @@ impl Collector {
                 if !(intermediate || stale || assumed) {
                     continue;
                 }
-                let (frontier, line) = (f.value, f.line);
+                let (frontier, line, archived, aborted_archived) = (f.value, f.line, f.archived, f.aborted_archived);
                 let ok = op.op_type == OpType::Ok;
-                if let (Some(v), true, false) = (read, f.archived, intermediate) {
+                // A failed transaction's value archived among the ordered
+                // versions: an aborted read, as if it were in memory.
+                if let (Some(v), true, true) = (read, aborted_archived, stale) {
+                    let found = self.archived_aborted(&h.keys[m.key.0 as usize], v);
+                    if let Err(e) = &found {
+                        self.broken.get_or_insert_with(|| {
+                            format!(
+                                "the read on line {} of key {} could not be judged: its archived values of \
+                                 failed transactions could not be read back from the spill file ({e})",
+                                op.line,
+                                h.key(m.key)
+                            )
+                        });
+                    }
+                    if found.as_ref().map_or(true, |&f| f) {
+                        if ok && found.is_ok() {
+                            w.cases.push((
+                                "G1a".to_string(),
+                                Case::CollectedAborted { op: i as u32, key: m.key, value: v },
+                            ));
+                        }
+                        w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+                        continue;
+                    }
+                }
+                if let (Some(v), true, false) = (read, archived, intermediate) {
                     match self.archived_intermediate(&h.keys[m.key.0 as usize], v) {
                         Ok(found) => intermediate = found,
                         Err(e) => {
@@ -508,6 +536,7 @@ impl Collector {
         for k in keys {
             if let (Some(front), Some(aborted)) = (self.fronts.get_mut(&k), self.aborted.get(&k)) {
                 front.stale.bridge(BRIDGE_GAP, |v| aborted.contains(v));
+                self.archive_aborted(h, k);
             }
         }
     }
@@ -783,6 +812,7 @@ impl Collector {
                         assumed: Ranges::default(),
                         intermediate: old.intermediate,
                         archived: old.archived,
+                        aborted_archived: old.aborted_archived,
                     }
                 }
                 Some(old) => {
@@ -799,6 +829,7 @@ impl Collector {
                         assumed,
                         intermediate: old.intermediate,
                         archived: old.archived,
+                        aborted_archived: old.aborted_archived,
                     }
                 }
                 None => Front {
@@ -808,6 +839,7 @@ impl Collector {
                     assumed: Ranges::default(),
                     intermediate: Dense::default(),
                     archived: false,
+                    aborted_archived: false,
                 },
             };
             front.line = last.done.map_or(0, |d| h.ops[d].line);

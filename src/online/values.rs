@@ -144,9 +144,34 @@ impl Dense {
         }
     }
 
+    /// Whether the set holds no value.
+    pub(super) fn is_empty(&self) -> bool {
+        self.words.is_empty() && self.rest.0.is_empty()
+    }
+
     /// The bitmap's words held (what the set costs, 12 bytes each).
     pub(super) fn words(&self) -> usize {
         self.words.len()
+    }
+
+    /// Moves the values `pick` chooses into a set of their own.
+    pub(super) fn take_where(&mut self, pick: impl Fn(i64) -> bool) -> Dense {
+        let (mut taken, mut kept) = (Dense::default(), Dense::default());
+        let mut each = |v: i64| if pick(v) { taken.insert(v) } else { kept.insert(v) };
+        if let Some(base) = self.base {
+            for (&i, &w) in self.index.iter().zip(&self.words) {
+                let mut bits = w;
+                while bits != 0 {
+                    each(base + 64 * i64::from(i) + i64::from(bits.trailing_zeros()));
+                    bits &= bits - 1;
+                }
+            }
+        }
+        for &(lo, hi) in &self.rest.0 {
+            (lo..=hi).for_each(&mut each);
+        }
+        *self = kept;
+        taken
     }
 
     /// Adds every value of `other`.
@@ -211,6 +236,17 @@ impl Dense {
 #[cfg(test)]
 mod tests {
     use super::{Dense, Ranges};
+
+    #[test]
+    fn dense_gives_up_the_values_picked() {
+        let mut d = Dense::default();
+        for v in [3, 5, 64, 70, 1_000_000] {
+            d.insert(v);
+        }
+        let odd = d.take_where(|v| v % 2 == 1);
+        assert!([3, 5].iter().all(|&v| odd.contains(v) && !d.contains(v)));
+        assert!([64, 70, 1_000_000].iter().all(|&v| d.contains(v) && !odd.contains(v)));
+    }
 
     #[test]
     fn ranges_bridge_gaps_of_covered_values_only() {

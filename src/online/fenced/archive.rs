@@ -27,6 +27,18 @@
 //! archived. A record that cannot be written leaves the set in memory; one
 //! that cannot be read back makes the read unjudged (the run says so)
 //! instead of guessing its name.
+//!
+//! ## Failed transactions' values
+//! The values collected failed transactions wrote are kept per key too
+//! (a later read of one is `G1a`), and a store that aborts often (a
+//! snapshot-isolation store: first committer wins) writes as many of them
+//! as of versions: about a bit per aborted write, 1.5 MB per million
+//! transactions. A read of one is checked before anything else, so most
+//! must stay in memory; but those among the key's ordered collected
+//! versions (the ranges of `stale` join across them) are read only where a
+//! read of a collected version other than the last is judged: those are
+//! archived the same way (under another tag), once the key holds
+//! [`ARCHIVE_WORDS`] words of them, and looked up there first.
 
 use super::Collector;
 use crate::history::{History, KeyId, Value};
@@ -37,13 +49,16 @@ use crate::online::values::Dense;
 /// archived (768 bytes), unless the collector says otherwise.
 pub const ARCHIVE_WORDS: usize = 64;
 
-/// The tag byte before a key's name for its archived values
+/// The tag byte before a key's name for its archived intermediate values
 /// ([`spill::name`]'s names start with a type tag below it).
 const TAG: u8 = 0xA7;
 
-/// The store's name for `key`'s archived values.
-fn archive_name(key: &Value) -> Option<Vec<u8>> {
-    spill::name(key).map(|n| [&[TAG][..], &n].concat())
+/// The tag for its archived values of failed transactions.
+const ABORTED_TAG: u8 = 0xA8;
+
+/// The store's name for `key`'s archived values under `tag`.
+fn archive_name(tag: u8, key: &Value) -> Option<Vec<u8>> {
+    spill::name(key).map(|n| [&[tag][..], &n].concat())
 }
 
 impl Collector {
@@ -68,7 +83,7 @@ impl Collector {
             if f.intermediate.words() < self.archive_limit() {
                 continue;
             }
-            let Some(name) = archive_name(&h.keys[k.0 as usize]) else { continue };
+            let Some(name) = archive_name(TAG, &h.keys[k.0 as usize]) else { continue };
             let mut bytes = Vec::new();
             f.intermediate.encode(&mut bytes);
             if self.spill.put(&name, &bytes) {
@@ -90,10 +105,52 @@ impl Collector {
         }
     }
 
+    /// Archives the values of collected failed transactions of key `k`
+    /// (of `h`) that lie among its ordered versions, once it holds
+    /// [`Collector::archive_limit`] words of them.
+    pub(super) fn archive_aborted(&mut self, h: &History, k: KeyId) {
+        let limit = self.archive_limit();
+        let (Some(f), Some(d)) = (self.fronts.get(&k), self.aborted.get_mut(&k)) else { return };
+        if self.spill_failed.is_some() || d.words() < limit {
+            return;
+        }
+        let Some(name) = archive_name(ABORTED_TAG, &h.keys[k.0 as usize]) else { return };
+        let taken = d.take_where(|v| f.stale.contains(v));
+        if taken.is_empty() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        taken.encode(&mut bytes);
+        if !self.spill.put(&name, &bytes) {
+            d.absorb(&taken);
+            return;
+        }
+        if let Err(e) = self.spill.flush() {
+            d.absorb(&taken);
+            self.spill_failed = Some(format!("{e}: retired keys and archived values stay in memory"));
+            return;
+        }
+        if let Some(f) = self.fronts.get_mut(&k) {
+            f.aborted_archived = true;
+        }
+    }
+
+    /// Whether `v` is an archived value of a failed transaction of `key`,
+    /// or why that could not be read back.
+    pub(super) fn archived_aborted(&mut self, key: &Value, v: i64) -> Result<bool, String> {
+        self.archived(ABORTED_TAG, key, v)
+    }
+
     /// Whether `v` is an archived intermediate value of `key`, or why that
     /// could not be read back.
     pub(super) fn archived_intermediate(&mut self, key: &Value, v: i64) -> Result<bool, String> {
-        let Some(name) = archive_name(key) else { return Ok(false) };
+        self.archived(TAG, key, v)
+    }
+
+    /// Whether `v` is among `key`'s values archived under `tag`: every
+    /// record read back, merged, and put back as one.
+    fn archived(&mut self, tag: u8, key: &Value, v: i64) -> Result<bool, String> {
+        let Some(name) = archive_name(tag, key) else { return Ok(false) };
         let mut all = Dense::default();
         let mut found = false;
         while let Some(bytes) = self.spill.take(&name).map_err(|e| e.to_string())? {

@@ -78,12 +78,19 @@ impl Collector {
 }
 
 /// A key's state as the store holds it: a byte saying which parts follow
-/// (and, bit 2, whether the key has archived intermediate values), then
+/// (and, bit 2, whether the key has archived intermediate values, bit 3
+/// archived values of failed transactions), then
 /// the front (last version, its writer's line, the stale, assumed and
 /// intermediate versions) and the failed transactions' values.
 fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
     let archived = front.is_some_and(|f| f.archived);
-    let mut b = vec![u8::from(front.is_some()) | (u8::from(aborted.is_some()) << 1) | (u8::from(archived) << 2)];
+    let aborted_archived = front.is_some_and(|f| f.aborted_archived);
+    let mut b = vec![
+        u8::from(front.is_some())
+            | (u8::from(aborted.is_some()) << 1)
+            | (u8::from(archived) << 2)
+            | (u8::from(aborted_archived) << 3),
+    ];
     if let Some(f) = front {
         b.extend_from_slice(&f.value.to_le_bytes());
         b.extend_from_slice(&u64::from(f.line).to_le_bytes());
@@ -106,12 +113,20 @@ fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
         let stale = Ranges::decode(&mut b)?;
         let assumed = Ranges::decode(&mut b)?;
         let intermediate = Dense::decode(&mut b)?;
-        Some(Front { value, line, stale, assumed, intermediate, archived: parts & 4 == 4 })
+        Some(Front {
+            value,
+            line,
+            stale,
+            assumed,
+            intermediate,
+            archived: parts & 4 == 4,
+            aborted_archived: parts & 8 == 8,
+        })
     } else {
         None
     };
     let aborted = if parts & 2 == 2 { Some(Dense::decode(&mut b)?) } else { None };
-    (b.is_empty() && parts < 8).then_some((front, aborted))
+    (b.is_empty() && parts < 16).then_some((front, aborted))
 }
 
 impl spill::Sealing for Collector {
