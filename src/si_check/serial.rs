@@ -137,22 +137,24 @@ pub fn explains(h: &History, txns: &Txns, order: OrderKind, serial: &[TxnId]) ->
             }
             latest_invocation = Some(latest_invocation.map_or(inv, |l| l.max(inv)));
         }
-        for r in txns.reads_of(t) {
-            let cur = current.get(&r.key.0).copied();
-            let ok = match r.from {
-                Source::Init => cur.is_none(),
-                Source::Txn(w, _) => cur == Some(w),
-                Source::Choice(j) => cur.is_some_and(|c| txns.choices[j as usize].cands.contains(&c)),
-            };
-            if !ok {
-                return false;
-            }
+        if !txns.reads_of(t).iter().all(|r| reads_version(txns, r, current.get(&r.key.0).copied())) {
+            return false;
         }
         for w in txns.writes_of(t) {
             current.insert(w.key.0, t);
         }
     }
     true
+}
+
+/// Whether read `r` sees the version of `writer` (`None`: the initial
+/// state), given where its value may come from.
+pub(super) fn reads_version(txns: &Txns, r: &super::txns::Read, writer: Option<TxnId>) -> bool {
+    match r.from {
+        Source::Init => writer.is_none(),
+        Source::Txn(w, _) => writer == Some(w),
+        Source::Choice(j) => writer.is_some_and(|c| txns.choices[j as usize].cands.contains(&c)),
+    }
 }
 
 /// How [`decide`] searches.

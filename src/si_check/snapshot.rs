@@ -27,8 +27,8 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use super::polygraph::commit;
-use super::serial::spans;
-use super::txns::{Source, TxnId, Txns};
+use super::serial::{reads_version, spans};
+use super::txns::{TxnId, Txns};
 use super::{Level, OrderKind, Semantics};
 use crate::history::History;
 
@@ -91,16 +91,8 @@ pub fn explains(h: &History, txns: &Txns, level: Level, events: &[u32]) -> bool 
                 return false;
             }
         }
-        for r in txns.reads_of(t) {
-            let cur = current.get(&r.key.0).map(|&(w, _)| w);
-            let ok = match r.from {
-                Source::Init => cur.is_none(),
-                Source::Txn(w, _) => cur == Some(w),
-                Source::Choice(j) => cur.is_some_and(|c| txns.choices[j as usize].cands.contains(&c)),
-            };
-            if !ok {
-                return false;
-            }
+        if !txns.reads_of(t).iter().all(|r| reads_version(txns, r, current.get(&r.key.0).map(|&(w, _)| w))) {
+            return false;
         }
     }
     true
