@@ -19,6 +19,14 @@
 //! relies on it doing so on that key is not reported as such
 //! ([`super::collect::Window::set_aside`]).
 //!
+//! The order may also be the commit order of an execution in which
+//! transactions overlap (snapshot isolation's begin/commit execution,
+//! `causal-cerone`'s arbitration order): then `P` ends only where no
+//! transaction is running, and never leaves behind a staying transaction
+//! that read a version a later member overwrote
+//! ([`overwritten_read`]): the rest is checked as seeing all of `P`, and such
+//! a reader did not.
+//!
 //! Reachability is a bit table: one row per transaction of the serial
 //! execution (a topological order of the known edges), one column per
 //! member, each row the union of its predecessors' rows.
