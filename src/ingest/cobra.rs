@@ -219,37 +219,16 @@ pub(crate) fn read_dir(dir: &Path) -> Result<History, IngestError> {
     Ok(b.finish())
 }
 
-/// Test helpers: encodes Cobra records.
+/// Test helpers: encodes Cobra records (the integration tests' own,
+/// `tests/support/cobra.rs`: one copy).
 #[cfg(test)]
-pub(crate) mod encode {
-    #![allow(dead_code)]
-    /// `S` or `C` record.
-    pub fn sc(tag: u8, id: i64) -> Vec<u8> {
-        let mut v = vec![tag];
-        v.extend_from_slice(&id.to_be_bytes());
-        v
-    }
-    /// `W` record.
-    pub fn w(write_id: i64, key: i64, value: i64) -> Vec<u8> {
-        let mut v = vec![b'W'];
-        for x in [write_id, key, value] {
-            v.extend_from_slice(&x.to_be_bytes());
-        }
-        v
-    }
-    /// `R` record.
-    pub fn r(writer: i64, write_id: i64, key: i64, value: i64) -> Vec<u8> {
-        let mut v = vec![b'R'];
-        for x in [writer, write_id, key, value] {
-            v.extend_from_slice(&x.to_be_bytes());
-        }
-        v
-    }
-}
+#[allow(dead_code)]
+#[path = "../../tests/support/cobra.rs"]
+pub(crate) mod encode;
 
 #[cfg(test)]
 mod tests {
-    use super::encode::*;
+    use super::encode::{r, sc, w};
     use super::*;
 
     fn summary(h: &History) -> Vec<(i64, OpType, String)> {
