@@ -311,11 +311,16 @@ pub(super) fn cut(
     while end > 0 && running(order[end - 1]) {
         end -= 1;
     }
-    while let Some(p) = overwritten_read(h, txns, &order[..end], &members) {
-        end = p;
-    }
-    for &t in &order[end..at] {
-        members[t] = false;
+    loop {
+        // What the prefix leaves behind stays, and is read like the rest.
+        for &t in &order[end..at] {
+            members[t] = false;
+        }
+        at = end;
+        match overwritten_read(h, txns, &order[..end], &members) {
+            Some(p) => end = p,
+            None => break,
+        }
     }
     for &t in &order[..end] {
         col[t] = cols.len() as u32;
