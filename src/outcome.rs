@@ -134,6 +134,12 @@ pub struct Outcome {
     /// that comes later began before this one committed, so that no prefix
     /// of the order may end here; empty when every prefix may.
     pub order_open: Vec<bool>,
+    /// Whether `order` is a serial execution at a level with sessions (the
+    /// replay's or the solver's), not only a commit order in which
+    /// transactions overlap (snapshot isolation's, causal consistency's
+    /// arbitration order): a collected writer may then be moved within it
+    /// (`online::fenced`'s flips).
+    pub order_serial: bool,
     /// Every anomaly type found, reportable or not (the boundary's input).
     pub found_types: Vec<String>,
     /// The anomalies the requested models and anomalies prohibit: a model

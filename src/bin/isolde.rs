@@ -1032,6 +1032,13 @@ fn follow_one(
             followed.assumed
         );
     }
+    if followed.flipped > 0 {
+        eprintln!(
+            "isolde: {} of those orders a later read showed the other way round, and a move of the writer \
+             explained it (isolde help online)",
+            followed.flipped
+        );
+    }
     if followed.collected > 0 {
         eprintln!(
             "isolde: {} transactions were collected while following; the verdict covers them, \

@@ -357,6 +357,9 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
         }
     }
     let causal = opts.models.iter().flatten().any(|m| m == "causal-cerone");
+    // Serial unless an execution with overlapping transactions says where
+    // a prefix may not end, or the causal check's commit order stands in.
+    let mut serial = true;
     if order.is_empty() {
         let level =
             si_check::Level { semantics: si_check::Semantics::Serializable, order: si_check::OrderKind::Session };
@@ -364,7 +367,10 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
         order = match si_check::serial_order_by_replay(h, level, &exact) {
             Ok(Some((_, found))) => found,
             // At causal consistency, its own commit order (near-linear).
-            _ if causal => causal_order(h, opts),
+            _ if causal => {
+                serial = false;
+                causal_order(h, opts)
+            }
             // Valid at a weaker level only the solver decided: the exact
             // check at serializability with sessions, whose model (when
             // it has one) is a serial execution. Without the replay that
@@ -387,11 +393,13 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
         ranks[op as usize] = i as u32;
     }
     if open.len() == order.len() && open.iter().any(|&o| o) {
+        serial = false;
         outcome.order_open = vec![false; h.ops.len()];
         for (&op, &o) in order.iter().zip(&open) {
             outcome.order_open[op as usize] = o;
         }
     }
+    outcome.order_serial = serial;
     ranks
 }
 
@@ -736,6 +744,7 @@ fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
         sccs: Vec::new(),
         order: Vec::new(),
         order_open: Vec::new(),
+        order_serial: false,
         found_types: Vec::new(),
         checked: BTreeSet::new(),
         stats,
@@ -783,6 +792,7 @@ pub fn result_map(
         sccs: Vec::new(),
         order: Vec::new(),
         order_open: Vec::new(),
+        order_serial: false,
         found_types,
         checked: prohibited.clone(),
         stats,

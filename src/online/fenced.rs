@@ -170,6 +170,7 @@
 //! checking.
 
 mod archive;
+mod flip;
 mod seal;
 
 pub use archive::ARCHIVE_WORDS;
@@ -226,6 +227,11 @@ struct Front {
     /// Whether values of collected failed transactions that lie among
     /// `stale` were archived there ([`archive`]).
     aborted_archived: bool,
+    /// Whether a read of `value` was seen since it became the last version
+    /// (no assumed version may flip after one: [`flip`]).
+    seen: bool,
+    /// Assumed versions a later read may show last ([`flip`]).
+    flips: Vec<flip::Flip>,
 }
 
 /// What the collector holds between rounds.
@@ -242,6 +248,12 @@ pub struct Collector {
     pub collected: u64,
     /// Versions collected as overwritten in an assumed order.
     pub assumed: u64,
+    /// Assumed orders a later read decided the other way ([`flip`]).
+    pub flipped: u64,
+    /// Collecting rounds so far (a flip's round).
+    rounds: u32,
+    /// Rounds one of whose assumed versions flipped.
+    flipped_rounds: FxHashSet<u32>,
     /// Whether a transaction that only reads the fence key is a read fence
     /// (see "Read fences"; not at causal-cerone).
     read_fences: bool,
@@ -342,7 +354,7 @@ impl Collector {
                     w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
                     continue;
                 }
-                let Some(f) = self.fronts.get(&m.key) else { continue };
+                let Some(f) = self.fronts.get_mut(&m.key) else { continue };
                 let read = match (m.f, m.value) {
                     (MopFn::Read, MopValue::Int(v)) => Some(v),
                     (MopFn::Read, MopValue::Nil) => None,
@@ -361,6 +373,7 @@ impl Collector {
                     _ => continue,
                 };
                 if read == Some(f.value) {
+                    f.seen = true;
                     w.check.mops[mi as usize].value = MopValue::Nil;
                     w.rewrite(m.key, f.value);
                     continue;
@@ -420,6 +433,14 @@ impl Collector {
                 // the collected writers (only after an anomaly can one read
                 // an overwritten version, see "After an anomaly").
                 let flagged = self.flagged.get(&op.line).is_some_and(|keys| keys.binary_search(&m.key).is_ok());
+                if let (Some(v), true, false, false, true) = (read, assumed && !stale, flagged, intermediate, ok) {
+                    // An assumed order the read decides the other way.
+                    if self.flip(m.key, v) {
+                        w.check.mops[mi as usize].value = MopValue::Nil;
+                        w.rewrite(m.key, v);
+                        continue;
+                    }
+                }
                 if ((assumed && !stale) || flagged) && !intermediate {
                     if ok && self.broken.is_none() {
                         self.broken = Some(format!(
@@ -453,8 +474,9 @@ impl Collector {
     /// (a later round may judge them against another last version).
     /// `open` marks, per op, where a prefix of `ranks` may not end (an
     /// execution under snapshot isolation: see "Snapshot isolation");
-    /// empty when any may.
-    pub fn collect(&mut self, h: &History, full: &History, ranks: &[u32], open: &[bool]) -> Vec<bool> {
+    /// empty when any may. `serial`: `ranks` is a serial execution (its
+    /// collected writers' assumed orders may flip: [`flip`]).
+    pub fn collect(&mut self, h: &History, full: &History, ranks: &[u32], open: &[bool], serial: bool) -> Vec<bool> {
         let mut keep = vec![true; h.ops.len()];
         self.held_back = None;
         if let Some(why) = &self.stopped {
@@ -462,11 +484,11 @@ impl Collector {
             return keep;
         }
         let known_order;
-        let (ranks, component, open) = if ranks.len() == h.ops.len() {
-            (ranks, &[][..], open)
+        let (ranks, component, open, serial) = if ranks.len() == h.ops.len() {
+            (ranks, &[][..], open, serial && open.is_empty() && !self.invalid)
         } else if self.invalid || self.broken.is_some() {
             known_order = cut::known_order(h);
-            (&known_order.ranks[..], &known_order.component[..], &[][..])
+            (&known_order.ranks[..], &known_order.component[..], &[][..], false)
         } else {
             self.held_back =
                 Some("collection waits for a round whose window an execution at the level explains".into());
@@ -509,7 +531,9 @@ impl Collector {
         }
         let (members, known) = (cut.members, cut.known);
         let cyclic = |t: usize| txns[t].done.is_some_and(|d| component.get(d).is_some_and(|&c| c != u32::MAX));
-        self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic);
+        self.rounds += 1;
+        let flips = serial.then_some(full);
+        self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic, flips);
         self.collect_failed(h, &txns, &mut keep);
         self.bridge_aborted(h, &keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
@@ -751,6 +775,7 @@ impl Collector {
         positions: &[u32],
         known: &cut::Known,
         cyclic: &dyn Fn(usize) -> bool,
+        flips: Option<&History>,
     ) {
         // Per key: (rank, transaction, last value) of each collected writer.
         let mut writers: FxHashMap<KeyId, Vec<(u32, usize, i64)>> = FxHashMap::default();
@@ -788,8 +813,14 @@ impl Collector {
             }
         }
         let mut grown = Vec::new();
-        for (k, mut ws) in writers {
+        let mut last_writer: FxHashMap<KeyId, usize> = FxHashMap::default();
+        for (&k, ws) in writers.iter_mut() {
             ws.sort_unstable();
+            last_writer.insert(k, ws.last().expect("a collected writer").1);
+        }
+        // Versions this round assumed, by their writers: (key, writer, value).
+        let mut assumed_here = Vec::new();
+        for (k, ws) in writers {
             let &(_, last_t, value) = ws.last().expect("a collected writer");
             let last = &txns[last_t];
             let shown_to = readers.get(&(k, value)).map_or(&[][..], |r| &r[..]);
@@ -813,6 +844,8 @@ impl Collector {
                         intermediate: old.intermediate,
                         archived: old.archived,
                         aborted_archived: old.aborted_archived,
+                        seen: false,
+                        flips: Vec::new(),
                     }
                 }
                 Some(old) => {
@@ -830,6 +863,8 @@ impl Collector {
                         intermediate: old.intermediate,
                         archived: old.archived,
                         aborted_archived: old.aborted_archived,
+                        seen: false,
+                        flips: Vec::new(),
                     }
                 }
                 None => Front {
@@ -840,6 +875,8 @@ impl Collector {
                     intermediate: Dense::default(),
                     archived: false,
                     aborted_archived: false,
+                    seen: false,
+                    flips: Vec::new(),
                 },
             };
             front.line = last.done.map_or(0, |d| h.ops[d].line);
@@ -855,6 +892,7 @@ impl Collector {
                 } else {
                     front.assumed.insert(v);
                     self.assumed += 1;
+                    assumed_here.push((k, t, v));
                 }
             }
             for v in overwritten.remove(&k).unwrap_or_default() {
@@ -870,6 +908,14 @@ impl Collector {
                 grown.push(k);
             }
             self.fronts.insert(k, front);
+        }
+        if let Some(full) = flips {
+            let round = flip::Round::new(full, txns, ranks, members, known, &last_writer);
+            for (k, t, v) in assumed_here.into_iter().filter(|&(k, _, _)| Some(k) != self.fence_key) {
+                if let (Some(f), Some(front)) = (round.flip(t, k, v, self.rounds), self.fronts.get_mut(&k)) {
+                    front.flips.push(f);
+                }
+            }
         }
         self.archive_intermediate(h, grown.into_iter());
     }

@@ -215,6 +215,9 @@ pub struct Followed {
     pub unknown: Option<String>,
     /// Elements collected in an assumed order.
     pub assumed: u64,
+    /// Assumed orders a later read decided the other way, and the run went
+    /// on (`fenced`'s flips).
+    pub flipped: u64,
     /// Keys sealed to disk ([`spill`]).
     pub sealed: Sealed,
     /// Time spent reading and checking rounds.
@@ -369,7 +372,7 @@ pub fn follow_feed(
                     if reported.count() > 0 {
                         c.reported_anomaly();
                     }
-                    let keep = c.collect(checked, &full, &o.order, &o.order_open);
+                    let keep = c.collect(checked, &full, &o.order, &o.order_open, o.order_serial);
                     drop((window, full));
                     asm.retain(&keep);
                     if let Some(why) = c.seal(&mut asm) {
@@ -405,6 +408,10 @@ pub fn follow_feed(
         reported_types: reported.types,
         unknown: collector.as_mut().and_then(|c| c.broken().take()),
         assumed: collector.as_ref().map_or(0, |c| c.assumed()),
+        flipped: match &collector {
+            Some(Collecting::Registers(c)) => c.flipped,
+            _ => 0,
+        },
         sealed: match &collector {
             Some(Collecting::Lists(c)) => Sealed { keys: c.sealed, read_back: c.unsealed, bytes: c.spill_bytes() },
             Some(Collecting::Registers(c)) => Sealed { keys: c.sealed, read_back: c.unsealed, bytes: c.spill_bytes() },
@@ -446,10 +453,10 @@ impl Collecting {
     /// Collects after a round that checked `h` (`full` as read: the
     /// register rule flags conflicts through reads the window set aside),
     /// by the round's `order` (`open`: where a prefix of it may not end).
-    fn collect(&mut self, h: &History, full: &History, order: &[u32], open: &[bool]) -> Vec<bool> {
+    fn collect(&mut self, h: &History, full: &History, order: &[u32], open: &[bool], serial: bool) -> Vec<bool> {
         match self {
             Collecting::Lists(c) => c.collect(h, order),
-            Collecting::Registers(c) => c.collect(h, full, order, open),
+            Collecting::Registers(c) => c.collect(h, full, order, open, serial),
         }
     }
 

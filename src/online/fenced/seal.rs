@@ -79,9 +79,11 @@ impl Collector {
 
 /// A key's state as the store holds it: a byte saying which parts follow
 /// (and, bit 2, whether the key has archived intermediate values, bit 3
-/// archived values of failed transactions), then
+/// archived values of failed transactions, bit 4 whether its last version
+/// was read, bit 5 whether flips follow), then
 /// the front (last version, its writer's line, the stale, assumed and
-/// intermediate versions) and the failed transactions' values.
+/// intermediate versions, then its flips: a count and each one's version,
+/// round and line) and the failed transactions' values.
 fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
     let archived = front.is_some_and(|f| f.archived);
     let aborted_archived = front.is_some_and(|f| f.aborted_archived);
@@ -89,7 +91,9 @@ fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
         u8::from(front.is_some())
             | (u8::from(aborted.is_some()) << 1)
             | (u8::from(archived) << 2)
-            | (u8::from(aborted_archived) << 3),
+            | (u8::from(aborted_archived) << 3)
+            | (u8::from(front.is_some_and(|f| f.seen)) << 4)
+            | (u8::from(front.is_some_and(|f| !f.flips.is_empty())) << 5),
     ];
     if let Some(f) = front {
         b.extend_from_slice(&f.value.to_le_bytes());
@@ -97,6 +101,13 @@ fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
         f.stale.encode(&mut b);
         f.assumed.encode(&mut b);
         f.intermediate.encode(&mut b);
+        if !f.flips.is_empty() {
+            b.extend_from_slice(&(f.flips.len() as u64).to_le_bytes());
+            for x in &f.flips {
+                b.extend_from_slice(&(x.value as u64).to_le_bytes());
+                b.extend_from_slice(&(u64::from(x.round) << 32 | u64::from(x.line)).to_le_bytes());
+            }
+        }
     }
     if let Some(d) = aborted {
         d.encode(&mut b);
@@ -106,6 +117,7 @@ fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
 
 /// The state [`encode`] wrote; `None` when the bytes are not one.
 fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
+    let take = crate::online::values::take_u64;
     let (&parts, mut b) = bytes.split_first()?;
     let front = if parts & 1 == 1 {
         let value = crate::online::values::take_u64(&mut b)? as i64;
@@ -113,6 +125,14 @@ fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
         let stale = Ranges::decode(&mut b)?;
         let assumed = Ranges::decode(&mut b)?;
         let intermediate = Dense::decode(&mut b)?;
+        let mut flips = Vec::new();
+        if parts & 32 == 32 {
+            for _ in 0..take(&mut b)? {
+                let value = take(&mut b)? as i64;
+                let at = take(&mut b)?;
+                flips.push(super::flip::Flip { value, round: (at >> 32) as u32, line: at as u32 });
+            }
+        }
         Some(Front {
             value,
             line,
@@ -121,12 +141,14 @@ fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
             intermediate,
             archived: parts & 4 == 4,
             aborted_archived: parts & 8 == 8,
+            seen: parts & 16 == 16,
+            flips,
         })
     } else {
         None
     };
     let aborted = if parts & 2 == 2 { Some(Dense::decode(&mut b)?) } else { None };
-    (b.is_empty() && parts < 16).then_some((front, aborted))
+    (b.is_empty() && parts < 64).then_some((front, aborted))
 }
 
 impl spill::Sealing for Collector {

@@ -1,0 +1,298 @@
+//! Flips: deciding an assumed write order the other way when a later read
+//! shows it, instead of giving up on the run.
+//!
+//! ## The case
+//! A round collects its prefix `P` of a serial execution `E`. Two writers
+//! of a key `x` in `P` that nothing orders (no known edge, no fence, no
+//! reader between them) are in `E`'s order only because `E` chose one:
+//! `W_a` first, `W_L` last. The key's last version is then `l`, and `a` is
+//! *assumed* overwritten. A later transaction `T` that reads `a` (`T`
+//! follows both by fences) shows `W_L` before `W_a`. Without more, the run
+//! cannot tell whether another execution of the forgotten transactions
+//! puts `W_a` last, and says `unknown` ([`super::Collector::broken`]).
+//!
+//! ## When `W_a` may move
+//! Let `E = … W_a Z_1 … Z_m Y_1 …` with `W_L` among the `Z`, and
+//! `E' = … Z_1 … Z_m W_a Y_1 …`: `W_a` moved past the *range* `Z_1 … Z_m`.
+//! `E'` is a serial execution at the round's level when
+//!
+//! 1. no `Z` follows `W_a` by known edges (session order, reads-from:
+//!    a session level keeps them; a `Z` that read `W_a` is one);
+//! 2. no `Z` writes a key `W_a` reads (its reads stay the latest);
+//! 3. no `Y` reads a version, of a key `W_a` writes, that a `Z` wrote (it
+//!    would now be overwritten by `W_a`): such a `Y` joins the range
+//!    (`m` grows) and the range is checked again; and no transaction that
+//!    stays in the window, or is `:info`, reads one (it comes after all of
+//!    `P`);
+//! 4. of the keys `W_a` writes, `x` alone has its last writer in the
+//!    range, so that `E'` leaves the state `E` leaves except that `x`'s
+//!    last version is `a` (a flip changes one key).
+//!
+//! Every `Z` reads what it read in `E`: the only write that moved is
+//! `W_a`'s, now after them, and none read it (1). The range is at most
+//! [`MAX_RANGE`] transactions long. Such a writer's assumed version gets a
+//! [`Flip`], kept with the key's state ([`super::Front::flips`], sealed
+//! with it).
+//!
+//! ## Using one
+//! The read of `a` by an `:ok` transaction not flagged on `x` (it follows
+//! both writers by known edges or fences) is accepted, and `a` becomes the
+//! key's last version, when since the round nothing changed `x`'s state
+//! (the front is the one the flip was filed with: any new last version
+//! replaces it) and nothing read `l` ([`super::Front::seen`]): then every
+//! later round's execution reads on `x` only what it read from the state
+//! `E'` leaves, so `E'` followed by the later rounds' executions is a serial
+//! execution of everything collected, and the rest is checked from its
+//! state as before. A read of `l` after the flip (in the same round's
+//! window too) is a read of an assumed version: `unknown`, never a report.
+//! One flip per round: a second would move a writer within an execution
+//! that is no longer `E`.
+//!
+//! Only where `E` is a serial execution (not snapshot isolation's commit
+//! order with overlapping transactions, nor causal consistency's
+//! arbitration order), and not after the run went `invalid` (the known
+//! order then stands in for `E`).
+//!
+//! Written by hand: specific to this collector.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::super::cut::{Known, Txn};
+use super::Collector;
+use crate::history::{History, KeyId, MopFn, MopValue, OpType};
+
+/// The longest range a writer is moved past.
+const MAX_RANGE: usize = 128;
+
+/// An assumed version of a key that a later read may show last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Flip {
+    /// The version.
+    pub(super) value: i64,
+    /// The collecting round that assumed it (one flip per round).
+    pub(super) round: u32,
+    /// The line on which its writer completed.
+    pub(super) line: u32,
+}
+
+impl Collector {
+    /// Takes the read of `x`'s assumed version `a` (by an `:ok`
+    /// transaction that follows its collected writers) as deciding the
+    /// order the other way, when a [`Flip`] allows it (module docs):
+    /// `a` becomes the key's last version, and what was ordered before it
+    /// is only assumed from then on. `false` when none allows it.
+    pub(super) fn flip(&mut self, x: KeyId, a: i64) -> bool {
+        let Some(front) = self.fronts.get_mut(&x) else { return false };
+        if front.seen {
+            return false;
+        }
+        let done = &self.flipped_rounds;
+        let Some(f) = front.flips.iter().find(|f| f.value == a && !done.contains(&f.round)).cloned() else {
+            return false;
+        };
+        let old = std::mem::replace(&mut front.value, a);
+        front.assumed.insert(old);
+        front.assumed.absorb(std::mem::take(&mut front.stale));
+        front.line = f.line;
+        front.seen = true;
+        front.flips.clear();
+        self.flipped_rounds.insert(f.round);
+        self.flipped += 1;
+        true
+    }
+}
+
+/// What a round's serial execution says about its members, for deciding
+/// which assumed versions may flip.
+pub(super) struct Round<'a> {
+    h: &'a History,
+    txns: &'a [Txn],
+    known: &'a Known,
+    /// Members in the execution's order.
+    order: Vec<usize>,
+    /// Per transaction, its place in `order` (`u32::MAX`: not a member).
+    place: Vec<u32>,
+    /// Per version `(key, value)`, the transactions that read it (all but
+    /// failed ones).
+    readers: FxHashMap<(KeyId, i64), Vec<usize>>,
+    /// Per key, its last writer among the members.
+    last_writer: &'a FxHashMap<KeyId, usize>,
+    /// Whether some value was written twice in the window (a read of it
+    /// then names no one writer: no flips).
+    repeated: bool,
+}
+
+impl<'a> Round<'a> {
+    /// The members of `txns` (`members`) in the order `ranks` gives them;
+    /// `h` is the window as read (reads the collector set aside included).
+    pub(super) fn new(
+        h: &'a History,
+        txns: &'a [Txn],
+        ranks: &[u32],
+        members: &[bool],
+        known: &'a Known,
+        last_writer: &'a FxHashMap<KeyId, usize>,
+    ) -> Round<'a> {
+        let mut order: Vec<usize> = (0..txns.len()).filter(|&t| members[t]).collect();
+        order.sort_unstable_by_key(|&t| txns[t].done.map_or(u32::MAX, |d| ranks[d]));
+        let mut place = vec![u32::MAX; txns.len()];
+        for (i, &t) in order.iter().enumerate() {
+            place[t] = i as u32;
+        }
+        let mut readers: FxHashMap<(KeyId, i64), Vec<usize>> = FxHashMap::default();
+        let mut values: FxHashSet<(KeyId, i64)> = FxHashSet::default();
+        let mut repeated = false;
+        for (t, txn) in txns.iter().enumerate() {
+            for m in h.mops_of(&h.ops[txn.op()]) {
+                if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                    repeated |= !values.insert((m.key, v));
+                }
+            }
+            if txn.kind == Some(OpType::Fail) {
+                continue;
+            }
+            for (k, v) in external_reads(h, txn) {
+                if let Some(v) = v {
+                    readers.entry((k, v)).or_default().push(t);
+                }
+            }
+        }
+        Round { h, txns, known, order, place, readers, last_writer, repeated }
+    }
+
+    /// The flip of `wa`'s assumed version `a` of `x`, when the module's
+    /// conditions hold (`round`: this round's number).
+    pub(super) fn flip(&self, wa: usize, x: KeyId, a: i64, round: u32) -> Option<Flip> {
+        if self.repeated {
+            return None;
+        }
+        let start = self.place[wa] as usize;
+        let lw = *self.last_writer.get(&x)?;
+        let mut end = self.place[lw] as usize;
+        if start == u32::MAX as usize || end == u32::MAX as usize || end <= start {
+            return None;
+        }
+        // The range: up to the last member that read a version of `x`
+        // written in it (other than `a`, which ends up last).
+        let mut scanned = start;
+        while scanned < end {
+            let from = scanned + 1;
+            scanned = end;
+            for &z in &self.order[from..=end] {
+                for (k, v) in self.writes(&self.txns[z]).filter(|&(k, _)| k == x) {
+                    for &r in self.readers.get(&(k, v)).map_or(&[][..], |r| &r[..]) {
+                        match self.place[r] {
+                            u32::MAX => return None,
+                            p => end = end.max(p as usize),
+                        }
+                    }
+                }
+            }
+            if end - start > MAX_RANGE {
+                return None;
+            }
+        }
+        let range = &self.order[start..=end];
+        let n = range.len();
+        let reads: Vec<Vec<(KeyId, Option<i64>)>> =
+            range.iter().map(|&t| external_reads(self.h, &self.txns[t]).collect()).collect();
+        let writes: Vec<Vec<(KeyId, i64)>> = range.iter().map(|&t| self.writes(&self.txns[t]).collect()).collect();
+        // Which versions the range writes, and per key its writers left
+        // and the one that must write it last (`wa` for `x`, else the
+        // execution's).
+        let mut written: FxHashSet<(KeyId, i64)> = FxHashSet::default();
+        let mut left: FxHashMap<KeyId, u32> = FxHashMap::default();
+        let mut last: FxHashMap<KeyId, (usize, i64)> = FxHashMap::default();
+        for (i, ws) in writes.iter().enumerate() {
+            for &(k, v) in ws {
+                written.insert((k, v));
+                *left.entry(k).or_default() += 1;
+                last.insert(k, (i, v));
+            }
+        }
+        // The range's last write of a key stays last where the round's
+        // last version or a read after the range depends on it; `x`'s
+        // becomes `wa`'s.
+        let last: FxHashMap<KeyId, usize> = last
+            .into_iter()
+            .filter(|&(k, (_, v))| {
+                k == x
+                    || self.last_writer.get(&k).is_some_and(|&w| (self.place[w] as usize) <= end)
+                    || self
+                        .readers
+                        .get(&(k, v))
+                        .is_some_and(|r| r.iter().any(|&r| self.place[r] == u32::MAX || self.place[r] as usize > end))
+            })
+            .map(|(k, (i, _))| (k, if k == x { 0 } else { i }))
+            .collect();
+        // Known predecessors within the range not yet placed, and per
+        // version (`None`: the one before the range) its readers not yet
+        // placed.
+        let mut preds = vec![0u32; n];
+        for (j, &u) in range.iter().enumerate() {
+            preds[j] = range[..j].iter().filter(|&&p| self.known.reaches(p, u)).count() as u32;
+        }
+        let version = |k: KeyId, v: Option<i64>| (k, v.filter(|&v| written.contains(&(k, v))));
+        let mut waiting: FxHashMap<(KeyId, Option<i64>), u32> = FxHashMap::default();
+        for &(k, v) in reads.iter().flatten() {
+            *waiting.entry(version(k, v)).or_default() += 1;
+        }
+        let mut placed = vec![false; n];
+        let mut now: FxHashMap<KeyId, i64> = FxHashMap::default();
+        for _ in 0..n {
+            // The first in the execution's order that reads what is there
+            // now, overwrites nothing a transaction still to come reads,
+            // and writes no key's last version before its other writers.
+            let ready = (0..n).find(|&j| {
+                !placed[j]
+                    && preds[j] == 0
+                    && reads[j].iter().all(|&(k, v)| version(k, v).1 == now.get(&k).copied())
+                    && writes[j].iter().all(|&(k, _)| {
+                        let own = reads[j].iter().filter(|&&(rk, _)| rk == k).count() as u32;
+                        (last.get(&k) != Some(&j) || left.get(&k) == Some(&1))
+                            && waiting.get(&(k, now.get(&k).copied())).map_or(0, |&w| w) == own
+                    })
+            })?;
+            placed[ready] = true;
+            for &(k, v) in &reads[ready] {
+                *waiting.get_mut(&version(k, v)).expect("counted") -= 1;
+            }
+            for &(k, v) in &writes[ready] {
+                now.insert(k, v);
+                *left.get_mut(&k).expect("a key it writes") -= 1;
+            }
+            for (i, &u) in range.iter().enumerate().skip(ready + 1) {
+                if !placed[i] && self.known.reaches(range[ready], u) {
+                    preds[i] -= 1;
+                }
+            }
+        }
+        let line = self.txns[wa].done.map(|d| self.h.ops[d].line)?;
+        Some(Flip { value: a, round, line })
+    }
+
+    /// The last value a transaction wrote to each key it wrote.
+    fn writes(&self, txn: &Txn) -> impl Iterator<Item = (KeyId, i64)> + '_ {
+        let mops = self.h.mops_of(&self.h.ops[txn.op()]);
+        mops.iter().enumerate().filter_map(move |(i, m)| match (m.f, m.value) {
+            (MopFn::Write, MopValue::Int(v)) if !mops[i + 1..].iter().any(|n| n.key == m.key && n.f == MopFn::Write) => {
+                Some((m.key, v))
+            }
+            _ => None,
+        })
+    }
+}
+
+/// What a transaction read from others: its reads of a key before it wrote
+/// that key, with the version read (`None`: the initial state).
+fn external_reads<'h>(h: &'h History, txn: &Txn) -> impl Iterator<Item = (KeyId, Option<i64>)> + 'h {
+    let mops = h.mops_of(&h.ops[txn.op()]);
+    mops.iter().enumerate().filter_map(move |(i, m)| {
+        let outside = !mops[..i].iter().any(|n| n.key == m.key && n.f == MopFn::Write);
+        match (m.f, m.value) {
+            (MopFn::Read, MopValue::Int(v)) if outside => Some((m.key, Some(v))),
+            (MopFn::Read, MopValue::Nil) if outside => Some((m.key, None)),
+            _ => None,
+        }
+    })
+}
