@@ -1034,8 +1034,8 @@ fn follow_one(
     }
     if followed.flipped > 0 {
         eprintln!(
-            "isolde: {} of those orders a later read showed the other way round, and a move of the writer \
-             explained it (isolde help online)",
+            "isolde: {} of those orders a later read showed the other way round, and a replay of the round that \
+             collected them explained it (isolde help online)",
             followed.flipped
         );
     }

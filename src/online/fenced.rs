@@ -85,7 +85,10 @@
 //! * a version that only the serial execution placed before the last one
 //!   (two concurrent writes nothing had read yet): another valid execution
 //!   could have written it last, so the read cannot be judged without the
-//!   forgotten transactions. The run says so ([`Collector::broken`]) and its
+//!   forgotten transactions, unless the round that collected it filed a
+//!   [`flip`]: a replay of its execution in which that version ends last
+//!   (then the read makes it the last version). Otherwise the run says so
+//!   ([`Collector::broken`]) and its
 //!   verdict is `invalid` or `unknown`, never `valid`. When the last version
 //!   changes, the old one and these become ordered versions (the new last
 //!   writer follows all of them, unless it was flagged on the key).
@@ -93,8 +96,9 @@
 //! This is why the rule is behind `--follow-window`: on `isolde gen`'s
 //! shape about one version in 150 is collected in an assumed order, and a
 //! read showing another order comes every few hundred thousand
-//! transactions. Carrying the undecided write orders from round to round
-//! as constraints (Cobra's polygraph) would decide them instead.
+//! transactions (flips decide some: 8 of 18 on a 600k stream). Carrying
+//! the undecided write orders from round to round as constraints (Cobra's
+//! polygraph) would decide them all.
 //!
 //! ## Snapshot isolation
 //! A history valid at `strong-session-snapshot-isolation` need not have a

@@ -552,7 +552,7 @@ fn start_collecting(
             "--follow-window collects transactions that fence transactions (on :{}) order before every \
              later one: memory stays flat when the history has fences; the write order of concurrent writes \
              nothing has read yet is assumed, and a later read that shows another makes the verdict unknown \
-             (isolde help online)",
+             unless a replay of the round that collected them explains it (isolde help online)",
             fenced::FENCE_KEY
         ));
         // Read fences order by anti-dependencies: not at causal-cerone.
