@@ -32,8 +32,14 @@
 //! before `p + 1` did, and every transaction after a later fence started
 //! after that (session order and reads-from are commit-before-start): it
 //! sees the earlier one. At causal-cerone an anti-dependency orders nothing,
-//! so a read fence is an ordinary transaction there
-//! ([`Collector::with_read_fences`]). Two read fences at the same `p` do
+//! so there a read fence keeps only the first half
+//! ([`Collector::with_read_fences`]): reads-from and session order are
+//! causal order, so its client's later transactions follow the write
+//! fence at `p`, but nothing orders its earlier ones before `p + 1` (their
+//! `next` comes from the client's next write fence). Before (2026-11-27),
+//! a read fence was an ordinary transaction there, and on CobraLogs
+//! `chengRM`, whose clients mostly run read fences, `A` stayed 0 and
+//! nothing was collected. Two read fences at the same `p` do
 //! not fork the chain; only write fences must not share a position. A
 //! path "by fences" may thus hold an anti-dependency; what rests on it (a
 //! collected version ordered before the last one, a later read of it
@@ -316,9 +322,10 @@ impl Collector {
         Collector { spill: super::spill::Spill::new(dir), quiet_lines, ..Collector::default() }
     }
 
-    /// Takes transactions that only read the fence key as read fences
-    /// (sound at strong session serializability and snapshot isolation
-    /// alone: see "Read fences").
+    /// Takes transactions that only read the fence key as read fences in
+    /// both directions (sound at strong session serializability and
+    /// snapshot isolation alone: see "Read fences"); without, they order
+    /// only their client's later transactions.
     pub fn with_read_fences(mut self, on: bool) -> Collector {
         self.read_fences = on;
         self
@@ -657,7 +664,7 @@ impl Collector {
             if let (Some(r), Some(MopValue::Int(v))) = (read, wrote.map(|m| m.value)) {
                 writer.insert(v, t);
                 reads.push((t, value(r)));
-            } else if let Some(r) = read.filter(|_| self.read_fences && is_read_fence(mops, fence)) {
+            } else if let Some(r) = read.filter(|_| is_read_fence(mops, fence)) {
                 read_only.push((t, value(r)));
             }
         }
@@ -697,8 +704,8 @@ impl Collector {
             seen.insert(p, t);
         }
         let mut fences = Fences { lo: pos.clone(), hi: pos };
-        // A read fence at `p`: after the write fence at `p`, before the one
-        // at `p + 1` (see "Read fences").
+        // A read fence at `p`: after the write fence at `p`, and (not at
+        // causal-cerone) before the one at `p + 1` (see "Read fences").
         for (t, read) in read_only {
             let p = match read {
                 None => base,
@@ -708,7 +715,9 @@ impl Collector {
                 },
             };
             fences.lo[t] = p;
-            fences.hi[t] = p + 1;
+            if self.read_fences {
+                fences.hi[t] = p + 1;
+            }
         }
         Ok(fences)
     }
