@@ -922,7 +922,7 @@ impl Collector {
             }
             self.fronts.insert(k, front);
         }
-        if let Some(full) = flips {
+        if let Some(full) = flips.filter(|_| !assumed_here.is_empty()) {
             let round = flip::Round::new(full, txns, ranks, members, known, &last_writer);
             for (k, t, v) in assumed_here.into_iter().filter(|&(k, _, _)| Some(k) != self.fence_key) {
                 if let (Some(f), Some(front)) = (round.flip(t, k, v, self.rounds), self.fronts.get_mut(&k)) {
