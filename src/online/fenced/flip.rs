@@ -80,7 +80,7 @@ use super::super::cut::{Known, Txn};
 use super::Collector;
 use crate::history::{History, KeyId, MopFn, MopValue, OpType};
 
-/// The longest range a writer is moved past.
+/// The most transactions of a round's execution a flip replays.
 const MAX_RANGE: usize = 128;
 
 /// An assumed version of a key that a later read may show last.
