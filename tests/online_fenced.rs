@@ -186,6 +186,25 @@ fn a_read_showing_an_assumed_order_the_other_way_round_flips_it() {
     assert_eq!(verdict(&mut followed, &check).valid, Validity::Valid);
 }
 
+/// A read that no replay of a short range explains (the assumed writer
+/// also wrote another key whose order a later transaction of the round
+/// depends on) is decided by the exact check on the kept round: the run
+/// goes on and ends `valid`, as the batch check does.
+#[test]
+fn a_read_no_replay_explains_is_decided_by_the_exact_check_on_the_kept_round() {
+    let cfg = RwRegisterConfig { seed: 1, txns: 12_000, ..RwRegisterConfig::default() };
+    let mut out = Vec::new();
+    let opts = GenOptions { fences: 20, ..GenOptions::default() };
+    isolde::gen::rw_register::write_rw_register_with(&cfg, &opts, &mut out).expect("generates");
+    let text = String::from_utf8(out).expect("utf-8");
+    let check = options(false, Some("strong-session-serializable"));
+    let (mut followed, rec) = follow_window(&text, vec![4096], 5_000, &check);
+    assert!(rec.found.is_empty(), "{:?}", rec.found);
+    assert!(followed.resolved >= 1, "{} resolved, {} flipped", followed.resolved, followed.flipped);
+    assert_eq!(followed.unknown, None);
+    assert_eq!(verdict(&mut followed, &check).valid, Validity::Valid);
+}
+
 /// Found by the property test: on this valid history (a fence after every
 /// transaction, 5% failed) a round once reported a read of key 1's value 3
 /// (line 79) as `G-single-item-process` against the collected last version

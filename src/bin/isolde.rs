@@ -1034,9 +1034,10 @@ fn follow_one(
     }
     if followed.flipped > 0 {
         eprintln!(
-            "isolde: {} of those orders a later read showed the other way round, and a replay of the round that \
-             collected them explained it (isolde help online)",
-            followed.flipped
+            "isolde: {} of those orders a later read showed the other way round, and another execution of the \
+             round that collected them explained it ({} found by the exact check on the kept round; isolde help \
+             online)",
+            followed.flipped, followed.resolved
         );
     }
     if followed.collected > 0 {

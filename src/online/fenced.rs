@@ -181,6 +181,7 @@
 
 mod archive;
 mod flip;
+mod resolve;
 mod seal;
 
 pub use archive::ARCHIVE_WORDS;
@@ -264,6 +265,11 @@ pub struct Collector {
     rounds: u32,
     /// Rounds one of whose assumed versions flipped.
     flipped_rounds: FxHashSet<u32>,
+    /// Of `flipped`, those the exact check on a kept round decided
+    /// ([`resolve`]).
+    pub resolved: u64,
+    /// The members of the last rounds, for [`resolve`].
+    kept: resolve::Kept,
     /// Whether a transaction that only reads the fence key is a read fence
     /// (see "Read fences"; not at causal-cerone).
     read_fences: bool,
@@ -446,7 +452,7 @@ impl Collector {
                 let flagged = self.flagged.get(&op.line).is_some_and(|keys| keys.binary_search(&m.key).is_ok());
                 if let (Some(v), true, false, false, true) = (read, assumed && !stale, flagged, intermediate, ok) {
                     // An assumed order the read decides the other way.
-                    if self.flip(m.key, v) {
+                    if self.flip(h, m.key, v) || self.resolve(h, m.key, v) {
                         w.check.mops[mi as usize].value = MopValue::Nil;
                         w.rewrite(m.key, v);
                         continue;
@@ -495,6 +501,9 @@ impl Collector {
             return keep;
         }
         let known_order;
+        // Whether `ranks` is an execution the round's check found (not the
+        // known edges' order of a run that can be valid no more).
+        let execution = ranks.len() == h.ops.len() && !self.invalid;
         let (ranks, component, open, serial) = if ranks.len() == h.ops.len() {
             (ranks, &[][..], open, serial && open.is_empty() && !self.invalid)
         } else if self.invalid || self.broken.is_some() {
@@ -545,6 +554,9 @@ impl Collector {
         self.rounds += 1;
         let flips = serial.then_some(full);
         self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic, flips);
+        if execution && self.read_fences {
+            self.kept.keep(self.rounds, full, &txns, ranks, &members);
+        }
         self.collect_failed(h, &txns, &mut keep);
         self.bridge_aborted(h, &keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {

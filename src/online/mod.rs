@@ -218,6 +218,8 @@ pub struct Followed {
     /// Assumed orders a later read decided the other way, and the run went
     /// on (`fenced`'s flips).
     pub flipped: u64,
+    /// Of `flipped`, those the exact check on a kept round decided.
+    pub resolved: u64,
     /// Keys sealed to disk ([`spill`]).
     pub sealed: Sealed,
     /// Time spent reading and checking rounds.
@@ -410,6 +412,10 @@ pub fn follow_feed(
         assumed: collector.as_ref().map_or(0, |c| c.assumed()),
         flipped: match &collector {
             Some(Collecting::Registers(c)) => c.flipped,
+            _ => 0,
+        },
+        resolved: match &collector {
+            Some(Collecting::Registers(c)) => c.resolved,
             _ => 0,
         },
         sealed: match &collector {

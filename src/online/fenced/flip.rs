@@ -100,7 +100,7 @@ impl Collector {
     /// order the other way, when a [`Flip`] allows it (module docs):
     /// `a` becomes the key's last version, and what was ordered before it
     /// is only assumed from then on. `false` when none allows it.
-    pub(super) fn flip(&mut self, x: KeyId, a: i64) -> bool {
+    pub(super) fn flip(&mut self, h: &History, x: KeyId, a: i64) -> bool {
         let Some(front) = self.fronts.get_mut(&x) else { return false };
         if front.seen {
             return false;
@@ -116,6 +116,7 @@ impl Collector {
         front.seen = true;
         front.flips.clear();
         self.flipped_rounds.insert(f.round);
+        self.kept.flipped(f.round, h.key(x), a, f.line);
         self.flipped += 1;
         true
     }
