@@ -93,7 +93,9 @@
 //!   could have written it last, so the read cannot be judged without the
 //!   forgotten transactions, unless the round that collected it filed a
 //!   [`flip`]: a replay of its execution in which that version ends last
-//!   (then the read makes it the last version). Otherwise the run says so
+//!   (then the read makes it the last version), or the exact check finds
+//!   such an execution of the round's members, kept for a while
+//!   ([`resolve`]). Otherwise the run says so
 //!   ([`Collector::broken`]) and its
 //!   verdict is `invalid` or `unknown`, never `valid`. When the last version
 //!   changes, the old one and these become ordered versions (the new last
@@ -102,9 +104,9 @@
 //! This is why the rule is behind `--follow-window`: on `isolde gen`'s
 //! shape about one version in 150 is collected in an assumed order, and a
 //! read showing another order comes every few hundred thousand
-//! transactions (flips decide some: 8 of 18 on a 600k stream). Carrying
-//! the undecided write orders from round to round as constraints (Cobra's
-//! polygraph) would decide them all.
+//! transactions (flips and re-solved rounds decided all 44 on a 2M
+//! stream). A read whose order depends on a transaction held beside the
+//! round, or on a round no longer kept, still makes the run `unknown`.
 //!
 //! ## Snapshot isolation
 //! A history valid at `strong-session-snapshot-isolation` need not have a

@@ -63,9 +63,8 @@
 //! 600k-transaction `isolde gen` stream (default shape, seed 7, a fence
 //! every 20 transactions), 8 of its 3,541 assumed orders were read the
 //! other way round and flipped; the first read no flip explains came at
-//! line 506,735 instead of line 49,996. Deciding every such read needs
-//! the undecided orders carried from round to round as constraints
-//! (Cobra's polygraph).
+//! line 506,735 instead of line 49,996. Such reads are asked of the exact
+//! check on the kept round instead ([`super::resolve`]).
 //!
 //! Only where `E` is a serial execution (not snapshot isolation's commit
 //! order with overlapping transactions, nor causal consistency's
