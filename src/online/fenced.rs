@@ -556,8 +556,11 @@ impl Collector {
         self.rounds += 1;
         let flips = serial.then_some(full);
         self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic, flips);
-        if execution && self.read_fences {
+        // Kept only while a question could still be asked (`resolve`).
+        if execution && self.read_fences && self.broken.is_none() {
             self.kept.keep(self.rounds, full, &txns, ranks, &members);
+        } else if self.broken.is_some() {
+            self.kept = resolve::Kept::default();
         }
         self.collect_failed(h, &txns, &mut keep);
         self.bridge_aborted(h, &keep);
