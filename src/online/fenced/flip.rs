@@ -77,7 +77,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::super::cut::{Known, Txn};
 use super::Collector;
-use crate::history::{History, KeyId, MopFn, MopValue, OpType};
+use crate::history::{History, KeyId, Mop, MopFn, MopValue, OpType};
 
 /// The most transactions of a round's execution a flip replays.
 const MAX_RANGE: usize = 128;
@@ -306,7 +306,11 @@ impl<'a> Round<'a> {
 /// What a transaction read from others: its reads of a key before it wrote
 /// that key, with the version read (`None`: the initial state).
 fn external_reads<'h>(h: &'h History, txn: &Txn) -> impl Iterator<Item = (KeyId, Option<i64>)> + 'h {
-    let mops = h.mops_of(&h.ops[txn.op()]);
+    external_reads_of(h.mops_of(&h.ops[txn.op()]))
+}
+
+/// [`external_reads`] of a transaction's micro-ops.
+pub(super) fn external_reads_of(mops: &[Mop]) -> impl Iterator<Item = (KeyId, Option<i64>)> + '_ {
     mops.iter().enumerate().filter_map(move |(i, m)| {
         let outside = !mops[..i].iter().any(|n| n.key == m.key && n.f == MopFn::Write);
         match (m.f, m.value) {

@@ -256,21 +256,17 @@ impl KeptRound {
         let mut written: FxHashSet<(KeyId, i64)> = FxHashSet::default();
         for op in &r.ops {
             let mops = r.mops_of(op);
-            for (i, m) in mops.iter().enumerate() {
-                match (m.f, m.value) {
-                    (MopFn::Write, MopValue::Int(v)) => {
-                        written.insert((m.key, v));
+            for (k, v) in super::flip::external_reads_of(mops) {
+                if let Some(v) = v.filter(|&v| !written.contains(&(k, v))) {
+                    if *before.entry(k).or_insert(v) != v {
+                        return None;
                     }
-                    (MopFn::Read, MopValue::Int(v))
-                        if !mops[..i].iter().any(|n| n.key == m.key && n.f == MopFn::Write) =>
-                    {
-                        if !written.contains(&(m.key, v)) && *before.entry(m.key).or_insert(v) != v {
-                            return None;
-                        }
-                    }
-                    _ => {}
                 }
             }
+            written.extend(mops.iter().filter_map(|m| match (m.f, m.value) {
+                (MopFn::Write, MopValue::Int(v)) => Some((m.key, v)),
+                _ => None,
+            }));
         }
         let mut q = History::default();
         q.keys = r.keys.clone();
