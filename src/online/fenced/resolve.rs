@@ -161,9 +161,16 @@ impl Collector {
             return false;
         }
         let (value, line) = (front.value, front.line);
-        let Some(r) = self.kept.rounds.iter_mut().rev().find(|r| writes(r, name, a)) else { return false };
-        let Some(found) = r.ask(name, a, value, line) else { return false };
-        r.flipped.insert(r.key(name).expect("a key it wrote"), (a, found));
+        let Some((r, k, found)) = self.kept.rounds.iter_mut().rev().find_map(|r| {
+            let (k, found) = writer(r, name, a)?;
+            Some((r, k, found))
+        }) else {
+            return false;
+        };
+        if !r.ask(k, a, value, line) {
+            return false;
+        }
+        r.flipped.insert(k, (a, found));
         let round = r.round;
         let front = self.fronts.get_mut(&x).expect("looked up above");
         let old = std::mem::replace(&mut front.value, a);
@@ -179,10 +186,11 @@ impl Collector {
     }
 }
 
-/// Whether a member of `r` wrote `a` to the key named `name` last.
-fn writes(r: &KeptRound, name: &Value, a: i64) -> bool {
-    let Some(k) = r.key(name) else { return false };
-    r.h.ops.iter().any(|op| last_write(&r.h, op, k) == Some(a))
+/// The key named `name` in `r` and the line of the member that wrote `a`
+/// to it last, when one did (values are written once per key).
+fn writer(r: &KeptRound, name: &Value, a: i64) -> Option<(KeyId, u32)> {
+    let k = r.key(name)?;
+    r.h.ops.iter().find(|op| last_write(&r.h, op, k) == Some(a)).map(|op| (k, op.line))
 }
 
 /// The last value `op` wrote to `k`.
@@ -200,31 +208,26 @@ impl KeptRound {
         self.h.keys.iter().position(|k| k == name).map(|i| KeyId(i as u32))
     }
 
-    /// The line of the member that writes `a` to `name` last in a serial
-    /// execution of the round ending with it, when `(value, line)` is still
-    /// the round's last version of the key and the exact check finds one.
-    fn ask(&self, name: &Value, a: i64, value: i64, line: u32) -> Option<u32> {
-        let x = self.key(name)?;
-        let finals = self.finals()?;
+    /// Whether `(value, line)` is still the round's last version of `x`
+    /// and the exact check finds a serial execution of the round that ends
+    /// with `a` on `x` and the round's state elsewhere.
+    fn ask(&self, x: KeyId, a: i64, value: i64, line: u32) -> bool {
+        let Some(finals) = self.finals() else { return false };
         if finals.get(&x) != Some(&(value, line)) {
-            return None;
+            return false;
         }
-        let question = self.question(x, a, &finals)?;
+        let Some(question) = self.question(x, a, &finals) else { return false };
         let level = crate::si_check::Level {
             semantics: crate::si_check::Semantics::Serializable,
             order: crate::si_check::OrderKind::Session,
         };
         let exact = crate::si_check::ExactOptions { timeout: Some(RESOLVE_TIME), ..Default::default() };
-        let valid = match crate::si_check::serial_order_by_replay(&question, level, &exact) {
+        match crate::si_check::serial_order_by_replay(&question, level, &exact) {
             Ok(Some(_)) => true,
             Ok(None) => crate::si_check::check_level(&question, level, &exact)
                 .is_ok_and(|out| out.verdict == crate::si_check::Verdict::Valid),
             Err(_) => false,
-        };
-        if !valid {
-            return None;
         }
-        self.h.ops.iter().rev().find(|op| last_write(&self.h, op, x) == Some(a)).map(|op| op.line)
     }
 
     /// Per key the members wrote: its last version and its writer's line,
