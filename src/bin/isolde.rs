@@ -1062,8 +1062,10 @@ fn follow_one(
         outcome.valid = Validity::Unknown;
     }
     eprintln!(
-        "isolde: followed {}: {} ops in {:.1} s, {} rounds, {} anomalies reported while following",
+        "isolde: followed {}: {} transactions read ({} ops held at the end) in {:.1} s, {} rounds, {} anomalies \
+         reported while following",
         history.source,
+        followed.txns_read,
         history.ops.len(),
         followed.elapsed.as_secs_f64(),
         followed.rounds,

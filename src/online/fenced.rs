@@ -452,21 +452,30 @@ impl Collector {
                 // the collected writers (only after an anomaly can one read
                 // an overwritten version, see "After an anomaly").
                 let flagged = self.flagged.get(&op.line).is_some_and(|keys| keys.binary_search(&m.key).is_ok());
+                let mut unresolved = None;
                 if let (Some(v), true, false, false, true) = (read, assumed && !stale, flagged, intermediate, ok) {
                     // An assumed order the read decides the other way.
-                    if self.flip(h, m.key, v) || self.resolve(h, m.key, v) {
-                        w.check.mops[mi as usize].value = MopValue::Nil;
-                        w.rewrite(m.key, v);
-                        continue;
+                    let why = if self.flip(h, m.key, v) { Ok(()) } else { self.resolve(h, m.key, v) };
+                    match why {
+                        Ok(()) => {
+                            w.check.mops[mi as usize].value = MopValue::Nil;
+                            w.rewrite(m.key, v);
+                            continue;
+                        }
+                        Err(why) => unresolved = Some(why),
                     }
                 }
                 if ((assumed && !stale) || flagged) && !intermediate {
                     if ok && self.broken.is_none() {
+                        let why = unresolved.map_or_else(
+                            || "it was read by a transaction assumed to follow a collected writer".to_string(),
+                            |why| why.to_string(),
+                        );
                         self.broken = Some(format!(
                             "the read on line {} shows a version of key {} that --follow collected as overwritten \
                              in an assumed order (no path ordered its writer before the last one, or before this \
-                             transaction); whether the history explains it is not known: check the history in \
-                             one piece",
+                             transaction), and {why}; whether the history explains it is not known: check the \
+                             history in one piece",
                             op.line,
                             h.key(m.key)
                         ));
@@ -863,6 +872,9 @@ impl Collector {
                 .is_some_and(|keys| keys.binary_search(&k).is_ok());
             let mut front = match self.fronts.remove(&k) {
                 Some(old) if after_earlier => {
+                    if !old.seen {
+                        self.kept.overwritten_unread(old.line, old.value);
+                    }
                     let mut stale = old.stale;
                     stale.insert(old.value);
                     stale.absorb(old.assumed);

@@ -190,8 +190,11 @@ pub enum Ending {
 
 /// What following read.
 pub struct Followed {
-    /// Every op read (up to a malformed one, or the memory limit).
+    /// Every op read (up to a malformed one, or the memory limit), less
+    /// the transactions collected ([`Followed::collected`]).
     pub history: History,
+    /// Completed transactions read in all, collected ones included.
+    pub txns_read: usize,
     /// Why it stopped.
     pub ending: Ending,
     /// Rounds checked.
@@ -400,9 +403,11 @@ pub fn follow_feed(
             ..status
         });
     };
+    let txns_read = asm.completions();
     let history = asm.into_history();
     let window = collector.as_mut().map(|c| c.apply(&history));
     Ok(Followed {
+        txns_read,
         history,
         ending,
         rounds: rounds.count,

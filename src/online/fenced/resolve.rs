@@ -86,7 +86,11 @@ struct KeptRound {
     /// afresh.
     h: History,
     /// Keys whose last version a flip changed: (value, its writer's line).
+    /// A question keeps them.
     flipped: FxHashMap<KeyId, (i64, u32)>,
+    /// Keys whose last version an answer changed without any read of it
+    /// ([`Collector::free_fronts`]): a question may change them again.
+    moved: FxHashMap<KeyId, (i64, u32)>,
 }
 
 /// The members of the last rounds ([`KEPT_TXNS`] at most).
@@ -94,6 +98,12 @@ struct KeptRound {
 pub(super) struct Kept {
     rounds: VecDeque<KeptRound>,
     txns: usize,
+    /// The lines of the kept rounds' members.
+    lines: FxHashSet<u32>,
+    /// Last versions of kept rounds, as (their writer's line, value), that
+    /// a writer of a later round overwrote before any read of them: a
+    /// question leaves them free.
+    overwritten: FxHashSet<(u32, i64)>,
 }
 
 impl Kept {
@@ -129,10 +139,28 @@ impl Kept {
             h.ops.push(op);
         }
         self.txns += h.ops.len();
-        self.rounds.push_back(KeptRound { round, h, flipped: FxHashMap::default() });
+        self.lines.extend(h.ops.iter().map(|op| op.line));
+        self.rounds.push_back(KeptRound { round, h, flipped: FxHashMap::default(), moved: FxHashMap::default() });
         while self.txns > KEPT_TXNS {
             let Some(old) = self.rounds.pop_front() else { break };
             self.txns -= old.h.ops.len();
+            for op in &old.h.ops {
+                self.lines.remove(&op.line);
+                for m in old.h.mops_of(op) {
+                    if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                        self.overwritten.remove(&(op.line, v));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records that `value`, the last version of a key that the member
+    /// completed on `line` left, was overwritten by a later round's writer
+    /// that follows it, and that nothing read it while it was last.
+    pub(super) fn overwritten_unread(&mut self, line: u32, value: i64) {
+        if self.lines.contains(&line) {
+            self.overwritten.insert((line, value));
         }
     }
 
@@ -150,28 +178,44 @@ impl Kept {
 impl Collector {
     /// Takes the read of `x`'s assumed version `a` as deciding the order
     /// the other way when the newest kept round that wrote `a` has a
-    /// serial execution ending with it (module docs); `false` otherwise.
-    pub(super) fn resolve(&mut self, h: &History, x: KeyId, a: i64) -> bool {
+    /// serial execution ending with it (module docs); otherwise says why
+    /// not.
+    pub(super) fn resolve(&mut self, h: &History, x: KeyId, a: i64) -> Result<(), Unresolved> {
         if self.broken.is_some() || !self.read_fences {
-            return false;
+            return Err(Unresolved::Off);
         }
         let name = h.key(x);
-        let Some(front) = self.fronts.get(&x) else { return false };
+        let front = self.fronts.get(&x).ok_or(Unresolved::Off)?;
         if front.seen {
-            return false;
+            return Err(Unresolved::Seen);
         }
         let (value, line) = (front.value, front.line);
-        let Some((r, k, found)) = self.kept.rounds.iter_mut().rev().find_map(|r| {
-            let (k, found) = writer(r, name, a)?;
-            Some((r, k, found))
-        }) else {
-            return false;
-        };
-        if !r.ask(k, a, value, line) {
-            return false;
-        }
-        r.flipped.insert(k, (a, found));
+        let (r, k, found) = self
+            .kept
+            .rounds
+            .iter()
+            .rev()
+            .find_map(|r| {
+                let (k, found) = writer(r, name, a)?;
+                Some((r, k, found))
+            })
+            .ok_or(Unresolved::NotKept)?;
+        let mut free = self.free_fronts(h, r);
+        free.remove(&k);
+        let moved = r.ask(k, a, (value, line), &self.kept.overwritten, &free)?;
         let round = r.round;
+        for &(rk, (v, l)) in &moved {
+            let Some(f) = free.get(&rk).and_then(|c| self.fronts.get_mut(c)) else { continue };
+            let old = std::mem::replace(&mut f.value, v);
+            f.assumed.insert(old);
+            f.assumed.absorb(std::mem::take(&mut f.stale));
+            f.line = l;
+            f.flips.clear();
+        }
+        if let Some(r) = self.kept.rounds.iter_mut().find(|r| r.round == round) {
+            r.flipped.insert(k, (a, found));
+            r.moved.extend(moved);
+        }
         let front = self.fronts.get_mut(&x).expect("looked up above");
         let old = std::mem::replace(&mut front.value, a);
         front.assumed.insert(old);
@@ -182,7 +226,75 @@ impl Collector {
         self.flipped_rounds.insert(round);
         self.flipped += 1;
         self.resolved += 1;
-        true
+        Ok(())
+    }
+
+    /// The keys of kept round `r` whose last version is still the one the
+    /// round left and that nothing has read since (by their id in `r`, with
+    /// their id in the collector): a question leaves them free, and the
+    /// answer says what each one's last version becomes. Keys whose state
+    /// is sealed away are not among them.
+    fn free_fronts(&self, h: &History, r: &KeptRound) -> FxHashMap<KeyId, KeyId> {
+        let ids: FxHashMap<&Value, KeyId> =
+            h.keys.iter().enumerate().map(|(i, name)| (name, KeyId(i as u32))).collect();
+        let Some(finals) = r.finals() else { return FxHashMap::default() };
+        finals
+            .into_iter()
+            .filter(|(k, _)| !r.flipped.contains_key(k))
+            .filter_map(|(k, (v, l))| {
+                let c = *ids.get(&r.h.keys[k.0 as usize])?;
+                let f = self.fronts.get(&c)?;
+                (f.value == v && f.line == l && !f.seen).then_some((k, c))
+            })
+            .collect()
+    }
+}
+
+/// Why a read of an assumed version was not decided by a kept round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Unresolved {
+    /// Questions are not asked (the run can no longer be `valid`, or the
+    /// history has no read fences).
+    Off,
+    /// The key's last version was read since it became last.
+    Seen,
+    /// No kept round wrote the version (rounds older than the last
+    /// [`KEPT_TXNS`] collected transactions are dropped).
+    NotKept,
+    /// The key's last version is no longer the one the round left.
+    Changed,
+    /// The round wrote a value twice, or read two versions of a key from
+    /// before it: its reads cannot be told apart.
+    Repeated,
+    /// The exact check found no serial execution of the round ending with
+    /// the version read (round's number).
+    NoExecution(u32),
+    /// The exact check did not decide within [`RESOLVE_TIME`].
+    Undecided(u32),
+}
+
+impl std::fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unresolved::Off => write!(f, "no flip of its round explains it"),
+            Unresolved::Seen => write!(f, "the key's last version had been read since, so its order is fixed"),
+            Unresolved::NotKept => write!(
+                f,
+                "no flip explains it and the round that wrote it is no longer kept (the last {KEPT_TXNS} \
+                 collected transactions are)"
+            ),
+            Unresolved::Changed => write!(f, "the key's last version changed since its round"),
+            Unresolved::Repeated => write!(f, "its round wrote a value twice or read two versions of a key"),
+            Unresolved::NoExecution(r) => {
+                write!(f, "the exact check found no execution of collecting round {r} that ends with it")
+            }
+            Unresolved::Undecided(r) => write!(
+                f,
+                "the exact check did not decide within {} s whether collecting round {r} has an execution \
+                 ending with it",
+                RESOLVE_TIME.as_secs()
+            ),
+        }
     }
 }
 
@@ -210,24 +322,71 @@ impl KeptRound {
 
     /// Whether `(value, line)` is still the round's last version of `x`
     /// and the exact check finds a serial execution of the round that ends
-    /// with `a` on `x` and the round's state elsewhere.
-    fn ask(&self, x: KeyId, a: i64, value: i64, line: u32) -> bool {
-        let Some(finals) = self.finals() else { return false };
-        if finals.get(&x) != Some(&(value, line)) {
-            return false;
+    /// with `a` on `x` and the round's state elsewhere (`Ok`), or why not.
+    fn ask(
+        &self,
+        x: KeyId,
+        a: i64,
+        front: (i64, u32),
+        overwritten: &FxHashSet<(u32, i64)>,
+        free: &FxHashMap<KeyId, KeyId>,
+    ) -> Result<Vec<(KeyId, (i64, u32))>, Unresolved> {
+        let finals = self.finals().ok_or(Unresolved::Repeated)?;
+        if finals.get(&x) != Some(&front) {
+            return Err(Unresolved::Changed);
         }
-        let Some(question) = self.question(x, a, &finals) else { return false };
+        let pinned: FxHashMap<KeyId, (i64, u32)> = finals
+            .iter()
+            .filter(|&(k, &(v, l))| {
+                *k == x || self.flipped.contains_key(k) || !(overwritten.contains(&(l, v)) || free.contains_key(k))
+            })
+            .map(|(&k, &f)| (k, f))
+            .collect();
+        let question = self.question(x, a, &pinned).ok_or(Unresolved::Repeated)?;
         let level = crate::si_check::Level {
             semantics: crate::si_check::Semantics::Serializable,
             order: crate::si_check::OrderKind::Session,
         };
-        let exact = crate::si_check::ExactOptions { timeout: Some(RESOLVE_TIME), ..Default::default() };
-        match crate::si_check::serial_order_by_replay(&question, level, &exact) {
-            Ok(Some(_)) => true,
-            Ok(None) => crate::si_check::check_level(&question, level, &exact)
-                .is_ok_and(|out| out.verdict == crate::si_check::Verdict::Valid),
-            Err(_) => false,
+        let exact =
+            crate::si_check::ExactOptions { timeout: Some(RESOLVE_TIME), keep_serial: true, ..Default::default() };
+        let order = match crate::si_check::serial_order_by_replay(&question, level, &exact) {
+            Ok(Some((_, order))) => order,
+            _ => match crate::si_check::check_level(&question, level, &exact) {
+                Ok(out) => match out.verdict {
+                    crate::si_check::Verdict::Valid => out.stats.serial_order,
+                    crate::si_check::Verdict::Invalid(_) => return Err(Unresolved::NoExecution(self.round)),
+                    crate::si_check::Verdict::Unknown(_) => return Err(Unresolved::Undecided(self.round)),
+                },
+                Err(_) => return Err(Unresolved::Undecided(self.round)),
+            },
+        };
+        self.moved(&order, &finals, free).ok_or(Unresolved::Undecided(self.round))
+    }
+
+    /// The free keys ([`Collector::free_fronts`]) whose last version the
+    /// serial execution `order` of a question (its completions) leaves
+    /// other than `finals` says, with the version it leaves and its
+    /// writer's line. `None` when the order is not a whole execution.
+    fn moved(
+        &self,
+        order: &[crate::history::OpId],
+        finals: &FxHashMap<KeyId, (i64, u32)>,
+        free: &FxHashMap<KeyId, KeyId>,
+    ) -> Option<Vec<(KeyId, (i64, u32))>> {
+        // The question's ops: `T0`, then the members in order, then `Tend`.
+        if order.len() != self.h.ops.len() + 2 {
+            return None;
         }
+        let mut last: FxHashMap<KeyId, (i64, u32)> = FxHashMap::default();
+        for &q in order {
+            let Some(op) = (q as usize).checked_sub(1).and_then(|i| self.h.ops.get(i)) else { continue };
+            for m in self.h.mops_of(op) {
+                if let (MopFn::Write, MopValue::Int(v), true) = (m.f, m.value, free.contains_key(&m.key)) {
+                    last.insert(m.key, (v, op.line));
+                }
+            }
+        }
+        Some(last.into_iter().filter(|(k, f)| finals.get(k) != Some(f)).collect())
     }
 
     /// Per key the members wrote: its last version and its writer's line,
@@ -245,6 +404,7 @@ impl KeptRound {
                 }
             }
         }
+        finals.extend(self.moved.iter().map(|(&k, &f)| (k, f)));
         finals.extend(self.flipped.iter().map(|(&k, &f)| (k, f)));
         Some(finals)
     }
