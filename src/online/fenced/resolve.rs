@@ -36,13 +36,36 @@
 //! * the members, in their sessions, as they were read;
 //! * each process's last member writes an end marker of its process, and
 //!   a transaction `Tend` reads them all (`Tend` comes last), `a` on `x`,
-//!   and the round's last version of every other key the members wrote.
+//!   and the round's last version of every other key the members wrote
+//!   whose last version is *pinned* (below).
+//!
+//! ## Which last versions are pinned
+//! A key's last version after the round matters to what came later only
+//! through reads of it. So `Tend` leaves two kinds of keys free:
+//!
+//! * *overwritten unread*: a writer of a later round that follows the
+//!   round overwrote it, and nothing read it while it was last (recorded
+//!   when the later round collected that writer, from the key's
+//!   [`super::Front::seen`]). Any version of the key `E'` leaves is then
+//!   overwritten before anything reads it; a later read of an older one is
+//!   a read of an overwritten version whatever `E'` is;
+//! * *last and unseen*: the key's state is still the one the round left
+//!   and nothing read it since. The answer's execution says which version
+//!   it leaves last, and the key's state takes that version (the version
+//!   it replaces joins the assumed ones), as a flip does, without marking
+//!   it read. A key whose state is sealed to the spill store stays pinned.
+//!
+//! All other keys are pinned: flipped ones, and those whose last version
+//! was read. Without this, a question pinned a hot key that both writers
+//! wrote (the 10M-transaction `isolde gen` stream at line 2,976,673), whose
+//! order in every execution ending with `a` is the other way round, and
+//! found no execution although the history is valid.
 //!
 //! A serial execution of that history restricted to the members is a
 //! serial execution `E'` of `P` (session order and reads-from are kept, so
 //! the fences still order every later transaction after all of `P`) that
 //! reads what `P` read from the state before the round, and leaves the
-//! same state as `E` on every key but `x`, where it leaves `a`. It is a
+//! same state as `E` on every pinned key but `x`, where it leaves `a`. It is a
 //! valid execution at snapshot isolation too (every transaction commits
 //! before the next begins). The conditions under which the read may use it
 //! are [`super::flip`]'s: `x`'s state is still the one the round left (its
