@@ -300,7 +300,11 @@ impl std::fmt::Display for Unresolved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Unresolved::Off => write!(f, "no flip of its round explains it"),
-            Unresolved::Seen => write!(f, "the key's last version had been read since, so its order is fixed"),
+            Unresolved::Seen => write!(
+                f,
+                "the key's last version had been read since, by a transaction the kept round does not hold \
+                 (its order against the round's writers is not the round's to change)"
+            ),
             Unresolved::NotKept => write!(
                 f,
                 "no flip explains it and the round that wrote it is no longer kept (the last {KEPT_TXNS} \
