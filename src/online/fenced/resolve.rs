@@ -223,9 +223,10 @@ impl Collector {
                 Some((r, k, found))
             })
             .ok_or(Unresolved::NotKept)?;
-        let mut free = self.free_fronts(h, r);
+        let finals = r.finals().ok_or(Unresolved::Repeated)?;
+        let mut free = self.free_fronts(h, r, &finals);
         free.remove(&k);
-        let moved = r.ask(k, a, (value, line), &self.kept.overwritten, &free)?;
+        let moved = r.ask(k, a, (value, line), &finals, &self.kept.overwritten, &free)?;
         let round = r.round;
         for &(rk, (v, l)) in &moved {
             let Some(f) = free.get(&rk).and_then(|c| self.fronts.get_mut(c)) else { continue };
@@ -257,14 +258,18 @@ impl Collector {
     /// their id in the collector): a question leaves them free, and the
     /// answer says what each one's last version becomes. Keys whose state
     /// is sealed away are not among them.
-    fn free_fronts(&self, h: &History, r: &KeptRound) -> FxHashMap<KeyId, KeyId> {
+    fn free_fronts(
+        &self,
+        h: &History,
+        r: &KeptRound,
+        finals: &FxHashMap<KeyId, (i64, u32)>,
+    ) -> FxHashMap<KeyId, KeyId> {
         let ids: FxHashMap<&Value, KeyId> =
             h.keys.iter().enumerate().map(|(i, name)| (name, KeyId(i as u32))).collect();
-        let Some(finals) = r.finals() else { return FxHashMap::default() };
         finals
-            .into_iter()
+            .iter()
             .filter(|(k, _)| !r.flipped.contains_key(k))
-            .filter_map(|(k, (v, l))| {
+            .filter_map(|(&k, &(v, l))| {
                 let c = *ids.get(&r.h.keys[k.0 as usize])?;
                 let f = self.fronts.get(&c)?;
                 (f.value == v && f.line == l && !f.seen).then_some((k, c))
@@ -347,18 +352,20 @@ impl KeptRound {
         self.h.keys.iter().position(|k| k == name).map(|i| KeyId(i as u32))
     }
 
-    /// Whether `(value, line)` is still the round's last version of `x`
-    /// and the exact check finds a serial execution of the round that ends
-    /// with `a` on `x` and the round's state elsewhere (`Ok`), or why not.
+    /// Whether `front` (value, writer's line) is still the round's last
+    /// version of `x` in `finals` ([`KeptRound::finals`]) and the exact
+    /// check finds a serial execution of the round that ends with `a` on
+    /// `x` and the round's state on every other pinned key: `Ok` with the
+    /// free keys whose last version it changes, or why not.
     fn ask(
         &self,
         x: KeyId,
         a: i64,
         front: (i64, u32),
+        finals: &FxHashMap<KeyId, (i64, u32)>,
         overwritten: &FxHashSet<(u32, i64)>,
         free: &FxHashMap<KeyId, KeyId>,
     ) -> Result<Vec<(KeyId, (i64, u32))>, Unresolved> {
-        let finals = self.finals().ok_or(Unresolved::Repeated)?;
         if finals.get(&x) != Some(&front) {
             return Err(Unresolved::Changed);
         }
@@ -387,7 +394,7 @@ impl KeptRound {
                 Err(_) => return Err(Unresolved::Undecided(self.round)),
             },
         };
-        self.moved(&order, &finals, free).ok_or(Unresolved::Undecided(self.round))
+        self.moved(&order, finals, free).ok_or(Unresolved::Undecided(self.round))
     }
 
     /// The free keys ([`Collector::free_fronts`]) whose last version the
