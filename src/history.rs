@@ -1291,6 +1291,65 @@ impl HistoryBuilder {
         self.op_elements = h.elements.len();
     }
 
+    /// Puts back ops that [`Self::retain_ops`] forgot: each op with its
+    /// micro-ops (their keys index `keys`; no list values) and extra fields,
+    /// placed among the held ops by source line. Its `:index` stays the one
+    /// it had. The online checker takes collected transactions back into
+    /// its window this way when a later read needs them checked again
+    /// ([`crate::online::fenced`]).
+    pub fn insert_ops(&mut self, keys: &[Value], mut ops: Vec<(Op, Vec<Mop>, Option<Vec<(Value, Value)>>)>) {
+        if ops.is_empty() {
+            return;
+        }
+        ops.sort_by_key(|(op, _, _)| op.line);
+        let mut key_map: FxHashMap<u32, KeyId> = FxHashMap::default();
+        let mut added = Vec::with_capacity(ops.len());
+        for (mut op, mops, extras) in ops {
+            op.mop_start = self.h.mops.len() as u32;
+            op.mop_len = mops.len() as u32;
+            for m in mops {
+                debug_assert!(!matches!(m.value, MopValue::List { .. }), "insert_ops takes no list values");
+                let key = match key_map.get(&m.key.0) {
+                    Some(&k) => k,
+                    None => {
+                        let k = self.key_value(keys[m.key.0 as usize].clone());
+                        key_map.insert(m.key.0, k);
+                        k
+                    }
+                };
+                self.h.mops.push(Mop { key, ..m });
+            }
+            op.extras = match extras {
+                Some(e) => {
+                    self.h.extras.push(e);
+                    (self.h.extras.len() - 1) as u32
+                }
+                None => NONE,
+            };
+            op.pair = NONE;
+            added.push(op);
+        }
+        let held = std::mem::take(&mut self.h.ops);
+        let given = std::mem::take(&mut self.given_index);
+        let mut merged = Vec::with_capacity(held.len() + added.len());
+        let mut merged_given = Vec::with_capacity(held.len() + added.len());
+        let mut back = added.into_iter().peekable();
+        for (i, op) in held.into_iter().enumerate() {
+            while let Some(a) = back.next_if(|a| a.line < op.line) {
+                merged_given.push(a.index);
+                merged.push(a);
+            }
+            merged_given.push(given.get(i).copied().unwrap_or(i64::MIN));
+            merged.push(op);
+        }
+        for a in back {
+            merged_given.push(a.index);
+            merged.push(a);
+        }
+        self.h.ops = merged;
+        self.given_index = merged_given;
+    }
+
     /// The interned keys: `keys()[k.0]` is how key `k` was first written.
     pub fn keys(&self) -> &[Value] {
         &self.h.keys

@@ -1040,6 +1040,13 @@ fn follow_one(
             followed.flipped, followed.resolved
         );
     }
+    if followed.reverted.0 > 0 {
+        eprintln!(
+            "isolde: {} collected transactions were taken back into the window ({} take-backs) for reads that \
+             needed them checked again with those still held (isolde help online)",
+            followed.reverted.1, followed.reverted.0
+        );
+    }
     if followed.collected > 0 {
         eprintln!(
             "isolde: {} transactions were collected while following; the verdict covers them, \

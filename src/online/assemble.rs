@@ -140,6 +140,17 @@ impl Assembler {
         self.built.retain_ops(|i| keep.get(i).copied().unwrap_or(true));
     }
 
+    /// Puts back collected ops among the held ones by line
+    /// ([`HistoryBuilder::insert_ops`]).
+    #[allow(clippy::type_complexity)]
+    pub fn insert_ops(
+        &mut self,
+        keys: &[crate::history::Value],
+        ops: Vec<(crate::history::Op, Vec<crate::history::Mop>, Option<Vec<(crate::history::Value, crate::history::Value)>>)>,
+    ) {
+        self.built.insert_ops(keys, ops);
+    }
+
     /// The key table, and per key whether a held op mentions it.
     pub fn keys(&self) -> (&[crate::history::Value], Vec<bool>) {
         (self.built.keys(), self.built.used_keys())

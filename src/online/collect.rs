@@ -234,36 +234,76 @@ impl Window {
         why
     }
 
+    /// Whether the check assumes some transaction follows collected ones.
+    pub fn has_flags(&self) -> bool {
+        !self.flagged.is_empty()
+    }
+
+    /// The lines of the flagged transactions that the cases
+    /// [`Self::set_aside`] would leave out rely on.
+    pub fn flags_relied_on(&self, anomalies: &crate::anomaly::Anomalies) -> Vec<u32> {
+        let relied = std::cell::RefCell::new(Vec::new());
+        for cases in anomalies.values() {
+            for c in cases {
+                self.relies_on_flags_with(c, &|op| relied.borrow_mut().push(op));
+            }
+        }
+        let mut lines: Vec<u32> = relied.into_inner().into_iter().map(|op| self.check.ops[op as usize].line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        lines
+    }
+
     /// Whether a step of `case` on a key relates a transaction flagged on
     /// that key, or (for a case without steps) it names a flagged one.
     fn relies_on_flags(&self, case: &Case) -> bool {
+        self.relies_on_flags_with(case, &|_| {})
+    }
+
+    /// [`Self::relies_on_flags`], telling `seen` each flagged op relied on.
+    fn relies_on_flags_with(&self, case: &Case, seen: &dyn Fn(OpId)) -> bool {
         use crate::anomaly::Step;
-        let flagged = |op: OpId, k: KeyId| self.flagged.get(&op).is_some_and(|ks| ks.contains(&k));
+        let flagged = |op: OpId, k: KeyId| {
+            let yes = self.flagged.get(&op).is_some_and(|ks| ks.contains(&k));
+            if yes {
+                seen(op);
+            }
+            yes
+        };
+        // Every flagged op is told (no short cut): a take-back goes to the
+        // oldest round any of them needs.
+        let any = |it: &mut dyn Iterator<Item = bool>| it.fold(false, |a, b| a | b);
+        let pair = |a: OpId, b: OpId, k: KeyId| flagged(a, k) | flagged(b, k);
         let cycle = |c: &crate::anomaly::Cycle| {
-            c.steps.iter().enumerate().any(|(i, step)| {
-                let key = match step {
-                    Step::Ww { key, .. } | Step::Wr { key, .. } | Step::Rw { key, .. } => *key,
-                    _ => return false,
-                };
-                let (a, b) = (c.ops[i], c.ops[(i + 1) % c.ops.len()]);
-                flagged(a, key) || flagged(b, key)
-            })
+            any(&mut c.steps.iter().enumerate().map(|(i, step)| match step {
+                Step::Ww { key, .. } | Step::Wr { key, .. } | Step::Rw { key, .. } => {
+                    pair(c.ops[i], c.ops[(i + 1) % c.ops.len()], *key)
+                }
+                _ => false,
+            }))
         };
         match case {
             Case::Cycle(c) => cycle(c),
             Case::Refuted(r) => {
-                r.branches.iter().any(|b| {
+                let branches = any(&mut r.branches.iter().map(|b| {
                     cycle(&b.cycle)
-                        || b.assume.iter().any(|o| flagged(o.first.0, o.key) || flagged(o.second.0, o.key))
-                        || b.reads.iter().any(|rf| flagged(rf.reader, rf.key) || flagged(rf.writer, rf.key))
-                }) || r.derived.iter().any(|d| {
-                    cycle(&d.because) || flagged(d.order.first.0, d.order.key) || flagged(d.order.second.0, d.order.key)
-                })
+                        | any(&mut b.assume.iter().map(|o| pair(o.first.0, o.second.0, o.key)))
+                        | any(&mut b.reads.iter().map(|rf| pair(rf.reader, rf.writer, rf.key)))
+                }));
+                let derived = any(&mut r.derived.iter().map(|d| {
+                    cycle(&d.because) | pair(d.order.first.0, d.order.second.0, d.order.key)
+                }));
+                branches | derived
             }
             Case::Weak(_) => {
                 let mut named = false;
                 let node = crate::reports::result_map::case(&self.check, crate::anomaly::Workload::RwRegister, case);
-                super::finality::walk_ops(&node, &mut |op| named |= self.flagged.contains_key(&op));
+                super::finality::walk_ops(&node, &mut |op| {
+                    if self.flagged.contains_key(&op) {
+                        named = true;
+                        seen(op);
+                    }
+                });
                 named
             }
             _ => false,

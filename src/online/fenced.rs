@@ -184,6 +184,7 @@
 mod archive;
 mod flip;
 mod resolve;
+mod revert;
 mod seal;
 
 pub use archive::ARCHIVE_WORDS;
@@ -221,7 +222,7 @@ fn is_read_fence(mops: &[crate::history::Mop], fence: KeyId) -> bool {
 }
 
 /// What stays of a key that collected transactions wrote.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Front {
     /// The version they left last.
     value: i64,
@@ -314,6 +315,17 @@ pub struct Collector {
     /// whatever comes, so a round with no serial execution collects by the
     /// known edges alone (see "After an anomaly").
     pub invalid: bool,
+    /// The oldest round a read judged in this round's [`Self::apply`]
+    /// asked to take back ([`revert`]).
+    revert_to: Option<u32>,
+    /// Take-backs left to this round ([`revert::REVERTS_PER_ROUND`]).
+    revert_budget: u8,
+    /// The last round that collected without being kept: no take-back
+    /// reaches it.
+    unkept_round: u32,
+    /// Take-backs so far, and the transactions they put back.
+    pub reverts: u64,
+    pub reverted_txns: u64,
 }
 
 impl Collector {
@@ -327,7 +339,12 @@ impl Collector {
     /// An empty collector that seals keys quiet for `quiet_lines` into a
     /// store in `dir` (the system's temporary directory when `None`).
     pub fn with_spill_dir(quiet_lines: u32, dir: Option<&std::path::Path>) -> Collector {
-        Collector { spill: super::spill::Spill::new(dir), quiet_lines, ..Collector::default() }
+        Collector {
+            spill: super::spill::Spill::new(dir),
+            quiet_lines,
+            revert_budget: revert::REVERTS_PER_ROUND,
+            ..Collector::default()
+        }
     }
 
     /// Takes transactions that only read the fence key as read fences in
@@ -466,6 +483,19 @@ impl Collector {
                     }
                 }
                 if ((assumed && !stale) || flagged) && !intermediate {
+                    if ok && self.broken.is_none() && unresolved != Some(resolve::Unresolved::Off) {
+                        // Judged again once the rounds it needs are back in
+                        // the window ([`revert`]).
+                        let name = h.key(m.key);
+                        let wrote = read.filter(|_| assumed).and_then(|v| self.kept.wrote(name, v));
+                        let flag = if flagged { self.flag_round(op.line) } else { Some(u32::MAX) };
+                        if let Some(r) = flag.map(|f| f.min(wrote.unwrap_or(u32::MAX))).filter(|&r| r != u32::MAX) {
+                            if self.want_revert(r) {
+                                w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+                                continue;
+                            }
+                        }
+                    }
                     if ok && self.broken.is_none() {
                         let why = unresolved.map_or_else(
                             || "it was read by a transaction assumed to follow a collected writer".to_string(),
@@ -507,6 +537,7 @@ impl Collector {
     pub fn collect(&mut self, h: &History, full: &History, ranks: &[u32], open: &[bool], serial: bool) -> Vec<bool> {
         let mut keep = vec![true; h.ops.len()];
         self.held_back = None;
+        self.new_round();
         if let Some(why) = &self.stopped {
             self.held_back = Some(why.clone());
             return keep;
@@ -552,33 +583,44 @@ impl Collector {
             self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
             return keep;
         };
+        let mut before = revert::Before::of(self, execution && self.read_fences && self.broken.is_none());
         for (u, keys) in &cut.flagged {
             if let Some(d) = txns[*u].done {
-                let e = self.flagged.entry(h.ops[d].line).or_default();
-                e.extend(keys.iter().copied());
+                let line = h.ops[d].line;
+                let e = self.flagged.entry(line).or_default();
+                for &k in keys {
+                    if !e.contains(&k) {
+                        e.push(k);
+                        before.flags_added.push((line, h.key(k).clone()));
+                    }
+                }
                 e.sort_unstable();
-                e.dedup();
             }
         }
         let (members, known) = (cut.members, cut.known);
         let cyclic = |t: usize| txns[t].done.is_some_and(|d| component.get(d).is_some_and(|&c| c != u32::MAX));
         self.rounds += 1;
         let flips = serial.then_some(full);
-        self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic, flips);
-        // Kept only while a question could still be asked (`resolve`).
-        if execution && self.read_fences && self.broken.is_none() {
-            self.kept.keep(self.rounds, full, &txns, ranks, &members);
-        } else if self.broken.is_some() {
-            self.kept = resolve::Kept::default();
-        }
+        self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic, flips, &mut before);
         self.collect_failed(h, &txns, &mut keep);
         self.bridge_aborted(h, &keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
             keep[txns[t].inv] = false;
             if let Some(d) = txns[t].done {
                 keep[d] = false;
-                self.flagged.remove(&h.ops[d].line);
+                if let Some(keys) = self.flagged.remove(&h.ops[d].line) {
+                    before.flags_removed.push((h.ops[d].line, keys.iter().map(|&k| h.key(k).clone()).collect()));
+                }
             }
+        }
+        // Kept only while a question could still be asked (`resolve`) or
+        // the round taken back (`revert`).
+        if execution && self.read_fences && self.broken.is_none() {
+            self.kept.keep(self.rounds, full, &txns, ranks, &members, before);
+        } else if self.broken.is_some() {
+            self.kept = resolve::Kept::default();
+        } else if members.iter().any(|&m| m) {
+            self.unkept_round = self.rounds;
         }
         keep
     }
@@ -815,6 +857,7 @@ impl Collector {
         known: &cut::Known,
         cyclic: &dyn Fn(usize) -> bool,
         flips: Option<&History>,
+        before: &mut revert::Before,
     ) {
         // Per key: (rank, transaction, last value) of each collected writer.
         let mut writers: FxHashMap<KeyId, Vec<(u32, usize, i64)>> = FxHashMap::default();
@@ -870,10 +913,14 @@ impl Collector {
                 .done
                 .and_then(|d| self.flagged.get(&h.ops[d].line))
                 .is_some_and(|keys| keys.binary_search(&k).is_ok());
-            let mut front = match self.fronts.remove(&k) {
+            let old = self.fronts.remove(&k);
+            if before.recording {
+                before.fronts.push((h.key(k).clone(), old.clone()));
+            }
+            let mut front = match old {
                 Some(old) if after_earlier => {
-                    if !old.seen {
-                        self.kept.overwritten_unread(old.line, old.value);
+                    if !old.seen && self.kept.overwritten_unread(old.line, old.value) {
+                        before.overwrote.push((old.line, old.value));
                     }
                     let mut stale = old.stale;
                     stale.insert(old.value);

@@ -223,6 +223,9 @@ pub struct Followed {
     pub flipped: u64,
     /// Of `flipped`, those the exact check on a kept round decided.
     pub resolved: u64,
+    /// Times recent rounds were taken back into the window (`fenced`'s
+    /// `revert`), and the collected transactions they put back.
+    pub reverted: (u64, u64),
     /// Keys sealed to disk ([`spill`]).
     pub sealed: Sealed,
     /// Time spent reading and checking rounds.
@@ -341,14 +344,26 @@ pub fn follow_feed(
             continue;
         }
         let t = Instant::now();
-        let full = asm.snapshot();
-        let window = collector.as_mut().map(|c| c.apply(&full));
-        let checked = window.as_ref().map_or(&full, |w| &w.check);
-        match check::check(checked, &round_opts) {
+        let (full, window, checked) = loop {
+            let full = asm.snapshot();
+            let window = collector.as_mut().map(|c| c.apply(&full));
+            if collector.as_mut().is_some_and(|c| c.revert_pending(&mut asm)) {
+                continue;
+            }
+            let mut checked = check::check(window.as_ref().map_or(&full, |w| &w.check), &round_opts);
+            if let (Ok(o), Some(w)) = (checked.as_mut(), &window) {
+                w.restore(&mut o.anomalies);
+                let lines = w.flags_relied_on(&o.anomalies);
+                if !lines.is_empty() && collector.as_mut().is_some_and(|c| c.revert_for_flags(&lines, &mut asm)) {
+                    continue;
+                }
+            }
+            break (full, window, checked);
+        };
+        match checked {
             Ok(mut o) => {
                 edges_seen |= !o.anomalies.contains_key(EMPTY_GRAPH);
                 if let Some(w) = &window {
-                    w.restore(&mut o.anomalies);
                     if let Some(why) = w.set_aside(&mut o.anomalies) {
                         if let Some(c) = collector.as_mut() {
                             c.broken().get_or_insert(why);
@@ -377,6 +392,7 @@ pub fn follow_feed(
                     if reported.count() > 0 {
                         c.reported_anomaly();
                     }
+                    let checked = window.as_ref().map_or(&full, |w| &w.check);
                     let keep = c.collect(checked, &full, &o.order, &o.order_open, o.order_serial);
                     drop((window, full));
                     asm.retain(&keep);
@@ -403,6 +419,9 @@ pub fn follow_feed(
             ..status
         });
     };
+    if let Some(c) = collector.as_mut() {
+        c.settle_reverts(&mut asm, &round_opts);
+    }
     let txns_read = asm.completions();
     let history = asm.into_history();
     let window = collector.as_mut().map(|c| c.apply(&history));
@@ -422,6 +441,10 @@ pub fn follow_feed(
         resolved: match &collector {
             Some(Collecting::Registers(c)) => c.resolved,
             _ => 0,
+        },
+        reverted: match &collector {
+            Some(Collecting::Registers(c)) => (c.reverts, c.reverted_txns),
+            _ => (0, 0),
         },
         sealed: match &collector {
             Some(Collecting::Lists(c)) => Sealed { keys: c.sealed, read_back: c.unsealed, bytes: c.spill_bytes() },
@@ -454,6 +477,47 @@ enum Collecting {
 }
 
 impl Collecting {
+    /// Takes back the rounds a read judged by [`Self::apply`] asked for
+    /// ([`fenced`]'s `revert`): whether the window must be looked at again.
+    fn revert_pending(&mut self, asm: &mut assemble::Assembler) -> bool {
+        match self {
+            Collecting::Lists(_) => false,
+            Collecting::Registers(c) => c.revert_pending(asm),
+        }
+    }
+
+    /// Takes back the rounds that flagged the transactions on `lines`, on
+    /// which a check's anomaly relies: whether it did.
+    fn revert_for_flags(&mut self, lines: &[u32], asm: &mut assemble::Assembler) -> bool {
+        match self {
+            Collecting::Lists(_) => false,
+            Collecting::Registers(c) => c.revert_for_flags(lines, asm),
+        }
+    }
+
+    /// At the end of the input: takes back what the last look at the
+    /// window needs, as a round would, so that the final check sees it.
+    fn settle_reverts(&mut self, asm: &mut assemble::Assembler, opts: &CheckOptions) {
+        let Collecting::Registers(c) = self else { return };
+        c.new_round();
+        loop {
+            let full = asm.snapshot();
+            let w = c.apply(&full);
+            if c.revert_pending(asm) {
+                continue;
+            }
+            if !w.has_flags() {
+                return;
+            }
+            let Ok(mut o) = check::check(&w.check, opts) else { return };
+            w.restore(&mut o.anomalies);
+            let lines = w.flags_relied_on(&o.anomalies);
+            if lines.is_empty() || !c.revert_for_flags(&lines, asm) {
+                return;
+            }
+        }
+    }
+
     fn apply(&mut self, h: &History) -> collect::Window {
         match self {
             Collecting::Lists(c) => c.apply(h),

@@ -92,6 +92,7 @@ use std::time::Duration;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::super::cut::Txn;
+use super::revert::Before;
 use super::Collector;
 use crate::history::{Atom, History, KeyId, Mop, MopFn, MopValue, Op, OpType, Value};
 
@@ -102,7 +103,7 @@ pub(super) const KEPT_TXNS: usize = 50_000;
 const RESOLVE_TIME: Duration = Duration::from_secs(2);
 
 /// One kept round.
-struct KeptRound {
+pub(super) struct KeptRound {
     /// The collecting round's number (as in [`super::flip::Flip::round`]).
     round: u32,
     /// Its members' completions in the execution's order, keys interned
@@ -114,6 +115,13 @@ struct KeptRound {
     /// Keys whose last version an answer changed without any read of it
     /// ([`Collector::free_fronts`]): a question may change them again.
     moved: FxHashMap<KeyId, (i64, u32)>,
+    /// Per member (as in `h.ops`), its invocation, micro-ops in `h.mops`
+    /// (`None`: the member had none).
+    invokes: Vec<Option<Op>>,
+    /// What the round changed, to take it back ([`super::revert`]); `None`
+    /// once older than the newest [`super::revert::REVERT_TXNS`]
+    /// collected transactions.
+    before: Option<Before>,
 }
 
 /// The members of the last rounds ([`KEPT_TXNS`] at most).
@@ -131,9 +139,18 @@ pub(super) struct Kept {
 
 impl Kept {
     /// Keeps round `round`'s members (`members`, in the order `ranks`
-    /// gives them) of window `full`, dropping the oldest rounds beyond
+    /// gives them) of window `full`, with their invocations and what the
+    /// round changed (`before`), dropping the oldest rounds beyond
     /// [`KEPT_TXNS`].
-    pub(super) fn keep(&mut self, round: u32, full: &History, txns: &[Txn], ranks: &[u32], members: &[bool]) {
+    pub(super) fn keep(
+        &mut self,
+        round: u32,
+        full: &History,
+        txns: &[Txn],
+        ranks: &[u32],
+        members: &[bool],
+        before: Before,
+    ) {
         let mut order: Vec<usize> = (0..txns.len()).filter(|&t| members[t] && txns[t].done.is_some()).collect();
         if order.is_empty() {
             return;
@@ -143,9 +160,9 @@ impl Kept {
         h.fs = full.fs.clone();
         // Key names to their ids in `h`, while it is built.
         let mut key_ids: FxHashMap<&Value, KeyId> = FxHashMap::default();
-        for &t in &order {
-            let Some(d) = txns[t].done else { continue };
-            let op = &full.ops[d];
+        let mut invokes = Vec::with_capacity(order.len());
+        // Copies `op` of `full` into `h` (micro-ops, extra fields).
+        let mut copy = |h: &mut History, op: &Op| {
             let start = h.mops.len();
             for m in full.mops_of(op) {
                 let key = *key_ids.entry(full.key(m.key)).or_insert_with(|| {
@@ -158,12 +175,41 @@ impl Kept {
             op.mop_start = start as u32;
             op.mop_len = (h.mops.len() - start) as u32;
             op.pair = u32::MAX;
-            op.extras = u32::MAX;
+            op.extras = full.extras.get(op.extras as usize).map_or(u32::MAX, |e| {
+                h.extras.push(e.clone());
+                h.extras.len() as u32 - 1
+            });
+            op
+        };
+        for &t in &order {
+            let Some(d) = txns[t].done else { continue };
+            let op = copy(&mut h, &full.ops[d]);
             h.ops.push(op);
+        }
+        for &t in &order {
+            let inv = (Some(txns[t].inv) != txns[t].done).then(|| copy(&mut h, &full.ops[txns[t].inv]));
+            invokes.push(inv);
         }
         self.txns += h.ops.len();
         self.lines.extend(h.ops.iter().map(|op| op.line));
-        self.rounds.push_back(KeptRound { round, h, flipped: FxHashMap::default(), moved: FxHashMap::default() });
+        self.rounds.push_back(KeptRound {
+            round,
+            h,
+            flipped: FxHashMap::default(),
+            moved: FxHashMap::default(),
+            invokes,
+            before: Some(before),
+        });
+        // Only the newest rounds can be taken back.
+        let mut newer = 0;
+        for r in self.rounds.iter_mut().rev() {
+            if newer > super::revert::REVERT_TXNS {
+                if r.before.take().is_none() {
+                    break;
+                }
+            }
+            newer += r.h.ops.len();
+        }
         while self.txns > KEPT_TXNS {
             let Some(old) = self.rounds.pop_front() else { break };
             self.txns -= old.h.ops.len();
@@ -181,10 +227,57 @@ impl Kept {
     /// Records that `value`, the last version of a key that the member
     /// completed on `line` left, was overwritten by a later round's writer
     /// that follows it, and that nothing read it while it was last.
-    pub(super) fn overwritten_unread(&mut self, line: u32, value: i64) {
-        if self.lines.contains(&line) {
-            self.overwritten.insert((line, value));
+    /// Whether it was recorded.
+    pub(super) fn overwritten_unread(&mut self, line: u32, value: i64) -> bool {
+        self.lines.contains(&line) && self.overwritten.insert((line, value))
+    }
+
+    /// The newest kept round that wrote `value` to the key named `name`.
+    pub(super) fn wrote(&self, name: &Value, value: i64) -> Option<u32> {
+        self.rounds.iter().rev().find(|r| writer(r, name, value).is_some()).map(|r| r.round)
+    }
+
+    /// Whether rounds `round..` can be taken back ([`super::revert`]):
+    /// `round` is kept, every round since is kept with its record, and none
+    /// since collected without being kept (`unkept`: the last that did).
+    pub(super) fn revertible(&self, round: u32, unkept: u32) -> bool {
+        round > unkept
+            && self.rounds.iter().any(|r| r.round == round)
+            && self.rounds.iter().filter(|r| r.round >= round).all(|r| r.before.is_some())
+    }
+
+    /// Removes rounds `round..` when [`Self::revertible`], oldest first.
+    pub(super) fn take_back(&mut self, round: u32, unkept: u32) -> Option<Vec<KeptRound>> {
+        if !self.revertible(round, unkept) {
+            return None;
         }
+        let at = self.rounds.iter().position(|r| r.round >= round)?;
+        let back: Vec<KeptRound> = self.rounds.drain(at..).collect();
+        for r in &back {
+            self.txns -= r.h.ops.len();
+            for op in &r.h.ops {
+                self.lines.remove(&op.line);
+                for m in r.h.mops_of(op) {
+                    if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                        self.overwritten.remove(&(op.line, v));
+                    }
+                }
+            }
+            for lv in r.before.iter().flat_map(|b| &b.overwrote) {
+                self.overwritten.remove(lv);
+            }
+        }
+        Some(back)
+    }
+
+    /// The oldest kept round that flagged the transaction completed on
+    /// `line`, when one did and its record is kept.
+    pub(super) fn flag_round(&self, line: u32) -> Option<u32> {
+        self.rounds
+            .iter()
+            .filter_map(|r| Some((r.round, r.before.as_ref()?)))
+            .find(|(_, b)| b.flags_added.iter().any(|&(l, _)| l == line))
+            .map(|(round, _)| round)
     }
 
     /// Records that a flip of round `round` made `value` (written by the
@@ -346,6 +439,34 @@ fn last_write(h: &History, op: &Op, k: KeyId) -> Option<i64> {
 }
 
 impl KeptRound {
+    /// How many members the round collected.
+    pub(super) fn members(&self) -> usize {
+        self.h.ops.len()
+    }
+
+    /// What the round changed ([`super::revert`]).
+    pub(super) fn before(&self) -> Option<&Before> {
+        self.before.as_ref()
+    }
+
+    /// The members' ops as they were read (invocations and completions,
+    /// micro-ops keyed into the returned key table, extra fields), to put
+    /// back into the window.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn ops_back(&self) -> (&[Value], Vec<(Op, Vec<Mop>, Option<Vec<(Value, Value)>>)>) {
+        let h = &self.h;
+        let one = |op: &Op| {
+            let extras = h.extras.get(op.extras as usize).cloned();
+            (*op, h.mops_of(op).to_vec(), extras)
+        };
+        let mut ops = Vec::with_capacity(2 * h.ops.len());
+        for (op, inv) in h.ops.iter().zip(&self.invokes) {
+            ops.extend(inv.as_ref().map(one));
+            ops.push(one(op));
+        }
+        (&h.keys, ops)
+    }
+
     /// The id in `h` of the key named `name` (looked up only when a read
     /// needs a question answered: rare, so no index is kept).
     fn key(&self, name: &Value) -> Option<KeyId> {

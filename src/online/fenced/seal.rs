@@ -42,10 +42,14 @@ impl Collector {
     /// Takes back the state of each key of `h` interned since the last
     /// look that the store holds.
     pub(super) fn unseal(&mut self, h: &History) {
+        self.unseal_keys(&h.keys, h.ops.last().map_or(0, |o| o.line));
+    }
+
+    /// [`Self::unseal`] for the key table `keys` at line `now`.
+    pub(super) fn unseal_keys(&mut self, keys: &[Value], now: u32) {
         let from = self.known_keys as usize;
-        self.known_keys = self.known_keys.max(h.keys.len() as u32);
-        let now = h.ops.last().map_or(0, |o| o.line);
-        for (i, name, state) in spill::take_back(&mut self.spill, &h.keys, from, decode) {
+        self.known_keys = self.known_keys.max(keys.len() as u32);
+        for (i, name, state) in spill::take_back(&mut self.spill, keys, from, decode) {
             let id = KeyId(i as u32);
             match state {
                 Ok((front, aborted)) => {
@@ -59,7 +63,7 @@ impl Collector {
                     self.unsealed += 1;
                 }
                 Err(e) => {
-                    self.broken.get_or_insert_with(|| spill::unreadable(&h.keys[i], &e));
+                    self.broken.get_or_insert_with(|| spill::unreadable(&keys[i], &e));
                     self.lost.insert(name);
                 }
             }

@@ -1,0 +1,202 @@
+//! Taking recent rounds back: when a read cannot be judged against what
+//! the last rounds collected, their members go back into the window and
+//! the collector's state goes back to what it was before them, so that the
+//! next check sees those transactions whole.
+//!
+//! ## The cases
+//! A round collects the prefix `P` of an execution `E` of its window and
+//! keeps, per key, `E`'s last version. Two kinds of later reads show that
+//! `E` was the wrong choice and cannot be explained from what is kept:
+//!
+//! * a transaction `T` still in the window, *flagged* on a key `k` (it
+//!   conflicts with a member `M` that no known edge or fence orders before
+//!   it, so `E` put `M` first only by choice), turns out to precede `M`: a
+//!   later read of `M`'s version of `k` closes a cycle through `T`, which
+//!   the window's check can only set aside (`isolde gen --txns 40000
+//!   --seed 9` in rounds of 1,000: `T` wrote 32 over the collected 31 that
+//!   a later transaction read; the 10M `strong-session-snapshot-isolation`
+//!   run at 7.65M);
+//! * a read of a version collected in an assumed order that neither a
+//!   [`super::flip`] nor a question to a kept round ([`super::resolve`])
+//!   explains: the round's last version was read since by a transaction
+//!   still held (CobraLogs' `twitter` at line 170,957), or the execution
+//!   that explains the read puts a held transaction inside the round.
+//!
+//! Both need an execution that interleaves transactions still held with
+//! collected ones.
+//!
+//! ## Taking rounds back
+//! Each kept round records, when it collects, what it changes: the state
+//! of every key its members wrote as it was before (its
+//! [`super::Front`], or none), the fence positions, the flags it put on
+//! staying transactions and those it removed with its members, and the
+//! overwritten-unread records it added. Its members are kept with their
+//! invocations and extra fields ([`super::resolve::Kept`]). Taking back
+//! rounds `r..=n` (the newest round and every one since `r`, each kept
+//! with its record, and no round since `r` collected without being kept)
+//! restores those records newest first, so that each key ends with the
+//! state before the oldest round that changed it, and puts the members'
+//! ops back among the held ops by line. Keys sealed since are read back
+//! first, and their state from the store is replaced.
+//!
+//! The collector is then exactly as it was before round `r`, but for what
+//! only makes later judgments more careful (a key's last version marked
+//! read) and for the values of failed transactions collected since (a read
+//! of one is an aborted read whatever else happened), and the window holds
+//! every transaction read since round `r` began. Its check is the one
+//! round `r` would have run with the later input: every cycle and every
+//! execution of those transactions is seen, without flags or assumed orders
+//! between them. So a take-back never makes a verdict less sound; it only
+//! replaces `unknown` by the verdict of a larger check. The check that
+//! follows collects again by its own execution (which explains the read
+//! that forced the take-back, since the reader is in the window).
+//!
+//! ## Bounds
+//! The records cost memory (a copy of each written key's state per round),
+//! so only the newest [`REVERT_TXNS`] collected transactions' rounds keep
+//! them; a read that needs an older round is left `unknown` as before. A
+//! round takes back at most [`REVERTS_PER_ROUND`] times.
+//!
+//! Written by hand: specific to this collector.
+
+use rustc_hash::FxHashMap;
+
+use super::super::assemble::Assembler;
+use super::{Collector, Front};
+use crate::history::{KeyId, Value};
+
+/// The most collected transactions whose rounds can be taken back.
+pub(super) const REVERT_TXNS: usize = 20_000;
+
+/// The most take-backs in one round (each takes rounds back into the
+/// window, so a round that needed more is left as it was).
+pub(super) const REVERTS_PER_ROUND: u8 = 4;
+
+/// What a collecting round changed, to undo it.
+#[derive(Default)]
+pub(super) struct Before {
+    /// Per key its members wrote (by name): its state before the round.
+    pub(super) fronts: Vec<(Value, Option<Front>)>,
+    /// The position of the last collected fence before the round.
+    pub(super) fence_pos: Option<u32>,
+    /// Per client, its last collected fence's position before the round.
+    pub(super) last_fence: FxHashMap<i64, u32>,
+    /// Flags the round put on staying transactions: (line, key).
+    pub(super) flags_added: Vec<(u32, Value)>,
+    /// Flags its members carried when they went: (line, keys).
+    pub(super) flags_removed: Vec<(u32, Vec<Value>)>,
+    /// Overwritten-unread records it added ([`super::resolve::Kept`]).
+    pub(super) overwrote: Vec<(u32, i64)>,
+    /// Whether the round will be kept (otherwise the keys' states are not
+    /// copied).
+    pub(super) recording: bool,
+}
+
+impl Before {
+    /// The record of a round about to collect, from the collector's state;
+    /// `recording`: the round will be kept.
+    pub(super) fn of(c: &Collector, recording: bool) -> Before {
+        let last_fence = if recording { c.last_fence.clone() } else { FxHashMap::default() };
+        Before { fence_pos: c.fence_pos, last_fence, recording, ..Before::default() }
+    }
+}
+
+impl Collector {
+    /// Asks, while judging a read, that rounds from `round` on be taken
+    /// back before the window is checked; `false` when they cannot be.
+    pub(super) fn want_revert(&mut self, round: u32) -> bool {
+        if self.revert_budget == 0 || !self.kept.revertible(round, self.unkept_round) {
+            return false;
+        }
+        self.revert_to = Some(self.revert_to.map_or(round, |r| r.min(round)));
+        true
+    }
+
+    /// Starts a round: its take-backs are counted afresh.
+    pub fn new_round(&mut self) {
+        self.revert_budget = REVERTS_PER_ROUND;
+    }
+
+    /// The oldest kept round that flagged the transaction completed on
+    /// `line`, when a flag of it came from one.
+    pub(super) fn flag_round(&self, line: u32) -> Option<u32> {
+        self.kept.flag_round(line)
+    }
+
+    /// Whether a take-back was asked for ([`Self::want_revert`]) and done:
+    /// the window must then be looked at again.
+    pub fn revert_pending(&mut self, asm: &mut Assembler) -> bool {
+        match self.revert_to.take() {
+            Some(r) => self.revert(r, asm),
+            None => false,
+        }
+    }
+
+    /// Takes back the rounds that flagged the transactions completed on
+    /// `lines` (a check found an anomaly relating them on a flagged key).
+    /// `false` when one of them was flagged by no round that can be taken
+    /// back.
+    pub fn revert_for_flags(&mut self, lines: &[u32], asm: &mut Assembler) -> bool {
+        let mut oldest = u32::MAX;
+        for &line in lines {
+            match self.flag_round(line) {
+                Some(r) => oldest = oldest.min(r),
+                None => return false,
+            }
+        }
+        oldest != u32::MAX && self.want_revert(oldest) && self.revert_pending(asm)
+    }
+
+    /// Takes rounds `round..` back (module docs).
+    fn revert(&mut self, round: u32, asm: &mut Assembler) -> bool {
+        if self.revert_budget == 0 {
+            return false;
+        }
+        let Some(back) = self.kept.take_back(round, self.unkept_round) else { return false };
+        self.revert_budget -= 1;
+        for r in &back {
+            let (keys, ops) = r.ops_back();
+            self.collected -= r.members() as u64;
+            self.reverted_txns += r.members() as u64;
+            asm.insert_ops(keys, ops);
+        }
+        let line = u32::try_from(asm.line()).unwrap_or(u32::MAX);
+        self.unseal_keys(asm.keys().0, line);
+        let ids: FxHashMap<&Value, KeyId> =
+            asm.keys().0.iter().enumerate().map(|(i, name)| (name, KeyId(i as u32))).collect();
+        let id = |name: &Value| ids.get(name).copied();
+        for r in back.iter().rev() {
+            let Some(b) = r.before() else { continue };
+            for (name, front) in &b.fronts {
+                let Some(k) = id(name) else { continue };
+                match front {
+                    Some(f) => {
+                        self.fronts.insert(k, f.clone());
+                    }
+                    None => {
+                        self.fronts.remove(&k);
+                    }
+                }
+            }
+            for (line, name) in &b.flags_added {
+                let Some(k) = id(name) else { continue };
+                if let Some(keys) = self.flagged.get_mut(line) {
+                    keys.retain(|&x| x != k);
+                    if keys.is_empty() {
+                        self.flagged.remove(line);
+                    }
+                }
+            }
+            for (line, names) in &b.flags_removed {
+                let e = self.flagged.entry(*line).or_default();
+                e.extend(names.iter().filter_map(id));
+                e.sort_unstable();
+                e.dedup();
+            }
+            self.fence_pos = b.fence_pos;
+            self.last_fence = b.last_fence.clone();
+        }
+        self.reverts += 1;
+        true
+    }
+}
