@@ -73,8 +73,10 @@
 //! known edges (session order and reads-from; fences are chained
 //! read-modify-writes); where not, it is *flagged* on that key, and an
 //! anomaly whose witness relates it on that key is set aside
-//! ([`super::collect::Window::set_aside`]): the verdict is then not
-//! `valid`, and the anomaly is not reported as such.
+//! ([`super::collect::Window::set_aside`]): the rounds that flagged it are
+//! taken back into the window when they can be ([`revert`]) and the window
+//! is checked again; otherwise the verdict is then not `valid`, and the
+//! anomaly is not reported as such.
 //!
 //! Every transaction that came later follows every collected one by
 //! fences, so it must read each collected key's last version or a newer
@@ -106,7 +108,9 @@
 //! read showing another order comes every few hundred thousand
 //! transactions (flips and re-solved rounds decided all 44 on a 2M
 //! stream). A read whose order depends on a transaction held beside the
-//! round, or on a round no longer kept, still makes the run `unknown`.
+//! round takes the rounds it needs back into the window ([`revert`]); one
+//! that needs a round whose record is no longer kept still makes the run
+//! `unknown`.
 //!
 //! ## Snapshot isolation
 //! A history valid at `strong-session-snapshot-isolation` need not have a
@@ -222,7 +226,7 @@ fn is_read_fence(mops: &[crate::history::Mop], fence: KeyId) -> bool {
 }
 
 /// What stays of a key that collected transactions wrote.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Front {
     /// The version they left last.
     value: i64,
@@ -483,7 +487,7 @@ impl Collector {
                     }
                 }
                 if ((assumed && !stale) || flagged) && !intermediate {
-                    if ok && self.broken.is_none() && unresolved != Some(resolve::Unresolved::Off) {
+                    if ok && self.broken.is_none() {
                         // Judged again once the rounds it needs are back in
                         // the window ([`revert`]).
                         let name = h.key(m.key);
@@ -583,7 +587,8 @@ impl Collector {
             self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
             return keep;
         };
-        let mut before = revert::Before::of(self, execution && self.read_fences && self.broken.is_none());
+        let keeping = execution && self.broken.is_none();
+        let mut before = revert::Before::of(self, keeping);
         for (u, keys) in &cut.flagged {
             if let Some(d) = txns[*u].done {
                 let line = h.ops[d].line;
@@ -613,9 +618,9 @@ impl Collector {
                 }
             }
         }
-        // Kept only while a question could still be asked (`resolve`) or
-        // the round taken back (`revert`).
-        if execution && self.read_fences && self.broken.is_none() {
+        // Kept only while a question could still be asked (`resolve`, not
+        // at causal-cerone) or the round taken back (`revert`).
+        if keeping {
             self.kept.keep(self.rounds, full, &txns, ranks, &members, before);
         } else if self.broken.is_some() {
             self.kept = resolve::Kept::default();
@@ -915,7 +920,7 @@ impl Collector {
                 .is_some_and(|keys| keys.binary_search(&k).is_ok());
             let old = self.fronts.remove(&k);
             if before.recording {
-                before.fronts.push((h.key(k).clone(), old.clone()));
+                before.front(h.key(k), old.as_ref());
             }
             let mut front = match old {
                 Some(old) if after_earlier => {

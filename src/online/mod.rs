@@ -425,6 +425,9 @@ pub fn follow_feed(
     let txns_read = asm.completions();
     let history = asm.into_history();
     let window = collector.as_mut().map(|c| c.apply(&history));
+    if let Some(Collecting::Registers(c)) = collector.as_mut() {
+        c.unserved_revert();
+    }
     Ok(Followed {
         txns_read,
         history,

@@ -82,7 +82,9 @@
 //! read went unexplained, the verdict is `unknown` or `invalid` whatever
 //! the others show), within [`RESOLVE_TIME`]; an answer other than valid,
 //! a key or value written twice in the round, or a round no longer kept
-//! leave the read unexplained, as before.
+//! leave the read unexplained by the round alone: the rounds from the one
+//! that wrote the version on are then taken back into the window when they
+//! can be ([`super::revert`]), and otherwise the run says why.
 //!
 //! Written by hand: specific to this collector.
 
@@ -98,6 +100,10 @@ use crate::history::{Atom, History, KeyId, Mop, MopFn, MopValue, Op, OpType, Val
 
 /// The most member transactions the kept rounds hold together.
 pub(super) const KEPT_TXNS: usize = 50_000;
+
+/// An invocation's `mop_len` in [`KeptRound::invokes`] when its micro-ops
+/// are its completion's with every read nil (not stored).
+const DERIVED: u32 = u32::MAX;
 
 /// How long one question to the exact check may take.
 const RESOLVE_TIME: Duration = Duration::from_secs(2);
@@ -187,8 +193,28 @@ impl Kept {
             h.ops.push(op);
         }
         for &t in &order {
-            let inv = (Some(txns[t].inv) != txns[t].done).then(|| copy(&mut h, &full.ops[txns[t].inv]));
-            invokes.push(inv);
+            let Some(d) = txns[t].done.filter(|&d| d != txns[t].inv) else {
+                invokes.push(None);
+                continue;
+            };
+            let inv = &full.ops[txns[t].inv];
+            // Jepsen's invocation: its completion's micro-ops with every
+            // read nil. Not copied (`ops_back` makes it again).
+            let (im, dm) = (full.mops_of(inv), full.mops_of(&full.ops[d]));
+            let derived = im.len() == dm.len()
+                && im.iter().zip(dm).all(|(i, c)| *i == if c.f == MopFn::Read { Mop { value: MopValue::Nil, ..*c } } else { *c });
+            let op = if derived {
+                let mut op = *inv;
+                op.mop_len = DERIVED;
+                op.extras = full.extras.get(op.extras as usize).map_or(u32::MAX, |e| {
+                    h.extras.push(e.clone());
+                    h.extras.len() as u32 - 1
+                });
+                op
+            } else {
+                copy(&mut h, inv)
+            };
+            invokes.push(Some(op));
         }
         self.txns += h.ops.len();
         self.lines.extend(h.ops.iter().map(|op| op.line));
@@ -207,6 +233,7 @@ impl Kept {
                 if r.before.take().is_none() {
                     break;
                 }
+                r.invokes = Vec::new();
             }
             newer += r.h.ops.len();
         }
@@ -455,14 +482,19 @@ impl KeptRound {
     #[allow(clippy::type_complexity)]
     pub(super) fn ops_back(&self) -> (&[Value], Vec<(Op, Vec<Mop>, Option<Vec<(Value, Value)>>)>) {
         let h = &self.h;
-        let one = |op: &Op| {
-            let extras = h.extras.get(op.extras as usize).cloned();
-            (*op, h.mops_of(op).to_vec(), extras)
-        };
+        let extras = |op: &Op| h.extras.get(op.extras as usize).cloned();
+        let nil = |m: &Mop| if m.f == MopFn::Read { Mop { value: MopValue::Nil, ..*m } } else { *m };
         let mut ops = Vec::with_capacity(2 * h.ops.len());
-        for (op, inv) in h.ops.iter().zip(&self.invokes) {
-            ops.extend(inv.as_ref().map(one));
-            ops.push(one(op));
+        for (i, op) in h.ops.iter().enumerate() {
+            if let Some(Some(inv)) = self.invokes.get(i) {
+                let mops = if inv.mop_len == DERIVED {
+                    h.mops_of(op).iter().map(nil).collect()
+                } else {
+                    h.mops_of(inv).to_vec()
+                };
+                ops.push((*inv, mops, extras(inv)));
+            }
+            ops.push((*op, h.mops_of(op).to_vec(), extras(op)));
         }
         (&h.keys, ops)
     }

@@ -51,6 +51,9 @@
 //! follows collects again by its own execution (which explains the read
 //! that forced the take-back, since the reader is in the window).
 //!
+//! Nothing here depends on what read fences order, so rounds are kept for
+//! take-backs at `causal-cerone` too, where questions are off.
+//!
 //! ## Bounds
 //! The records cost memory (a copy of each written key's state per round),
 //! so only the newest [`REVERT_TXNS`] collected transactions' rounds keep
@@ -75,8 +78,12 @@ pub(super) const REVERTS_PER_ROUND: u8 = 4;
 /// What a collecting round changed, to undo it.
 #[derive(Default)]
 pub(super) struct Before {
-    /// Per key its members wrote (by name): its state before the round.
-    pub(super) fronts: Vec<(Value, Option<Front>)>,
+    /// Per key its members wrote (by name): its state before the round, as
+    /// a range of `states` (`None`: the key had none).
+    pub(super) fronts: Vec<(Value, Option<(u32, u32)>)>,
+    /// The states, encoded as the spill store holds them (a few bytes per
+    /// key where a copy would take hundreds).
+    states: Vec<u8>,
     /// The position of the last collected fence before the round.
     pub(super) fence_pos: Option<u32>,
     /// Per client, its last collected fence's position before the round.
@@ -93,6 +100,22 @@ pub(super) struct Before {
 }
 
 impl Before {
+    /// Records `front` as key `name`'s state before the round.
+    pub(super) fn front(&mut self, name: &Value, front: Option<&Front>) {
+        let at = front.map(|f| {
+            let start = self.states.len() as u32;
+            self.states.extend_from_slice(&super::seal::encode(Some(f), None));
+            (start, self.states.len() as u32 - start)
+        });
+        self.fronts.push((name.clone(), at));
+    }
+
+    /// The state recorded at `at` ([`Self::front`]).
+    fn state(&self, (start, len): (u32, u32)) -> Option<Front> {
+        let bytes = self.states.get(start as usize..(start + len) as usize)?;
+        super::seal::decode(bytes)?.0
+    }
+
     /// The record of a round about to collect, from the collector's state;
     /// `recording`: the round will be kept.
     pub(super) fn of(c: &Collector, recording: bool) -> Before {
@@ -126,10 +149,30 @@ impl Collector {
     /// Whether a take-back was asked for ([`Self::want_revert`]) and done:
     /// the window must then be looked at again.
     pub fn revert_pending(&mut self, asm: &mut Assembler) -> bool {
-        match self.revert_to.take() {
-            Some(r) => self.revert(r, asm),
-            None => false,
+        let Some(r) = self.revert_to.take() else { return false };
+        if self.revert(r, asm) {
+            return true;
         }
+        self.unserved(r);
+        false
+    }
+
+    /// A take-back asked for was not done (the reads that asked were left
+    /// out of the window's check): the verdict can be `valid` no more.
+    pub fn unserved_revert(&mut self) {
+        if let Some(r) = self.revert_to.take() {
+            self.unserved(r);
+        }
+    }
+
+    fn unserved(&mut self, round: u32) {
+        self.broken.get_or_insert_with(|| {
+            format!(
+                "a read needed collecting round {round} checked again with the transactions still held, and it \
+                 could not be taken back; whether the history explains the read is not known: check the history \
+                 in one piece"
+            )
+        });
     }
 
     /// Takes back the rounds that flagged the transactions completed on
@@ -167,11 +210,17 @@ impl Collector {
         let id = |name: &Value| ids.get(name).copied();
         for r in back.iter().rev() {
             let Some(b) = r.before() else { continue };
-            for (name, front) in &b.fronts {
+            for &(ref name, at) in &b.fronts {
                 let Some(k) = id(name) else { continue };
-                match front {
-                    Some(f) => {
-                        self.fronts.insert(k, f.clone());
+                match at.map(|at| b.state(at)) {
+                    Some(Some(f)) => {
+                        self.fronts.insert(k, f);
+                    }
+                    Some(None) => {
+                        // Encoded by this run: not expected; never guessed.
+                        self.broken.get_or_insert_with(|| {
+                            format!("the state of key {name} before a round taken back could not be read back")
+                        });
                     }
                     None => {
                         self.fronts.remove(&k);

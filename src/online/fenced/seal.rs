@@ -88,7 +88,7 @@ impl Collector {
 /// the front (last version, its writer's line, the stale, assumed and
 /// intermediate versions, then its flips: a count and each one's version,
 /// round and line) and the failed transactions' values.
-fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
+pub(super) fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
     let archived = front.is_some_and(|f| f.archived);
     let aborted_archived = front.is_some_and(|f| f.aborted_archived);
     let mut b = vec![
@@ -120,7 +120,7 @@ fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
 }
 
 /// The state [`encode`] wrote; `None` when the bytes are not one.
-fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
+pub(super) fn decode(bytes: &[u8]) -> Option<(Option<Front>, Option<Dense>)> {
     let take = crate::online::values::take_u64;
     let (&parts, mut b) = bytes.split_first()?;
     let front = if parts & 1 == 1 {
