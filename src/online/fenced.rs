@@ -493,14 +493,19 @@ impl Collector {
                         let name = h.key(m.key);
                         let wrote = read.filter(|_| assumed).and_then(|v| self.kept.wrote(name, v));
                         let flag = if flagged { self.flag_round(op.line) } else { Some(u32::MAX) };
-                        if let Some(r) = flag.map(|f| f.min(wrote.unwrap_or(u32::MAX))).filter(|&r| r != u32::MAX) {
-                            if self.want_revert(r) {
-                                w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
-                                continue;
-                            }
-                        }
-                    }
-                    if ok && self.broken.is_none() {
+                        let target = flag.map(|f| f.min(wrote.unwrap_or(u32::MAX))).filter(|&r| r != u32::MAX);
+                        let refused = match target {
+                            Some(r) => match self.want_revert(r) {
+                                Ok(()) => {
+                                    w.check.mops[mi as usize] =
+                                        crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+                                    continue;
+                                }
+                                Err(no) => no,
+                            },
+                            None if flagged => "no kept round flagged the reader".to_string(),
+                            None => "no kept round wrote the version".to_string(),
+                        };
                         let why = unresolved.map_or_else(
                             || "it was read by a transaction assumed to follow a collected writer".to_string(),
                             |why| why.to_string(),
@@ -508,8 +513,9 @@ impl Collector {
                         self.broken = Some(format!(
                             "the read on line {} shows a version of key {} that --follow collected as overwritten \
                              in an assumed order (no path ordered its writer before the last one, or before this \
-                             transaction), and {why}; whether the history explains it is not known: check the \
-                             history in one piece",
+                             transaction), and {why}; the rounds it needs could not be taken back into the window \
+                             ({refused}); whether the history explains it is not known: check the history in one \
+                             piece",
                             op.line,
                             h.key(m.key)
                         ));

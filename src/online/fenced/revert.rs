@@ -127,12 +127,27 @@ impl Before {
 impl Collector {
     /// Asks, while judging a read, that rounds from `round` on be taken
     /// back before the window is checked; `false` when they cannot be.
-    pub(super) fn want_revert(&mut self, round: u32) -> bool {
-        if self.revert_budget == 0 || !self.kept.revertible(round, self.unkept_round) {
-            return false;
+    pub(super) fn want_revert(&mut self, round: u32) -> Result<(), String> {
+        // Once the verdict is settled (`invalid`, or not `valid`), a larger
+        // check would not change it.
+        if self.invalid || self.broken.is_some() {
+            return Err("the verdict is settled".into());
+        }
+        if self.revert_budget == 0 {
+            return Err(format!("this round took rounds back {REVERTS_PER_ROUND} times already"));
+        }
+        if round <= self.unkept_round {
+            return Err(format!("round {} since collected without being kept", self.unkept_round));
+        }
+        if !self.kept.revertible(round, self.unkept_round) {
+            return Err(format!(
+                "round {round} is older than the last {REVERT_TXNS} collected transactions, whose rounds can be \
+                 taken back ({} rounds collected so far)",
+                self.rounds
+            ));
         }
         self.revert_to = Some(self.revert_to.map_or(round, |r| r.min(round)));
-        true
+        Ok(())
     }
 
     /// Starts a round: its take-backs are counted afresh.
@@ -187,7 +202,7 @@ impl Collector {
                 None => return false,
             }
         }
-        oldest != u32::MAX && self.want_revert(oldest) && self.revert_pending(asm)
+        oldest != u32::MAX && self.want_revert(oldest).is_ok() && self.revert_pending(asm)
     }
 
     /// Takes rounds `round..` back (module docs).
