@@ -69,7 +69,7 @@ use super::{Collector, Front};
 use crate::history::{KeyId, Value};
 
 /// The most collected transactions whose rounds can be taken back.
-pub(super) const REVERT_TXNS: usize = 20_000;
+pub(super) const REVERT_TXNS: usize = super::resolve::KEPT_TXNS;
 
 /// The most take-backs in one round (each takes rounds back into the
 /// window, so a round that needed more is left as it was).
