@@ -146,7 +146,11 @@ impl Assembler {
     pub fn insert_ops(
         &mut self,
         keys: &[crate::history::Value],
-        ops: Vec<(crate::history::Op, Vec<crate::history::Mop>, Option<Vec<(crate::history::Value, crate::history::Value)>>)>,
+        ops: Vec<(
+            crate::history::Op,
+            Vec<crate::history::Mop>,
+            Option<Vec<(crate::history::Value, crate::history::Value)>>,
+        )>,
     ) {
         self.built.insert_ops(keys, ops);
     }

@@ -290,9 +290,10 @@ impl Window {
                         | any(&mut b.assume.iter().map(|o| pair(o.first.0, o.second.0, o.key)))
                         | any(&mut b.reads.iter().map(|rf| pair(rf.reader, rf.writer, rf.key)))
                 }));
-                let derived = any(&mut r.derived.iter().map(|d| {
-                    cycle(&d.because) | pair(d.order.first.0, d.order.second.0, d.order.key)
-                }));
+                let derived = any(&mut r
+                    .derived
+                    .iter()
+                    .map(|d| cycle(&d.because) | pair(d.order.first.0, d.order.second.0, d.order.key)));
                 branches | derived
             }
             Case::Weak(_) => {

@@ -488,37 +488,7 @@ impl Collector {
                 }
                 if ((assumed && !stale) || flagged) && !intermediate {
                     if ok && self.broken.is_none() {
-                        // Judged again once the rounds it needs are back in
-                        // the window ([`revert`]).
-                        let name = h.key(m.key);
-                        let wrote = read.filter(|_| assumed).and_then(|v| self.kept.wrote(name, v));
-                        let flag = if flagged { self.flag_round(op.line) } else { Some(u32::MAX) };
-                        let target = flag.map(|f| f.min(wrote.unwrap_or(u32::MAX))).filter(|&r| r != u32::MAX);
-                        let refused = match target {
-                            Some(r) => match self.want_revert(r) {
-                                Ok(()) => {
-                                    w.check.mops[mi as usize] =
-                                        crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
-                                    continue;
-                                }
-                                Err(no) => no,
-                            },
-                            None if flagged => "no kept round flagged the reader".to_string(),
-                            None => "no kept round wrote the version".to_string(),
-                        };
-                        let why = unresolved.map_or_else(
-                            || "it was read by a transaction assumed to follow a collected writer".to_string(),
-                            |why| why.to_string(),
-                        );
-                        self.broken = Some(format!(
-                            "the read on line {} shows a version of key {} that --follow collected as overwritten \
-                             in an assumed order (no path ordered its writer before the last one, or before this \
-                             transaction), and {why}; the rounds it needs could not be taken back into the window \
-                             ({refused}); whether the history explains it is not known: check the history in one \
-                             piece",
-                            op.line,
-                            h.key(m.key)
-                        ));
+                        self.unexplained(h, op.line, m, assumed, flagged, unresolved);
                     }
                 } else if ok {
                     let name = if intermediate { "G1b" } else { "G-single-item-process" };
@@ -892,25 +862,31 @@ impl Collector {
                 *e = (*e).max(positions[t]);
             }
         }
-        // Who read each version: a reader of the last version that a writer
-        // of the key reaches by known edges shows that writer overwritten.
-        let mut readers: FxHashMap<(KeyId, i64), Vec<usize>> = FxHashMap::default();
-        for (t, txn) in txns.iter().enumerate() {
-            if txn.kind != Some(OpType::Ok) {
-                continue;
-            }
-            for m in h.mops_of(&h.ops[txn.op()]) {
-                if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
-                    readers.entry((m.key, v)).or_default().push(t);
-                }
-            }
-        }
-        let mut grown = Vec::new();
         let mut last_writer: FxHashMap<KeyId, usize> = FxHashMap::default();
         for (&k, ws) in writers.iter_mut() {
             ws.sort_unstable();
             last_writer.insert(k, ws.last().expect("a collected writer").1);
         }
+        // Who read each last version of a key with earlier writers in the
+        // round: a reader of it that a writer of the key reaches by known
+        // edges shows that writer overwritten.
+        let mut readers: FxHashMap<(KeyId, i64), Vec<usize>> = writers
+            .iter()
+            .filter(|(_, ws)| ws.len() > 1)
+            .map(|(&k, ws)| ((k, ws[ws.len() - 1].2), Vec::new()))
+            .collect();
+        if !readers.is_empty() {
+            for (t, txn) in txns.iter().enumerate().filter(|(_, t)| t.kind == Some(OpType::Ok)) {
+                for m in h.mops_of(&h.ops[txn.op()]) {
+                    if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
+                        if let Some(r) = readers.get_mut(&(m.key, v)) {
+                            r.push(t);
+                        }
+                    }
+                }
+            }
+        }
+        let mut grown = Vec::new();
         // Versions this round assumed, by their writers: (key, writer, value).
         let mut assumed_here = Vec::new();
         for (k, ws) in writers {

@@ -202,7 +202,10 @@ impl Kept {
             // read nil. Not copied (`ops_back` makes it again).
             let (im, dm) = (full.mops_of(inv), full.mops_of(&full.ops[d]));
             let derived = im.len() == dm.len()
-                && im.iter().zip(dm).all(|(i, c)| *i == if c.f == MopFn::Read { Mop { value: MopValue::Nil, ..*c } } else { *c });
+                && im
+                    .iter()
+                    .zip(dm)
+                    .all(|(i, c)| *i == if c.f == MopFn::Read { Mop { value: MopValue::Nil, ..*c } } else { *c });
             let op = if derived {
                 let mut op = *inv;
                 op.mop_len = DERIVED;

@@ -65,8 +65,9 @@
 use rustc_hash::FxHashMap;
 
 use super::super::assemble::Assembler;
+use super::resolve::Unresolved;
 use super::{Collector, Front};
-use crate::history::{KeyId, Value};
+use crate::history::{History, KeyId, Mop, MopValue, Value};
 
 /// The most collected transactions whose rounds can be taken back.
 pub(super) const REVERT_TXNS: usize = super::resolve::KEPT_TXNS;
@@ -104,7 +105,7 @@ impl Before {
     pub(super) fn front(&mut self, name: &Value, front: Option<&Front>) {
         let at = front.map(|f| {
             let start = self.states.len() as u32;
-            self.states.extend_from_slice(&super::seal::encode(Some(f), None));
+            super::seal::encode_into(Some(f), None, &mut self.states);
             (start, self.states.len() as u32 - start)
         });
         self.fronts.push((name.clone(), at));
@@ -153,6 +154,50 @@ impl Collector {
     /// Starts a round: its take-backs are counted afresh.
     pub fn new_round(&mut self) {
         self.revert_budget = REVERTS_PER_ROUND;
+    }
+
+    /// A read (micro-op `m` of the `:ok` transaction completed on `line`)
+    /// of a collected version the window cannot judge: a version collected
+    /// in an `assumed` order that neither a flip nor a question explains
+    /// (`unresolved` says why), or one read by a transaction `flagged` on
+    /// the key. Asks for the rounds it needs to be taken back (the read is
+    /// judged again then), or says why the verdict can no longer be
+    /// `valid`.
+    pub(super) fn unexplained(
+        &mut self,
+        h: &History,
+        line: u32,
+        m: Mop,
+        assumed: bool,
+        flagged: bool,
+        unresolved: Option<Unresolved>,
+    ) {
+        let read = match m.value {
+            MopValue::Int(v) => Some(v),
+            _ => None,
+        };
+        let name = h.key(m.key);
+        let wrote = read.filter(|_| assumed).and_then(|v| self.kept.wrote(name, v));
+        let flag = if flagged { self.flag_round(line) } else { Some(u32::MAX) };
+        let target = flag.map(|f| f.min(wrote.unwrap_or(u32::MAX))).filter(|&r| r != u32::MAX);
+        let refused = match target {
+            Some(r) => match self.want_revert(r) {
+                Ok(()) => return,
+                Err(no) => no,
+            },
+            None if flagged => "no kept round flagged the reader".to_string(),
+            None => "no kept round wrote the version".to_string(),
+        };
+        let why = unresolved.map_or_else(
+            || "it was read by a transaction assumed to follow a collected writer".to_string(),
+            |why| why.to_string(),
+        );
+        self.broken = Some(format!(
+            "the read on line {line} shows a version of key {name} that --follow collected as overwritten in an \
+             assumed order (no path ordered its writer before the last one, or before this transaction), and \
+             {why}; the rounds it needs could not be taken back into the window ({refused}); whether the history \
+             explains it is not known: check the history in one piece"
+        ));
     }
 
     /// The oldest kept round that flagged the transaction completed on

@@ -88,23 +88,30 @@ impl Collector {
 /// the front (last version, its writer's line, the stale, assumed and
 /// intermediate versions, then its flips: a count and each one's version,
 /// round and line) and the failed transactions' values.
-pub(super) fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
+fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> {
+    let mut b = Vec::new();
+    encode_into(front, aborted, &mut b);
+    b
+}
+
+/// [`encode`], appending to `b`.
+pub(super) fn encode_into(front: Option<&Front>, aborted: Option<&Dense>, b: &mut Vec<u8>) {
     let archived = front.is_some_and(|f| f.archived);
     let aborted_archived = front.is_some_and(|f| f.aborted_archived);
-    let mut b = vec![
+    b.push(
         u8::from(front.is_some())
             | (u8::from(aborted.is_some()) << 1)
             | (u8::from(archived) << 2)
             | (u8::from(aborted_archived) << 3)
             | (u8::from(front.is_some_and(|f| f.seen)) << 4)
             | (u8::from(front.is_some_and(|f| !f.flips.is_empty())) << 5),
-    ];
+    );
     if let Some(f) = front {
         b.extend_from_slice(&f.value.to_le_bytes());
         b.extend_from_slice(&u64::from(f.line).to_le_bytes());
-        f.stale.encode(&mut b);
-        f.assumed.encode(&mut b);
-        f.intermediate.encode(&mut b);
+        f.stale.encode(b);
+        f.assumed.encode(b);
+        f.intermediate.encode(b);
         if !f.flips.is_empty() {
             b.extend_from_slice(&(f.flips.len() as u64).to_le_bytes());
             for x in &f.flips {
@@ -114,9 +121,8 @@ pub(super) fn encode(front: Option<&Front>, aborted: Option<&Dense>) -> Vec<u8> 
         }
     }
     if let Some(d) = aborted {
-        d.encode(&mut b);
+        d.encode(b);
     }
-    b
 }
 
 /// The state [`encode`] wrote; `None` when the bytes are not one.
