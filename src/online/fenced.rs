@@ -187,6 +187,7 @@
 
 mod archive;
 mod flip;
+mod record;
 mod resolve;
 mod revert;
 mod seal;
@@ -564,7 +565,7 @@ impl Collector {
             return keep;
         };
         let keeping = execution && self.broken.is_none();
-        let mut before = revert::Before::of(self, keeping);
+        let mut before = record::Before::of(self, keeping);
         for (u, keys) in &cut.flagged {
             if let Some(d) = txns[*u].done {
                 let line = h.ops[d].line;
@@ -838,7 +839,7 @@ impl Collector {
         known: &cut::Known,
         cyclic: &dyn Fn(usize) -> bool,
         flips: Option<&History>,
-        before: &mut revert::Before,
+        before: &mut record::Before,
     ) {
         // Per key: (rank, transaction, last value) of each collected writer.
         let mut writers: FxHashMap<KeyId, Vec<(u32, usize, i64)>> = FxHashMap::default();

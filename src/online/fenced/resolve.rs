@@ -94,7 +94,7 @@ use std::time::Duration;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::super::cut::Txn;
-use super::revert::Before;
+use super::record::Before;
 use super::Collector;
 use crate::history::{Atom, History, KeyId, Mop, MopFn, MopValue, Op, OpType, Value};
 
@@ -104,6 +104,10 @@ pub(super) const KEPT_TXNS: usize = 50_000;
 /// An invocation's `mop_len` in [`KeptRound::invokes`] when its micro-ops
 /// are its completion's with every read nil (not stored).
 const DERIVED: u32 = u32::MAX;
+
+/// The most collected transactions whose rounds keep their records, so
+/// that they can be taken back ([`super::revert`]).
+pub(super) const REVERT_TXNS: usize = KEPT_TXNS;
 
 /// How long one question to the exact check may take.
 const RESOLVE_TIME: Duration = Duration::from_secs(2);
@@ -125,7 +129,7 @@ pub(super) struct KeptRound {
     /// (`None`: the member had none).
     invokes: Vec<Option<Op>>,
     /// What the round changed, to take it back ([`super::revert`]); `None`
-    /// once older than the newest [`super::revert::REVERT_TXNS`]
+    /// once older than the newest [`REVERT_TXNS`]
     /// collected transactions.
     before: Option<Before>,
 }
@@ -232,7 +236,7 @@ impl Kept {
         // Only the newest rounds can be taken back.
         let mut newer = 0;
         for r in self.rounds.iter_mut().rev() {
-            if newer > super::revert::REVERT_TXNS {
+            if newer > REVERT_TXNS {
                 if r.before.take().is_none() {
                     break;
                 }
@@ -242,13 +246,19 @@ impl Kept {
         }
         while self.txns > KEPT_TXNS {
             let Some(old) = self.rounds.pop_front() else { break };
-            self.txns -= old.h.ops.len();
-            for op in &old.h.ops {
-                self.lines.remove(&op.line);
-                for m in old.h.mops_of(op) {
-                    if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
-                        self.overwritten.remove(&(op.line, v));
-                    }
+            self.forget(&old);
+        }
+    }
+
+    /// Drops what the kept set holds about round `r`, which leaves it:
+    /// its members' count, lines and overwritten-unread records.
+    fn forget(&mut self, r: &KeptRound) {
+        self.txns -= r.h.ops.len();
+        for op in &r.h.ops {
+            self.lines.remove(&op.line);
+            for m in r.h.mops_of(op) {
+                if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                    self.overwritten.remove(&(op.line, v));
                 }
             }
         }
@@ -284,15 +294,7 @@ impl Kept {
         let at = self.rounds.iter().position(|r| r.round >= round)?;
         let back: Vec<KeptRound> = self.rounds.drain(at..).collect();
         for r in &back {
-            self.txns -= r.h.ops.len();
-            for op in &r.h.ops {
-                self.lines.remove(&op.line);
-                for m in r.h.mops_of(op) {
-                    if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
-                        self.overwritten.remove(&(op.line, v));
-                    }
-                }
-            }
+            self.forget(r);
             for lv in r.before.iter().flat_map(|b| &b.overwrote) {
                 self.overwritten.remove(lv);
             }
