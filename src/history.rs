@@ -421,6 +421,10 @@ pub mod field {
     pub const VALUE_NIL: u8 = 16;
 }
 
+/// An op put back into a history being built ([`HistoryBuilder::insert_ops`]):
+/// the op, its micro-ops and its extra fields.
+pub type OpBack = (Op, Vec<Mop>, Option<Vec<(Value, Value)>>);
+
 /// One operation of the history (an invocation or a completion).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Op {
@@ -1297,7 +1301,7 @@ impl HistoryBuilder {
     /// it had. The online checker takes collected transactions back into
     /// its window this way when a later read needs them checked again
     /// ([`crate::online::fenced`]).
-    pub fn insert_ops(&mut self, keys: &[Value], mut ops: Vec<(Op, Vec<Mop>, Option<Vec<(Value, Value)>>)>) {
+    pub fn insert_ops(&mut self, keys: &[Value], mut ops: Vec<OpBack>) {
         if ops.is_empty() {
             return;
         }

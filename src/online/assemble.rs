@@ -142,16 +142,7 @@ impl Assembler {
 
     /// Puts back collected ops among the held ones by line
     /// ([`HistoryBuilder::insert_ops`]).
-    #[allow(clippy::type_complexity)]
-    pub fn insert_ops(
-        &mut self,
-        keys: &[crate::history::Value],
-        ops: Vec<(
-            crate::history::Op,
-            Vec<crate::history::Mop>,
-            Option<Vec<(crate::history::Value, crate::history::Value)>>,
-        )>,
-    ) {
+    pub fn insert_ops(&mut self, keys: &[crate::history::Value], ops: Vec<crate::history::OpBack>) {
         self.built.insert_ops(keys, ops);
     }
 

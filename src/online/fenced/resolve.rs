@@ -484,8 +484,7 @@ impl KeptRound {
     /// The members' ops as they were read (invocations and completions,
     /// micro-ops keyed into the returned key table, extra fields), to put
     /// back into the window.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn ops_back(&self) -> (&[Value], Vec<(Op, Vec<Mop>, Option<Vec<(Value, Value)>>)>) {
+    pub(super) fn ops_back(&self) -> (&[Value], Vec<crate::history::OpBack>) {
         let h = &self.h;
         let extras = |op: &Op| h.extras.get(op.extras as usize).cloned();
         let nil = |m: &Mop| if m.f == MopFn::Read { Mop { value: MopValue::Nil, ..*m } } else { *m };
