@@ -65,8 +65,7 @@
 use rustc_hash::FxHashMap;
 
 use super::super::assemble::Assembler;
-use super::resolve::Unresolved;
-use super::resolve::REVERT_TXNS;
+use super::resolve::{Unresolved, REVERT_TXNS};
 use super::Collector;
 use crate::history::{History, KeyId, Mop, MopValue, Value};
 
@@ -76,7 +75,7 @@ pub(super) const REVERTS_PER_ROUND: u8 = 4;
 
 impl Collector {
     /// Asks, while judging a read, that rounds from `round` on be taken
-    /// back before the window is checked; `false` when they cannot be.
+    /// back before the window is checked; why not when they cannot be.
     pub(super) fn want_revert(&mut self, round: u32) -> Result<(), String> {
         // Once the verdict is settled (`invalid`, or not `valid`), a larger
         // check would not change it.
