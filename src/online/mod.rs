@@ -344,24 +344,10 @@ pub fn follow_feed(
             continue;
         }
         let t = Instant::now();
-        let (full, window, checked) = loop {
-            let full = asm.snapshot();
-            let window = collector.as_mut().map(|c| c.apply(&full));
-            if collector.as_mut().is_some_and(|c| c.revert_pending(&mut asm)) {
-                continue;
-            }
-            let mut checked = check::check(window.as_ref().map_or(&full, |w| &w.check), &round_opts);
-            if let (Ok(o), Some(w)) = (checked.as_mut(), &window) {
-                w.restore(&mut o.anomalies);
-                let lines = w.flags_relied_on(&o.anomalies);
-                if !lines.is_empty() && collector.as_mut().is_some_and(|c| c.revert_for_flags(&lines, &mut asm)) {
-                    continue;
-                }
-            }
-            break (full, window, checked);
-        };
+        let (full, window, checked) = look(&mut collector, &mut asm, &round_opts, true);
         match checked {
-            Ok(mut o) => {
+            None => {}
+            Some(Ok(mut o)) => {
                 edges_seen |= !o.anomalies.contains_key(EMPTY_GRAPH);
                 if let Some(w) = &window {
                     if let Some(why) = w.set_aside(&mut o.anomalies) {
@@ -406,7 +392,7 @@ pub fn follow_feed(
                     }
                 }
             }
-            Err(e) => watch.note(&format!("round {}: {e}", rounds.count + 1)),
+            Some(Err(e)) => watch.note(&format!("round {}: {e}", rounds.count + 1)),
         }
         let status = rounds.done(t.elapsed(), asm.completions());
         watch.status(&RoundStatus {
@@ -419,8 +405,11 @@ pub fn follow_feed(
             ..status
         });
     };
-    if let Some(c) = collector.as_mut() {
-        c.settle_reverts(&mut asm, &round_opts);
+    // The final check sees what the last look at the window needs taken
+    // back, as a round would.
+    if let Some(Collecting::Registers(c)) = collector.as_mut() {
+        c.new_round();
+        drop(look(&mut collector, &mut asm, &round_opts, false));
     }
     let txns_read = asm.completions();
     let history = asm.into_history();
@@ -461,6 +450,39 @@ pub fn follow_feed(
     })
 }
 
+/// A round's look at the held ops: the history, the collector's window of
+/// it and its check (`None` when `wanted` is false and nothing in the
+/// window is flagged), taking back the collected rounds that a read or an
+/// anomaly relying on a flag needs ([`fenced`]'s `revert`) until none
+/// does.
+#[allow(clippy::type_complexity)]
+fn look(
+    collector: &mut Option<Collecting>,
+    asm: &mut assemble::Assembler,
+    opts: &CheckOptions,
+    wanted: bool,
+) -> (History, Option<collect::Window>, Option<Result<crate::outcome::Outcome, check::CheckError>>) {
+    loop {
+        let full = asm.snapshot();
+        let window = collector.as_mut().map(|c| c.apply(&full));
+        if collector.as_mut().is_some_and(|c| c.revert_pending(asm)) {
+            continue;
+        }
+        if !wanted && !window.as_ref().is_some_and(|w| w.has_flags()) {
+            return (full, window, None);
+        }
+        let mut checked = check::check(window.as_ref().map_or(&full, |w| &w.check), opts);
+        if let (Ok(o), Some(w)) = (checked.as_mut(), &window) {
+            w.restore(&mut o.anomalies);
+            let lines = w.flags_relied_on(&o.anomalies);
+            if !lines.is_empty() && collector.as_mut().is_some_and(|c| c.revert_for_flags(&lines, asm)) {
+                continue;
+            }
+        }
+        return (full, window, Some(checked));
+    }
+}
+
 /// The session levels at which fence transactions let register histories
 /// be collected ([`fenced`]): each includes session order, none realtime.
 pub const FENCED_MODELS: [&str; 3] =
@@ -495,29 +517,6 @@ impl Collecting {
         match self {
             Collecting::Lists(_) => false,
             Collecting::Registers(c) => c.revert_for_flags(lines, asm),
-        }
-    }
-
-    /// At the end of the input: takes back what the last look at the
-    /// window needs, as a round would, so that the final check sees it.
-    fn settle_reverts(&mut self, asm: &mut assemble::Assembler, opts: &CheckOptions) {
-        let Collecting::Registers(c) = self else { return };
-        c.new_round();
-        loop {
-            let full = asm.snapshot();
-            let w = c.apply(&full);
-            if c.revert_pending(asm) {
-                continue;
-            }
-            if !w.has_flags() {
-                return;
-            }
-            let Ok(mut o) = check::check(&w.check, opts) else { return };
-            w.restore(&mut o.anomalies);
-            let lines = w.flags_relied_on(&o.anomalies);
-            if lines.is_empty() || !c.revert_for_flags(&lines, asm) {
-                return;
-            }
         }
     }
 
