@@ -178,7 +178,8 @@ fn check_window(
         return Window::Open;
     }
     let recorded = (super::has_realtime_order(h, &sub), super::has_session_order(&sub));
-    if super::replay(h, &sub, level, opts, recorded, Some(until)).is_ok() {
+    let budget = super::serial_budget(Some(until), sub.len());
+    if super::replay(h, &sub, level, opts, recorded, budget).is_ok() {
         return Window::Explained;
     }
     let out = super::check_exactly(h, &sub, level, opts, Some(until));
