@@ -361,10 +361,8 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
     // a prefix may not end, or the causal check's commit order stands in.
     let mut serial = true;
     if order.is_empty() {
-        let level =
-            si_check::Level { semantics: si_check::Semantics::Serializable, order: si_check::OrderKind::Session };
         let exact = si_check::ExactOptions { keep_serial: true, ..opts.exact.clone().unwrap_or_default() };
-        order = match si_check::serial_order_by_replay(h, level, &exact) {
+        order = match si_check::serial_order_by_replay(h, SESSION_SERIALIZABLE, &exact) {
             Ok(Some((_, found))) => found,
             // At causal consistency, its own commit order (near-linear).
             _ if causal => {
@@ -378,7 +376,7 @@ fn serial_ranks(h: &History, opts: &CheckOptions, outcome: &mut Outcome) -> Vec<
             _ => {
                 let timeout = Some(exact.timeout.map_or(SOLVED_ORDER_TIME, |t| t.min(SOLVED_ORDER_TIME)));
                 let solve = si_check::ExactOptions { serial_first: false, timeout, ..exact };
-                match si_check::check_level(h, level, &solve) {
+                match si_check::check_level(h, SESSION_SERIALIZABLE, &solve) {
                     Ok(out) if out.verdict == si_check::Verdict::Valid => out.stats.serial_order,
                     _ => return Vec::new(),
                 }
@@ -646,7 +644,11 @@ fn prefix_undecided(req: &Request, run: &weak::elle::WeakRun, stats: &Stats) -> 
 /// history, proved by the exact check's serial replay alone (linear on
 /// most valid histories): the strongest such requested level is replayed,
 /// and when a serial execution is found it is recorded as proved, which
-/// answers every weak level without their check.
+/// answers every weak level without their check. When the caller wants a
+/// serial execution anyway ([`CheckOptions::keep_order`]: a round of
+/// `--follow`) and no such level is requested, the replay at serializability
+/// with sessions that [`serial_ranks`] would run after the weak check runs
+/// first instead, and spares that check when it succeeds.
 fn replay_proves_session_si(h: &History, req: &Request, stats: &mut Stats) -> bool {
     let Some(exact) = req.opts.exact.as_ref().filter(|e| e.serial_first) else { return false };
     let strongest = req
@@ -655,7 +657,8 @@ fn replay_proves_session_si(h: &History, req: &Request, stats: &mut Stats) -> bo
         .filter_map(|m| si_check::Level::from_model(m))
         .filter(|l| l.implies(SESSION_SI))
         .max_by_key(|l| l.strength());
-    let Some(level) = strongest else { return false };
+    let ordered = req.opts.keep_order.then_some(SESSION_SERIALIZABLE);
+    let Some(level) = strongest.or(ordered) else { return false };
     let replayed = match req.opts.keep_order {
         true => si_check::serial_order_by_replay(h, level, exact).map(|found| {
             found.map(|(out, order)| {
@@ -687,6 +690,11 @@ fn reads_break_weak_levels(anomalies: &Anomalies) -> bool {
 /// Snapshot isolation with sessions: implies every Biswas–Enea weak level.
 const SESSION_SI: si_check::Level =
     si_check::Level { semantics: si_check::Semantics::SnapshotIsolation, order: si_check::OrderKind::Session };
+
+/// Serializability with sessions: the level of the serial executions
+/// [`serial_ranks`] looks for.
+const SESSION_SERIALIZABLE: si_check::Level =
+    si_check::Level { semantics: si_check::Semantics::Serializable, order: si_check::OrderKind::Session };
 
 /// Whether Elle's inference alone proves snapshot isolation with sessions
 /// (which implies every Biswas–Enea weak level, see [`crate::levels`]): it

@@ -13,9 +13,11 @@
 //!   it, so `E` put `M` first only by choice), turns out to precede `M`: a
 //!   later read of `M`'s version of `k` closes a cycle through `T`, which
 //!   the window's check can only set aside (`isolde gen --txns 40000
-//!   --seed 9` in rounds of 1,000: `T` wrote 32 over the collected 31 that
-//!   a later transaction read; the 10M `strong-session-snapshot-isolation`
-//!   run at 7.65M);
+//!   --seed 176` in rounds of 1,000, at `strong-session-serializable`;
+//!   `--seed 9`, where `T` wrote 32 over the collected 31 that a later
+//!   transaction read, and the 10M `strong-session-snapshot-isolation` run
+//!   at 7.65M, before the exact check's replay changed in the thirteenth
+//!   session);
 //! * a read of a version collected in an assumed order that neither a
 //!   [`super::flip`] nor a question to a kept round ([`super::resolve`])
 //!   explains: the round's last version was read since by a transaction
