@@ -76,9 +76,11 @@ pub(super) fn run_exact(
             continue;
         }
         let mut level_opts = opts.clone();
-        if opts.serial_first && !opts.cc_orders && known[0].is_none() && has_sessions(h) {
-            // Most histories replay without the orders forced under
-            // session order: a short try first spares computing them.
+        if opts.serial_first && opts.keep_serial && !opts.cc_orders && known[0].is_none() && has_sessions(h) {
+            // A round's window of `--follow` (the caller that keeps the
+            // serial execution) almost always replays without the orders
+            // forced under session order: a short try first spares
+            // computing them. A batch check keeps its one replay with them.
             if let Ok(Some(out)) = si_check::proved_by_quick_replay(h, level, opts) {
                 stats.exact.push((level.model().to_string(), out.stats));
                 stats.exact_valid.push(level);

@@ -98,10 +98,10 @@ pub fn proved_by_replay(
 
 /// [`proved_by_replay`] on a short budget ([`QUICK_REPLAY_PER_TXN`] per
 /// transaction), without [`ExactOptions::session_orders`]: the try that
-/// spares computing those orders on the many histories replayed without
-/// them (a live window each round of `--follow`, most valid histories).
-/// `None` proves nothing; the caller computes the orders and checks
-/// the level as usual, having lost at most the short budget.
+/// spares computing those orders where a history almost always replays
+/// without them (a live window, each round of `--follow`). `None` proves
+/// nothing; the caller computes the orders and checks the level as usual,
+/// having lost at most the short budget.
 pub fn proved_by_quick_replay(
     h: &History,
     level: Level,
