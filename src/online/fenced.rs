@@ -598,6 +598,7 @@ impl Collector {
         // Kept only while a question could still be asked (`resolve`, not
         // at causal-cerone) or the round taken back (`revert`).
         if keeping {
+            before.compact(&self.fronts);
             self.kept.keep(self.rounds, full, &txns, ranks, &members, before);
         } else if self.broken.is_some() {
             self.kept = resolve::Kept::default();
@@ -903,7 +904,7 @@ impl Collector {
                 .is_some_and(|keys| keys.binary_search(&k).is_ok());
             let old = self.fronts.remove(&k);
             if before.recording {
-                before.front(h.key(k), old.as_ref());
+                before.front(k, h.key(k), old.as_ref());
             }
             let mut front = match old {
                 Some(old) if after_earlier => {

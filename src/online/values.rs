@@ -61,6 +61,65 @@ impl Ranges {
         }
     }
 
+    /// How many ranges the set holds.
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The values of the set that are not in `other`.
+    pub(super) fn minus(&self, other: &Ranges) -> Ranges {
+        let mut out = Vec::new();
+        let mut j = 0;
+        for &(lo, hi) in &self.0 {
+            // Ranges of `other` wholly before this one cut nothing more.
+            while j < other.0.len() && other.0[j].1 < lo {
+                j += 1;
+            }
+            // `from..=hi` is what is left to decide of this range.
+            let mut from = lo;
+            let mut covered = false;
+            for &(olo, ohi) in other.0[j..].iter().take_while(|o| o.0 <= hi) {
+                if olo > from {
+                    out.push((from, olo - 1));
+                }
+                if ohi >= hi {
+                    covered = true;
+                    break;
+                }
+                from = from.max(ohi + 1);
+            }
+            if !covered {
+                out.push((from, hi));
+            }
+        }
+        Ranges(out)
+    }
+
+    /// A fingerprint of the set (not of how it is split into ranges): equal
+    /// sets give equal ones, and different sets almost never do.
+    pub(super) fn fingerprint(&self) -> (u64, u64) {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = rustc_hash::FxHasher::default();
+        let mut count = 0u64;
+        let mut run: Option<(i64, i64)> = None;
+        for &(lo, hi) in &self.0 {
+            match &mut run {
+                Some(r) if r.1.checked_add(1) == Some(lo) => r.1 = hi,
+                _ => {
+                    if let Some(r) = run.replace((lo, hi)) {
+                        r.hash(&mut hasher);
+                        count += 1;
+                    }
+                }
+            }
+        }
+        if let Some(r) = run {
+            r.hash(&mut hasher);
+            count += 1;
+        }
+        (count, hasher.finish())
+    }
+
     /// Appends the set's bytes (for the spill store): the number of
     /// ranges, then each range's bounds, little-endian.
     pub(super) fn encode(&self, out: &mut Vec<u8>) {
@@ -307,5 +366,36 @@ mod tests {
         assert_eq!(cold.words.len(), 4);
         assert!([7, 100_000, 5_000_000, 90, 64].iter().all(|&v| cold.contains(v)));
         assert!(!cold.contains(8) && !cold.contains(65) && !cold.contains(100_001));
+    }
+
+    /// The difference of two sets, checked value by value against the
+    /// definition, and a fingerprint that ignores how a set is split.
+    #[test]
+    fn ranges_minus_and_fingerprint_follow_the_sets() {
+        let set = |rs: &[(i64, i64)]| {
+            let mut r = Ranges::default();
+            for &(lo, hi) in rs {
+                r.insert_range(lo, hi);
+            }
+            r
+        };
+        let a = set(&[(1, 10), (20, 30), (40, 40), (50, 60)]);
+        let b = set(&[(0, 2), (5, 6), (10, 25), (40, 40), (55, 100)]);
+        let d = a.minus(&b);
+        for v in -5..110 {
+            assert_eq!(d.contains(v), a.contains(v) && !b.contains(v), "value {v}");
+        }
+        assert_eq!(d.0, vec![(3, 4), (7, 9), (26, 30), (50, 54)]);
+        let mut back = d.clone();
+        back.absorb(a.minus(&d));
+        assert_eq!(back.0, a.0);
+        assert!(a.minus(&Ranges::default()).0 == a.0 && Ranges::default().minus(&a).0.is_empty());
+        let extremes = set(&[(i64::MIN, -1), (5, i64::MAX)]);
+        assert_eq!(extremes.minus(&set(&[(i64::MIN, i64::MAX)])).0, vec![]);
+        assert_eq!(extremes.minus(&set(&[(0, 9)])).0, vec![(i64::MIN, -1), (10, i64::MAX)]);
+        // Split differently, the same set: the same fingerprint.
+        let split = Ranges(vec![(1, 5), (6, 10), (20, 30), (40, 40), (50, 60)]);
+        assert_eq!(split.fingerprint(), a.fingerprint());
+        assert_ne!(set(&[(1, 10), (20, 30), (40, 40), (50, 61)]).fingerprint(), a.fingerprint());
     }
 }

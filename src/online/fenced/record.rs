@@ -3,12 +3,43 @@
 //! were before it, the fence positions, and the flags it added and
 //! removed. Kept with the round ([`super::resolve`]).
 //!
+//! ## States as differences
+//! A key's ordered and assumed versions are a few ranges when its values
+//! increase (Jepsen's, `isolde gen`'s), but one range per version when
+//! they do not (Cobra's write ids are hashes): a hot key's state then grows
+//! with the run, and a copy of it per kept round made the records grow
+//! with it. So once a round has collected, a state of more than
+//! [`DELTA_RANGES`] ranges keeps only what the round added to those two
+//! sets and what it removed from them, with fingerprints of the sets it
+//! left. A take-back restores the newer rounds first, so the key's sets
+//! are then those this round left, unless something between the rounds
+//! changed them (a read that [`super::flip`]s an assumed order): the
+//! fingerprints tell, and then the state is not guessed (the run says it
+//! could not be restored, and its verdict can be `valid` no more).
+//!
 //! Written by hand: specific to this collector.
 
 use rustc_hash::FxHashMap;
 
 use super::{Collector, Front};
-use crate::history::Value;
+use crate::history::{KeyId, Value};
+use crate::online::values::Ranges;
+
+/// The ranges (ordered and assumed versions together) past which a key's
+/// state before a kept round is kept as a difference from the state the
+/// round left (module docs). Increasing values keep a handful.
+const DELTA_RANGES: usize = 4;
+
+/// A large state before a round, as its difference from the state the
+/// round left (the rest of the state is encoded in full, without the sets).
+struct Delta {
+    stale_added: Ranges,
+    stale_removed: Ranges,
+    assumed_added: Ranges,
+    assumed_removed: Ranges,
+    /// The fingerprints of the two sets the round left.
+    left: ((u64, u64), (u64, u64)),
+}
 
 /// What a collecting round changed, to undo it.
 #[derive(Default)]
@@ -32,12 +63,21 @@ pub(super) struct Before {
     /// Whether the round will be kept (otherwise the keys' states are not
     /// copied).
     pub(super) recording: bool,
+    /// The entries of `fronts` whose state is large, with the key's id in
+    /// the round's window ([`Self::compact`]).
+    large: Vec<(usize, KeyId)>,
+    /// Per entry of `fronts`: the large states, as differences.
+    deltas: FxHashMap<usize, Delta>,
 }
 
 impl Before {
-    /// Records `front` as key `name`'s state before the round.
-    pub(super) fn front(&mut self, name: &Value, front: Option<&Front>) {
+    /// Records `front` as the state of key `name` (`key` in the round's
+    /// window) before the round.
+    pub(super) fn front(&mut self, key: KeyId, name: &Value, front: Option<&Front>) {
         let at = front.map(|f| {
+            if f.stale.len() + f.assumed.len() > DELTA_RANGES {
+                self.large.push((self.fronts.len(), key));
+            }
             let start = self.states.len() as u32;
             super::seal::encode_into(Some(f), None, &mut self.states);
             (start, self.states.len() as u32 - start)
@@ -45,8 +85,64 @@ impl Before {
         self.fronts.push((name.clone(), at));
     }
 
-    /// The state recorded at `at` ([`Self::front`]).
-    pub(super) fn state(&self, (start, len): (u32, u32)) -> Option<Front> {
+    /// Once the round has collected (`fronts`: the states it left), keeps
+    /// each large state as its difference from the one the round left
+    /// (module docs).
+    pub(super) fn compact(&mut self, fronts: &FxHashMap<KeyId, Front>) {
+        if self.large.is_empty() {
+            return;
+        }
+        for (i, key) in std::mem::take(&mut self.large) {
+            let (Some(now), Some(at)) = (fronts.get(&key), self.fronts[i].1) else { continue };
+            let Some(before) = self.decoded(at) else { continue };
+            let delta = Delta {
+                stale_added: now.stale.minus(&before.stale),
+                stale_removed: before.stale.minus(&now.stale),
+                assumed_added: now.assumed.minus(&before.assumed),
+                assumed_removed: before.assumed.minus(&now.assumed),
+                left: (now.stale.fingerprint(), now.assumed.fingerprint()),
+            };
+            self.deltas.insert(i, delta);
+        }
+        // The states again, the large ones without their sets.
+        let old = std::mem::take(&mut self.states);
+        for (i, entry) in self.fronts.iter_mut().enumerate() {
+            let Some((start, len)) = entry.1 else { continue };
+            let bytes = &old[start as usize..(start + len) as usize];
+            let begin = self.states.len() as u32;
+            match (self.deltas.contains_key(&i), super::seal::decode(bytes)) {
+                (true, Some((Some(mut f), _))) => {
+                    f.stale = Ranges::default();
+                    f.assumed = Ranges::default();
+                    super::seal::encode_into(Some(&f), None, &mut self.states);
+                }
+                _ => self.states.extend_from_slice(bytes),
+            }
+            entry.1 = Some((begin, self.states.len() as u32 - begin));
+        }
+        self.states.shrink_to_fit();
+    }
+
+    /// The state of entry `i` of `fronts` (recorded at `at`) before the
+    /// round, given the key's state `now` (once the newer rounds are taken
+    /// back: the state this round left); `Err` with the reason when it
+    /// cannot be restored exactly.
+    pub(super) fn state(&self, i: usize, at: (u32, u32), now: Option<&Front>) -> Result<Front, &'static str> {
+        let mut f = self.decoded(at).ok_or("its record could not be read back")?;
+        let Some(d) = self.deltas.get(&i) else { return Ok(f) };
+        let now = now.ok_or("the key has no state to restore it from")?;
+        if (now.stale.fingerprint(), now.assumed.fingerprint()) != d.left {
+            return Err("its versions changed after the round (a later read flipped an assumed order)");
+        }
+        f.stale = now.stale.minus(&d.stale_added);
+        f.stale.absorb(d.stale_removed.clone());
+        f.assumed = now.assumed.minus(&d.assumed_added);
+        f.assumed.absorb(d.assumed_removed.clone());
+        Ok(f)
+    }
+
+    /// The state encoded at `at`.
+    fn decoded(&self, (start, len): (u32, u32)) -> Option<Front> {
         let bytes = self.states.get(start as usize..(start + len) as usize)?;
         super::seal::decode(bytes)?.0
     }
@@ -56,5 +152,75 @@ impl Before {
     pub(super) fn of(c: &Collector, recording: bool) -> Before {
         let last_fence = if recording { c.last_fence.clone() } else { FxHashMap::default() };
         Before { fence_pos: c.fence_pos, last_fence, recording, ..Before::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::online::values::Dense;
+
+    fn ranges(rs: &[(i64, i64)]) -> Ranges {
+        let mut r = Ranges::default();
+        for &(lo, hi) in rs {
+            r.insert_range(lo, hi);
+        }
+        r
+    }
+
+    fn front(value: i64, stale: &[(i64, i64)], assumed: &[(i64, i64)]) -> Front {
+        Front {
+            value,
+            line: 7,
+            stale: ranges(stale),
+            assumed: ranges(assumed),
+            intermediate: Dense::default(),
+            archived: false,
+            aborted_archived: false,
+            seen: true,
+            flips: Vec::new(),
+        }
+    }
+
+    fn same(a: &Front, b: &Front) -> bool {
+        a.value == b.value
+            && a.line == b.line
+            && a.seen == b.seen
+            && a.stale.fingerprint() == b.stale.fingerprint()
+            && a.assumed.fingerprint() == b.assumed.fingerprint()
+    }
+
+    /// A large state comes back exactly from its difference with the
+    /// state the round left, whatever the round added to or took from its
+    /// sets; a state changed since is refused, not guessed.
+    #[test]
+    fn a_large_state_is_restored_from_its_difference_or_refused() {
+        let key = KeyId(3);
+        let pre = front(90, &[(1, 1), (5, 5), (9, 9), (13, 13), (17, 17), (21, 21)], &[(30, 30), (33, 33)]);
+        let small = front(4, &[(1, 3)], &[]);
+        let mut before = Before { recording: true, ..Before::default() };
+        before.front(KeyId(1), &Value::Atom(crate::history::Atom::Int(1)), Some(&small));
+        before.front(key, &Value::Atom(crate::history::Atom::Int(2)), Some(&pre));
+        before.front(KeyId(5), &Value::Atom(crate::history::Atom::Int(5)), None);
+        // The round made 90 and the assumed versions ordered, dropped 13
+        // (a take-back of a newer round could), and assumed 95.
+        let post = front(99, &[(1, 1), (5, 5), (9, 9), (17, 17), (21, 21), (30, 30), (33, 33), (90, 90)], &[(95, 95)]);
+        let fronts: FxHashMap<KeyId, Front> = [(key, post), (KeyId(1), front(8, &[(1, 4)], &[]))].into_iter().collect();
+        let full_bytes = before.states.len();
+        before.compact(&fronts);
+        assert!(before.states.len() < full_bytes, "{} of {full_bytes} bytes", before.states.len());
+        assert_eq!(before.deltas.len(), 1);
+        let at = |i: usize| before.fronts[i].1.expect("recorded");
+        let back = before.state(1, at(1), fronts.get(&key)).expect("restored");
+        assert!(same(&back, &pre));
+        assert!(back.stale.contains(13) && !back.stale.contains(90) && !back.assumed.contains(95));
+        // A small state is kept whole, whatever the key holds now.
+        assert!(same(&before.state(0, at(0), fronts.get(&KeyId(1))).expect("whole"), &small));
+        assert!(before.fronts[2].1.is_none());
+        // The key's sets changed after the round: refused.
+        let flipped =
+            front(95, &[(1, 1), (5, 5), (9, 9), (17, 17), (21, 21), (30, 30), (33, 33), (90, 90), (99, 99)], &[]);
+        assert!(before.state(1, at(1), Some(&flipped)).is_err());
+        assert!(before.state(1, at(1), None).is_err());
     }
 }

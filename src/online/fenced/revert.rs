@@ -220,16 +220,16 @@ impl Collector {
         let id = |name: &Value| ids.get(name).copied();
         for r in back.iter().rev() {
             let Some(b) = r.before() else { continue };
-            for &(ref name, at) in &b.fronts {
+            for (i, &(ref name, at)) in b.fronts.iter().enumerate() {
                 let Some(k) = id(name) else { continue };
-                match at.map(|at| b.state(at)) {
-                    Some(Some(f)) => {
+                match at.map(|at| b.state(i, at, self.fronts.get(&k))) {
+                    Some(Ok(f)) => {
                         self.fronts.insert(k, f);
                     }
-                    Some(None) => {
-                        // Encoded by this run: not expected; never guessed.
+                    Some(Err(why)) => {
+                        // Never guessed: the verdict can be `valid` no more.
                         self.broken.get_or_insert_with(|| {
-                            format!("the state of key {name} before a round taken back could not be read back")
+                            format!("the state of key {name} before a round taken back could not be restored: {why}")
                         });
                     }
                     None => {
