@@ -108,8 +108,7 @@ pub fn proved_by_quick_replay(
     opts: &ExactOptions,
 ) -> Result<Option<ExactOutcome>, txns::TxnsError> {
     let txns = txns::extract(h)?;
-    let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, &txns);
-    let sessions = has_session_order(&txns);
+    let (realtime, sessions) = recorded_orders(h, &txns);
     let plain = ExactOptions { session_orders: None, ..opts.clone() };
     let n = u32::try_from(txns.len()).unwrap_or(u32::MAX);
     let budget = QUICK_REPLAY_PER_TXN.saturating_mul(n).max(QUICK_REPLAY_LEAST);
@@ -138,8 +137,7 @@ pub fn serial_order_by_replay(
 ) -> Result<Option<(ExactOutcome, Vec<crate::history::OpId>)>, txns::TxnsError> {
     let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
     let txns = txns::extract(h)?;
-    let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, &txns);
-    let sessions = has_session_order(&txns);
+    let (realtime, sessions) = recorded_orders(h, &txns);
     let budget = serial_budget(deadline, txns.len());
     Ok(replay(h, &txns, level, opts, (realtime, sessions), budget).ok().map(|(out, order)| {
         let ops = match out.stats.serial_order.is_empty() {
@@ -221,9 +219,7 @@ pub fn check_level_knowing(
     // An attempt whose order adds no edge to the next weaker one's is the
     // same problem again (every transaction its own process; every
     // transaction concurrent with every other): it is skipped.
-    let timed = h.ops.iter().any(|o| o.is_invoke());
-    let sessions = has_session_order(&txns);
-    let realtime = timed && has_realtime_order(h, &txns);
+    let (realtime, sessions) = recorded_orders(h, &txns);
     // Most histories are valid, and a serial execution found by replaying
     // them decides the level in linear time, before any polygraph (whose
     // constraints are quadratic in the writers of a hot key) is built.
@@ -339,6 +335,13 @@ fn serial_budget(deadline: Option<Instant>, txns: usize) -> Duration {
 /// it grows, so a minute is too short from about 10M on, and the polygraph
 /// it would spare takes far longer and far more memory.
 const SERIAL_PER_TXN: Duration = Duration::from_micros(15);
+
+/// Whether the history records realtime order (it has invocations, and
+/// they relate two of `txns`) and session order.
+fn recorded_orders(h: &History, txns: &txns::Txns) -> (bool, bool) {
+    let realtime = h.ops.iter().any(|o| o.is_invoke()) && has_realtime_order(h, txns);
+    (realtime, has_session_order(txns))
+}
 
 /// Whether some process ran two of `txns` (session order has an edge).
 fn has_session_order(txns: &txns::Txns) -> bool {

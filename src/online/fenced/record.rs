@@ -92,29 +92,28 @@ impl Before {
         if self.large.is_empty() {
             return;
         }
-        for (i, key) in std::mem::take(&mut self.large) {
-            let (Some(now), Some(at)) = (fronts.get(&key), self.fronts[i].1) else { continue };
-            let Some(before) = self.decoded(at) else { continue };
-            let delta = Delta {
-                stale_added: now.stale.minus(&before.stale),
-                stale_removed: before.stale.minus(&now.stale),
-                assumed_added: now.assumed.minus(&before.assumed),
-                assumed_removed: before.assumed.minus(&now.assumed),
-                left: (now.stale.fingerprint(), now.assumed.fingerprint()),
-            };
-            self.deltas.insert(i, delta);
-        }
-        // The states again, the large ones without their sets.
+        let large: FxHashMap<usize, KeyId> = std::mem::take(&mut self.large).into_iter().collect();
+        // The states again: the large ones without their sets, each
+        // decoded once.
         let old = std::mem::take(&mut self.states);
         for (i, entry) in self.fronts.iter_mut().enumerate() {
             let Some((start, len)) = entry.1 else { continue };
             let bytes = &old[start as usize..(start + len) as usize];
             let begin = self.states.len() as u32;
-            match (self.deltas.contains_key(&i), super::seal::decode(bytes)) {
-                (true, Some((Some(mut f), _))) => {
-                    f.stale = Ranges::default();
-                    f.assumed = Ranges::default();
-                    super::seal::encode_into(Some(&f), None, &mut self.states);
+            let now = large.get(&i).and_then(|k| fronts.get(k));
+            match (now, super::seal::decode(bytes)) {
+                (Some(now), Some((Some(mut before), _))) => {
+                    let delta = Delta {
+                        stale_added: now.stale.minus(&before.stale),
+                        stale_removed: before.stale.minus(&now.stale),
+                        assumed_added: now.assumed.minus(&before.assumed),
+                        assumed_removed: before.assumed.minus(&now.assumed),
+                        left: (now.stale.fingerprint(), now.assumed.fingerprint()),
+                    };
+                    self.deltas.insert(i, delta);
+                    before.stale = Ranges::default();
+                    before.assumed = Ranges::default();
+                    super::seal::encode_into(Some(&before), None, &mut self.states);
                 }
                 _ => self.states.extend_from_slice(bytes),
             }
