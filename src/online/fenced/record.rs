@@ -33,12 +33,33 @@ const DELTA_RANGES: usize = 4;
 /// A large state before a round, as its difference from the state the
 /// round left (the rest of the state is encoded in full, without the sets).
 struct Delta {
-    stale_added: Ranges,
-    stale_removed: Ranges,
-    assumed_added: Ranges,
-    assumed_removed: Ranges,
-    /// The fingerprints of the two sets the round left.
-    left: ((u64, u64), (u64, u64)),
+    stale: SetDelta,
+    assumed: SetDelta,
+}
+
+/// One version set before a round, as its difference from the set the
+/// round left.
+struct SetDelta {
+    added: Ranges,
+    removed: Ranges,
+    /// The fingerprint of the set the round left.
+    left: (u64, u64),
+}
+
+impl SetDelta {
+    fn of(before: &Ranges, now: &Ranges) -> SetDelta {
+        SetDelta { added: now.minus(before), removed: before.minus(now), left: now.fingerprint() }
+    }
+
+    /// The set before the round, from `now` when it is the set the round
+    /// left; `None` when it is not.
+    fn undo(&self, now: &Ranges) -> Option<Ranges> {
+        (now.fingerprint() == self.left).then(|| {
+            let mut set = now.minus(&self.added);
+            set.absorb(self.removed.clone());
+            set
+        })
+    }
 }
 
 /// What a collecting round changed, to undo it.
@@ -103,14 +124,9 @@ impl Before {
             let now = large.get(&i).and_then(|k| fronts.get(k));
             match (now, super::seal::decode(bytes)) {
                 (Some(now), Some((Some(mut before), _))) => {
-                    let delta = Delta {
-                        stale_added: now.stale.minus(&before.stale),
-                        stale_removed: before.stale.minus(&now.stale),
-                        assumed_added: now.assumed.minus(&before.assumed),
-                        assumed_removed: before.assumed.minus(&now.assumed),
-                        left: (now.stale.fingerprint(), now.assumed.fingerprint()),
-                    };
-                    self.deltas.insert(i, delta);
+                    let stale = SetDelta::of(&before.stale, &now.stale);
+                    let assumed = SetDelta::of(&before.assumed, &now.assumed);
+                    self.deltas.insert(i, Delta { stale, assumed });
                     before.stale = Ranges::default();
                     before.assumed = Ranges::default();
                     super::seal::encode_into(Some(&before), None, &mut self.states);
@@ -130,14 +146,13 @@ impl Before {
         let mut f = self.decoded(at).ok_or("its record could not be read back")?;
         let Some(d) = self.deltas.get(&i) else { return Ok(f) };
         let now = now.ok_or("the key has no state to restore it from")?;
-        if (now.stale.fingerprint(), now.assumed.fingerprint()) != d.left {
-            return Err("its versions changed after the round (a later read flipped an assumed order)");
+        match (d.stale.undo(&now.stale), d.assumed.undo(&now.assumed)) {
+            (Some(stale), Some(assumed)) => {
+                (f.stale, f.assumed) = (stale, assumed);
+                Ok(f)
+            }
+            _ => Err("its versions changed after the round (a later read flipped an assumed order)"),
         }
-        f.stale = now.stale.minus(&d.stale_added);
-        f.stale.absorb(d.stale_removed.clone());
-        f.assumed = now.assumed.minus(&d.assumed_added);
-        f.assumed.absorb(d.assumed_removed.clone());
-        Ok(f)
     }
 
     /// The state encoded at `at`.
