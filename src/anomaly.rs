@@ -35,7 +35,7 @@ pub type Rels = u8;
 
 /// Which workload's rules produced an analysis (it decides how steps are
 /// explained and in which order relationships take precedence).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Workload {
     /// Lists with unique appends (traceable).
     ListAppend,
@@ -54,7 +54,7 @@ impl Workload {
 }
 
 /// A micro-operation inside an op: the op and the mop's position in it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MopRef {
     /// The operation.
     pub op: OpId,
@@ -63,7 +63,7 @@ pub struct MopRef {
 }
 
 /// One justified edge of a cycle: why `a` must precede `b`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Step {
     /// `b` overwrote `a`'s version of `key`: `value` then `value2`.
     Ww {
@@ -143,7 +143,7 @@ impl Step {
 
 /// A dependency cycle: `ops[0] -> ops[1] -> ... -> ops[0]`, with `steps[i]`
 /// justifying `ops[i] -> ops[(i+1) % n]`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Cycle {
     /// The transactions (completion ops), first not repeated at the end.
     pub ops: Vec<OpId>,
@@ -154,7 +154,7 @@ pub struct Cycle {
 }
 
 /// What a transaction expected to read, for `:internal` cases.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Expected {
     /// A list; `unknown_prefix` means Elle's `[... 3]`: some unknown prefix
     /// followed by `elems`.
@@ -169,7 +169,7 @@ pub enum Expected {
 }
 
 /// A value observed by a read: a list, a register value, or nil.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
 pub enum ReadValue {
     /// nil.
     Nil,
@@ -180,7 +180,7 @@ pub enum ReadValue {
 }
 
 /// One witnessed anomaly.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Case {
     /// A dependency cycle (G0, G1c, G-single-item, ... and variants).
     Cycle(Cycle),
@@ -266,7 +266,7 @@ pub enum Case {
         /// Friendly name of the model ruled out.
         not: String,
         /// The subgraph spec, as Elle prints it (e.g. `[:union :ww :wr]`).
-        subgraph: &'static str,
+        subgraph: std::borrow::Cow<'static, str>,
         /// Number of transactions in the smallest such SCC.
         scc_size: usize,
         /// Their `:index`es, sorted.
@@ -354,7 +354,7 @@ pub enum Case {
 
 /// Two writes of a key in a version order: `first`'s version precedes
 /// `second`'s.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct WriteOrder {
     /// The key.
     pub key: KeyId,
@@ -366,7 +366,7 @@ pub struct WriteOrder {
 
 /// A read whose value more than one transaction wrote, assumed to have
 /// read from one of them.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ReadFrom {
     /// The key.
     pub key: KeyId,
@@ -382,7 +382,7 @@ pub struct ReadFrom {
 
 /// One case of a refutation: assuming some write orders (and, for reads of
 /// repeated values, which write each read observed), this cycle closes.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Branch {
     /// The write orders assumed (empty when the cycle needs none).
     pub assume: Vec<WriteOrder>,
@@ -394,7 +394,7 @@ pub struct Branch {
 
 /// A write order the refutation relies on, with its reason: the opposite
 /// order would close `because`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Justified {
     /// The order that must hold.
     pub order: WriteOrder,
@@ -409,7 +409,7 @@ pub struct Justified {
 /// combination, and write orders used without being assumed are justified
 /// in `derived`. With no open order there is a single branch whose cycle
 /// uses only inferred and justified dependencies.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Refutation {
     /// Elle's name of the model refuted (e.g. `snapshot-isolation`).
     pub model: String,
@@ -428,4 +428,145 @@ pub type Anomalies = BTreeMap<String, Vec<Case>>;
 /// Adds a case under `name`.
 pub fn add(anomalies: &mut Anomalies, name: &str, case: Case) {
     anomalies.entry(name.to_string()).or_default().push(case);
+}
+
+/// Renames the operations and keys a case names (a distributed run moves
+/// cases between numberings: a key owner's, the whole history's, the
+/// report's). [`Renumber::mop`] renames a micro-op index inside its
+/// (original) op; it applies to [`MopRef`]s and cycle steps. Weak-level
+/// violations and refutations keep their micro-op indices (no distributed
+/// stage produces them where micro-ops are renumbered).
+pub trait Renumber {
+    /// The new id of an operation.
+    fn op(&mut self, op: OpId) -> OpId;
+    /// The new id of a key.
+    fn key(&mut self, key: KeyId) -> KeyId;
+    /// The new index of micro-op `mop` of `op` (the old op id).
+    fn mop(&mut self, op: OpId, mop: u32) -> u32 {
+        let _ = op;
+        mop
+    }
+}
+
+impl MopRef {
+    /// Renumbered.
+    pub fn renumber(self, r: &mut impl Renumber) -> MopRef {
+        MopRef { op: r.op(self.op), mop: r.mop(self.op, self.mop) }
+    }
+}
+
+impl Step {
+    /// Renumbered; `a` and `b` are the (old) ops the step goes between.
+    pub fn renumber(self, a: OpId, b: OpId, r: &mut impl Renumber) -> Step {
+        let m = |op: OpId, x: Option<u32>, r: &mut dyn FnMut(OpId, u32) -> u32| x.map(|x| r(op, x));
+        match self {
+            Step::Ww { key, value, value2, a_mop, b_mop } => {
+                let key = r.key(key);
+                let a_mop = m(a, a_mop, &mut |o, x| r.mop(o, x));
+                let b_mop = m(b, b_mop, &mut |o, x| r.mop(o, x));
+                Step::Ww { key, value, value2, a_mop, b_mop }
+            }
+            Step::Wr { key, value, a_mop, b_mop } => {
+                let key = r.key(key);
+                let a_mop = m(a, a_mop, &mut |o, x| r.mop(o, x));
+                let b_mop = m(b, b_mop, &mut |o, x| r.mop(o, x));
+                Step::Wr { key, value, a_mop, b_mop }
+            }
+            Step::Rw { key, value, value2, a_mop, b_mop } => {
+                let key = r.key(key);
+                let a_mop = m(a, a_mop, &mut |o, x| r.mop(o, x));
+                let b_mop = m(b, b_mop, &mut |o, x| r.mop(o, x));
+                Step::Rw { key, value, value2, a_mop, b_mop }
+            }
+            Step::Process { process } => Step::Process { process },
+            Step::Realtime { a_completion, b_invocation } => {
+                Step::Realtime { a_completion: r.op(a_completion), b_invocation: r.op(b_invocation) }
+            }
+        }
+    }
+}
+
+impl Cycle {
+    /// Renumbered.
+    pub fn renumber(self, r: &mut impl Renumber) -> Cycle {
+        let n = self.ops.len();
+        let steps =
+            self.steps.into_iter().enumerate().map(|(i, s)| s.renumber(self.ops[i], self.ops[(i + 1) % n], r)).collect();
+        let ops = self.ops.iter().map(|&o| r.op(o)).collect();
+        Cycle { ops, steps, anomaly: self.anomaly }
+    }
+}
+
+impl WriteOrder {
+    fn renumber(self, r: &mut impl Renumber) -> WriteOrder {
+        WriteOrder { key: r.key(self.key), first: (r.op(self.first.0), self.first.1), second: (r.op(self.second.0), self.second.1) }
+    }
+}
+
+impl Case {
+    /// Renumbered (see [`Renumber`]).
+    pub fn renumber(self, r: &mut impl Renumber) -> Case {
+        match self {
+            Case::Cycle(c) => Case::Cycle(c.renumber(r)),
+            Case::BadRead { mop, writer, element } => {
+                Case::BadRead { mop: mop.renumber(r), writer: r.op(writer), element }
+            }
+            Case::Internal { mop, expected } => Case::Internal { mop: mop.renumber(r), expected },
+            Case::FutureRead { mop, element } => Case::FutureRead { mop: mop.renumber(r), element },
+            Case::DirtyUpdate { key, values, txns } => {
+                Case::DirtyUpdate { key: r.key(key), values, txns: [r.op(txns[0]), r.op(txns[1])] }
+            }
+            Case::DuplicateElements { mop, duplicates } => {
+                Case::DuplicateElements { mop: mop.renumber(r), duplicates }
+            }
+            Case::IncompatibleOrder { key, values } => Case::IncompatibleOrder { key: r.key(key), values },
+            Case::LostUpdate { key, value, txns } => {
+                Case::LostUpdate { key: r.key(key), value, txns: txns.into_iter().map(|t| r.op(t)).collect() }
+            }
+            Case::GarbageRead { mop, key, value } => {
+                Case::GarbageRead { mop: mop.renumber(r), key: r.key(key), value }
+            }
+            Case::CyclicVersions { key, scc, sources } => Case::CyclicVersions { key: r.key(key), scc, sources },
+            c @ (Case::CycleExists { .. }
+            | Case::CycleSearchTimeout { .. }
+            | Case::EmptyTransactionGraph
+            | Case::ExactCheckUnknown { .. }) => c,
+            Case::CollectedPrefix { op, key, read, prefix, pending, line } => {
+                Case::CollectedPrefix { op: r.op(op), key: r.key(key), read, prefix, pending, line }
+            }
+            Case::CollectedWrite { op, key, value, frontier, line, intermediate } => {
+                Case::CollectedWrite { op: r.op(op), key: r.key(key), value, frontier, line, intermediate }
+            }
+            Case::CollectedAborted { op, key, value } => Case::CollectedAborted { op: r.op(op), key: r.key(key), value },
+            Case::Refuted(x) => {
+                let x = *x;
+                let branches = x
+                    .branches
+                    .into_iter()
+                    .map(|b| Branch {
+                        assume: b.assume.into_iter().map(|w| w.renumber(r)).collect(),
+                        reads: b
+                            .reads
+                            .into_iter()
+                            .map(|f| ReadFrom {
+                                key: r.key(f.key),
+                                value: f.value,
+                                reader: r.op(f.reader),
+                                writer: r.op(f.writer),
+                                candidates: f.candidates.into_iter().map(|c| r.op(c)).collect(),
+                            })
+                            .collect(),
+                        cycle: b.cycle.renumber(r),
+                    })
+                    .collect();
+                let derived = x
+                    .derived
+                    .into_iter()
+                    .map(|j| Justified { order: j.order.renumber(r), because: j.because.renumber(r) })
+                    .collect();
+                Case::Refuted(Box::new(Refutation { branches, derived, ..x }))
+            }
+            Case::Weak(v) => Case::Weak(Box::new(v.renumber(r))),
+        }
+    }
 }

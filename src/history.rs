@@ -80,11 +80,11 @@ pub type OpId = u32;
 pub const NONE: u32 = u32::MAX;
 
 /// Dense id of an interned key.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, serde::Serialize, serde::Deserialize)]
 pub struct KeyId(pub u32);
 
 /// The `:type` of an operation.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
 pub enum OpType {
     /// The client began the operation.
     Invoke,
@@ -109,7 +109,7 @@ impl OpType {
 }
 
 /// The function of a micro-operation.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
 pub enum MopFn {
     /// `[:append k v]`: append element `v` to the list at `k`.
     Append,
@@ -131,7 +131,7 @@ impl MopFn {
 }
 
 /// The value slot of a micro-operation.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
 pub enum MopValue {
     /// `nil` (or absent, as in the two-element read `[:r k]`).
     Nil,
@@ -148,7 +148,7 @@ pub enum MopValue {
 }
 
 /// One micro-operation.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Mop {
     /// What the micro-op does.
     pub f: MopFn,
@@ -1240,6 +1240,33 @@ impl HistoryBuilder {
             && fits(self.h.mops.len(), other.h.mops.len())
             && fits(self.h.elements.len(), other.h.elements.len())
             && fits(self.h.extras.len(), other.h.extras.len())
+    }
+
+    /// Ops read so far, client and non-client: the dense `:index` the next
+    /// op would get (a window of a distributed run adds the ops of the
+    /// windows before it, see `crate::dist`).
+    pub fn seen(&self) -> i64 {
+        self.seen
+    }
+
+    /// Whether the first client op read carried an `:index` (`None` before
+    /// any): [`Self::finish`] keeps given indices only when it did.
+    pub fn first_has_index(&self) -> Option<bool> {
+        self.first_has_index
+    }
+
+    /// Places a window of a larger input (`crate::dist`): every op's dense
+    /// `:index` moves by `base` (the ops of the windows before it), and the
+    /// whole input's rule on given indices (whether its first client op
+    /// carried an `:index`) replaces the window's own, so that
+    /// [`Self::finish`] numbers the window's ops as a reading of the whole
+    /// input would.
+    pub fn place_in_whole(&mut self, base: i64, first_has_index: Option<bool>) {
+        for op in &mut self.h.ops {
+            op.index += base;
+        }
+        self.seen += base;
+        self.first_has_index = first_has_index;
     }
 
     /// Number of client ops built so far.

@@ -61,6 +61,7 @@ pub mod check;
 pub mod cli;
 pub mod clojure_hash;
 pub mod cycles;
+pub mod dist;
 pub mod explore;
 pub mod gen;
 pub mod graph;

@@ -42,6 +42,8 @@ impl Validity {
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     /// Client operations analysed.
+    /// A distributed run's processes and workers (`None`: one process).
+    pub distributed: Option<(usize, usize)>,
     pub ops: usize,
     /// Operations without an integer `:process`, ignored as Elle ignores
     /// them (see [`crate::history::History::nonclient_ops`]).

@@ -14,7 +14,7 @@
 use crate::history::{KeyId, OpId};
 
 /// A Biswas–Enea level, as [`crate::weak`] decides it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Level {
     /// Read committed in Biswas and Enea's sense (strictly stronger than
     /// Adya's PL-2, Elle's `read-committed`).
@@ -40,7 +40,7 @@ impl Level {
 }
 
 /// Which premise forced an edge `t₂ → t₁`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Kind {
     /// The reader read `t₂` before reading the key from `t₁` (read committed).
     NonMonotonic,
@@ -53,7 +53,7 @@ pub enum Kind {
 }
 
 /// Where session order comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Sessions {
     /// Each `:process` is a session (Biswas–Enea, Cerone; a new session
     /// starts after an `:info`).
@@ -64,7 +64,7 @@ pub enum Sessions {
 }
 
 /// What is wrong with a read that no committed final write explains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FindingKind {
     /// TAP-a: nobody wrote the value.
     ThinAir,
@@ -113,7 +113,7 @@ impl FindingKind {
 }
 
 /// A read that breaks every level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Finding {
     /// What is wrong.
     pub kind: FindingKind,
@@ -126,7 +126,7 @@ pub struct Finding {
 }
 
 /// One step of a witness cycle, from its transaction to the next.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WStep {
     /// Session order (the same process, earlier; or `⊥` before everyone).
     So,
@@ -169,7 +169,7 @@ pub enum WStep {
 
 /// A cycle over transactions (`None` = the initial transaction `⊥`):
 /// `steps[i]` leads from `txns[i]` to `txns[(i + 1) % len]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WCycle {
     /// The transactions' completion operations.
     pub txns: Vec<Option<OpId>>,
@@ -186,7 +186,7 @@ impl WCycle {
 }
 
 /// Why the history violates the level.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Cause {
     /// A read no committed final write explains (TAP-a…f).
     Read(Finding),
@@ -207,7 +207,7 @@ pub enum Cause {
 }
 
 /// A read of a repeated value: the writer assumed for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Assumed {
     /// The reading operation.
     pub op: OpId,
@@ -220,7 +220,7 @@ pub struct Assumed {
 }
 
 /// A violation of a weak level, with its witness.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Violation {
     /// The weakest level violated (every stronger one is too).
     pub level: Level,
@@ -282,5 +282,48 @@ impl Violation {
             (_, true) => "G2-item",
         };
         Some(format!("{base}{}", if so { "-process" } else { "" }))
+    }
+}
+
+impl Violation {
+    /// Renumbered in ops and keys (micro-op indices are kept; see
+    /// [`super::Renumber`]).
+    pub fn renumber(self, r: &mut impl super::Renumber) -> Violation {
+        let cause = match self.cause {
+            Cause::Read(f) => Cause::Read(Finding { op: r.op(f.op), key: r.key(f.key), ..f }),
+            Cause::NonRepeatable { reader, key, mops, writers } => Cause::NonRepeatable {
+                reader: r.op(reader),
+                key: r.key(key),
+                mops,
+                writers: [writers[0].map(|w| r.op(w)), writers[1].map(|w| r.op(w))],
+            },
+            Cause::Cycle(c) => {
+                let txns = c.txns.into_iter().map(|t| t.map(|t| r.op(t))).collect();
+                let steps = c
+                    .steps
+                    .into_iter()
+                    .map(|s| match s {
+                        WStep::So => WStep::So,
+                        WStep::Wr { key, mop } => WStep::Wr { key: r.key(key), mop },
+                        WStep::Version { key, op, mop } => WStep::Version { key: r.key(key), op: r.op(op), mop },
+                        WStep::Forced { kind, reader, key, read_mop, via_mop } => {
+                            WStep::Forced { kind, reader: r.op(reader), key: r.key(key), read_mop, via_mop }
+                        }
+                    })
+                    .collect();
+                Cause::Cycle(WCycle { txns, steps })
+            }
+        };
+        let assumed = self
+            .assumed
+            .into_iter()
+            .map(|a| Assumed {
+                op: r.op(a.op),
+                writer: r.op(a.writer),
+                candidates: a.candidates.into_iter().map(|c| r.op(c)).collect(),
+                mop: a.mop,
+            })
+            .collect();
+        Violation { cause, assumed, ..self }
     }
 }

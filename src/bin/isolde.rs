@@ -91,6 +91,7 @@ const TUNING: &str = isolde::cli::help::TUNING;
 const WORKLOAD: &str = "Workload";
 const STORE: &str = "Store";
 const FOLLOW: &str = "Following a running database (--follow)";
+const DISTRIBUTED: &str = "Distributed: one check over many processes (isolde help distributed)";
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
@@ -132,6 +133,31 @@ struct AnalyzeArgs {
     /// transaction (isolde help online).
     #[arg(long, requires = "follow", help_heading = FOLLOW)]
     follow_window: bool,
+    /// Spread the check over N processes (on one host or many): start each
+    /// with the same arguments and its own --process; they talk over TCP
+    /// (--hostfile, default 127.0.0.1:2101+I). Process 0 prints the result;
+    /// every process exits with its status (isolde help distributed).
+    #[arg(long, value_name = "N", requires = "process", help_heading = DISTRIBUTED)]
+    processes: Option<usize>,
+    /// With --processes: this process's index, 0 to N-1 (under Slurm,
+    /// `--process $SLURM_PROCID`).
+    #[arg(long, value_name = "I", requires = "processes", help_heading = DISTRIBUTED)]
+    process: Option<usize>,
+    /// With --processes: a file of `host:port` lines, one per process in
+    /// process order (the same file on every host).
+    #[arg(long, value_name = "FILE", requires = "processes", help_heading = DISTRIBUTED)]
+    hostfile: Option<PathBuf>,
+    /// Worker threads per process of a distributed check.
+    #[arg(long, value_name = "T", default_value_t = 1, help_heading = DISTRIBUTED)]
+    threads: usize,
+    /// Check with N processes on this host over loopback, started for you
+    /// (this one is process 0): a distributed check without a cluster.
+    #[arg(long, value_name = "N", conflicts_with_all = ["processes", "process", "hostfile"], help_heading = DISTRIBUTED)]
+    local_processes: Option<usize>,
+    /// Seconds the processes of a distributed check may take to connect
+    /// before every one gives up (exit 2).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, help_heading = DISTRIBUTED)]
+    start_timeout: f64,
     /// Workload whose inference rules apply: Elle's (list-append,
     /// rw-register), or a Jepsen / Knossos checker's (isolde help jepsen).
     /// `auto` detects Jepsen workloads from the ops' :f values.
@@ -659,6 +685,17 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         3 => 1,
         _ => 0,
     };
+    let dist_args = isolde::cli::dist::DistArgs {
+        processes: a.processes,
+        process: a.process,
+        hostfile: a.hostfile.clone(),
+        threads: a.threads,
+        local_processes: a.local_processes,
+        start_timeout: a.start_timeout,
+    };
+    if dist_args.wanted() {
+        return analyze_distributed(&a, &dist_args, &opts, format, limit).map(ExitCode::from);
+    }
     if a.follow {
         if a.files.len() != 1 {
             return Err("--follow follows one history at a time".into());
@@ -710,6 +747,43 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::from(worst))
+}
+
+/// `analyze --processes/--local-processes`: this process's part of a
+/// distributed check; process 0 prints the result. Returns the exit status
+/// every process takes.
+fn analyze_distributed(
+    a: &AnalyzeArgs,
+    dist: &isolde::cli::dist::DistArgs,
+    opts: &CheckOptions,
+    format: FormatArg,
+    limit: Option<usize>,
+) -> Result<u8, String> {
+    if a.files.len() != 1 {
+        return Err("a distributed check reads one history (every process the same file)".into());
+    }
+    if a.follow {
+        return Err("--follow checks a growing history on one process; drop --processes/--local-processes".into());
+    }
+    if a.directory.is_some() {
+        return Err("--directory's plots need the whole graph on one process; with --processes use --html, or \
+                    check without --processes"
+            .into());
+    }
+    if a.workload.jepsen().is_some() {
+        return Err("a distributed check runs Elle's list-append and rw-register checks; check Jepsen's other \
+                    workloads without --processes"
+            .into());
+    }
+    let t0 = std::time::Instant::now();
+    let file = &a.files[0];
+    let done = isolde::cli::dist::check(file, opts, dist)?;
+    let Some(checked) = done.checked else { return Ok(done.status) };
+    if a.stats {
+        isolde::cli::dist::print_stats(&done.workers, checked.outcome.stats.ops);
+    }
+    let how = Printing { format, several: false, one_line: false, limit };
+    print_checked(a, file, &checked, t0, &how)
 }
 
 /// Checks one file, prints its result and writes its directory; returns its

@@ -125,30 +125,62 @@ pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-tran
 /// give it the same verdict). So a read-only history gets the same
 /// workload, and the same verdict, whatever format it came in.
 pub fn resolve_workload(h: &History, choice: WorkloadChoice) -> Workload {
-    match choice {
-        WorkloadChoice::Fixed(w) => w,
-        WorkloadChoice::Auto => {
-            let (mut write, mut append, mut list_read, mut scalar_read) = (false, false, false, false);
-            for m in &h.mops {
-                match (m.f, m.value) {
-                    (MopFn::Write, _) => write = true,
-                    (MopFn::Append, _) => append = true,
-                    (MopFn::Read, MopValue::List { .. }) => list_read = true,
-                    (MopFn::Read, MopValue::Int(_)) => scalar_read = true,
-                    (MopFn::Read, MopValue::Nil) => {}
-                }
+    WorkloadFlags::of(h).resolve(choice)
+}
+
+/// What the micro-ops of a history say of its workload (see
+/// [`resolve_workload`]); the flags of parts of a history (a distributed
+/// run's windows) combine with [`WorkloadFlags::or`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WorkloadFlags {
+    /// Some `:w`.
+    pub write: bool,
+    /// Some `:append`.
+    pub append: bool,
+    /// Some read of a list.
+    pub list_read: bool,
+    /// Some read of a scalar.
+    pub scalar_read: bool,
+    /// The format holds registers only.
+    pub registers_only: bool,
+}
+
+impl WorkloadFlags {
+    /// The flags of a history.
+    pub fn of(h: &History) -> WorkloadFlags {
+        let mut f = WorkloadFlags { registers_only: h.registers_only, ..WorkloadFlags::default() };
+        for m in &h.mops {
+            match (m.f, m.value) {
+                (MopFn::Write, _) => f.write = true,
+                (MopFn::Append, _) => f.append = true,
+                (MopFn::Read, MopValue::List { .. }) => f.list_read = true,
+                (MopFn::Read, MopValue::Int(_)) => f.scalar_read = true,
+                (MopFn::Read, MopValue::Nil) => {}
             }
-            if append {
-                Workload::ListAppend
-            } else if write || h.registers_only {
-                Workload::RwRegister
-            } else if list_read {
-                Workload::ListAppend
-            } else if scalar_read {
-                Workload::RwRegister
-            } else {
-                Workload::ListAppend
-            }
+        }
+        f
+    }
+
+    /// The flags of two parts together.
+    pub fn or(self, o: WorkloadFlags) -> WorkloadFlags {
+        WorkloadFlags {
+            write: self.write || o.write,
+            append: self.append || o.append,
+            list_read: self.list_read || o.list_read,
+            scalar_read: self.scalar_read || o.scalar_read,
+            registers_only: self.registers_only || o.registers_only,
+        }
+    }
+
+    /// The workload, by [`resolve_workload`]'s rules.
+    pub fn resolve(self, choice: WorkloadChoice) -> Workload {
+        match choice {
+            WorkloadChoice::Fixed(w) => w,
+            WorkloadChoice::Auto if self.append => Workload::ListAppend,
+            WorkloadChoice::Auto if self.write || self.registers_only => Workload::RwRegister,
+            WorkloadChoice::Auto if self.list_read => Workload::ListAppend,
+            WorkloadChoice::Auto if self.scalar_read => Workload::RwRegister,
+            WorkloadChoice::Auto => Workload::ListAppend,
         }
     }
 }
@@ -741,6 +773,12 @@ fn scc_edges(graph: &Graph, sccs: Vec<Vec<OpId>>) -> Vec<SccEdges> {
 
 /// An outcome for a history the workload's rules cannot analyse.
 fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
+    cannot_run_outcome(workload, e.to_string(), stats)
+}
+
+/// An outcome for a history the workload's rules cannot analyse, with the
+/// inference's message (a distributed run gets it from a key's owner).
+pub fn cannot_run_outcome(workload: Workload, error: String, stats: Stats) -> Outcome {
     Outcome {
         workload,
         valid: Validity::Unknown,
@@ -748,7 +786,7 @@ fn cannot_run(workload: Workload, e: InferError, stats: Stats) -> Outcome {
         anomalies: Anomalies::new(),
         not: BTreeSet::new(),
         also_not: BTreeSet::new(),
-        error: Some(e.to_string()),
+        error: Some(error),
         sccs: Vec::new(),
         order: Vec::new(),
         order_open: Vec::new(),
@@ -807,4 +845,82 @@ pub fn result_map(
         levels: Vec::new(),
         ladder: false,
     }
+}
+
+/// Which order edges a request needs: `(realtime, process)` as Elle adds
+/// them (realtime subsumes process; see `order_edges`), for a history that
+/// has invocations. A distributed run (`crate::dist`) derives them itself.
+pub fn order_needs(opts: &CheckOptions) -> Result<(bool, bool), CheckError> {
+    let models = resolve_models(&opts.models)?;
+    let asked = resolve_anomalies(&opts.anomalies)?;
+    let mut reportable = prohibited_by(&models, &asked);
+    reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
+    let wants =
+        |suffix: &str| lattice::CYCLE_SEARCH_ORDER.iter().any(|t| t.ends_with(suffix) && reportable.contains(*t));
+    Ok((wants("-realtime"), wants("-process") || wants("-realtime")))
+}
+
+/// Why a level is not decided in a distributed run.
+fn not_distributed(decider: crate::levels::Decider) -> String {
+    let what = match decider {
+        crate::levels::Decider::Weak => "the Biswas–Enea check of the weak levels",
+        crate::levels::Decider::Prefix => "the prefix-consistency check",
+        _ => "the exact check of registers (polygraph and solver)",
+    };
+    format!("not decided in a distributed run: {what} runs on one process (check without --processes)")
+}
+
+/// The outcome of a distributed run (`crate::dist`) from what its
+/// inference and cycle search found (`anomalies`, in the whole history's
+/// ids): Elle's result map as [`check`] makes it for the same request,
+/// except for what only a single process decides. A requested level that
+/// the weak check, the prefix check or the exact check of registers would
+/// decide (and Elle's inference does not prove) is `unknown`, with the
+/// reason, never a silent `valid`; the ladder's rows of such levels say
+/// why they are not decided.
+pub fn distributed_outcome(
+    workload: Workload,
+    mut anomalies: Anomalies,
+    opts: &CheckOptions,
+    stats: Stats,
+) -> Result<Outcome, CheckError> {
+    let models = resolve_models(&opts.models)?;
+    let asked = resolve_anomalies(&opts.anomalies)?;
+    if anomalies.values().all(Vec::is_empty) && stats.edges == 0 {
+        anomalies.insert("empty-transaction-graph".into(), vec![Case::EmptyTransactionGraph]);
+    }
+    anomalies.retain(|_, v| !v.is_empty());
+    let proved_by_elle = workload == Workload::ListAppend && elle_proves_session_si(&anomalies, &models, &asked);
+    let registers = workload == Workload::RwRegister;
+    for m in &models {
+        let Some(def) = crate::levels::LEVELS.iter().find(|l| l.model == m.as_str()) else { continue };
+        let decider = def.decider(registers);
+        let single_only = match decider {
+            crate::levels::Decider::Elle => false,
+            crate::levels::Decider::Exact => registers && opts.exact.is_some(),
+            _ => true,
+        };
+        if single_only && !proved_by_elle {
+            let case = Case::ExactCheckUnknown { model: m.clone(), detail: not_distributed(decider) };
+            anomalies.entry("exact-check-unknown".into()).or_default().push(case);
+        }
+    }
+    let prohibited = prohibited_by(&models, &asked);
+    let mut reportable = prohibited.clone();
+    reportable.extend(UNKNOWN_ANOMALY_TYPES.iter().map(|s| s.to_string()));
+    let mut outcome = result_map(workload, anomalies, &prohibited, &reportable, stats);
+    outcome.levels = ladder::rows(&outcome)
+        .into_iter()
+        .map(|mut row| {
+            let decider = row.level.decider(registers);
+            let elle = decider == crate::levels::Decider::Elle
+                || (decider == crate::levels::Decider::Exact && !(registers && opts.exact.is_some()));
+            if !elle && matches!(row.status, ModelStatus::Unknown | ModelStatus::NotChecked) {
+                row.reason = not_distributed(decider);
+            }
+            row
+        })
+        .collect();
+    outcome.ladder = opts.ladder || crate::levels::ladder_requested(&opts.models);
+    Ok(outcome)
 }

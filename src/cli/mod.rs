@@ -6,6 +6,7 @@
 //! progress bar, and choosing where each file's directory goes.
 
 pub mod convert;
+pub mod dist;
 pub mod elle_cli;
 pub mod help;
 pub mod jepsen;

@@ -20,7 +20,6 @@
 use super::scc::{tarjan, Adjacency};
 use super::{lattice, SccGraph};
 use crate::anomaly::{rel, Case, Rels};
-use crate::history::History;
 
 /// A model and the subgraph it requires to be acyclic.
 pub struct ExistsSpec {
@@ -109,7 +108,7 @@ impl Adjacency for Layered<'_> {
 }
 
 /// Every cycle-exists proof for one SCC: (anomaly type, case), in spec order.
-pub fn cycle_exists_cases(h: &History, g: &SccGraph) -> Vec<(String, Case)> {
+pub fn cycle_exists_cases(g: &SccGraph) -> Vec<(String, Case)> {
     let mut out = Vec::new();
     let mut redundant: Vec<&'static str> = Vec::new();
     for spec in EXISTS_SPECS {
@@ -131,13 +130,13 @@ pub fn cycle_exists_cases(h: &History, g: &SccGraph) -> Vec<(String, Case)> {
         else {
             continue;
         };
-        let mut scc: Vec<i64> = smallest.iter().map(|&v| h.op(g.vertices[v as usize]).index).collect();
+        let mut scc: Vec<i64> = smallest.iter().map(|&v| g.indices[v as usize]).collect();
         scc.sort_unstable();
         out.push((
             format!("{}-cycle-exists", spec.model),
             Case::CycleExists {
                 not: lattice::friendly_model_name(spec.model).to_string(),
-                subgraph: spec.subgraph,
+                subgraph: spec.subgraph.into(),
                 scc_size: scc.len(),
                 scc,
             },

@@ -66,7 +66,9 @@ pub fn precedence(w: Workload) -> [Rels; 5] {
     }
 }
 
-fn explained_type(w: Workload, rels: Rels) -> u8 {
+/// The step type an explanation cites for an edge with these relationships
+/// (the first of [`precedence`] present).
+pub fn explained_type(w: Workload, rels: Rels) -> u8 {
     for r in precedence(w) {
         if rels & r != 0 {
             return match r {
@@ -140,7 +142,7 @@ where
             let etype = (0..sub.edge_count()).map(|e| explained_type(workload, sub.rel(e))).collect();
             let indices = vertices.iter().map(|&v| h.op(v).index).collect();
             let g = SccGraph { vertices: vertices.clone(), indices, graph: sub, etype };
-            analyse_scc(h, &g, &explain, opts)
+            analyse_scc(&g, &explain, opts)
         })
         .collect();
     let mut out = Anomalies::new();
@@ -183,11 +185,14 @@ where
     Some(Cycle { ops, steps, anomaly })
 }
 
-fn analyse_scc<E>(h: &History, g: &SccGraph, explain: &E, opts: CycleOptions) -> Vec<(String, Case)>
+/// Every cycle anomaly of one strongly connected component, as Elle finds
+/// them (see the module doc); `explain` justifies one edge. A distributed
+/// run (`crate::dist`) calls it on each component wherever it was found.
+pub fn analyse_scc<E>(g: &SccGraph, explain: &E, opts: CycleOptions) -> Vec<(String, Case)>
 where
     E: Fn(OpId, OpId, Rels) -> Option<Step>,
 {
-    let exists_cases = exists::cycle_exists_cases(h, g);
+    let exists_cases = exists::cycle_exists_cases(g);
     // Models whose subgraph is acyclic hold; cycle types they forbid cannot exist.
     let violated: Vec<&str> = exists_cases
         .iter()

@@ -17,6 +17,14 @@ use crate::graph::Edge;
 use crate::history::{History, OpId};
 use thiserror::Error;
 
+/// The two operations of the first duplicate append of a list-append
+/// history (see [`unique_appends`]), in the order a whole-history check
+/// compares them: a distributed run picks, among its key owners' errors,
+/// the one a single run would report.
+pub fn first_duplicate_ops(h: &History) -> Option<(OpId, OpId)> {
+    unique_appends::first_duplicate(h).map(|d| (d.0, d.1))
+}
+
 /// Justifies an edge `a -> b`: returns the data Elle would print for the
 /// first relationship in `rels` that the workload can explain.
 pub trait Explain: Send + Sync {

@@ -1815,6 +1815,115 @@ fn parse_chunks_sized(
     Ok(out)
 }
 
+/// Cuts an input into `n` windows for a distributed run (`crate::dist`):
+/// `n + 1` non-decreasing offsets, the first where ops begin (after a
+/// history vector's opening bracket), the last where they end (before its
+/// closing bracket), each other one the first line start at or after an
+/// equal share of the bytes whose first non-blank byte is `{` or `#` (some
+/// windows may be empty). Every process computes the same cuts from the
+/// same bytes. A cut that falls inside an op (a multi-line string or map)
+/// leaves the window before it ending inside a form: its parse fails with
+/// the place, never a guess. Errors: a history vector whose closing
+/// bracket is not the last thing in the input.
+pub(crate) fn plan_windows(input: &[u8], n: usize) -> Result<Vec<usize>, String> {
+    let mut p = Parser::new(input, 0, input.len(), 1);
+    p.skip_ws(0).map_err(|e| format!("cannot find the first op ({})", e.expected))?;
+    let (start, end) = match p.peek() {
+        None => (input.len(), input.len()),
+        Some(c @ (b'[' | b'(')) => {
+            let last = input.iter().rposition(|&b| !is_ws(b)).unwrap_or(p.pos);
+            let line_start = input[..last].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            if input[last] != closer(c) || last == p.pos || input[line_start..last].contains(&b';') {
+                return Err(format!(
+                    "the history is one vector opened at byte {}, whose closing `{}` is not the last thing in the \
+                     input (on a line without a `;` comment); write one op per line, or check it on one process",
+                    p.pos,
+                    closer(c) as char
+                ));
+            }
+            (p.pos + 1, last)
+        }
+        Some(_) => (p.pos, input.len()),
+    };
+    let n = n.max(1);
+    let len = end - start;
+    let mut bounds = vec![start];
+    for i in 1..n {
+        let from = (start + len / n * i).max(*bounds.last().unwrap_or(&start));
+        bounds.push(next_op_line(input, from, end));
+    }
+    bounds.push(end);
+    Ok(bounds)
+}
+
+/// The first line start at or after `from` (and before `end`) whose first
+/// non-blank byte begins an op map or a tagged record; `end` if none.
+fn next_op_line(input: &[u8], from: usize, end: usize) -> usize {
+    let mut search = from;
+    // `from` itself is a line start only after a newline.
+    if search > 0 && input.get(search - 1) != Some(&b'\n') {
+        match input[search..end].iter().position(|&b| b == b'\n') {
+            Some(nl) => search += nl + 1,
+            None => return end,
+        }
+    }
+    while search < end {
+        let mut j = search;
+        while j < end && matches!(input[j], b' ' | b'\t' | b',') {
+            j += 1;
+        }
+        if j < end && matches!(input[j], b'{' | b'#') {
+            return search;
+        }
+        match input[search..end].iter().position(|&b| b == b'\n') {
+            Some(nl) => search += nl + 1,
+            None => return end,
+        }
+    }
+    end
+}
+
+/// The byte span of the `k`-th client op (from 0) read from `from` on in
+/// `input[..end]`, non-client ops skipped as the reader skips them; `None`
+/// when there is none (a distributed run echoes the ops its cases name
+/// from the bytes they were read from).
+pub(crate) fn client_op_span(input: &[u8], from: usize, end: usize, k: usize) -> Option<(usize, usize)> {
+    let mut p = Parser::new(input, from, end, 1);
+    let mut b = HistoryBuilder::new("");
+    loop {
+        p.skip_ws(0).ok()?;
+        p.peek()?;
+        let start = p.pos;
+        let before = b.op_count();
+        p.op_form(&mut b).ok()?;
+        if b.op_count() > before && before == k {
+            return Some((start, p.pos));
+        }
+    }
+}
+
+/// Parses the ops of `input[start..end]` (a window of [`plan_windows`])
+/// into a builder, its first byte on line `first_line` (0: count lines from
+/// the window's start, to be moved later); returns the builder and the line
+/// of `end`. Errors name their place in the whole input.
+pub(crate) fn parse_window(
+    source: &str,
+    input: &[u8],
+    start: usize,
+    end: usize,
+    first_line: usize,
+) -> Result<(HistoryBuilder, usize), IngestError> {
+    let mut b = HistoryBuilder::with_capacity_for(source, end - start);
+    let mut p = Parser::new(input, start, end, first_line);
+    match p.ops(&mut b, None) {
+        Ok(()) => {
+            let lines = p.lines_to(end);
+            Ok((b, lines))
+        }
+        Err(e) => Err(e.into_ingest(source, input)),
+    }
+}
+
 /// Chooses chunk boundaries for a parallel parse: offsets where a line starts
 /// (after optional blanks) with `{` or `#`. Returns `None` when the input is
 /// small or has no usable cut. The first boundary is where ops begin (after a

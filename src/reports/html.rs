@@ -171,12 +171,15 @@ pub fn section(s: &mut String, h: &History, o: &Outcome, opts: &HtmlOptions) {
     }
     let _ = writeln!(
         s,
-        "<p>{} history: {} client ops ({} non-client ignored), {} keys, {} dependency edges. \
+        "<p>{} history: {} client ops ({} non-client ignored), {}, {} dependency edges. \
          <span class=\"muted\">Stage times: {times}.</span></p>",
         o.workload.name(),
-        h.ops.len(),
+        if st.distributed.is_some() { st.ops } else { h.ops.len() },
         h.nonclient_ops,
-        h.key_count(),
+        match st.distributed {
+            Some((p, w)) => format!("checked by {p} processes ({w} workers)"),
+            None => format!("{} keys", h.key_count()),
+        },
         st.edges
     );
     if let Some(e) = &o.error {

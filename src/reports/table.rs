@@ -68,7 +68,12 @@ fn table(header: &[&str], rows: Vec<Vec<String>>, width: Option<u16>) -> String 
 /// and never inside the path, which people copy (a path wider than the
 /// terminal stays wider, on a line of its own).
 fn header_line(h: &History, o: &Outcome, width: Option<u16>) -> String {
-    let counts = format!("{} client ops ({} non-client ignored)", h.ops.len(), h.nonclient_ops);
+    // A distributed run's history holds only the ops its result names.
+    let (ops, by) = match o.stats.distributed {
+        Some((p, w)) => (o.stats.ops, format!(", checked by {p} processes ({w} workers)")),
+        None => (h.ops.len(), String::new()),
+    };
+    let counts = format!("{ops} client ops ({} non-client ignored){by}", h.nonclient_ops);
     let kind = format!("{} history,", o.workload.name());
     let line = format!("{}: {kind} {counts}\n", h.source);
     let Some(w) = width.map(layout_width) else { return line };
