@@ -61,6 +61,7 @@ pub use crate::levels::names::wrap_text;
 pub const GUIDES: &[(&str, &str)] = &[
     ("checks", include_str!("../../docs/checks.md")),
     ("differences", include_str!("../../docs/differences.md")),
+    ("distributed", include_str!("../../docs/distributed.md")),
     ("explore", include_str!("../../docs/explore.md")),
     ("explore-artifact", include_str!("../../docs/explore-artifact.md")),
     ("explore-bench", include_str!("../../docs/explore-bench.md")),

@@ -1,0 +1,444 @@
+//! Cycles across windows: window labels, migrants, and each component's
+//! analysis where it lies.
+//!
+//! Every edge goes to the window of its source (with its steps) and, when it
+//! crosses a cut, to the window of its target. Each window then computes,
+//! for each of its ops `x`, two labels over the whole graph:
+//!
+//! * `p(x)`: the earliest window `x` reaches;
+//! * `q(x)`: the latest window that reaches `x`.
+//!
+//! Inside a window both are one pass over the condensation of its own
+//! graph (reverse topological order for `p`, topological for `q`), taking
+//! the labels of cross-window neighbours as given; the windows then trade
+//! the labels that changed across their cut edges, and repeat until no
+//! label changes anywhere (a sum over all workers each round). Labels only
+//! move one way and are window numbers, so this ends; history graphs point
+//! backwards rarely and never far (`shared/spec/distributed.md`), so it
+//! ends after a few rounds.
+//!
+//! Two ops of one strongly connected component reach each other, so they
+//! have the same labels, and a component spanning windows `v < w` has
+//! `p ≤ v < w ≤ q`. Hence an op whose labels are both its own window
+//! ("home") lies in a component inside its window, made of home ops: the
+//! window's own Tarjan finds it. Every other op ("migrant") goes, with its
+//! out-edges, to the worker of window `p`, which finds the components among
+//! the migrants of each `(p, q)` class: every component lies inside one
+//! class. Each component is then analysed exactly as a single run does
+//! ([`crate::cycles::analyse_scc`], global op ids, the same graph), so its
+//! witnesses, explanations and search order are the single run's.
+
+use super::bsp::Bsp;
+use super::keys::{DataEdge, Ranked};
+use super::order::OrderEdge;
+use super::window::Window;
+use super::DistError;
+use crate::anomaly::{rel, Case, Rels, Step, Workload};
+use crate::cycles::scc::{self, Adjacency};
+use crate::cycles::{self, CycleOptions, SccGraph};
+use crate::graph::{Edge, Graph};
+use crate::history::{OpId, NONE};
+use rustc_hash::FxHashMap;
+
+/// An edge with everything its explanation needs.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Full {
+    /// Source (global).
+    pub from: OpId,
+    /// Target (global).
+    pub to: OpId,
+    /// Relationships.
+    pub rels: Rels,
+    /// Steps for ww, wr, rw (lowest rank kept).
+    pub steps: [Option<Ranked>; 3],
+    /// `to`'s invocation, for a realtime step.
+    pub inv: OpId,
+}
+
+impl Full {
+    fn merge(&mut self, o: Full) {
+        self.rels |= o.rels;
+        for (mine, theirs) in self.steps.iter_mut().zip(o.steps) {
+            if let Some(t) = theirs {
+                if mine.as_ref().is_none_or(|m| t.rank < m.rank) {
+                    *mine = Some(t);
+                }
+            }
+        }
+        if self.inv == NONE {
+            self.inv = o.inv;
+        }
+    }
+}
+
+/// What a window holds of the graph.
+pub struct Local {
+    /// Out-edges of the window's ops, merged per target, grouped by source
+    /// (local id), targets sorted.
+    pub out: Vec<Vec<Full>>,
+    /// Cross-window in-edges: (global source, local target).
+    pub ins: Vec<(OpId, u32)>,
+    /// Edges in the whole graph (counted once, at their source).
+    pub edges: usize,
+}
+
+/// Sends every edge to its source's window (and its target's, when it
+/// crosses a cut) and merges what arrives.
+pub fn route(bsp: &mut Bsp, win: &Window, data: Vec<DataEdge>, order: Vec<OrderEdge>) -> Result<Local, DistError> {
+    let n = bsp.peers();
+    let mut out: Vec<Vec<Full>> = (0..n).map(|_| Vec::new()).collect();
+    let mut push = |f: Full| {
+        let (ws, wt) = (win.window_of(f.from), win.window_of(f.to));
+        if ws != wt {
+            out[wt].push(Full { steps: [None, None, None], ..f.clone() });
+        }
+        out[ws].push(f);
+    };
+    for e in data {
+        push(Full { from: e.from, to: e.to, rels: e.rels, steps: e.steps, inv: NONE });
+    }
+    for e in order {
+        push(Full { from: e.from, to: e.to, rels: e.rels, steps: [None, None, None], inv: e.inv });
+    }
+    let got = bsp.exchange(out.into_iter().enumerate().filter(|(_, v)| !v.is_empty()).collect())?;
+    let mut by_source: FxHashMap<(OpId, OpId), Full> = FxHashMap::default();
+    let mut ins = Vec::new();
+    for (_, batch) in got {
+        for f in batch {
+            match win.local(f.from) {
+                Some(_) => match by_source.entry((f.from, f.to)) {
+                    std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().merge(f),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(f);
+                    }
+                },
+                None => {
+                    if let Some(t) = win.local(f.to) {
+                        ins.push((f.from, t));
+                    }
+                }
+            }
+        }
+    }
+    ins.sort_unstable();
+    ins.dedup();
+    let mut out: Vec<Vec<Full>> = (0..win.h.ops.len()).map(|_| Vec::new()).collect();
+    let edges = by_source.len();
+    for ((from, _), f) in by_source {
+        if let Some(l) = win.local(from) {
+            out[l as usize].push(f);
+        }
+    }
+    for v in &mut out {
+        v.sort_unstable_by_key(|f| f.to);
+    }
+    Ok(Local { out, ins, edges })
+}
+
+/// The window's own graph.
+struct Own<'a> {
+    win: &'a Window,
+    local: &'a Local,
+}
+
+impl Adjacency for Own<'_> {
+    fn len(&self) -> usize {
+        self.local.out.len()
+    }
+    fn degree(&self, v: u32) -> usize {
+        self.local.out[v as usize].len()
+    }
+    fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
+        self.win.local(self.local.out[v as usize][i].to)
+    }
+}
+
+/// Labels and the condensation they were computed on.
+pub struct Labels {
+    /// Per local op: (p, q).
+    pub pq: Vec<(u32, u32)>,
+    /// Per local op: its rank in a topological order of the window's
+    /// components (equal ranks: one component).
+    pub rank: Vec<u32>,
+    /// Rounds of label exchange.
+    pub rounds: u64,
+}
+
+/// Computes every op's labels (see the module doc).
+pub fn labels(bsp: &mut Bsp, win: &Window, local: &Local) -> Result<Labels, DistError> {
+    let me = win.me as u32;
+    let n = local.out.len();
+    let rank = scc::topological_ranks(&Own { win, local });
+    let comps = rank.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); comps];
+    for (v, &r) in rank.iter().enumerate() {
+        members[r as usize].push(v as u32);
+    }
+    // Local in-edges, for q.
+    let mut local_in: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (v, outs) in local.out.iter().enumerate() {
+        for f in outs {
+            if let Some(t) = win.local(f.to) {
+                local_in[t as usize].push(v as u32);
+            }
+        }
+    }
+    let mut cross_in: Vec<Vec<OpId>> = vec![Vec::new(); n];
+    for &(s, t) in &local.ins {
+        cross_in[t as usize].push(s);
+    }
+    // Labels of cross-window neighbours, as last heard.
+    let mut remote_p: FxHashMap<OpId, u32> = FxHashMap::default();
+    let mut remote_q: FxHashMap<OpId, u32> = FxHashMap::default();
+    let mut sent_p: Vec<u32> = vec![u32::MAX; n];
+    let mut sent_q: Vec<u32> = vec![u32::MAX; n];
+    let (mut p, mut q) = (vec![me; n], vec![me; n]);
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let mut comp_p = vec![me; comps];
+        for c in (0..comps).rev() {
+            let mut best = me;
+            for &v in &members[c] {
+                for f in &local.out[v as usize] {
+                    let l = match win.local(f.to) {
+                        Some(t) if rank[t as usize] as usize != c => comp_p[rank[t as usize] as usize],
+                        Some(_) => me,
+                        None => *remote_p.get(&f.to).unwrap_or(&(win.window_of(f.to) as u32)),
+                    };
+                    best = best.min(l);
+                }
+            }
+            comp_p[c] = best;
+        }
+        let mut comp_q = vec![me; comps];
+        for c in 0..comps {
+            let mut best = me;
+            for &v in &members[c] {
+                for &s in &local_in[v as usize] {
+                    if rank[s as usize] as usize != c {
+                        best = best.max(comp_q[rank[s as usize] as usize]);
+                    }
+                }
+                for s in &cross_in[v as usize] {
+                    best = best.max(*remote_q.get(s).unwrap_or(&(win.window_of(*s) as u32)));
+                }
+            }
+            comp_q[c] = best;
+        }
+        for v in 0..n {
+            p[v] = comp_p[rank[v] as usize];
+            q[v] = comp_q[rank[v] as usize];
+        }
+        // Trade what changed: p to the sources of cross in-edges, q to the
+        // targets of cross out-edges.
+        let mut out: FxHashMap<usize, Vec<(OpId, u8, u32)>> = FxHashMap::default();
+        for v in 0..n {
+            let g = win.gid(v as u32);
+            if p[v] != sent_p[v] && !cross_in[v].is_empty() {
+                sent_p[v] = p[v];
+                let mut dests: Vec<usize> = cross_in[v].iter().map(|&s| win.window_of(s)).collect();
+                dests.sort_unstable();
+                dests.dedup();
+                for d in dests {
+                    out.entry(d).or_default().push((g, 0, p[v]));
+                }
+            }
+            if q[v] != sent_q[v] {
+                let mut dests: Vec<usize> =
+                    local.out[v].iter().filter(|f| win.local(f.to).is_none()).map(|f| win.window_of(f.to)).collect();
+                if dests.is_empty() {
+                    continue;
+                }
+                sent_q[v] = q[v];
+                dests.sort_unstable();
+                dests.dedup();
+                for d in dests {
+                    out.entry(d).or_default().push((g, 1, q[v]));
+                }
+            }
+        }
+        let mut out: Vec<(usize, Vec<(OpId, u8, u32)>)> = out.into_iter().collect();
+        out.sort_unstable_by_key(|o| o.0);
+        let got = bsp.exchange(out)?;
+        let mut changed = 0u64;
+        for (_, updates) in got {
+            for (g, which, label) in updates {
+                let map = if which == 0 { &mut remote_p } else { &mut remote_q };
+                if map.insert(g, label) != Some(label) {
+                    changed += 1;
+                }
+            }
+        }
+        if bsp.sum(changed)? == 0 {
+            break;
+        }
+    }
+    Ok(Labels { pq: p.into_iter().zip(q).collect(), rank, rounds })
+}
+
+/// A migrant on its way to the worker of its class.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct Migrant {
+    gid: OpId,
+    index: i64,
+    process: i64,
+    class: (u32, u32),
+    out: Vec<Full>,
+}
+
+/// One op of a component to analyse.
+struct Vertex<'a> {
+    gid: OpId,
+    index: i64,
+    process: i64,
+    out: &'a [Full],
+}
+
+/// What the component analyses found.
+pub struct Cycles {
+    /// Anomalies (global ids).
+    pub anomalies: Vec<(String, Case)>,
+    /// Ops that migrated to this worker.
+    pub migrants: usize,
+    /// Components analysed here.
+    pub components: usize,
+}
+
+/// Analyses the window's home components and the migrant classes sent
+/// here.
+pub fn cycles(
+    bsp: &mut Bsp,
+    win: &Window,
+    local: &Local,
+    labels: &Labels,
+    workload: Workload,
+    opts: CycleOptions,
+) -> Result<Cycles, DistError> {
+    let me = win.me as u32;
+    let mut out: FxHashMap<usize, Vec<Migrant>> = FxHashMap::default();
+    let mut home: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (v, &(p, q)) in labels.pq.iter().enumerate() {
+        if p == me && q == me {
+            home.entry(labels.rank[v]).or_default().push(v as u32);
+        } else {
+            let op = &win.h.ops[v];
+            out.entry(p as usize).or_default().push(Migrant {
+                gid: win.gid(v as u32),
+                index: op.index,
+                process: op.process,
+                class: (p, q),
+                out: local.out[v].clone(),
+            });
+        }
+    }
+    let mut out: Vec<(usize, Vec<Migrant>)> = out.into_iter().collect();
+    out.sort_unstable_by_key(|o| o.0);
+    let arrived: Vec<Migrant> = bsp.exchange(out)?.into_iter().flat_map(|(_, m)| m).collect();
+    let mut found = Vec::new();
+    let mut components = 0;
+    let mut homes: Vec<Vec<u32>> = home.into_values().filter(|c| c.len() > 1).collect();
+    homes.sort_unstable();
+    for comp in homes {
+        let vs: Vec<Vertex> = comp
+            .iter()
+            .map(|&v| {
+                let op = &win.h.ops[v as usize];
+                Vertex { gid: win.gid(v), index: op.index, process: op.process, out: &local.out[v as usize] }
+            })
+            .collect();
+        components += 1;
+        found.extend(analyse(vs, workload, opts));
+    }
+    let migrants = arrived.len();
+    let mut classes: FxHashMap<(u32, u32), Vec<&Migrant>> = FxHashMap::default();
+    for m in &arrived {
+        classes.entry(m.class).or_default().push(m);
+    }
+    let mut classes: Vec<((u32, u32), Vec<&Migrant>)> = classes.into_iter().collect();
+    classes.sort_unstable_by_key(|c| c.0);
+    for (_, mut ms) in classes {
+        ms.sort_unstable_by_key(|m| m.gid);
+        for comp in components_of(&ms) {
+            let vs = comp
+                .iter()
+                .map(|&i| {
+                    let m = ms[i as usize];
+                    Vertex { gid: m.gid, index: m.index, process: m.process, out: &m.out }
+                })
+                .collect();
+            components += 1;
+            found.extend(analyse(vs, workload, opts));
+        }
+    }
+    Ok(Cycles { anomalies: found, migrants, components })
+}
+
+/// The strongly connected components (≥ 2 ops) among a class's migrants
+/// (sorted by id), as lists of positions.
+fn components_of(ms: &[&Migrant]) -> Vec<Vec<u32>> {
+    struct Class<'a> {
+        ms: &'a [&'a Migrant],
+        pos: FxHashMap<OpId, u32>,
+    }
+    impl Adjacency for Class<'_> {
+        fn len(&self) -> usize {
+            self.ms.len()
+        }
+        fn degree(&self, v: u32) -> usize {
+            self.ms[v as usize].out.len()
+        }
+        fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
+            self.pos.get(&self.ms[v as usize].out[i].to).copied()
+        }
+    }
+    let pos = ms.iter().enumerate().map(|(i, m)| (m.gid, i as u32)).collect();
+    scc::tarjan(&Class { ms, pos }, |_| true).comps
+}
+
+/// Analyses one component as a single run does.
+fn analyse(mut vs: Vec<Vertex>, workload: Workload, opts: CycleOptions) -> Vec<(String, Case)> {
+    vs.sort_unstable_by_key(|v| v.gid);
+    let pos: FxHashMap<OpId, u32> = vs.iter().enumerate().map(|(i, v)| (v.gid, i as u32)).collect();
+    let mut edges = Vec::new();
+    let mut full: FxHashMap<(OpId, OpId), &Full> = FxHashMap::default();
+    for (i, v) in vs.iter().enumerate() {
+        for f in v.out {
+            if let Some(&t) = pos.get(&f.to) {
+                edges.push(Edge { from: i as u32, to: t, rels: f.rels });
+                full.insert((f.from, f.to), f);
+            }
+        }
+    }
+    let graph = Graph::from_edges(vs.len(), &edges);
+    let etype = (0..graph.edge_count()).map(|e| cycles::explained_type(workload, graph.rel(e))).collect();
+    let process: FxHashMap<OpId, i64> = vs.iter().map(|v| (v.gid, v.process)).collect();
+    let g = SccGraph {
+        vertices: vs.iter().map(|v| v.gid).collect(),
+        indices: vs.iter().map(|v| v.index).collect(),
+        graph,
+        etype,
+    };
+    let data_order: [u8; 3] = match workload {
+        Workload::ListAppend => [rel::WW, rel::WR, rel::RW],
+        Workload::RwRegister => [rel::WR, rel::WW, rel::RW],
+    };
+    let explain = |a: OpId, b: OpId, rels: Rels| -> Option<Step> {
+        let f = full.get(&(a, b))?;
+        for r in data_order {
+            if rels & r != 0 {
+                if let Some(s) = &f.steps[super::keys::slot(r)] {
+                    return Some(s.step.clone());
+                }
+            }
+        }
+        if rels & rel::REALTIME != 0 {
+            return Some(Step::Realtime { a_completion: a, b_invocation: if f.inv == NONE { b } else { f.inv } });
+        }
+        if rels & rel::PROCESS != 0 {
+            return Some(Step::Process { process: *process.get(&a)? });
+        }
+        None
+    };
+    cycles::analyse_scc(&g, &explain, opts)
+}
