@@ -26,8 +26,17 @@ const LIMIT: Duration = Duration::from_secs(120);
 fn fingerprint(h: &History) -> String {
     format!(
         "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} {} {} {}",
-        h.ops, h.mops, h.elements, h.keys, h.values, h.fs, h.extras, h.nonclient_ops, h.dropped_events,
-        h.indeterminate_txns, h.unsigned_values
+        h.ops,
+        h.mops,
+        h.elements,
+        h.keys,
+        h.values,
+        h.fs,
+        h.extras,
+        h.nonclient_ops,
+        h.dropped_events,
+        h.indeterminate_txns,
+        h.unsigned_values
     )
 }
 
@@ -74,7 +83,9 @@ fn a_store_cut_at_every_byte_is_read_up_to_its_last_sealed_chunk() {
                 let e = r.as_ref().err().unwrap_or_else(|| panic!("cut at {len}: {}", msg(&r))).to_string();
                 assert!(e.starts_with("t/test.jepsen: "), "{e}");
                 assert!(
-                    e.contains("cut short") || e.contains("without a complete index block") || e.contains("not a Jepsen"),
+                    e.contains("cut short")
+                        || e.contains("without a complete index block")
+                        || e.contains("not a Jepsen"),
                     "cut at {len}: {e}"
                 );
             }
@@ -190,7 +201,10 @@ fn a_store_directory_holding_only_test_jepsen_is_analyzed() {
         assert_eq!((got.0, &got.1), (want.0, &want.1), "{dir:?}");
     }
     let t = isolde(&["analyze", "-f", "table", root.join("store/t/latest").to_str().expect("utf8")], None, LIMIT);
-    assert!(t.stdout.contains("Jepsen test store-test, started 20260801T120000.000Z, nodes n1 n2, concurrency 5"), "{t:?}");
+    assert!(
+        t.stdout.contains("Jepsen test store-test, started 20260801T120000.000Z, nodes n1 n2, concurrency 5"),
+        "{t:?}"
+    );
     assert!(!t.stdout.contains("PARTIAL"), "{t:?}");
 }
 
@@ -271,4 +285,100 @@ fn public_store_files_read_as_their_history_edn() {
         assert_eq!(x.code, y.code, "{name}: {x:?} / {y:?}");
         assert_eq!(x.stdout, y.stdout, "{name}");
     }
+}
+
+/// A list-append history with a lost append in an early chunk: a read in
+/// transaction 20 misses an append an earlier read saw.
+fn invalid_ops(txns: usize) -> Vec<support::jepsen_store::Op> {
+    use support::jepsen_store::V;
+    let mut ops = list_append_ops(txns);
+    let ok = ops.iter().position(|o| o.ty == "ok" && o.index > 40).expect("an ok");
+    if let V::Vec(mops) = &mut ops[ok].value {
+        if let V::Vec(read) = &mut mops[1] {
+            read[2] = V::Vec(vec![]);
+        }
+    }
+    ops
+}
+
+#[test]
+fn follow_reads_chunks_as_they_are_sealed_and_ends_with_the_batch_verdict() {
+    let ops = invalid_ops(120);
+    let root = temp_dir("store-follow");
+    let run = root.join("store/t/20260801T120000.000Z");
+    std::fs::create_dir_all(&run).expect("run");
+    std::os::unix::fs::symlink("20260801T120000.000Z", root.join("store/t/latest")).expect("latest");
+    let path = run.join("test.jepsen");
+    // The run as it goes: a blank-headed chunk being filled, sealed chunks,
+    // and at last the test map saved again.
+    let stages: Vec<Vec<u8>> = [20, 60, 150, 200].iter().map(|&n| Store::write(&ops[..n], 16, false).bytes).collect();
+    let last = Store::write(&ops, 16, true).bytes;
+    std::fs::write(&path, &stages[0]).expect("stage");
+    let writer = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            for s in stages.iter().skip(1).chain(std::iter::once(&last)) {
+                std::thread::sleep(Duration::from_millis(400));
+                std::fs::write(&path, s).expect("stage");
+            }
+        })
+    };
+    let latest = root.join("store/t/latest");
+    let r = isolde(
+        &[
+            "analyze",
+            "--follow",
+            latest.to_str().expect("utf8"),
+            "--follow-idle",
+            "20",
+            "-f",
+            "json",
+            "--round-ms",
+            "50",
+        ],
+        None,
+        LIMIT,
+    );
+    writer.join().expect("writer");
+    let edn = write(&root.join("edn"), "history.edn", history_edn(&ops).as_bytes());
+    let whole = isolde(&["analyze", edn.to_str().expect("utf8"), "-f", "json"], None, LIMIT);
+    assert_eq!(r.code, whole.code, "{r:?}");
+    assert!(r.stderr.contains(&format!("the history is complete: {} ops read", ops.len())), "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines.len() > 1, "anomalies reported as chunks arrive, then the verdict: {}", r.stdout);
+    let verdict: serde_json::Value = serde_json::from_str(lines.last().expect("verdict")).expect("JSON");
+    assert_eq!(verdict["anomaly-types"], whole.json()["anomaly-types"], "{}", r.stdout);
+}
+
+/// `cargo test --release --test jepsen_store_file -- --ignored --nocapture`:
+/// reading a 1M-op history from test.jepsen against reading it from
+/// history.edn (best of three each).
+#[test]
+#[ignore]
+fn reading_a_million_ops_from_test_jepsen_costs_at_most_half_again_history_edn() {
+    let ops = support::jepsen_store::list_append_ops_keys(495_000, 50_000);
+    assert!(ops.len() >= 1_000_000, "{}", ops.len());
+    let root = temp_dir("store-speed");
+    let jepsen = write(&root, "test.jepsen", &Store::write(&ops, 16_384, true).bytes);
+    let edn = write(&root.join("edn"), "history.edn", history_edn(&ops).as_bytes());
+    drop(ops);
+    let time = |p: &Path| {
+        (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let h = ingest::read_path(p, Format::Auto).expect("reads");
+                assert!(h.ops.len() >= 1_000_000);
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (e, j) = (time(&edn), time(&jepsen));
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+    println!(
+        "history.edn {:.1} MB: {e:.3}s; test.jepsen {:.1} MB: {j:.3}s; ratio {:.2}",
+        size(&edn),
+        size(&jepsen),
+        j / e
+    );
+    assert!(j <= 1.5 * e, "test.jepsen {j:.3}s, history.edn {e:.3}s");
 }

@@ -537,7 +537,11 @@ impl<'a> Decoder<'a> {
             0xA0..=0xAF | 0xF0 => {
                 let i = if code == 0xF0 { self.count()? } else { usize::from(code - 0xA0) };
                 let (tag, fields) = self.structs.get(i).cloned().ok_or_else(|| {
-                    self.err_at(at, "a struct cache index", format!("{i}, beyond the {} struct types", self.structs.len()))
+                    self.err_at(
+                        at,
+                        "a struct cache index",
+                        format!("{i}, beyond the {} struct types", self.structs.len()),
+                    )
                 })?;
                 self.tagged(out, at, &tag, fields, depth)?;
             }
@@ -556,7 +560,13 @@ impl<'a> Decoder<'a> {
                 let tag = names[usize::from(code - 0xB0)];
                 self.tagged(out, at, tag, 2, depth)?;
             }
-            _ => return Err(self.err_at(at, "a Fressian value", format!("code 0x{code:02X}, which Jepsen never writes"))),
+            _ => {
+                return Err(self.err_at(
+                    at,
+                    "a Fressian value",
+                    format!("code 0x{code:02X}, which Jepsen never writes"),
+                ))
+            }
         }
         Ok(Shape::Other)
     }
@@ -603,25 +613,38 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
-    /// A list's items, without brackets (`None` for nil); `open` and
-    /// `close` wrap them.
-    fn list_as(&mut self, out: &mut Vec<u8>, open: &[u8], close: &[u8], depth: u32) -> FResult<()> {
-        let start = out.len();
-        let shape = self.value_at(out, depth + 1)?;
-        if shape == Shape::Nil {
-            out.truncate(start);
-            out.extend_from_slice(open);
-            out.extend_from_slice(close);
-            return Ok(());
+    /// A list (or nil, empty) whose items are written between `open` and
+    /// `close`; returns how many.
+    fn list_as(&mut self, out: &mut Vec<u8>, open: &[u8], close: &[u8], depth: u32) -> FResult<usize> {
+        let at = self.pos;
+        let code = self.byte()?;
+        let (n, closed) = match code {
+            0xF7 => (0, None),
+            0xE4..=0xEB => (usize::from(code - 0xE4), None),
+            0xEC => (self.count()?, None),
+            0xED | 0xEE => (usize::MAX, Some(code)),
+            _ => return Err(self.err_at(at, "a list", format!("code 0x{code:02X}"))),
+        };
+        out.extend_from_slice(open);
+        let mut i = 0;
+        while i < n {
+            if let Some(c) = closed {
+                if c == 0xEE && self.at_end() {
+                    break;
+                }
+                if self.buf.get(self.pos) == Some(&0xFD) {
+                    self.pos += 1;
+                    break;
+                }
+            }
+            if i > 0 {
+                out.push(b' ');
+            }
+            self.value_at(out, depth + 1)?;
+            i += 1;
         }
-        if out.get(start) != Some(&b'[') || out.last() != Some(&b']') {
-            let found = String::from_utf8_lossy(&out[start..]).chars().take(40).collect::<String>();
-            return Err(self.err_at(self.pos, "a list", found));
-        }
-        out.pop();
         out.extend_from_slice(close);
-        out.splice(start..start + 1, open.iter().copied());
-        Ok(())
+        Ok(i)
     }
 
     /// The body of a struct with `tag` and `fields` components.
@@ -629,15 +652,17 @@ impl<'a> Decoder<'a> {
         let d = depth + 1;
         match (tag, fields) {
             ("map", 1) => {
-                let start = out.len();
-                self.list_as(out, b"{", b"}", d)?;
                 // Keys and values alternate: an even number of items.
-                if !even_items(&out[start..]) {
+                if self.list_as(out, b"{", b"}", d)? % 2 != 0 {
                     return Err(self.err_at(at, "a map's keys and values (an even count)", "an odd count"));
                 }
             }
-            ("set" | "persistent-hash-set" | "persistent-sorted-set", 1) => self.list_as(out, b"#{", b"}", d)?,
-            ("vec", 1) => self.list_as(out, b"[", b"]", d)?,
+            ("set" | "persistent-hash-set" | "persistent-sorted-set", 1) => {
+                self.list_as(out, b"#{", b"}", d)?;
+            }
+            ("vec", 1) => {
+                self.list_as(out, b"[", b"]", d)?;
+            }
             ("key" | "sym", 2) => {
                 let ns = self.text(d)?;
                 let name_at = self.pos;
@@ -662,14 +687,18 @@ impl<'a> Decoder<'a> {
             ("bigint", 1) => {
                 let b_at = self.pos;
                 let code = self.byte()?;
-                let b = self.bytes_of_code(code)?.ok_or_else(|| self.err_at(b_at, "bytes", format!("code 0x{code:02X}")))?;
+                let b = self
+                    .bytes_of_code(code)?
+                    .ok_or_else(|| self.err_at(b_at, "bytes", format!("code 0x{code:02X}")))?;
                 out.extend_from_slice(big_decimal(&b).as_bytes());
                 out.push(b'N');
             }
             ("bigdec", 2) => {
                 let b_at = self.pos;
                 let code = self.byte()?;
-                let b = self.bytes_of_code(code)?.ok_or_else(|| self.err_at(b_at, "bytes", format!("code 0x{code:02X}")))?;
+                let b = self
+                    .bytes_of_code(code)?
+                    .ok_or_else(|| self.err_at(b_at, "bytes", format!("code 0x{code:02X}")))?;
                 let scale = self.int()?;
                 let digits = big_decimal(&b);
                 let (neg, digits) = match digits.strip_prefix('-') {
@@ -700,12 +729,15 @@ impl<'a> Decoder<'a> {
             ("uuid", 2) => {
                 let b_at = self.pos;
                 let code = self.byte()?;
-                let b = self.bytes_of_code(code)?.ok_or_else(|| self.err_at(b_at, "bytes", format!("code 0x{code:02X}")))?;
+                let b = self
+                    .bytes_of_code(code)?
+                    .ok_or_else(|| self.err_at(b_at, "bytes", format!("code 0x{code:02X}")))?;
                 if b.len() != 16 {
                     return Err(self.err_at(b_at, "the 16 bytes of a UUID", format!("{} bytes", b.len())));
                 }
                 let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-                let _ = write!(Fmt(out), "#uuid \"{}-{}-{}-{}-{}\"", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..]);
+                let _ =
+                    write!(Fmt(out), "#uuid \"{}-{}-{}-{}-{}\"", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..]);
             }
             ("char", 1) => {
                 let c_at = self.pos;
@@ -823,54 +855,6 @@ impl<'a> Decoder<'a> {
     }
 }
 
-/// Whether a rendered `{...}` holds an even number of items (counted at
-/// the top level, outside strings).
-fn even_items(edn: &[u8]) -> bool {
-    let inner = &edn[1..edn.len().saturating_sub(1)];
-    let mut depth = 0i32;
-    let mut items = 0usize;
-    let mut in_item = false;
-    let mut in_str = false;
-    let mut escaped = false;
-    for &b in inner {
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-            continue;
-        }
-        match b {
-            b'"' => {
-                if depth == 0 && !in_item {
-                    items += 1;
-                    in_item = true;
-                }
-                in_str = true;
-            }
-            b'[' | b'{' | b'(' => {
-                if depth == 0 && !in_item {
-                    items += 1;
-                    in_item = true;
-                }
-                depth += 1;
-            }
-            b']' | b'}' | b')' => depth -= 1,
-            b' ' | b',' if depth == 0 => in_item = false,
-            _ => {
-                if depth == 0 && !in_item {
-                    items += 1;
-                    in_item = true;
-                }
-            }
-        }
-    }
-    items % 2 == 0
-}
-
 /// The text of an EDN string literal written by [`push_edn_string`].
 fn unescape(lit: &[u8]) -> Option<Box<str>> {
     let inner = lit.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
@@ -928,7 +912,27 @@ mod tests {
     #[test]
     fn keywords_maps_and_the_priority_cache() {
         // {:type :invoke} with :type's name cached, then :type again from the cache.
-        let map = [0xC0, 0xE6, 0xCA, 0xF7, 0xCD, 0xDE, b't', b'y', b'p', b'e', 0xCA, 0xF7, 0xDA + 2, b'o', b'k', 0xCA, 0xF7, 0x80, 0x01];
+        let map = [
+            0xC0,
+            0xE6,
+            0xCA,
+            0xF7,
+            0xCD,
+            0xDE,
+            b't',
+            b'y',
+            b'p',
+            b'e',
+            0xCA,
+            0xF7,
+            0xDA + 2,
+            b'o',
+            b'k',
+            0xCA,
+            0xF7,
+            0x80,
+            0x01,
+        ];
         assert_eq!(edn(&map).unwrap(), "{:type :ok :type 1}");
         let odd = [0xC0, 0xE5, 0x01];
         assert!(edn(&odd).is_err());

@@ -169,7 +169,13 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn bad(&self, offset: u64, record: impl Into<String>, expected: impl Into<String>, found: impl Into<String>) -> IngestError {
+    fn bad(
+        &self,
+        offset: u64,
+        record: impl Into<String>,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> IngestError {
         IngestError::Binary {
             source_name: self.name.to_string(),
             record: record.into(),
@@ -240,15 +246,25 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<StoreRead, IngestError> {
     let index = read_index(&cx, bytes, index_block)?;
     let block = |id: i32, what: &str| -> Result<Block, IngestError> {
         let off = *index.blocks.get(&id).ok_or_else(|| {
-            cx.bad(index_block.offset, format!("index block at byte {}", index_block.offset), format!("{what} (block {id}) in the index"), "no such block")
+            cx.bad(
+                index_block.offset,
+                format!("index block at byte {}", index_block.offset),
+                format!("{what} (block {id}) in the index"),
+                "no such block",
+            )
         })?;
         by_offset.get(&off).copied().ok_or_else(|| {
-            cx.bad(off, format!("block {id}"), format!("{what}: a whole block with a valid CRC"), "no block starting there")
+            cx.bad(
+                off,
+                format!("block {id}"),
+                format!("{what}: a whole block with a valid CRC"),
+                "no block starting there",
+            )
         })
     };
     // The test map.
     let root = block(index.root, "the root test map")?;
-    let (test_edn, _) = decode_value(&cx, bytes, root, true)?;
+    let test_edn = decode_value(&cx, bytes, root, true)?;
     let test = super::edn::parse_values(name, &test_edn)
         .map_err(|e| cx.unreadable(format!("its test map (block at byte {}) did not read back: {e}", root.offset)))?;
     let test = match test.into_iter().next() {
@@ -341,10 +357,8 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<StoreRead, IngestError> {
         };
         note.partial = Some(StorePartial { ops, offset, reason });
     } else if let Some(s) = &stop {
-        note.notes.push(format!(
-            "the history is whole; what follows it is damaged from byte {} ({})",
-            s.offset, s.reason
-        ));
+        note.notes
+            .push(format!("the history is whole; what follows it is damaged from byte {} ({})", s.offset, s.reason));
     }
     if (index_block.offset as i64) != header_index && complete {
         note.notes.push(format!(
@@ -390,7 +404,12 @@ fn big_vector_chunks(
     let d = b.data(bytes);
     let record = format!("BigVector block at byte {}", b.offset);
     if d.len() < 8 || (d.len() - 8) % 12 != 0 {
-        return Err(cx.bad(b.data_offset(), record, "a count and 12-byte (index, block id) pairs", format!("{} bytes", d.len())));
+        return Err(cx.bad(
+            b.data_offset(),
+            record,
+            "a count and 12-byte (index, block id) pairs",
+            format!("{} bytes", d.len()),
+        ));
     }
     let mut out = Vec::new();
     for p in d[8..].chunks_exact(12) {
@@ -410,7 +429,7 @@ fn big_vector_chunks(
 }
 
 /// One value of a Fressian or PartialMap block, as EDN.
-fn decode_value(cx: &Ctx<'_>, bytes: &[u8], b: Block, lenient: bool) -> Result<(Vec<u8>, ()), IngestError> {
+fn decode_value(cx: &Ctx<'_>, bytes: &[u8], b: Block, lenient: bool) -> Result<Vec<u8>, IngestError> {
     let (data, base) = match b.ty {
         FRESSIAN => (b.data(bytes), b.data_offset()),
         PARTIAL_MAP if b.len as usize >= BLOCK_HEADER + 4 => (&b.data(bytes)[4..], b.data_offset() + 4),
@@ -427,7 +446,7 @@ fn decode_value(cx: &Ctx<'_>, bytes: &[u8], b: Block, lenient: bool) -> Result<(
     d.lenient = lenient;
     let mut out = Vec::new();
     d.value(&mut out).map_err(|e| cx.fressian(format!("{} block at byte {}", type_name(b.ty), b.offset), e))?;
-    Ok((out, ()))
+    Ok(out)
 }
 
 /// The ops of one history chunk as EDN lines, and their count.
@@ -497,14 +516,15 @@ impl Follower {
     /// (empty when none). Errors are those of [`read`].
     pub fn poll(&mut self) -> Result<Vec<u8>, IngestError> {
         use std::io::{Read, Seek, SeekFrom};
-        let cx = Ctx { name: &self.name };
-        let io = |source| IngestError::Io { path: self.name.clone(), source };
+        let name = self.name.clone();
+        let cx = Ctx { name: &name };
+        let io = |source| IngestError::Io { path: name.clone(), source };
         let mut f = std::fs::File::open(&self.path).map_err(io)?;
         let len = f.metadata().map_err(io)?.len() as usize;
         if len < self.bytes.len() {
             return Err(cx.unreadable(format!("shrank from {} to {len} bytes while being followed", self.bytes.len())));
         }
-        let from = self.trusted.max(0);
+        let from = self.trusted;
         self.bytes.truncate(from);
         f.seek(SeekFrom::Start(from as u64)).map_err(io)?;
         f.take((len - from) as u64).read_to_end(&mut self.bytes).map_err(io)?;
@@ -541,7 +561,7 @@ impl Follower {
             by_offset.get(&off).copied().ok_or_else(|| cx.bad(off, format!("block {id}"), "a whole block", "none"))
         };
         let root = block(index.root, "the root test map")?;
-        let (test_edn, _) = decode_value(&cx, bytes, root, true)?;
+        let test_edn = decode_value(&cx, bytes, root, true)?;
         let history_id = test_history_id(&test_edn);
         let Some(history_id) = history_id else { return Ok(Vec::new()) };
         let history = block(history_id, "the history")?;
@@ -553,7 +573,8 @@ impl Follower {
         self.complete = root.offset > history.offset;
         let mut out = Vec::new();
         // A version-0 history is one Fressian block, written once whole.
-        let new = if history.ty == FRESSIAN && self.chunks > 0 { &[][..] } else { &chunks[self.chunks.min(chunks.len())..] };
+        let new =
+            if history.ty == FRESSIAN && self.chunks > 0 { &[][..] } else { &chunks[self.chunks.min(chunks.len())..] };
         for c in new {
             let (text, n) = chunk_ops(&cx, bytes, *c)?;
             out.extend_from_slice(&text);
@@ -569,7 +590,9 @@ fn test_history_id(test_edn: &[u8]) -> Option<i32> {
     let v = super::edn::parse_values("test map", test_edn).ok()?;
     let Some((Value::Map(m), _)) = v.into_iter().next() else { return None };
     m.iter().find_map(|(k, v)| match (k, v) {
-        (Value::Atom(crate::history::Atom::Keyword(k)), Value::Tagged(t, id)) if &**k == "history" && &**t == "block-ref" => {
+        (Value::Atom(crate::history::Atom::Keyword(k)), Value::Tagged(t, id))
+            if &**k == "history" && &**t == "block-ref" =>
+        {
             match **id {
                 Value::Atom(crate::history::Atom::Int(id)) => i32::try_from(id).ok(),
                 _ => None,

@@ -195,7 +195,9 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
             {
                 let _ = map.advise(memmap2::Advice::WillNeed);
             }
-            if format == Format::JepsenStore || (matches!(format, Format::Auto | Format::Edn) && jepsen_store::is_store(&map)) {
+            if format == Format::JepsenStore
+                || (matches!(format, Format::Auto | Format::Edn) && jepsen_store::is_store(&map))
+            {
                 return read_store(&name, &map, opts);
             }
             if jepsen::is_gzip(&map)
@@ -335,7 +337,8 @@ pub fn read_bytes_with(
     opts: ReadOptions,
 ) -> Result<History, IngestError> {
     check_size(source_name, bytes.len())?;
-    if format == Format::JepsenStore || (matches!(format, Format::Auto | Format::Edn) && jepsen_store::is_store(bytes)) {
+    if format == Format::JepsenStore || (matches!(format, Format::Auto | Format::Edn) && jepsen_store::is_store(bytes))
+    {
         return read_store(source_name, bytes, opts);
     }
     let inner = jepsen::inner_name(source_name);
@@ -364,7 +367,9 @@ fn read_store(source_name: &str, bytes: &[u8], opts: ReadOptions) -> Result<Hist
     let mut h = read_resolved(source_name, &r.edn, Format::Edn, opts).map_err(|e| match e {
         IngestError::Syntax { source_name, line, expected, found, .. } => IngestError::Unreadable {
             path: source_name,
-            reason: format!("op {line} of its history (as the EDN op map Jepsen prints): expected {expected}, found {found}"),
+            reason: format!(
+                "op {line} of its history (as the EDN op map Jepsen prints): expected {expected}, found {found}"
+            ),
         },
         e => e,
     })?;

@@ -47,8 +47,8 @@ pub mod collect;
 mod cut;
 pub mod feed;
 pub mod fenced;
-pub mod jepsen_store;
 pub mod finality;
+pub mod jepsen_store;
 pub mod packed;
 pub mod spill;
 mod values;
@@ -306,7 +306,12 @@ fn is_store_file(path: &Path) -> bool {
 }
 
 /// [`follow`] on Jepsen's store file `test.jepsen` ([`jepsen_store`]).
-fn follow_store(path: &Path, opts: &CheckOptions, fopts: &FollowOptions, watch: &mut dyn Watch) -> Result<Followed, String> {
+fn follow_store(
+    path: &Path,
+    opts: &CheckOptions,
+    fopts: &FollowOptions,
+    watch: &mut dyn Watch,
+) -> Result<Followed, String> {
     let feed = feed::Feed::Pipe(jepsen_store::spawn(path, fopts.idle));
     feed::install_signal_handler();
     follow_feed(feed, &path.display().to_string(), opts, fopts, watch)

@@ -377,8 +377,14 @@ impl Store {
     /// Writes a whole run: `ops` in chunks of `chunk` ops. With
     /// `finish`, the history writer closes and the test is saved again.
     pub fn write(ops: &[Op], chunk: usize, finish: bool) -> Store {
-        let mut s =
-            Store { bytes: Vec::new(), blocks: Vec::new(), next_id: 0, root: 0, checkpoints: Vec::new(), block_starts: Vec::new() };
+        let mut s = Store {
+            bytes: Vec::new(),
+            blocks: Vec::new(),
+            next_id: 0,
+            root: 0,
+            checkpoints: Vec::new(),
+            block_starts: Vec::new(),
+        };
         s.bytes.extend_from_slice(b"JEPSEN");
         s.bytes.extend_from_slice(&1i32.to_be_bytes());
         s.bytes.extend_from_slice(&0i64.to_be_bytes());
@@ -442,11 +448,16 @@ impl Store {
 /// is valid), each an append to a key and a read of it, by 5 processes,
 /// with a nemesis op every 50.
 pub fn list_append_ops(n: usize) -> Vec<Op> {
-    let mut ops = Vec::new();
-    let mut lists: Vec<Vec<V>> = vec![Vec::new(); 7];
+    list_append_ops_keys(n, 7)
+}
+
+/// [`list_append_ops`] over `keys` keys.
+pub fn list_append_ops_keys(n: usize, keys: usize) -> Vec<Op> {
+    let mut ops = Vec::with_capacity(n * 2 + n / 50);
+    let mut lists: Vec<Vec<V>> = vec![Vec::new(); keys];
     let mut t = 0;
     for i in 0..n {
-        let k = i % 7;
+        let k = i % keys;
         let p = V::Int((i % 5) as i64);
         let invoke = V::Vec(vec![
             V::Vec(vec![kw("append"), V::Int(k as i64), V::Int(i as i64)]),
