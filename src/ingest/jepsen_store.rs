@@ -209,8 +209,11 @@ struct Index {
 /// checkpoint holds. Errors name `name` and what was read.
 pub fn read(name: &str, bytes: &[u8]) -> Result<StoreRead, IngestError> {
     let cx = Ctx { name };
+    if bytes.is_empty() {
+        return Err(cx.unreadable("is empty: a Jepsen store file with nothing written yet"));
+    }
     if bytes.len() < FILE_HEADER {
-        if MAGIC.starts_with(&bytes[..bytes.len().min(6)]) && !bytes.is_empty() {
+        if MAGIC.starts_with(&bytes[..bytes.len().min(6)]) {
             return Err(cx.unreadable(format!(
                 "is a Jepsen store file cut short: {} bytes, less than its 18-byte header (still being written?)",
                 bytes.len()

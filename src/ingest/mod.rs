@@ -176,6 +176,11 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
         });
     }
     regular_file(&name, &meta)?;
+    // Jepsen's store file by its name, even before its magic is written.
+    let format = match format {
+        Format::Auto if path.extension().is_some_and(|e| e == "jepsen") => Format::JepsenStore,
+        f => f,
+    };
     let large = meta.len() > MAX_INPUT_BYTES;
     if meta.len() > MAX_MAPPED_EDN_BYTES || (large && !matches!(format, Format::Auto | Format::Edn)) {
         let limit = if matches!(format, Format::Auto | Format::Edn) { MAX_MAPPED_EDN_BYTES } else { MAX_INPUT_BYTES };
@@ -542,6 +547,7 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
         Some("edn") => Format::Edn,
         Some("bincode") => Format::Dbcop,
         Some("log") => Format::Cobra,
+        Some("jepsen") => Format::JepsenStore,
         _ => sniff(bytes),
     }
 }
