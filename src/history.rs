@@ -465,6 +465,48 @@ impl Op {
     }
 }
 
+/// What Jepsen's store file `test.jepsen` said about its test (the top
+/// level of its test map), and whether its history was read whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoreNote {
+    /// The store file's format version (0 or 1).
+    pub version: i32,
+    /// The test's `:name`.
+    pub name: Option<String>,
+    /// The test's `:start-time`, as Jepsen wrote it.
+    pub start_time: Option<String>,
+    /// The test's `:nodes`.
+    pub nodes: Vec<String>,
+    /// The test's `:concurrency`.
+    pub concurrency: Option<i64>,
+    /// `None` when the history was read whole; otherwise how much of it was
+    /// recovered, and where and why reading stopped.
+    pub partial: Option<StorePartial>,
+    /// Other remarks on the file (a damaged tail after a whole history).
+    pub notes: Vec<String>,
+}
+
+/// A history recovered in part from a store file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StorePartial {
+    /// Ops read (every sealed chunk of the newest trusted checkpoint).
+    pub ops: usize,
+    /// Byte offset where reading stopped.
+    pub offset: u64,
+    /// Why it stopped.
+    pub reason: String,
+}
+
+impl StorePartial {
+    /// One line saying what was recovered, for every report.
+    pub fn describe(&self) -> String {
+        format!(
+            "history recovered in part from test.jepsen: {} ops read; reading stopped at byte {}: {}",
+            self.ops, self.offset, self.reason
+        )
+    }
+}
+
 /// A whole history of client operations, built once by ingest.
 #[derive(Clone, Debug, Default)]
 pub struct History {
@@ -506,6 +548,10 @@ pub struct History {
     /// rw-register even when the micro-ops alone cannot tell (a history of
     /// reads of the initial state only).
     pub registers_only: bool,
+    /// Set when the history was read from Jepsen's store file
+    /// `test.jepsen`: the test's name, start, nodes and concurrency, and
+    /// whether the history was read whole (reports say when it was not).
+    pub store: Option<Box<StoreNote>>,
     /// Invocations whose micro-ops are their completion's with every read
     /// `nil`, increasing: they hold no copy ([`Self::share_invocation_mops`]).
     shared_invocations: Vec<OpId>,

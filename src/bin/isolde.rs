@@ -563,6 +563,8 @@ enum InputArg {
     PolysiText,
     Cobra,
     AwditTest,
+    /// Jepsen's store file `test.jepsen` (forced even beside a history.edn).
+    JepsenStore,
 }
 
 fn expand_model(m: &str) -> String {
@@ -588,6 +590,7 @@ fn input_format(f: InputArg) -> ingest::Format {
         InputArg::PolysiText => ingest::Format::PolysiText,
         InputArg::Cobra => ingest::Format::Cobra,
         InputArg::AwditTest => ingest::Format::AwditTest,
+        InputArg::JepsenStore => ingest::Format::JepsenStore,
     }
 }
 
@@ -700,8 +703,8 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         if a.files.len() != 1 {
             return Err("--follow follows one history at a time".into());
         }
-        if !matches!(a.input_format, InputArg::Auto | InputArg::Edn) {
-            return Err("--follow reads Jepsen EDN, one op per line".into());
+        if !matches!(a.input_format, InputArg::Auto | InputArg::Edn | InputArg::JepsenStore) {
+            return Err("--follow reads Jepsen EDN, one op per line, or Jepsen's test.jepsen".into());
         }
         if a.workload.jepsen().is_some() {
             return Err("--follow checks transactional histories (list-append, rw-register); \

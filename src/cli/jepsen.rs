@@ -122,6 +122,8 @@ pub fn check_path(
     w: Option<Workload>,
     o: &JepsenOptions,
 ) -> Result<JepsenChecked, String> {
+    let store = store_file(path);
+    let path = store.as_deref().unwrap_or(path);
     if let Some(c) = etcd_log(path, w, o) {
         return c;
     }
@@ -176,6 +178,11 @@ fn etcd_log(path: &Path, w: Option<Workload>, o: &JepsenOptions) -> Option<Resul
         })
     };
     Some(run())
+}
+
+/// The history file of a Jepsen store directory (`None` for anything else).
+fn store_file(path: &Path) -> Option<std::path::PathBuf> {
+    path.is_dir().then(|| crate::ingest::jepsen::store_history(path)).flatten()
 }
 
 /// How to print a result.
@@ -253,6 +260,10 @@ pub fn check_detected(
     o: &JepsenOptions,
     quiet: bool,
 ) -> Option<Result<JepsenChecked, String>> {
+    // A Jepsen store directory: its history file (history.edn, else
+    // test.jepsen), as the columnar reader reads it.
+    let store = store_file(path);
+    let path = store.as_deref().unwrap_or(path);
     // Standard input was read by the columnar reader; a FIFO or device
     // would block (or be read twice).
     if path.as_os_str() == "-" || !path.is_file() {

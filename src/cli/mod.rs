@@ -54,6 +54,7 @@ pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &Che
         }
     };
     let parse_time = t0.elapsed();
+    store_notes(&h);
     let parse_peak_mb = peak_rss_mb();
     let mut watched;
     let mut opts = opts;
@@ -73,6 +74,18 @@ pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &Che
     }
     let outcome = outcome.map_err(|e| e.to_string())?;
     Ok(Checked { history: h, outcome, parse_time, parse_peak_mb })
+}
+
+/// Says on stderr how much of a history read from Jepsen's `test.jepsen`
+/// was recovered, and why reading stopped, when it was not read whole.
+pub fn store_notes(h: &History) {
+    let Some(s) = &h.store else { return };
+    if let Some(p) = &s.partial {
+        eprintln!("isolde: {}: {}", h.source, p.describe());
+    }
+    for n in &s.notes {
+        eprintln!("isolde: {}: {n}", h.source);
+    }
 }
 
 /// Progress of the exact check of the history being read, shown by the

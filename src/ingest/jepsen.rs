@@ -22,7 +22,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The history files of a Jepsen run directory, in order of preference.
-pub const STORE_FILES: &[&str] = &["history.edn", "history.edn.gz", "history.txt", "history.txt.gz"];
+/// Jepsen's own store file `test.jepsen` comes last: it is the only history
+/// while a test runs, and after one crashed (see [`super::jepsen_store`]).
+pub const STORE_FILES: &[&str] = &["history.edn", "history.edn.gz", "history.txt", "history.txt.gz", "test.jepsen"];
 
 /// The history a Jepsen store directory holds: `dir/history.edn` (or one
 /// of [`STORE_FILES`]), else the same inside `dir/latest` (a test's
@@ -31,6 +33,11 @@ pub const STORE_FILES: &[&str] = &["history.edn", "history.edn.gz", "history.txt
 pub fn store_history(dir: &Path) -> Option<PathBuf> {
     let found = |d: &Path| STORE_FILES.iter().map(|f| d.join(f)).find(|p| p.is_file());
     found(dir).or_else(|| found(&dir.join("latest")))
+}
+
+/// `dir/file`, else `dir/latest/file`, when it is a file.
+pub fn store_file(dir: &Path, file: &str) -> Option<PathBuf> {
+    [dir.join(file), dir.join("latest").join(file)].into_iter().find(|p| p.is_file())
 }
 
 /// gzip's magic bytes.

@@ -27,7 +27,9 @@ pub(crate) mod cobra_log;
 mod dbcop;
 pub(crate) mod edn;
 mod error;
+mod fressian;
 pub mod jepsen;
+pub mod jepsen_store;
 mod json;
 mod num;
 pub mod op_value;
@@ -66,6 +68,9 @@ pub enum Format {
     /// AWDIT's `test` format: sessions separated by lines of `=`,
     /// transactions by lines of `-`, events `r KEY VALUE` / `w KEY VALUE`.
     AwditTest,
+    /// Jepsen's own store file `test.jepsen` (see [`jepsen_store`]): the
+    /// history while a test runs, or after one crashed, possibly in part.
+    JepsenStore,
 }
 
 /// The largest input read, in bytes: the columnar model addresses its arenas
@@ -136,6 +141,11 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
     if meta.is_dir() {
         // A Jepsen run (or test) directory: its history.edn, before any
         // Cobra reading of the jepsen.log beside it.
+        if format == Format::JepsenStore {
+            if let Some(store) = jepsen::store_file(path, jepsen_store::FILE_NAME) {
+                return read_path_with(&store, format, opts);
+            }
+        }
         if format != Format::Cobra {
             if let Some(history) = jepsen::store_history(path) {
                 return read_path_with(&history, format, opts);
@@ -166,6 +176,11 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
         });
     }
     regular_file(&name, &meta)?;
+    // Jepsen's store file by its name, even before its magic is written.
+    let format = match format {
+        Format::Auto if path.extension().is_some_and(|e| e == "jepsen") => Format::JepsenStore,
+        f => f,
+    };
     let large = meta.len() > MAX_INPUT_BYTES;
     if meta.len() > MAX_MAPPED_EDN_BYTES || (large && !matches!(format, Format::Auto | Format::Edn)) {
         let limit = if matches!(format, Format::Auto | Format::Edn) { MAX_MAPPED_EDN_BYTES } else { MAX_INPUT_BYTES };
@@ -184,6 +199,11 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
             #[cfg(unix)]
             {
                 let _ = map.advise(memmap2::Advice::WillNeed);
+            }
+            if format == Format::JepsenStore
+                || (matches!(format, Format::Auto | Format::Edn) && jepsen_store::is_store(&map))
+            {
+                return read_store(&name, &map, opts);
             }
             if jepsen::is_gzip(&map)
                 || jepsen::inner_name(&name) != name
@@ -443,12 +463,44 @@ pub fn read_bytes_with(
     opts: ReadOptions,
 ) -> Result<History, IngestError> {
     check_size(source_name, bytes.len())?;
+    if format == Format::JepsenStore || (matches!(format, Format::Auto | Format::Edn) && jepsen_store::is_store(bytes))
+    {
+        return read_store(source_name, bytes, opts);
+    }
     let inner = jepsen::inner_name(source_name);
     if jepsen::is_gzip(bytes) || inner != source_name {
         let plain = jepsen::gunzip(source_name, bytes, MAX_INPUT_BYTES)?;
         return read_plain(source_name, inner, &plain, format, opts);
     }
     read_plain(source_name, source_name, bytes, format, opts)
+}
+
+/// Reads a Jepsen store file (`test.jepsen`): its history (whole, or the
+/// sealed part of it, see [`jepsen_store`]) through the EDN reader, with the
+/// test's top level and any partial read recorded in [`History::store`].
+fn read_store(source_name: &str, bytes: &[u8], opts: ReadOptions) -> Result<History, IngestError> {
+    let r = jepsen_store::read(source_name, bytes)?;
+    if r.ops == 0 {
+        let why = match &r.note.partial {
+            Some(p) => format!(": reading stopped at byte {}: {}", p.offset, p.reason),
+            None => String::new(),
+        };
+        return Err(IngestError::Empty {
+            source_name: source_name.to_string(),
+            reason: format!("no op of its history is sealed yet (a chunk is sealed every 16,384 ops){why}"),
+        });
+    }
+    let mut h = read_resolved(source_name, &r.edn, Format::Edn, opts).map_err(|e| match e {
+        IngestError::Syntax { source_name, line, expected, found, .. } => IngestError::Unreadable {
+            path: source_name,
+            reason: format!(
+                "op {line} of its history (as the EDN op map Jepsen prints): expected {expected}, found {found}"
+            ),
+        },
+        e => e,
+    })?;
+    h.store = Some(Box::new(r.note));
+    Ok(h)
 }
 
 /// Reads uncompressed `bytes` named `source_name`, deciding the format by
@@ -525,6 +577,7 @@ fn read_resolved(source_name: &str, bytes: &[u8], format: Format, opts: ReadOpti
         Format::Cobra => cobra::parse(source_name, bytes),
         Format::AwditTest => awdit_test::parse(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse(source_name, bytes),
+        Format::JepsenStore => return read_store(source_name, bytes, opts),
     }
     .map_err(|e| other_workload(source_name, bytes, hint_other_format(e, bytes, format)))?;
     if h.mops.is_empty() && matches!(format, Format::Edn | Format::Auto) {
@@ -606,12 +659,16 @@ fn resolve(source_name: &str, bytes: &[u8], format: Format) -> Format {
     if format != Format::Auto {
         return format;
     }
+    if jepsen_store::is_store(bytes) {
+        return Format::JepsenStore;
+    }
     let ext = Path::new(source_name).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match ext.as_deref() {
         Some("json") => Format::Json,
         Some("edn") => Format::Edn,
         Some("bincode") => Format::Dbcop,
         Some("log") => Format::Cobra,
+        Some("jepsen") => Format::JepsenStore,
         _ => sniff(bytes),
     }
 }

@@ -42,8 +42,15 @@ pub fn read_op_maps_bytes<T: Send, E: Send>(
     values: ValueReader<'_>,
     f: &(dyn for<'a> Fn(RawOpMap<'a>) -> Result<T, E> + Sync),
 ) -> Result<Result<Vec<T>, E>, IngestError> {
-    let (text, resolved) = prepare(source_name, bytes, format);
+    let (text, mut resolved) = prepare(source_name, bytes, format);
+    if resolved == Format::Edn && super::jepsen_store::is_store(bytes) {
+        resolved = Format::JepsenStore;
+    }
     match resolved {
+        Format::JepsenStore => {
+            let store = super::jepsen_store::read(source_name, bytes)?;
+            edn::parse_op_maps_with(source_name, &store.edn, values, f)
+        }
         Format::Edn | Format::Auto => edn::parse_op_maps_with(source_name, text, values, f),
         _ => {
             let forms = read_values_bytes(source_name, bytes, format)?;
@@ -132,6 +139,7 @@ fn read_all(path: &Path) -> Result<Bytes, IngestError> {
 pub fn read_values_bytes(source_name: &str, bytes: &[u8], format: Format) -> Result<Vec<(Value, u32)>, IngestError> {
     let (bytes, format) = prepare(source_name, bytes, format);
     match format {
+        Format::JepsenStore => edn::parse_values(source_name, &super::jepsen_store::read(source_name, bytes)?.edn),
         Format::Json => json::parse_values(source_name, bytes),
         Format::Edn | Format::Auto => edn::parse_values(source_name, bytes),
         other => Err(IngestError::Unreadable {

@@ -48,6 +48,7 @@ mod cut;
 pub mod feed;
 pub mod fenced;
 pub mod finality;
+pub mod jepsen_store;
 pub mod packed;
 pub mod spill;
 mod values;
@@ -258,6 +259,12 @@ pub fn follow(
     // directory of Cobra client logs.
     let store;
     let path = match path.is_dir().then(|| crate::ingest::jepsen::store_history(path)) {
+        // Jepsen's own store file (a running test has no history.edn yet):
+        // its sealed history chunks as they arrive.
+        Some(Some(p)) if p.file_name().is_some_and(|n| n == crate::ingest::jepsen_store::FILE_NAME) => {
+            return follow_store(&p, opts, fopts, watch);
+        }
+        None if is_store_file(path) => return follow_store(path, opts, fopts, watch),
         None => path,
         Some(Some(p)) if p.file_name().is_some_and(|n| n == "history.edn") => {
             store = p;
@@ -287,6 +294,27 @@ pub fn follow(
     };
     feed::install_signal_handler();
     follow_feed(feed, &source, opts, fopts, watch)
+}
+
+/// Whether `path` is a file that begins as Jepsen's store file does.
+fn is_store_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 6];
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok()
+        && crate::ingest::jepsen_store::is_store(&head)
+}
+
+/// [`follow`] on Jepsen's store file `test.jepsen` ([`jepsen_store`]).
+fn follow_store(
+    path: &Path,
+    opts: &CheckOptions,
+    fopts: &FollowOptions,
+    watch: &mut dyn Watch,
+) -> Result<Followed, String> {
+    let feed = feed::Feed::Pipe(jepsen_store::spawn(path, fopts.idle));
+    feed::install_signal_handler();
+    follow_feed(feed, &path.display().to_string(), opts, fopts, watch)
 }
 
 /// [`follow`] on a feed named `source` in messages.

@@ -182,6 +182,12 @@ pub fn section(s: &mut String, h: &History, o: &Outcome, opts: &HtmlOptions) {
         },
         st.edges
     );
+    if let Some(store) = &h.store {
+        let _ = writeln!(s, "<p>{}</p>", escape(super::table::store_line(store).trim_end()));
+        if let Some(p) = &store.partial {
+            let _ = writeln!(s, "<p class=\"invalid\"><strong>Partial history:</strong> {}</p>", escape(&p.describe()));
+        }
+    }
     if let Some(e) = &o.error {
         let _ = write!(s, "<p>The analysis could not run: {}</p>", escape(&e.to_string()));
     }

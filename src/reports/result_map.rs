@@ -249,6 +249,17 @@ pub fn result_map_limited(h: &History, o: &Outcome, limit: Option<usize>) -> Nod
         Validity::Unknown => kw("unknown"),
     };
     let mut m = vec![(kw("valid?"), valid)];
+    if let Some(p) = h.store.as_ref().and_then(|s| s.partial.as_ref()) {
+        // A key Elle does not write: the verdict is on part of the history.
+        m.push((
+            kw("history-recovered-in-part"),
+            Node::Map(vec![
+                (kw("ops"), Node::Int(p.ops as i64)),
+                (kw("stopped-at-byte"), Node::Int(p.offset as i64)),
+                (kw("reason"), Node::Str(p.reason.clone())),
+            ]),
+        ));
+    }
     if h.indeterminate_txns > 0 {
         m.push((kw("info-txn-count"), Node::Int(h.indeterminate_txns as i64)));
     }

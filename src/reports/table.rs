@@ -88,6 +88,21 @@ fn header_line(h: &History, o: &Outcome, width: Option<u16>) -> String {
     format!("{path}\n{}\n", fit(format!("  {kind} {counts}"), width))
 }
 
+/// The test a Jepsen store file describes: name, start, nodes, concurrency.
+pub fn store_line(s: &crate::history::StoreNote) -> String {
+    let mut parts = vec![format!("Jepsen test {}", s.name.as_deref().unwrap_or("(unnamed)"))];
+    if let Some(t) = &s.start_time {
+        parts.push(format!("started {t}"));
+    }
+    if !s.nodes.is_empty() {
+        parts.push(format!("nodes {}", s.nodes.join(" ")));
+    }
+    if let Some(c) = s.concurrency {
+        parts.push(format!("concurrency {c}"));
+    }
+    format!("{}\n", parts.join(", "))
+}
+
 /// Free text laid out in `width` (unchanged without one).
 fn fit(text: String, width: Option<u16>) -> String {
     match width {
@@ -130,7 +145,14 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
         Validity::Unknown => "UNKNOWN",
     };
     out.push_str(&header_line(h, o, width));
-    let mut head = format!("verdict: {verdict}\n");
+    let mut head = String::new();
+    if let Some(s) = &h.store {
+        head.push_str(&store_line(s));
+        if let Some(p) = &s.partial {
+            head.push_str(&format!("PARTIAL: {}\n", p.describe()));
+        }
+    }
+    head.push_str(&format!("verdict: {verdict}\n"));
     if h.dropped_events > 0 {
         head.push_str(&format!("({} input events that did not happen were left out)\n", h.dropped_events));
     }

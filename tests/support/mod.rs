@@ -11,6 +11,7 @@ pub mod fuzz;
 pub mod gen;
 pub mod imports;
 pub mod jepsen_readers;
+pub mod jepsen_store;
 pub mod nearest;
 pub mod online;
 pub mod prefix;
