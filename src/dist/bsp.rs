@@ -12,11 +12,12 @@
 //! early (a faster peer) wait for their own round, and a superstep's result
 //! never depends on timing.
 //!
-//! Messages are typed and encoded with bincode ([`Bsp::exchange`]), which
-//! is what timely itself uses between processes; the byte counts of
-//! `--stats` are those encodings' lengths.
+//! Messages are typed and encoded with bincode ([`Bsp::exchange`]; variable
+//! length integers, so ids, counts and small values take a byte or a few);
+//! the byte counts of `--stats` are those encodings' lengths.
 
 use super::DistError;
+use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -27,6 +28,11 @@ use timely::dataflow::operators::generic::operator::Operator;
 use timely::dataflow::operators::{Exchange, Input, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
+
+/// The message encoding: bincode with variable-length integers.
+fn wire() -> impl Options {
+    bincode::DefaultOptions::new()
+}
 
 /// `(destination, source, bytes)`.
 type Packet = (u32, u32, Vec<u8>);
@@ -126,12 +132,12 @@ impl<'w> Bsp<'w> {
     ) -> Result<Vec<(usize, T)>, DistError> {
         let mut bytes = Vec::with_capacity(out.len());
         for (dest, msg) in out {
-            bytes.push((dest, bincode::serialize(&msg).map_err(|e| DistError::Wire(e.to_string()))?));
+            bytes.push((dest, wire().serialize(&msg).map_err(|e| DistError::Wire(e.to_string()))?));
         }
         self.exchange_bytes(bytes)
             .into_iter()
             .map(|(src, b)| {
-                bincode::deserialize(&b).map(|m| (src, m)).map_err(|e| DistError::Wire(format!("from worker {src}: {e}")))
+                wire().deserialize(&b).map(|m| (src, m)).map_err(|e| DistError::Wire(format!("from worker {src}: {e}")))
             })
             .collect()
     }

@@ -10,7 +10,8 @@
 //! sends each operation's micro-ops to the owners of their keys, and each
 //! owner runs the single-process inference ([`crate::infer`]) unchanged on a
 //! history of its keys: the operations that touch them, in global order,
-//! with only those micro-ops, and zero-micro-op stand-ins for partners that
+//! with only those micro-ops (and without `:time`, which inference never
+//! reads), and zero-micro-op stand-ins for partners that
 //! touch none (so that "is this invocation paired" reads as in the whole
 //! history).
 //!
@@ -62,7 +63,6 @@ struct OpRec {
     line: u32,
     ty: OpType,
     process: i64,
-    time: i64,
     /// The global partner ([`NONE`] when unpaired) and its type.
     partner: OpId,
     partner_ty: Option<OpType>,
@@ -188,7 +188,6 @@ fn batches(win: &Window, workers: usize) -> Vec<Batch> {
                 line: op.line,
                 ty: op.op_type,
                 process: op.process,
-                time: op.time,
                 partner: win.partner(local),
                 partner_ty: win.partner_type(local),
                 mops: std::mem::take(mops),
@@ -252,7 +251,6 @@ fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistErr
                 line: 0,
                 ty: r.partner_ty?,
                 process: r.process,
-                time: -1,
                 partner: r.gid,
                 partner_ty: Some(r.ty),
                 mops: Vec::new(),
@@ -286,7 +284,7 @@ fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistErr
         }
         h.ops.push(Op {
             index: r.index,
-            time: r.time,
+            time: -1,
             op_type: r.ty,
             process: r.process,
             f: 0,

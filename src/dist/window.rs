@@ -52,6 +52,7 @@ struct Summary {
     /// end, if any.
     tails: Vec<(i64, Option<u32>)>,
     has_invokes: bool,
+    completions: u64,
     interned: bool,
     flags: WorkloadFlags,
     nonclient: u64,
@@ -181,6 +182,9 @@ pub fn open(bsp: &mut Bsp, input: &MappedEdn) -> Result<Window, DistError> {
         }
     }
     let cross = cross_pairs(&all, &offsets, me);
+    let completions = all.iter().map(|s| s.completions as usize).sum();
+    let nonclient = all.iter().map(|s| s.nonclient as usize).sum();
+    crate::ingest::completions_required(&input.name, offsets[n] as usize, completions, nonclient)?;
     let mut whole = Whole::default();
     for s in &all {
         whole.ops += s.ops as usize;
@@ -216,6 +220,7 @@ fn summarize(h: &History, lines: usize) -> Summary {
         heads,
         tails,
         has_invokes: h.ops.iter().any(|o| o.is_invoke()),
+        completions: h.ops.iter().filter(|o| !o.is_invoke()).count() as u64,
         interned: !h.values.is_empty(),
         flags: WorkloadFlags::of(h),
         nonclient: h.nonclient_ops as u64,

@@ -622,13 +622,26 @@ fn looks_like_edn(bytes: &[u8]) -> bool {
 /// invocations share their completions' micro-ops
 /// ([`History::share_invocation_mops`]).
 fn require_completions(source_name: &str, mut h: History) -> Result<History, IngestError> {
+    let completions = h.ops.iter().filter(|op| !op.is_invoke()).count();
+    completions_required(source_name, h.ops.len(), completions, h.nonclient_ops)?;
+    h.share_invocation_mops();
+    Ok(h)
+}
+
+/// Refuses a history with client ops but no completion, or with no op at
+/// all (a distributed run counts them over its windows).
+pub fn completions_required(
+    source_name: &str,
+    ops: usize,
+    completions: usize,
+    nonclient: usize,
+) -> Result<(), IngestError> {
     // Non-client ops only (ops without an integer `:process`) are a history
     // Elle reads, finding an empty transaction graph: not refused.
-    if h.ops.iter().any(|op| !op.is_invoke()) || (h.ops.is_empty() && h.nonclient_ops > 0) {
-        h.share_invocation_mops();
-        return Ok(h);
+    if completions > 0 || (ops == 0 && nonclient > 0) {
+        return Ok(());
     }
-    let reason = match h.ops.len() {
+    let reason = match ops {
         0 => "no operations: the history is empty".to_string(),
         n => format!(
             "{n} invocation{} but no completion (:ok, :fail or :info): nothing to check (is the history truncated?)",
