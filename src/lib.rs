@@ -43,6 +43,14 @@
 //! written (`isolde analyze --follow`), reporting each anomaly once it is
 //! final.
 //!
+//! Beside the pipeline, for histories that are not transactional: [`jepsen`]
+//! holds Jepsen's non-transactional checkers (bank, counter, set, set-full,
+//! long-fork, comments, sequential) over a generic op reader, with Jepsen's
+//! result maps; [`linear`] checks linearizability of Knossos's models
+//! (registers, CAS registers, a mutex) and Porcupine's key-value model
+//! (Wing–Gong search with Lowe's memoization, per key), reading its ops
+//! through [`jepsen`].
+//!
 //! Around the pipeline: [`cli`] holds the command line's plumbing and
 //! elle-cli's argument model; [`record`] records histories from real
 //! databases (`isolde record`); [`hermitage`] runs Hermitage's isolation

@@ -150,3 +150,19 @@ fn a_mod_rs_in_a_loop_through_outside_files_is_a_circle() {
     let expected: Vec<String> = ["src/p/kid.rs", "src/p/mod.rs", "src/q.rs"].map(String::from).to_vec();
     assert_eq!(circle_files(&g), vec![expected]);
 }
+
+/// `src/lib.rs`'s map (its module docs, the first thing a new engineer reads)
+/// names every top-level module as an intra-doc link: `` [`name`] `` or a
+/// path through it, `` [`name::Item`] ``.
+#[test]
+fn the_crate_map_names_every_module() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("read src/lib.rs");
+    let docs: String = lib.lines().filter_map(|l| l.strip_prefix("//!")).collect::<Vec<_>>().join("\n");
+    let modules: Vec<&str> =
+        lib.lines().filter_map(|l| l.strip_prefix("pub mod ").and_then(|m| m.strip_suffix(';'))).collect();
+    assert!(modules.len() > 20, "only {} modules declared", modules.len());
+    let missing: Vec<&&str> =
+        modules.iter().filter(|m| !docs.contains(&format!("[`{m}`]")) && !docs.contains(&format!("[`{m}::"))).collect();
+    assert!(missing.is_empty(), "src/lib.rs's map does not name {missing:?}");
+}
