@@ -52,7 +52,8 @@
 //! through [`jepsen`].
 //!
 //! Around the pipeline: [`cli`] holds the command line's plumbing and
-//! elle-cli's argument model; [`record`] records histories from real
+//! elle-cli's argument model, and [`help_headings`] the headings every
+//! command's options are grouped under; [`record`] records histories from real
 //! databases (`isolde record`); [`hermitage`] runs Hermitage's isolation
 //! tests against one and checks each run (`isolde hermitage`); [`explore`] enumerates every history of a
 //! small transactional program under a level (`isolde explore`); [`gen`]
@@ -60,8 +61,9 @@
 //! [`clojure_hash`] reproduces Clojure's hash of a long, on which Elle's
 //! output order and colours depend.
 //!
-//! Files import downward only: `tests/import_circles.rs` fails on any loop of
-//! imports between files.
+//! Files and top-level modules import downward only:
+//! `tests/import_circles.rs` fails on any loop of imports between files, and
+//! on any between top-level modules.
 
 pub mod accel;
 pub mod anomaly;
@@ -72,6 +74,7 @@ pub mod cycles;
 pub mod explore;
 pub mod gen;
 pub mod graph;
+pub mod help_headings;
 pub mod hermitage;
 pub mod history;
 pub mod infer;

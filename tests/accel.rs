@@ -7,10 +7,10 @@
 mod support;
 
 use isolde::accel::bitreach::{BitReach, NOT_BLOCKED};
+use isolde::accel::reach::{Reach, WindowReach};
 use isolde::accel::{AccelOptions, CpuPath, Engine, GpuMode};
 use isolde::ingest::{read_bytes, Format};
 use isolde::si_check::prune::{self, Ending, PruneOptions};
-use isolde::si_check::reach::{Reach, WindowReach};
 use isolde::si_check::{builder, check_level, txns, ExactOptions, Level};
 use proptest::prelude::*;
 use support::accel::RandDag;

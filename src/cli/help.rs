@@ -20,10 +20,9 @@ use clap::{Arg, ArgAction, Command};
 /// The name of the flag that prints every option.
 pub const HELP_ALL: &str = "help-all";
 
-/// The help heading of the options `--help` hides (`hide_short_help`):
-/// every hidden option goes under it, so that `--help-all` is `--help`
-/// plus this one section.
-pub const TUNING: &str = "Comparison and tuning (--help-all)";
+/// The help heading of the options `--help` hides; it lives in
+/// [`crate::help_headings`], below every command that declares options.
+pub use crate::help_headings::TUNING;
 
 /// Gives `cmd` and each of its subcommands that has options hidden from
 /// the short help a `-h`/`--help` flag printing the short help and a

@@ -19,11 +19,12 @@
 //!    plain acyclicity question; under serializability the pairs of lone
 //!    writers whose versions nobody reads are dropped (any topological
 //!    order of the rest orders them);
-//! 3. [`prune`]: constraints decided by reachability ([`reach`]), round
-//!    after round; with repeated values, candidate writers of ambiguous reads
-//!    that reachability rules out are removed and the check starts again on
-//!    the narrowed history (a read left with one writer is a known
-//!    dependency, which prunes more), as long as that removes many;
+//! 3. [`prune`]: constraints decided by reachability
+//!    ([`crate::accel::reach`]), round after round; with repeated values,
+//!    candidate writers of ambiguous reads that reachability rules out are
+//!    removed and the check starts again on the narrowed history (a read
+//!    left with one writer is a known dependency, which prunes more), as
+//!    long as that removes many;
 //! 4. the remaining constraints split by strongly connected component and
 //!    decided in parallel by [`solver`], a CDCL solver with an incremental
 //!    acyclicity theory;
@@ -45,7 +46,6 @@ mod options;
 pub mod polygraph;
 pub mod progress;
 pub mod prune;
-pub mod reach;
 pub mod serial;
 pub mod snapshot;
 pub mod solver;

@@ -2,7 +2,7 @@
 //! tests/gpu_kernels.rs).
 
 use isolde::accel::bitreach::Plan;
-use isolde::si_check::reach::Dag;
+use isolde::accel::reach::Dag;
 
 /// A DAG in CSR form with a topological order that is not the identity.
 pub struct RandDag {

@@ -99,7 +99,7 @@ impl WindowReach {
 }
 
 /// A row matrix's base pointer shared by the threads that fill disjoint
-/// rows of it (here and in [`crate::accel::bitreach`]).
+/// rows of it (here and in [`super::bitreach`]).
 #[derive(Clone, Copy)]
 pub(crate) struct SyncPtr(pub(crate) *mut u64);
 // SAFETY: used only as described in `WindowReach::new` and
