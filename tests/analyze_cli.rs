@@ -8,7 +8,7 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
-use support::cli::{anomaly_types, isolde, isolde_columns, long_options, temp_dir, Run};
+use support::cli::{anomaly_types, isolde, isolde_columns, listed_options, long_options, temp_dir, Run};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -407,7 +407,9 @@ fn readme_example_is_what_isolde_prints() {
     assert_eq!(text(&tty.stdout), text(shown), "README vs what a terminal shows:\n{}", tty.stdout);
 }
 
-/// The comparison and tuning knobs `analyze --help` leaves to `--help-all`.
+/// The options `analyze --help` leaves to `--help-all`: the comparison and
+/// tuning knobs, the Jepsen checkers' (`isolde help jepsen`) and
+/// `--follow`'s (`isolde help online`).
 const ANALYZE_KNOBS: &[&str] = &[
     "--no-pruning",
     "--no-serial-replay",
@@ -418,7 +420,20 @@ const ANALYZE_KNOBS: &[&str] = &[
     "--gpu",
     "--max-plot-bytes",
     "--plot-timeout",
+    "--group-size",
+    "--negative-balances",
+    "--total-amount",
+    "--max-transfer",
+    "--linearizable",
+    "--timeout",
+    "--round-txns",
+    "--round-ms",
+    "--follow-idle",
+    "--follow-window",
 ];
+
+/// The most options `analyze --help` may list (help flags included).
+const SHORT_HELP_MOST: usize = 25;
 
 /// Whether `help` lists the option `name` (not merely a longer one that
 /// starts with it, as `--gpu` is not `--gpus`).
@@ -439,14 +454,46 @@ fn help_hides_the_knobs_and_help_all_shows_them() {
     for shown in ["--model", "--workload", "--format", "--directory", "--exact-timeout", "--help-all"] {
         assert!(lists(&short.stdout, shown), "{shown} in {}", short.stdout);
     }
+    let listed = listed_options(&short.stdout);
     for knob in ANALYZE_KNOBS {
-        assert!(!lists(&short.stdout, knob), "{knob} hidden from --help: {}", short.stdout);
+        assert!(!listed.iter().any(|o| o == knob), "{knob} hidden from --help: {}", short.stdout);
     }
+    assert!(listed.iter().any(|o| o == "--follow"), "--follow itself is shown: {}", short.stdout);
+    assert!(
+        listed.len() <= SHORT_HELP_MOST,
+        "--help lists {} options, more than {SHORT_HELP_MOST}: {listed:?}",
+        listed.len()
+    );
     let all = isolde_columns(&["analyze", "--help-all"], 80);
     assert_eq!(all.code, 0, "{all:?}");
-    assert!(all.stdout.contains(isolde::cli::help::TUNING), "{}", all.stdout);
-    for name in long_options(&short.stdout).iter().map(String::as_str).chain(ANALYZE_KNOBS.iter().copied()) {
-        assert!(lists(&all.stdout, name), "{name} in --help-all: {}", all.stdout);
+    for heading in isolde::help_headings::HIDDEN_FROM_SHORT_HELP {
+        assert!(all.stdout.lines().any(|l| l == format!("{heading}:")), "{heading} in {}", all.stdout);
+        assert!(!short.stdout.contains(heading), "{heading} not in --help: {}", short.stdout);
+    }
+    let every = listed_options(&all.stdout);
+    for name in listed.iter().map(String::as_str).chain(ANALYZE_KNOBS.iter().copied()) {
+        assert!(every.iter().any(|o| o == name), "{name} in --help-all: {}", all.stdout);
+    }
+}
+
+/// The Jepsen knobs `--help` leaves out are in `isolde help jepsen`, and
+/// `--follow`'s in `isolde help online`: hidden from the short help, each
+/// is still documented where its heading points.
+#[test]
+fn hidden_jepsen_and_follow_knobs_are_in_their_guides() {
+    let guide = |topic: &str| {
+        let r = isolde(&["help", topic], None, LIMIT);
+        assert_eq!(r.code, 0, "{r:?}");
+        r.stdout
+    };
+    let (jepsen, online) = (guide("jepsen"), guide("online"));
+    for knob in
+        ["--group-size", "--negative-balances", "--total-amount", "--max-transfer", "--linearizable", "--timeout"]
+    {
+        assert!(jepsen.contains(knob), "{knob} in isolde help jepsen");
+    }
+    for knob in ["--round-txns", "--round-ms", "--follow-idle", "--follow-window"] {
+        assert!(online.contains(knob), "{knob} in isolde help online");
     }
 }
 
