@@ -17,7 +17,7 @@
 //!
 //! All three compute the same relation, so the pruned constraints, the
 //! verdict and the witnesses do not depend on the path (the property tests
-//! in `tests/accel.rs` and `tests/gpu_kernels.rs` check it). The relation is
+//! in `tests/exact/accel.rs` and `tests/gpu/gpu_kernels.rs` check it). The relation is
 //! windowed by the memory budget the same way on every path, so a history
 //! whose rows do not fit device memory is refused by the GPU (under `auto`
 //! the CPU takes over; rows never exceed `--reach-memory` by more than the

@@ -1,5 +1,5 @@
-//! Random DAGs for the reachability paths of `isolde::accel` (tests/accel.rs,
-//! tests/gpu_kernels.rs).
+//! Random DAGs for the reachability paths of `isolde::accel` (tests/exact/accel.rs,
+//! tests/gpu/gpu_kernels.rs).
 
 use isolde::accel::bitreach::Plan;
 use isolde::accel::reach::Dag;
