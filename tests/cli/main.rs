@@ -17,5 +17,6 @@ mod html_page;
 mod html_sets;
 mod inputs;
 mod memory_guard;
+mod readme_commands;
 mod short_values;
 mod values;
