@@ -2,15 +2,26 @@
 # isolde vs Porcupine on Porcupine's own Jepsen etcd logs
 # (tests/data/jepsen/porcupine/jepsen/etcd_*.log, a cas-register each).
 #
-# Porcupine (vendored in benches/porcupine, MIT) is built with Debian's Go
-# (`apt-get install -y golang-go` when `go` is missing) and run through a
-# small driver with porcupine_test.go's etcd model and log parser; isolde
+# Porcupine is built from its public source (github.com/anishathalye/porcupine,
+# never vendored) at the commit PORCUPINE_COMMIT names: from PORCUPINE_SRC,
+# a checkout used as it is, else cloned into bench-data/porcupine/src from
+# PORCUPINE_GIT_DIR (a clone or mirror; default GitHub). isolde's driver,
+# benches/porcupine/isolde_times_test.go, is copied into a scratch copy of
+# that source and run with Debian's Go (`apt-get install -y golang-go` when
+# `go` is missing) as a test of Porcupine's package, so that it times
+# porcupine_test.go's own etcd model and log parser; isolde
 # runs `analyze --workload cas-register --stats` over the same logs in one
 # process. Both times are the check alone, parsing excluded, from one run.
 # Prints one row per log (verdicts must agree with each other and with
 # porcupine_test.go's), then the totals, the slowest log and the ratios.
 #
 #   scripts/bench-jepsen.sh [LOG...]
+#
+# Environment overrides:
+#   PORCUPINE_SRC      a Porcupine checkout to build against, as it is
+#   PORCUPINE_GIT_DIR  where to clone Porcupine from (a clone or mirror)
+#   PORCUPINE_COMMIT   the commit to check out in the clone (default: the
+#                      one docs/jepsen.md's figures were measured with)
 #
 # With --generated, instead: bank, counter, set and set-full on generated
 # histories (`isolde gen`, two planted faults each), each checked by one
@@ -102,6 +113,41 @@ for w in ["bank", "counter", "set", "set-full"]:
 sys.exit(1 if bad else 0)
 PY
 }
+# The Porcupine checkout to build against (see the top): its path.
+porcupine_source() {
+    if [ -n "${PORCUPINE_SRC:-}" ]; then
+        echo "== Porcupine from $PORCUPINE_SRC, as it is" >&2
+        echo "$PORCUPINE_SRC"
+        return
+    fi
+    local src=bench-data/porcupine/src
+    local commit=${PORCUPINE_COMMIT:-55508eb201b314c218d7e8412c3ea4b9499a5f53}
+    if [ ! -d "$src/.git" ]; then
+        echo "== fetching Porcupine into $src" >&2
+        mkdir -p bench-data/porcupine
+        git clone --quiet "${PORCUPINE_GIT_DIR:-https://github.com/anishathalye/porcupine}" "$src"
+    fi
+    git -C "$src" checkout --quiet --detach "$commit"
+    echo "== Porcupine $(git -C "$src" rev-parse --short HEAD)" >&2
+    echo "$PWD/$src"
+}
+
+# Times Porcupine on the logs $3... with isolde's driver, run as a test of
+# the Porcupine source at $1 (in a scratch copy, so that the source is left
+# as it is), into $2 (an absolute path; see benches/porcupine).
+time_porcupine() {
+    local src=$1 out=$2
+    shift 2
+    local work
+    work=$(mktemp -d)
+    cp -r "$src/." "$work/"
+    rm -rf "$work/.git"
+    cp benches/porcupine/isolde_times_test.go "$work/"
+    (cd "$work" && ISOLDE_LOGS="$(printf '%s\n' "$@")" ISOLDE_ROOT="$OLDPWD" ISOLDE_OUT="$out" \
+        GOFLAGS=-mod=mod GOPROXY=off go test -count=1 -run '^TestIsoldeTimes$' . >&2)
+    rm -rf "$work"
+}
+
 if [ "${1:-}" = --generated ]; then
     shift
     generated "$@"
@@ -124,10 +170,9 @@ if ! command -v go >/dev/null; then
     echo "go not found: installing Debian's golang-go" >&2
     apt-get install -y golang-go >/dev/null
 fi
+porcupine=$(porcupine_source)
 cargo build --release --locked --bin isolde >&2
-(cd benches/porcupine && GOFLAGS=-mod=mod GOPROXY=off go build -o "$tmp/porcupine-driver" ./driver)
-
-"$tmp/porcupine-driver" "${logs[@]}" >"$tmp/porcupine.tsv"
+time_porcupine "$porcupine" "$tmp/porcupine.tsv" "${logs[@]}"
 "$target/release/isolde" analyze --workload cas-register --stats -f json "${logs[@]}" \
     >"$tmp/isolde.jsonl" 2>"$tmp/isolde.err" || true
 # file <TAB> isolde valid?

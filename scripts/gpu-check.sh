@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything that needs a CUDA device, in one prepared run (at most about
 # 8 minutes on one H100): the device, the kernels against their CPU mirror
-# (tests/gpu_kernels.rs), then scripts/bench-gpu.sh on the shapes that
+# (tests/gpu/gpu_kernels.rs), then scripts/bench-gpu.sh on the shapes that
 # matter, printing for each history the classic-CPU, mirror and GPU pruning
 # times and their ratio from the same run. Its output is what goes into
 # docs/gpu.md.
@@ -10,8 +10,8 @@
 # machine without a Rust toolchain (a lent GPU machine) it runs prebuilt
 # binaries instead:
 #   ISOLDE_BIN=path/to/isolde            (a `--features gpu` release build)
-#   GPU_TEST_BIN=path/to/gpu_kernels-*   (`cargo test --features gpu
-#                                          --test gpu_kernels --no-run`)
+#   GPU_TEST_BIN=path/to/gpu-*           (`cargo test --features gpu
+#                                          --test gpu --no-run`)
 # NVRTC: $ISOLDE_NVRTC if set, else the project's .venv-nvrtc
 # (scripts/nvrtc.sh), else a CUDA toolkit's or a Python wheel's
 # libnvrtc.so.* on the machine. Any NVRTC from CUDA 12 on works: the kernels
@@ -74,13 +74,13 @@ else
   echo "isolde sees a usable GPU"
 fi
 
-section "kernels against the CPU mirror (tests/gpu_kernels.rs)"
+section "kernels against the CPU mirror (tests/gpu/gpu_kernels.rs)"
 start=$(date +%s.%N)
 if [[ -n "${GPU_TEST_BIN:-}" ]]; then
-  timeout 120 "$GPU_TEST_BIN" --test-threads 1 2>&1 | grep -E "^test |SKIPPED|panicked|test result|assert" || true
+  timeout 120 "$GPU_TEST_BIN" gpu_kernels:: --test-threads 1 2>&1 | grep -E "^test |SKIPPED|panicked|test result|assert" || true
   rc=${PIPESTATUS[0]}
 else
-  timeout 600 cargo test --features gpu --test gpu_kernels -- --test-threads 1 2>&1 |
+  timeout 600 cargo test --features gpu --test gpu -- gpu_kernels:: --test-threads 1 2>&1 |
     grep -E "^test |SKIPPED|panicked|test result|assert|error" || true
   rc=${PIPESTATUS[0]}
 fi

@@ -5,7 +5,7 @@
 # compiled to PTX on a machine with no GPU and no CUDA toolkit. Idempotent:
 # a second run only prints the path. Last line of stdout:
 #   ISOLDE_NVRTC=/abs/path/to/libnvrtc.so.12
-# (the variable `tests/nvrtc_kernels.rs` and `isolde analyze --gpu` read).
+# (the variable `tests/gpu/nvrtc_kernels.rs` and `isolde analyze --gpu` read).
 # Exit 1 (with a note on stderr) when it cannot be installed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -41,10 +41,23 @@
 //!
 //! [`online`] runs the pipeline in rounds on a history that is still being
 //! written (`isolde analyze --follow`), reporting each anomaly once it is
-//! final.
+//! final. [`dist`] spreads one check over many processes on timely
+//! dataflow (`isolde analyze --processes`, `--local-processes`): each
+//! worker reads a window of the input, each key's owner runs [`infer`]
+//! on its keys, and each strongly connected component is analysed by
+//! [`cycles`] where it lies, with the single process's result.
+//!
+//! Beside the pipeline, for histories that are not transactional: [`jepsen`]
+//! holds Jepsen's non-transactional checkers (bank, counter, set, set-full,
+//! long-fork, comments, sequential) over a generic op reader, with Jepsen's
+//! result maps; [`linear`] checks linearizability of Knossos's models
+//! (registers, CAS registers, a mutex) and Porcupine's key-value model
+//! (Wing–Gong search with Lowe's memoization, per key), reading its ops
+//! through [`jepsen`].
 //!
 //! Around the pipeline: [`cli`] holds the command line's plumbing and
-//! elle-cli's argument model; [`record`] records histories from real
+//! elle-cli's argument model, and [`help_headings`] the headings every
+//! command's options are grouped under; [`record`] records histories from real
 //! databases (`isolde record`); [`hermitage`] runs Hermitage's isolation
 //! tests against one and checks each run (`isolde hermitage`); [`explore`] enumerates every history of a
 //! small transactional program under a level (`isolde explore`); [`gen`]
@@ -52,8 +65,9 @@
 //! [`clojure_hash`] reproduces Clojure's hash of a long, on which Elle's
 //! output order and colours depend.
 //!
-//! Files import downward only: `tests/import_circles.rs` fails on any loop of
-//! imports between files.
+//! Files and top-level modules import downward only:
+//! `tests/import_circles.rs` fails on any loop of imports between files, and
+//! on any between top-level modules.
 
 pub mod accel;
 pub mod anomaly;
@@ -65,6 +79,7 @@ pub mod dist;
 pub mod explore;
 pub mod gen;
 pub mod graph;
+pub mod help_headings;
 pub mod hermitage;
 pub mod history;
 pub mod infer;

@@ -9,12 +9,18 @@
 //! `a.rs -> b.rs -> a.rs` with every arrow inside it and the names that make
 //! it. The fix is to move what both sides share down into a file both import,
 //! never to merge the files.
+//!
+//! The same holds one level up, between the crate's top-level modules
+//! (`src/<name>.rs` or `src/<name>/`): two modules whose files import each
+//! other, even through files that form no loop, are a circle, listed as
+//! `src/a/ -> src/b.rs -> src/a/` with the names each way. The fix is the
+//! same: what both share moves down into a module both import.
 
 mod support;
 
 use std::collections::BTreeSet;
 
-use support::imports::{circles, describe, graph, read_sources, Graph};
+use support::imports::{circles, describe, describe_as, graph, modules, read_sources, Graph};
 
 fn crate_graph() -> Graph {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -31,6 +37,28 @@ fn no_import_circles() {
     let g = crate_graph();
     let report: String = circles(&g).iter().map(|c| format!("circle of {}", describe(&g, c))).collect();
     assert!(report.is_empty(), "import circles between the crate's files:\n{report}");
+}
+
+#[test]
+fn no_import_circles_between_top_level_modules() {
+    let m = modules(&crate_graph());
+    let report: String = circles(&m).iter().map(|c| format!("circle of {}", describe_as(&m, c, "modules"))).collect();
+    assert!(report.is_empty(), "import circles between the crate's top-level modules:\n{report}");
+}
+
+/// The module graph is the crate's: every top-level module is a node, and
+/// known arrows between modules are there.
+#[test]
+fn the_module_graph_sees_known_arrows() {
+    let m = modules(&crate_graph());
+    let module =
+        |p: &str| m.files.iter().position(|f| f == p).unwrap_or_else(|| panic!("{p} not a module: {:?}", m.files));
+    let arrow = |a: &str, b: &str| m.edges.get(&(module(a), module(b))).cloned().unwrap_or_default();
+    assert!(m.files.len() > 20, "only {} modules: {:?}", m.files.len(), m.files);
+    assert!(arrow("src/check/", "src/history.rs").contains("History"));
+    assert!(arrow("src/si_check/", "src/accel/").contains("Engine"));
+    assert!(!arrow("src/bin/isolde.rs", "src/cli/").is_empty(), "the binary is a node of its own");
+    assert!(m.edges.keys().all(|&(a, b)| a != b), "no arrow from a module into itself");
 }
 
 /// The scan sees the crate: a graph without files or arrows would pass the
@@ -149,4 +177,47 @@ fn a_mod_rs_in_a_loop_through_outside_files_is_a_circle() {
     ]);
     let expected: Vec<String> = ["src/p/kid.rs", "src/p/mod.rs", "src/q.rs"].map(String::from).to_vec();
     assert_eq!(circle_files(&g), vec![expected]);
+}
+
+/// `src/lib.rs`'s map (its module docs, the first thing a new engineer reads)
+/// names every top-level module as an intra-doc link: `` [`name`] `` or a
+/// path through it, `` [`name::Item`] ``.
+#[test]
+fn the_crate_map_names_every_module() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("read src/lib.rs");
+    let docs: String = lib.lines().filter_map(|l| l.strip_prefix("//!")).collect::<Vec<_>>().join("\n");
+    let modules: Vec<&str> =
+        lib.lines().filter_map(|l| l.strip_prefix("pub mod ").and_then(|m| m.strip_suffix(';'))).collect();
+    assert!(modules.len() > 20, "only {} modules declared", modules.len());
+    let missing: Vec<&&str> =
+        modules.iter().filter(|m| !docs.contains(&format!("[`{m}`]")) && !docs.contains(&format!("[`{m}::"))).collect();
+    assert!(missing.is_empty(), "src/lib.rs's map does not name {missing:?}");
+}
+
+/// Files that form no loop can still tie their modules into one: `a/x.rs`
+/// imports `b.rs`, which imports `a/y.rs`. The module graph has the circle;
+/// files folded together lose their inner arrows.
+#[test]
+fn a_loop_between_modules_through_different_files_is_a_module_circle() {
+    let g = toy(&[
+        ("src/lib.rs", "pub mod a; pub mod b; pub mod c;"),
+        ("src/a/mod.rs", "pub mod x; pub mod y;"),
+        ("src/a/x.rs", "use crate::b::B; use super::y::Y;"),
+        ("src/a/y.rs", "pub struct Y;"),
+        ("src/b.rs", "use crate::a::y::Y; use crate::c::C;"),
+        ("src/c.rs", "pub struct C;"),
+        ("src/bin/tool.rs", "use toy::a::x::X;"),
+    ]);
+    assert!(circle_files(&g).is_empty(), "no circle between files: {:?}", circle_files(&g));
+    let m = modules(&g);
+    assert_eq!(m.files, ["src/a/", "src/b.rs", "src/bin/tool.rs", "src/c.rs", "src/lib.rs"]);
+    assert_eq!(circle_files(&m), vec![vec!["src/a/".to_string(), "src/b.rs".to_string()]]);
+    let text = describe_as(&m, &circles(&m)[0], "modules");
+    assert!(text.starts_with("2 modules: "), "{text}");
+    assert!(text.contains("src/a/ -> src/b.rs: B"), "{text}");
+    assert!(text.contains("src/b.rs -> src/a/: Y"), "{text}");
+    let i = |p: &str| m.files.iter().position(|f| f == p).unwrap();
+    assert!(m.edges.contains_key(&(i("src/bin/tool.rs"), i("src/a/"))), "{:?}", m.edges);
+    assert!(!m.edges.contains_key(&(i("src/a/"), i("src/a/"))), "{:?}", m.edges);
 }

@@ -1,7 +1,7 @@
 //! Windowed reachability rows in a band layout, computed column block by
 //! column block: the CPU mirror of `kernels/reach.cu`.
 //!
-//! The relation is exactly [`crate::si_check::reach::WindowReach`]'s: with
+//! The relation is exactly [`crate::accel::reach::WindowReach`]'s: with
 //! the nodes in a topological order and a window of `64·words` positions,
 //! position `p` *reaches* `q` (`p < q < p + 64·words`) when a path leads
 //! from `p` to `q`. A path between two nodes only visits positions between
@@ -39,7 +39,7 @@
 //! Memory: `n · (words + 1) · 8` bytes, one word per row more than
 //! `WindowReach` (the band of an unaligned row straddles one more word).
 
-use crate::si_check::reach::{Dag, Reach, SyncPtr};
+use super::reach::{Dag, Reach, SyncPtr};
 use rayon::prelude::*;
 
 /// "No pair of this side is blocked" in [`BitReach::test_flat`]'s result.

@@ -205,7 +205,7 @@ fn self_check(gpu: &Gpu) -> Result<(), String> {
         offsets.push(targets.len() as u32);
     }
     let order: Vec<u32> = (0..n).collect();
-    let dag = crate::si_check::reach::Dag { offsets: &offsets, targets: &targets, order: &order, pos: &order };
+    let dag = super::reach::Dag { offsets: &offsets, targets: &targets, order: &order, pos: &order };
     let plan = super::bitreach::Plan::new(&dag, 256);
     let cpu = super::bitreach::BitReach::closure(&plan);
     let mut stats = AccelStats::default();

@@ -6,7 +6,7 @@
 //! *closure* (windowed reachability rows), the *constraint test* (does some
 //! edge of a side have a reverse path?) and, after a round derives edges,
 //! an *update* of the closure. Three paths compute them:
-//! - [`ReachPath::Classic`]: [`crate::si_check::reach::WindowReach`], rows
+//! - [`ReachPath::Classic`]: [`crate::accel::reach::WindowReach`], rows
 //!   by node id, recomputed each round;
 //! - [`ReachPath::Mirror`]: [`bitreach`], the same relation laid out as the
 //!   GPU kernels lay it out (rows by position in a band of absolute words,
@@ -17,7 +17,7 @@
 //!
 //! All three compute the same relation, so the pruned constraints, the
 //! verdict and the witnesses do not depend on the path (the property tests
-//! in `tests/accel.rs` and `tests/gpu_kernels.rs` check it). The relation is
+//! in `tests/exact/accel.rs` and `tests/gpu/gpu_kernels.rs` check it). The relation is
 //! windowed by the memory budget the same way on every path, so a history
 //! whose rows do not fit device memory is refused by the GPU (under `auto`
 //! the CPU takes over; rows never exceed `--reach-memory` by more than the
@@ -26,9 +26,10 @@
 pub mod bitreach;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod reach;
 
-use crate::si_check::reach::{Dag, Reach, WindowReach};
 use bitreach::{BitReach, Plan};
+use reach::{Dag, Reach, WindowReach};
 use std::fmt;
 use std::time::{Duration, Instant};
 

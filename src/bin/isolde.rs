@@ -67,7 +67,7 @@ enum Cmd {
         /// plume, awdit-test: start each session with a read of a fresh key's
         /// initial value, so that AWDIT orders its initial transaction first
         /// as isolde does (`isolde help formats`).
-        #[arg(long, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, help_heading = TUNING)]
         pin_initial: bool,
     },
 }
@@ -80,18 +80,20 @@ enum ConvertArg {
     AwditTest,
 }
 
-/// Help headings. The options under [`TUNING`], and only those, are
-/// `hide_short_help`: `--help` leaves them out and `--help-all` shows them
-/// (see `isolde::cli::help`).
+/// Help headings. The options under a heading of
+/// `isolde::help_headings::HIDDEN_FROM_SHORT_HELP` ([`TUNING`], [`FOLLOW`], [`DISTRIBUTED`],
+/// and the Jepsen checkers' heading of `isolde::cli::jepsen::JepsenArgs`)
+/// are left out of `--help` and shown by `--help-all` (see
+/// `isolde::cli::help`).
 const INPUT: &str = "Input";
 const MODELS: &str = "Models";
 const OUTPUT: &str = "Output";
-const LIMITS: &str = "Limits";
-const TUNING: &str = isolde::cli::help::TUNING;
+const LIMITS: &str = isolde::help_headings::LIMITS;
+const TUNING: &str = isolde::help_headings::TUNING;
 const WORKLOAD: &str = "Workload";
 const STORE: &str = "Store";
-const FOLLOW: &str = "Following a running database (--follow)";
-const DISTRIBUTED: &str = "Distributed: one check over many processes (isolde help distributed)";
+const FOLLOW: &str = isolde::help_headings::FOLLOW;
+const DISTRIBUTED: &str = isolde::help_headings::DISTRIBUTED;
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
@@ -109,8 +111,8 @@ struct AnalyzeArgs {
     /// when the input ends (end of a pipe, --follow-idle, SIGINT or SIGTERM).
     /// One file; Jepsen EDN, one op per line, or a directory of Cobra client
     /// logs, read to their ends with Cobra's epoch key as the fence key
-    /// (isolde help online).
-    #[arg(long, help_heading = FOLLOW)]
+    /// (isolde help online; its knobs: --help-all).
+    #[arg(long, help_heading = INPUT)]
     follow: bool,
     /// With --follow: a round after this many newly completed transactions.
     #[arg(long, default_value_t = 5_000, value_name = "N", requires = "follow", help_heading = FOLLOW)]
@@ -260,42 +262,42 @@ struct AnalyzeArgs {
     /// (one per pair of independent writers of a key that known dependencies
     /// leave unordered); over it, windows of consecutive transactions are
     /// checked for a refutation, and the verdict is unknown when none has one.
-    #[arg(long, default_value_t = 50_000_000, value_name = "N", help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 50_000_000, value_name = "N", help_heading = TUNING)]
     max_constraints: usize,
     /// rw-register: memory budget for the exact check's reachability rows, MB.
-    #[arg(long, default_value_t = 1024, value_name = "MB", help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 1024, value_name = "MB", help_heading = TUNING)]
     reach_memory: usize,
     /// Skip plots whose DOT text exceeds this many bytes.
-    #[arg(long, default_value_t = 65536, value_name = "BYTES", help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 65536, value_name = "BYTES", help_heading = TUNING)]
     max_plot_bytes: usize,
     /// Milliseconds to wait for each plot to render.
-    #[arg(long, default_value_t = 5000, value_name = "MS", help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 5000, value_name = "MS", help_heading = TUNING)]
     plot_timeout: u64,
     /// rw-register: skip pruning in the exact check (for comparisons).
-    #[arg(long, help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, help_heading = TUNING)]
     no_pruning: bool,
     /// rw-register: skip the serial replay that decides most valid
     /// histories in linear time before the exact check builds its
     /// polygraph (for comparisons).
-    #[arg(long, help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, help_heading = TUNING)]
     no_serial_replay: bool,
     /// rw-register: add causal consistency's forced write orders to the
     /// exact check's known edges. `auto` does with --no-pruning only:
     /// pruning derives the same orders itself, so with it they cost more
     /// than they save (`isolde help models`). Verdicts do not depend on it.
-    #[arg(long, value_enum, default_value = "auto", help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, value_enum, default_value = "auto", help_heading = TUNING)]
     cc_orders: SwitchArg,
     /// rw-register: run the exact check's pruning reachability on a CUDA GPU:
     /// `auto` when built with the `gpu` feature, a device is present and the
     /// history is large enough; `on` requires one (exit 2 without);
     /// `off` never touches CUDA. Verdicts do not depend on it.
-    #[arg(long, value_enum, default_value = "auto", help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, value_enum, default_value = "auto", help_heading = TUNING)]
     gpu: GpuArg,
     /// rw-register: the CPU computation of pruning's reachability: `mirror`
     /// (the GPU kernels' algorithm: band rows by position, closed column
     /// block by column block, in-place updates; the faster) or `classic`
     /// (rows by node, recomputed every round). Verdicts do not depend on it.
-    #[arg(long, value_enum, default_value = "mirror", help_heading = TUNING, hide_short_help = true)]
+    #[arg(long, value_enum, default_value = "mirror", help_heading = TUNING)]
     cpu_reach: CpuReachArg,
 }
 
@@ -389,7 +391,7 @@ enum GenCmd {
         #[arg(long, default_value_t = 10, help_heading = WORKLOAD)]
         processes: usize,
         /// Minimum micro-ops per transaction.
-        #[arg(long, default_value_t = 1, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, default_value_t = 1, help_heading = TUNING)]
         min_txn_len: usize,
         /// Maximum micro-ops per transaction.
         #[arg(long, default_value_t = 5, help_heading = WORKLOAD)]
@@ -398,7 +400,7 @@ enum GenCmd {
         #[arg(long, default_value_t = 100, help_heading = WORKLOAD)]
         active_keys: usize,
         /// Appends per key before it is retired.
-        #[arg(long, default_value_t = 100, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, default_value_t = 100, help_heading = TUNING)]
         max_writes_per_key: usize,
         /// Fraction of micro-ops that are reads.
         #[arg(long, default_value_t = 0.5, help_heading = WORKLOAD)]
@@ -428,7 +430,7 @@ enum GenCmd {
         #[arg(long, alias = "ops-per-txn", default_value_t = 15, help_heading = WORKLOAD)]
         txn_len: usize,
         /// Minimum micro-ops per transaction (default: --txn-len).
-        #[arg(long, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, help_heading = TUNING)]
         min_txn_len: Option<usize>,
         /// Number of keys (variables).
         #[arg(long, alias = "key-count", default_value_t = 10_000, help_heading = WORKLOAD)]
@@ -441,13 +443,13 @@ enum GenCmd {
         #[arg(long, value_enum, default_value = "zipf", help_heading = WORKLOAD)]
         key_dist: RwKeyDistArg,
         /// Zipf exponent.
-        #[arg(long, default_value_t = 1.0, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, default_value_t = 1.0, help_heading = TUNING)]
         zipf_exponent: f64,
         /// Hotspot: fraction of keys that are hot.
-        #[arg(long, default_value_t = 0.2, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, default_value_t = 0.2, help_heading = TUNING)]
         hot_fraction: f64,
         /// Hotspot: probability that an operation targets a hot key.
-        #[arg(long, default_value_t = 0.8, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, default_value_t = 0.8, help_heading = TUNING)]
         hot_probability: f64,
         /// Output format: Jepsen EDN, dbcop's history.bincode, the
         /// Plume/PolySI/AWDIT text format, or AWDIT's test format.
@@ -455,7 +457,7 @@ enum GenCmd {
         output_format: OutputFormatArg,
         /// plume, awdit-test: start each session with a read of a fresh key's
         /// initial value (see `isolde convert --pin-initial`).
-        #[arg(long, help_heading = TUNING, hide_short_help = true)]
+        #[arg(long, help_heading = TUNING)]
         pin_initial: bool,
     },
 }

@@ -2,14 +2,17 @@
 //!
 //! Most runs need a fraction of a command's options; the others are
 //! comparison and tuning knobs (skip a stage of the exact check, pick the
-//! reachability kernel, raise a memory budget) that matter to benchmarks
-//! and to people debugging isolde. Those options are marked
-//! `hide_short_help` in the argument structs, so that clap leaves them out
-//! of the *short* help and keeps them in the *long* help. [`split_help`]
-//! then rebinds the help flags of every command that has such an option:
-//! `-h` and `--help` both print the short help (clap's default prints the
-//! long help for `--help`), and a new `--help-all` prints the long help,
-//! every option included, under the same headings.
+//! reachability kernel, raise a memory budget), the Jepsen checkers' knobs
+//! and `--follow`'s, which matter to benchmarks, to those workloads and to
+//! people debugging isolde. Those options are under a heading of
+//! [`crate::help_headings::HIDDEN_FROM_SHORT_HELP`] (or marked
+//! `hide_short_help` one by one), and [`split_help`] marks every option
+//! under such a heading `hide_short_help`, so that clap leaves them out of
+//! the *short* help and keeps them in the *long* help. It then rebinds the
+//! help flags of every command that has such an option: `-h` and `--help`
+//! both print the short help (clap's default prints the long help for
+//! `--help`), and a new `--help-all` prints the long help, every option
+//! included, under the same headings.
 //!
 //! Nothing here changes what an option does: hidden options parse exactly
 //! as before, and docs/usage.md documents every one of them, saying which
@@ -20,18 +23,29 @@ use clap::{Arg, ArgAction, Command};
 /// The name of the flag that prints every option.
 pub const HELP_ALL: &str = "help-all";
 
-/// The help heading of the options `--help` hides (`hide_short_help`):
-/// every hidden option goes under it, so that `--help-all` is `--help`
-/// plus this one section.
-pub const TUNING: &str = "Comparison and tuning (--help-all)";
+use crate::help_headings::hidden_from_short_help;
+
+/// The help heading of the comparison and tuning knobs; it lives in
+/// [`crate::help_headings`], below every command that declares options.
+pub use crate::help_headings::TUNING;
 
 /// Gives `cmd` and each of its subcommands that has options hidden from
-/// the short help a `-h`/`--help` flag printing the short help and a
+/// the short help (under a heading of
+/// [`crate::help_headings::HIDDEN_FROM_SHORT_HELP`], or marked
+/// `hide_short_help`) a `-h`/`--help` flag printing the short help and a
 /// `--help-all` flag printing the long help, with every option. Commands
 /// that handle their own help (`disable_help_flag`, as `elle-cli`) and
 /// commands with nothing hidden keep clap's help flag.
 pub fn split_help(cmd: Command) -> Command {
     let cmd = cmd.mut_subcommands(split_help);
+    let cmd = cmd.mut_args(|a| {
+        let hide = hidden_from_short_help(a.get_help_heading());
+        if hide {
+            a.hide_short_help(true)
+        } else {
+            a
+        }
+    });
     let hides = cmd.get_arguments().any(|a| a.is_hide_short_help_set() && !a.is_hide_set());
     if cmd.is_disable_help_flag_set() || !hides {
         return cmd;
@@ -178,5 +192,26 @@ mod tests {
         assert!(long.contains("--y"), "{long}");
         let plain = cmd.find_subcommand_mut("plain").expect("plain").render_help().to_string();
         assert!(!plain.contains("--help-all") && plain.contains("--x"), "{plain}");
+    }
+
+    #[test]
+    fn split_help_hides_every_option_under_a_hidden_heading() {
+        let hidden = crate::help_headings::HIDDEN_FROM_SHORT_HELP;
+        assert!(hidden.contains(&TUNING));
+        let mut sub = Command::new("sub").arg(Arg::new("shown").long("shown").help_heading("Input"));
+        for (i, heading) in hidden.iter().enumerate() {
+            // clap takes static names here; a test may leak a few.
+            let name: &'static str = Box::leak(format!("knob{i}").into_boxed_str());
+            sub = sub.arg(Arg::new(name).long(name).help_heading(*heading));
+        }
+        let mut cmd = split_help(Command::new("top").subcommand(sub));
+        let sub = cmd.find_subcommand_mut("sub").expect("sub");
+        let short = sub.render_help().to_string();
+        assert!(short.contains("--shown") && short.contains("--help-all"), "{short}");
+        let long = sub.render_long_help().to_string();
+        for (i, heading) in hidden.iter().enumerate() {
+            assert!(!short.contains(&format!("--knob{i}")) && !short.contains(heading), "{heading}: {short}");
+            assert!(long.contains(&format!("--knob{i}")) && long.contains(heading), "{heading}: {long}");
+        }
     }
 }

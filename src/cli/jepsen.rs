@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// `isolde analyze`'s options for the Jepsen and Knossos workloads.
 #[derive(clap::Args, Clone, Debug, Default)]
-#[command(next_help_heading = "Jepsen workloads")]
+#[command(next_help_heading = crate::help_headings::JEPSEN)]
 pub struct JepsenArgs {
     /// long-fork: keys per read group (0: the first read's key count).
     #[arg(long, short = 'g', default_value_t = 0, value_name = "N")]
@@ -44,7 +44,7 @@ pub struct JepsenArgs {
     /// (default: no limit); otherwise a history whose size predicts more is
     /// refused, exit 2 (default: 90% of the memory available at the start,
     /// which a check that outgrows it stops at, exit 2).
-    #[arg(long, value_name = "MB")]
+    #[arg(long, value_name = "MB", help_heading = crate::help_headings::LIMITS)]
     pub max_memory: Option<usize>,
 }
 

@@ -45,7 +45,7 @@
 //! case takes one pass over the touchers.
 //!
 //! The result is the same set of links as Elle's traversal (the property test
-//! in `tests/nearest_touchers.rs` compares both on random histories).
+//! in `tests/infer/nearest_touchers.rs` compares both on random histories).
 
 use crate::graph::Graph;
 use crate::history::OpId;

@@ -27,7 +27,7 @@ pub enum PatternArg {
 }
 
 // Help headings of `isolde record`; the options `--help` hides are under
-// `crate::cli::help::TUNING`, last.
+// `crate::help_headings::TUNING`, last (see `crate::help_headings`).
 const DATABASE: &str = "Database";
 const WORKLOAD: &str = "Workload";
 const OUTPUT: &str = "Output";
@@ -139,25 +139,25 @@ pub struct RecordArgs {
     pub quiet: bool,
     /// Writes (appends) a key of the window receives before it is retired
     /// and a fresh key takes its place.
-    #[arg(long, default_value_t = 100, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 100, help_heading = crate::help_headings::TUNING)]
     pub max_writes_per_key: usize,
     /// Minimum micro-ops per transaction. Default: 1.
-    #[arg(long, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    #[arg(long, help_heading = crate::help_headings::TUNING)]
     pub min_txn_len: Option<usize>,
     /// Zipf exponent.
-    #[arg(long, default_value_t = 1.0, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 1.0, help_heading = crate::help_headings::TUNING)]
     pub zipf_exponent: f64,
     /// Hotspot: fraction of keys that are hot.
-    #[arg(long, default_value_t = 0.2, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 0.2, help_heading = crate::help_headings::TUNING)]
     pub hot_fraction: f64,
     /// Hotspot: probability that a micro-op targets a hot key.
-    #[arg(long, default_value_t = 0.8, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 0.8, help_heading = crate::help_headings::TUNING)]
     pub hot_probability: f64,
     /// kill-connections: milliseconds between kills.
-    #[arg(long, default_value_t = 100, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 100, help_heading = crate::help_headings::TUNING)]
     pub fault_interval_ms: u64,
     /// timeouts: the statement timeout, milliseconds.
-    #[arg(long, default_value_t = 10, help_heading = crate::cli::help::TUNING, hide_short_help = true)]
+    #[arg(long, default_value_t = 10, help_heading = crate::help_headings::TUNING)]
     pub timeout_ms: u64,
 }
 

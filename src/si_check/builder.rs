@@ -19,9 +19,9 @@
 
 use super::polygraph::{order_edges, Cand, Chain, ChoiceInfo, Constraint, Dep, DepEdge, Polygraph};
 use super::prune::KnownReach;
-use super::reach::Reach;
 use super::txns::{Source, TxnId, Txns};
 use super::{Level, OrderKind, Semantics};
+use crate::accel::reach::Reach;
 use crate::history::{History, KeyId, NONE};
 use rayon::prelude::*;
 

@@ -19,11 +19,12 @@
 //!    plain acyclicity question; under serializability the pairs of lone
 //!    writers whose versions nobody reads are dropped (any topological
 //!    order of the rest orders them);
-//! 3. [`prune`]: constraints decided by reachability ([`reach`]), round
-//!    after round; with repeated values, candidate writers of ambiguous reads
-//!    that reachability rules out are removed and the check starts again on
-//!    the narrowed history (a read left with one writer is a known
-//!    dependency, which prunes more), as long as that removes many;
+//! 3. [`prune`]: constraints decided by reachability
+//!    ([`crate::accel::reach`]), round after round; with repeated values,
+//!    candidate writers of ambiguous reads that reachability rules out are
+//!    removed and the check starts again on the narrowed history (a read
+//!    left with one writer is a known dependency, which prunes more), as
+//!    long as that removes many;
 //! 4. the remaining constraints split by strongly connected component and
 //!    decided in parallel by [`solver`], a CDCL solver with an incremental
 //!    acyclicity theory;
@@ -45,7 +46,6 @@ mod options;
 pub mod polygraph;
 pub mod progress;
 pub mod prune;
-pub mod reach;
 pub mod serial;
 pub mod snapshot;
 pub mod solver;
@@ -530,21 +530,9 @@ fn check_once(
             Ok(built) => built,
             Err(verdict) => return Attempt::Done(ExactOutcome { level, verdict, stats }, false),
         };
-
-    // A serial order found by replaying the history decides most valid
-    // histories without pruning or search. It is checked against the
-    // polygraph like a solver's model, so a wrong guess costs time, never a
-    // verdict; when it is not a serial execution it still seeds the solver.
-    let t = Instant::now();
-    if let Some(order) = g.choices.is_empty().then(|| replay_order(&g, txns, &g.known, &priority)).flatten() {
-        stats.guess = t.elapsed();
-        stats.guessed = true;
-        if opts.keep_serial {
-            (stats.serial_order, stats.serial_open) = model_order::from_replay(h, txns, &g, level, &g.known, &order);
-        }
+    if replay_decides(h, txns, &g, level, opts, &priority, &mut stats) {
         return Attempt::Done(ExactOutcome { level, verdict: Verdict::Valid, stats }, false);
     }
-    stats.guess = t.elapsed();
     enter(opts, level, Phase::Prune);
     let t = Instant::now();
     if narrow && opts.prune {
@@ -553,23 +541,51 @@ fn check_once(
             return Attempt::Narrowed(t2, stats);
         }
     }
-    let pr = prune::prune(
-        &g,
-        &priority,
-        PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune, deadline },
-        known_reach,
-        &mut engine,
-    );
+    let prune_opts = PruneOptions { reach_bytes: opts.reach_bytes, enabled: opts.prune, deadline };
+    let pr = prune::prune(&g, &priority, prune_opts, known_reach, &mut engine);
     stats.prune = t.elapsed();
-    stats.rounds = pr.rounds;
-    stats.constraints_after = pr.open.len();
-    stats.constraint_edges_after = side_edge_count(&g, pr.open.iter().copied());
+    record_pruned(&g, &pr, &mut stats);
     let ctx = Ctx { h, txns, g: &g, recs: &pr.edges, derivations: &pr.derivations, adj: Default::default() };
     let open = Open { priority: &priority, level, opts, deadline, narrow };
     let (verdict, ruled_out) = decide_pruned(&ctx, &pr, &open, &mut engine, &mut stats);
     let verdict = with_caveats(verdict, txns, &engine);
     stats.accel = engine.stats;
     Attempt::Done(ExactOutcome { level, verdict, stats }, ruled_out)
+}
+
+/// Whether the serial replay decides `level` valid before pruning (the
+/// time it took, and with `keep_serial` the order, go into `stats`).
+///
+/// A serial order found by replaying the history decides most valid
+/// histories without pruning or search. It is checked against the
+/// polygraph like a solver's model, so a wrong guess costs time, never a
+/// verdict; when it is not a serial execution it still seeds the solver.
+fn replay_decides(
+    h: &History,
+    txns: &txns::Txns,
+    g: &Polygraph,
+    level: Level,
+    opts: &ExactOptions,
+    priority: &[u32],
+    stats: &mut ExactStats,
+) -> bool {
+    let t = Instant::now();
+    let order = g.choices.is_empty().then(|| replay_order(g, txns, &g.known, priority)).flatten();
+    stats.guess = t.elapsed();
+    let Some(order) = order else { return false };
+    stats.guessed = true;
+    if opts.keep_serial {
+        (stats.serial_order, stats.serial_open) = model_order::from_replay(h, txns, g, level, &g.known, &order);
+    }
+    true
+}
+
+/// Records in `stats` what pruning left: its rounds, and the constraints
+/// and their edges still open.
+fn record_pruned(g: &Polygraph, pr: &Pruned, stats: &mut ExactStats) {
+    stats.rounds = pr.rounds;
+    stats.constraints_after = pr.open.len();
+    stats.constraint_edges_after = side_edge_count(g, pr.open.iter().copied());
 }
 
 /// Publishes that the check of `level` entered phase `p`.

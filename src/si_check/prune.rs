@@ -12,7 +12,7 @@
 //! explained edge by edge.
 
 use super::polygraph::{bc_edge, begin, commit, DepEdge, Polygraph};
-use super::reach::{Dag, Reach};
+use crate::accel::reach::{Dag, Reach};
 use crate::accel::{Closure, Engine};
 use rayon::prelude::*;
 

@@ -1,8 +1,8 @@
-//! Random DAGs for the reachability paths of `isolde::accel` (tests/accel.rs,
-//! tests/gpu_kernels.rs).
+//! Random DAGs for the reachability paths of `isolde::accel` (tests/exact/accel.rs,
+//! tests/gpu/gpu_kernels.rs).
 
 use isolde::accel::bitreach::Plan;
-use isolde::si_check::reach::Dag;
+use isolde::accel::reach::Dag;
 
 /// A DAG in CSR form with a topological order that is not the identity.
 pub struct RandDag {

@@ -220,6 +220,25 @@ pub fn long_options(help: &str) -> Vec<String> {
     seen
 }
 
+/// The options a help text lists, one per entry (`  -m, --model <M>`: the
+/// long name, or the short one when there is none), in order: the lines
+/// clap starts with a dash two columns in (a short flag) or six (a long
+/// one alone), not the option names the descriptions mention.
+pub fn listed_options(help: &str) -> Vec<String> {
+    help.lines()
+        .filter(|l| {
+            let indent = l.len() - l.trim_start_matches(' ').len();
+            (indent == 2 || indent == 6) && l[indent..].starts_with('-')
+        })
+        .map(|l| {
+            let head = l.trim_start().split("  ").next().unwrap_or_default();
+            let names: Vec<&str> = head.split([',', ' ', '=', '[', '<']).filter(|w| w.starts_with('-')).collect();
+            let long = names.iter().find(|w| w.starts_with("--")).or(names.first()).copied().unwrap_or_default();
+            long.to_string()
+        })
+        .collect()
+}
+
 /// Opens `page` in headless `browser` (a 1200×1600 window, profile under
 /// `dir`), checks that it ran and logged no console error or uncaught
 /// exception, and returns the screenshot's PNG bytes.

@@ -1,4 +1,4 @@
-//! Machinery of the standing fuzz campaign (`tests/fuzz.rs`): the targets
+//! Machinery of the standing fuzz campaign (`tests/infer/fuzz.rs`): the targets
 //! (one per reader, plus the checker on parsed histories), seed inputs in
 //! every format, a mutation strategy, and the store of regression inputs.
 //!

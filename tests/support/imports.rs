@@ -28,6 +28,11 @@
 //!
 //! A *circle* is a strongly connected component of more than one file
 //! (Tarjan's algorithm).
+//!
+//! [`modules`] folds the file graph into the graph of the crate's
+//! top-level modules (a module is `src/<name>.rs` or everything under
+//! `src/<name>/`; the crate root and each binary stay on their own), whose
+//! circles are loops between modules that no single file loop shows.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -630,7 +635,13 @@ pub fn loop_through(g: &Graph, circle: &[usize]) -> String {
 /// The circle in words: its loop, then each arrow inside it with the names
 /// that make it.
 pub fn describe(g: &Graph, circle: &[usize]) -> String {
-    let mut s = format!("{} files: {}\n", circle.len(), loop_through(g, circle));
+    describe_as(g, circle, "files")
+}
+
+/// [`describe`], with the nodes called `nodes` (`modules` for the graph of
+/// [`modules`]).
+pub fn describe_as(g: &Graph, circle: &[usize], nodes: &str) -> String {
+    let mut s = format!("{} {nodes}: {}\n", circle.len(), loop_through(g, circle));
     for (&(a, b), names) in &g.edges {
         if circle.contains(&a) && circle.contains(&b) {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -638,4 +649,31 @@ pub fn describe(g: &Graph, circle: &[usize]) -> String {
         }
     }
     s
+}
+
+/// The top-level module `file` belongs to: `src/<name>/` for every file
+/// under `src/<name>/`, the file itself otherwise (`src/<name>.rs`, the
+/// crate root `src/lib.rs`, a binary `src/bin/<name>.rs`).
+pub fn module_of_file(file: &str) -> String {
+    match file.strip_prefix("src/").and_then(|rest| rest.split_once('/')) {
+        Some((top, _)) if top != "bin" => format!("src/{top}/"),
+        _ => file.to_string(),
+    }
+}
+
+/// `g` folded into top-level modules (see [`module_of_file`]): one node per
+/// module, and an arrow from one module to another wherever a file of the
+/// first imports a file of the second, with the names of every such import.
+pub fn modules(g: &Graph) -> Graph {
+    let of: Vec<String> = g.files.iter().map(|f| module_of_file(f)).collect();
+    let files: Vec<String> = of.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect();
+    let index = |m: &str| files.binary_search_by(|x| x.as_str().cmp(m)).expect("a module of a file");
+    let mut edges: BTreeMap<(usize, usize), BTreeSet<String>> = BTreeMap::new();
+    for (&(a, b), names) in &g.edges {
+        let (ma, mb) = (index(&of[a]), index(&of[b]));
+        if ma != mb {
+            edges.entry((ma, mb)).or_default().extend(names.iter().cloned());
+        }
+    }
+    Graph { files, edges }
 }

@@ -1,3 +1,0 @@
-module github.com/anishathalye/porcupine
-
-go 1.16
