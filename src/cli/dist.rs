@@ -7,7 +7,7 @@
 //! default ports). `--local-processes N` starts processes 1 to N-1 itself (this
 //! process is 0), on free loopback ports written to a hostfile in a
 //! temporary directory, with standard output discarded (process 0 prints the
-//! result) and standard error kept to be shown if the run fails.
+//! result); a child that fails on its own ends this process with its message.
 
 use super::Checked;
 use crate::check::CheckOptions;
@@ -64,6 +64,7 @@ pub fn check(file: &Path, opts: &CheckOptions, args: &DistArgs) -> Result<DistCh
             let (dir, hostfile) = temp_hostfile(&addresses)?;
             temp = Some(dir);
             children = spawn_children(n, &hostfile, args)?;
+            watch_children(&mut children);
             Topology::Cluster { processes: n, process: 0, threads: args.threads, addresses }
         }
         (None, Some(n)) => {
@@ -78,14 +79,11 @@ pub fn check(file: &Path, opts: &CheckOptions, args: &DistArgs) -> Result<DistCh
     };
     let run = dist::run(file, opts, topo, deadline);
     let failed = run.is_err();
-    let child_errors = finish_children(children, failed);
+    finish_children(children, failed);
     if let Some(dir) = temp {
         let _ = std::fs::remove_dir_all(dir);
     }
-    let finished = run.map_err(|e| match child_errors.is_empty() {
-        true => e.to_string(),
-        false => format!("{e}\n{child_errors}"),
-    })?;
+    let finished = run.map_err(|e| e.to_string())?;
     let parse_time = t0.elapsed();
     let workers = finished.report.as_ref().map(|r| r.workers.clone()).unwrap_or_default();
     let checked = finished.report.map(|r| Checked {
@@ -130,11 +128,12 @@ fn spawn_children(n: usize, hostfile: &Path, args: &DistArgs) -> Result<Vec<Chil
             continue;
         }
         let s = a.to_string_lossy();
-        if s == "--local-processes" {
+        // Replaced below: the user's own --local-processes and --threads.
+        if s == "--local-processes" || s == "--threads" {
             skip = true;
             continue;
         }
-        if s.starts_with("--local-processes=") {
+        if s.starts_with("--local-processes=") || s.starts_with("--threads=") {
             continue;
         }
         argv.push(a);
@@ -161,25 +160,60 @@ fn spawn_children(n: usize, hostfile: &Path, args: &DistArgs) -> Result<Vec<Chil
     Ok(children)
 }
 
-/// Waits for the children (killing them when this process failed) and
-/// returns what the failed ones wrote on stderr.
-fn finish_children(children: Vec<Child>, failed: bool) -> String {
-    let mut out = String::new();
-    for (i, mut c) in children.into_iter().enumerate() {
+/// Ends this process (status 2, with the child's message) when a child
+/// fails before the run has gone far: a child that cannot even start its
+/// part (a usage error, a file it cannot read) would otherwise leave this
+/// process waiting out the start deadline. Takes each child's stderr, read
+/// by the watching thread.
+fn watch_children(children: &mut [Child]) {
+    let pids: Vec<u32> = children.iter().map(Child::id).collect();
+    for (i, c) in children.iter_mut().enumerate() {
+        let Some(mut err) = c.stderr.take() else { continue };
+        let pid = pids[i];
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = err.read_to_string(&mut text);
+            // stderr closes when the child ends; a failed child said why.
+            let status = wait_status(pid);
+            if status.is_some_and(|code| code == 2) && !text.trim().is_empty() {
+                eprintln!("isolde: local process {} failed: {}", i + 1, text.trim());
+                std::process::exit(2);
+            }
+        });
+    }
+}
+
+/// The exit status of child `pid` once it has ended (without reaping it,
+/// so that [`finish_children`] still can).
+fn wait_status(pid: u32) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid with WNOWAIT only reads the child's state.
+        let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if r != 0 {
+            return None;
+        }
+        // SAFETY: filled by waitid for an exited child.
+        let code = unsafe { info.si_status() };
+        let exited = info.si_code == libc::CLD_EXITED;
+        exited.then_some(code)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+/// Waits for the children (killing them when this process failed).
+fn finish_children(children: Vec<Child>, failed: bool) {
+    for mut c in children {
         if failed {
             let _ = c.kill();
         }
-        let mut err = String::new();
-        if let Some(mut e) = c.stderr.take() {
-            let _ = e.read_to_string(&mut err);
-        }
-        let status = c.wait();
-        let ok = status.as_ref().is_ok_and(|s| s.code().is_some_and(|c| c != 2));
-        if !ok && !err.trim().is_empty() {
-            out.push_str(&format!("local process {}: {}\n", i + 1, err.trim()));
-        }
+        let _ = c.wait();
     }
-    out.trim_end().to_string()
 }
 
 /// The `--stats` lines of a distributed run: per process, its windows' ops,

@@ -87,8 +87,8 @@ pub struct Ranked {
     pub step: Step,
 }
 
-/// A data edge between global ops, with a step per relationship.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+/// A data edge between global ops.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DataEdge {
     /// Source op.
     pub from: OpId,
@@ -96,8 +96,6 @@ pub struct DataEdge {
     pub to: OpId,
     /// Relationships.
     pub rels: u8,
-    /// Steps for ww, wr and rw.
-    pub steps: [Option<Ranked>; 3],
 }
 
 /// Index of a data relationship in [`DataEdge::steps`].
@@ -109,10 +107,23 @@ pub fn slot(r: u8) -> usize {
     }
 }
 
+/// What one owner keeps to explain its edges later: only the edges inside
+/// strongly connected components are ever explained, so steps are made on
+/// request ([`Owned::steps`]) rather than shipped with every edge.
+pub struct Explainer {
+    sub: Sub,
+    explainer: Box<dyn infer::Explain>,
+    workload: Workload,
+    me: usize,
+    workers: usize,
+}
+
 /// What one owner found.
 pub struct Owned {
     /// Its data edges (global ids).
     pub edges: Vec<DataEdge>,
+    /// What explains them (`None` after an inference error).
+    pub explainer: Option<Explainer>,
     /// Its non-cycle anomalies (global ids).
     pub anomalies: Vec<(String, Case)>,
     /// Its inference error, with the place it names (for choosing the one a
@@ -213,7 +224,7 @@ struct Sub {
 fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistError> {
     let mut key_ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut keys: Vec<String> = Vec::new();
-    let mut recs: Vec<(OpRec, Vec<u32>, Vec<Option<Place>>)> = Vec::new();
+    let mut recs: Vec<(OpRec, Vec<Option<Place>>)> = Vec::new();
     let mut lists = Decoder::default();
     for (sender, b) in batches {
         let map: Vec<u32> = b
@@ -226,25 +237,31 @@ fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistErr
                 })
             })
             .collect();
-        for r in b.ops {
+        for mut r in b.ops {
             let mut places = Vec::with_capacity(r.mops.len());
-            for m in &r.mops {
+            for m in &mut r.mops {
+                let slot = m.key;
+                let key = *map.get(slot as usize).ok_or_else(|| {
+                    DistError::Wire(format!("a micro-op from worker {sender} names a key it never sent"))
+                })?;
                 places.push(match &m.value {
-                    WireValue::List(w) => Some(lists.decode(sender, m.key, map[m.key as usize], w).ok_or_else(|| {
+                    WireValue::List(w) => Some(lists.decode(sender, slot, key, w).ok_or_else(|| {
                         DistError::Wire(format!("a list read from worker {sender} refers to a list it never sent"))
                     })?),
                     _ => None,
                 });
+                // From here on the micro-op names the owner's key.
+                m.key = key;
             }
-            recs.push((r, map.clone(), places));
+            recs.push((r, places));
         }
     }
     // Stand-ins for partners that touch none of these keys.
     let present: rustc_hash::FxHashSet<OpId> = recs.iter().map(|r| r.0.gid).collect();
     let mut standins: Vec<OpRec> = recs
         .iter()
-        .filter(|(r, _, _)| r.partner != NONE && !present.contains(&r.partner))
-        .filter_map(|(r, _, _)| {
+        .filter(|(r, _)| r.partner != NONE && !present.contains(&r.partner))
+        .filter_map(|(r, _)| {
             Some(OpRec {
                 gid: r.partner,
                 index: -1,
@@ -259,7 +276,7 @@ fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistErr
         .collect();
     standins.sort_unstable_by_key(|r| r.gid);
     standins.dedup_by_key(|r| r.gid);
-    recs.extend(standins.into_iter().map(|r| (r, Vec::new(), Vec::new())));
+    recs.extend(standins.into_iter().map(|r| (r, Vec::new())));
     recs.sort_by_key(|r| r.0.gid);
     let mut h = History::default();
     h.fs = vec![Atom::Keyword("txn".into())];
@@ -268,7 +285,7 @@ fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistErr
     let pos: FxHashMap<OpId, u32> = recs.iter().enumerate().map(|(i, r)| (r.0.gid, i as u32)).collect();
     let (arena, place) = lists.finish();
     h.elements = arena;
-    for (r, map, places) in recs {
+    for (r, places) in recs {
         let mop_start = h.mops.len() as u32;
         for (m, p) in r.mops.iter().zip(&places) {
             let value = match (&m.value, p) {
@@ -279,7 +296,7 @@ fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistErr
                 }
                 _ => MopValue::Nil,
             };
-            h.mops.push(Mop { f: m.f, key: KeyId(map[m.key as usize]), value });
+            h.mops.push(Mop { f: m.f, key: KeyId(m.key), value });
             at.push(m.at);
         }
         h.ops.push(Op {
@@ -361,6 +378,7 @@ fn owned(
             let place = error_place(&sub, &e);
             return Ok(Owned {
                 edges: Vec::new(),
+                explainer: None,
                 anomalies: Vec::new(),
                 error: Some((place, e.to_string())),
                 keys: sub.keys,
@@ -378,30 +396,43 @@ fn owned(
     }
     let mut edges = Vec::new();
     for e in inf.edges.iter().flatten() {
-        if e.from == e.to {
-            continue;
+        if e.from != e.to {
+            edges.push(DataEdge { from: to.op(e.from), to: to.op(e.to), rels: e.rels });
         }
-        let mut steps: [Option<Ranked>; 3] = [None, None, None];
+    }
+    drop(inf.edges);
+    let keys = sub.keys.clone();
+    let explainer = Some(Explainer { sub, explainer: inf.explainer, workload, me, workers });
+    Ok(Owned { edges, explainer, anomalies, error: None, keys, ops, mops })
+}
+
+impl Explainer {
+    /// The steps this owner gives for a data edge between global ops, per
+    /// relationship of `rels` ([`slot`] order), with their ranks.
+    pub fn steps(&self, a: OpId, b: OpId, rels: u8) -> [Option<Ranked>; 3] {
+        let mut out: [Option<Ranked>; 3] = [None, None, None];
+        let sub_of = |g: OpId| self.sub.gid.binary_search(&g).ok().map(|i| i as OpId);
+        let (Some(sa), Some(sb)) = (sub_of(a), sub_of(b)) else { return out };
+        let mut to = ToGlobal { sub: &self.sub, me: self.me, workers: self.workers };
         for r in [rel::WW, rel::WR, rel::RW] {
-            if e.rels & r == 0 {
+            if rels & r == 0 {
                 continue;
             }
-            if let Some(step) = inf.explainer.explain(&sub.h, e.from, e.to, r) {
-                let a_rank = rank_in_a(&sub, e.from, &step);
-                let step = step.renumber(e.from, e.to, &mut to);
-                let rank = match (workload, &step) {
+            if let Some(step) = self.explainer.explain(&self.sub.h, sa, sb, r) {
+                let a_rank = rank_in_a(&self.sub, sa, &step);
+                let step = step.renumber(sa, sb, &mut to);
+                let rank = match (self.workload, &step) {
                     (Workload::RwRegister, _) => a_rank,
                     (_, Step::Ww { b_mop, .. } | Step::Wr { b_mop, .. } | Step::Rw { b_mop, .. }) => {
                         b_mop.unwrap_or(u32::MAX)
                     }
                     _ => u32::MAX,
                 };
-                steps[slot(r)] = Some(Ranked { rank, step });
+                out[slot(r)] = Some(Ranked { rank, step });
             }
         }
-        edges.push(DataEdge { from: to.op(e.from), to: to.op(e.to), rels: e.rels, steps });
+        out
     }
-    Ok(Owned { edges, anomalies, error: None, keys: sub.keys, ops, mops })
 }
 
 /// An rw-register step's rank among those of other owners (see the module

@@ -29,7 +29,7 @@
 //! witnesses, explanations and search order are the single run's.
 
 use super::bsp::Bsp;
-use super::keys::{DataEdge, Ranked};
+use super::keys::{DataEdge, Explainer, Ranked};
 use super::order::OrderEdge;
 use super::window::Window;
 use super::DistError;
@@ -40,8 +40,9 @@ use crate::graph::{Edge, Graph};
 use crate::history::{OpId, NONE};
 use rustc_hash::FxHashMap;
 
-/// An edge with everything its explanation needs.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+/// An edge of the whole graph (its data steps are asked of the key owners
+/// only if it lies inside a component).
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Full {
     /// Source (global).
     pub from: OpId,
@@ -49,8 +50,6 @@ pub struct Full {
     pub to: OpId,
     /// Relationships.
     pub rels: Rels,
-    /// Steps for ww, wr, rw (lowest rank kept).
-    pub steps: [Option<Ranked>; 3],
     /// `to`'s invocation, for a realtime step.
     pub inv: OpId,
 }
@@ -58,18 +57,14 @@ pub struct Full {
 impl Full {
     fn merge(&mut self, o: Full) {
         self.rels |= o.rels;
-        for (mine, theirs) in self.steps.iter_mut().zip(o.steps) {
-            if let Some(t) = theirs {
-                if mine.as_ref().is_none_or(|m| t.rank < m.rank) {
-                    *mine = Some(t);
-                }
-            }
-        }
         if self.inv == NONE {
             self.inv = o.inv;
         }
     }
 }
+
+/// Per edge (global ends), its data steps (lowest rank kept).
+type Steps = FxHashMap<(OpId, OpId), [Option<Ranked>; 3]>;
 
 /// What a window holds of the graph.
 pub struct Local {
@@ -90,15 +85,15 @@ pub fn route(bsp: &mut Bsp, win: &Window, data: Vec<DataEdge>, order: Vec<OrderE
     let mut push = |f: Full| {
         let (ws, wt) = (win.window_of(f.from), win.window_of(f.to));
         if ws != wt {
-            out[wt].push(Full { steps: [None, None, None], ..f.clone() });
+            out[wt].push(f);
         }
         out[ws].push(f);
     };
     for e in data {
-        push(Full { from: e.from, to: e.to, rels: e.rels, steps: e.steps, inv: NONE });
+        push(Full { from: e.from, to: e.to, rels: e.rels, inv: NONE });
     }
     for e in order {
-        push(Full { from: e.from, to: e.to, rels: e.rels, steps: [None, None, None], inv: e.inv });
+        push(Full { from: e.from, to: e.to, rels: e.rels, inv: e.inv });
     }
     let got = bsp.exchange(out.into_iter().enumerate().filter(|(_, v)| !v.is_empty()).collect())?;
     let mut by_source: FxHashMap<(OpId, OpId), Full> = FxHashMap::default();
@@ -312,6 +307,7 @@ pub fn cycles(
     win: &Window,
     local: &Local,
     labels: &Labels,
+    explainer: Option<&Explainer>,
     workload: Workload,
     opts: CycleOptions,
 ) -> Result<Cycles, DistError> {
@@ -335,20 +331,19 @@ pub fn cycles(
     let mut out: Vec<(usize, Vec<Migrant>)> = out.into_iter().collect();
     out.sort_unstable_by_key(|o| o.0);
     let arrived: Vec<Migrant> = bsp.exchange(out)?.into_iter().flat_map(|(_, m)| m).collect();
-    let mut found = Vec::new();
-    let mut components = 0;
+    // Every component, as its ops.
+    let mut comps: Vec<Vec<Vertex>> = Vec::new();
     let mut homes: Vec<Vec<u32>> = home.into_values().filter(|c| c.len() > 1).collect();
     homes.sort_unstable();
     for comp in homes {
-        let vs: Vec<Vertex> = comp
-            .iter()
-            .map(|&v| {
-                let op = &win.h.ops[v as usize];
-                Vertex { gid: win.gid(v), index: op.index, process: op.process, out: &local.out[v as usize] }
-            })
-            .collect();
-        components += 1;
-        found.extend(analyse(vs, workload, opts));
+        comps.push(
+            comp.iter()
+                .map(|&v| {
+                    let op = &win.h.ops[v as usize];
+                    Vertex { gid: win.gid(v), index: op.index, process: op.process, out: &local.out[v as usize] }
+                })
+                .collect(),
+        );
     }
     let migrants = arrived.len();
     let mut classes: FxHashMap<(u32, u32), Vec<&Migrant>> = FxHashMap::default();
@@ -360,18 +355,71 @@ pub fn cycles(
     for (_, mut ms) in classes {
         ms.sort_unstable_by_key(|m| m.gid);
         for comp in components_of(&ms) {
-            let vs = comp
-                .iter()
-                .map(|&i| {
-                    let m = ms[i as usize];
-                    Vertex { gid: m.gid, index: m.index, process: m.process, out: &m.out }
-                })
-                .collect();
-            components += 1;
-            found.extend(analyse(vs, workload, opts));
+            comps.push(
+                comp.iter()
+                    .map(|&i| {
+                        let m = ms[i as usize];
+                        Vertex { gid: m.gid, index: m.index, process: m.process, out: &m.out }
+                    })
+                    .collect(),
+            );
         }
     }
+    let steps = ask_steps(bsp, &comps, explainer)?;
+    let mut found = Vec::new();
+    let components = comps.len();
+    for vs in comps {
+        found.extend(analyse(vs, &steps, workload, opts));
+    }
     Ok(Cycles { anomalies: found, migrants, components })
+}
+
+/// The data steps of every edge inside a component, asked of every key
+/// owner (each explains the edges its keys made; the lowest rank wins, as
+/// in a single run's explainer): one superstep out, one back.
+fn ask_steps(bsp: &mut Bsp, comps: &[Vec<Vertex>], explainer: Option<&Explainer>) -> Result<Steps, DistError> {
+    let mut asked: Vec<(OpId, OpId, Rels)> = Vec::new();
+    for vs in comps {
+        let members: rustc_hash::FxHashSet<OpId> = vs.iter().map(|v| v.gid).collect();
+        for v in vs {
+            for f in v.out {
+                if f.rels & rel::DATA != 0 && members.contains(&f.to) {
+                    asked.push((f.from, f.to, f.rels & rel::DATA));
+                }
+            }
+        }
+    }
+    let out = (0..bsp.peers()).map(|d| (d, asked.clone())).collect();
+    let requests: Vec<(usize, Vec<(OpId, OpId, Rels)>)> = bsp.exchange(out)?;
+    let answers: Vec<(usize, Vec<(u32, [Option<Ranked>; 3])>)> = requests
+        .into_iter()
+        .map(|(src, reqs)| {
+            let mine = reqs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &(a, b, r))| {
+                    let s = explainer?.steps(a, b, r);
+                    s.iter().any(Option::is_some).then_some((i as u32, s))
+                })
+                .collect();
+            (src, mine)
+        })
+        .collect();
+    let mut steps = Steps::default();
+    for (_, answer) in bsp.exchange(answers)? {
+        for (i, got) in answer {
+            let Some(&(a, b, _)) = asked.get(i as usize) else { continue };
+            let mine = steps.entry((a, b)).or_insert([None, None, None]);
+            for (m, t) in mine.iter_mut().zip(got) {
+                if let Some(t) = t {
+                    if m.as_ref().is_none_or(|x| t.rank < x.rank) {
+                        *m = Some(t);
+                    }
+                }
+            }
+        }
+    }
+    Ok(steps)
 }
 
 /// The strongly connected components (≥ 2 ops) among a class's migrants
@@ -397,7 +445,7 @@ fn components_of(ms: &[&Migrant]) -> Vec<Vec<u32>> {
 }
 
 /// Analyses one component as a single run does.
-fn analyse(mut vs: Vec<Vertex>, workload: Workload, opts: CycleOptions) -> Vec<(String, Case)> {
+fn analyse(mut vs: Vec<Vertex>, steps: &Steps, workload: Workload, opts: CycleOptions) -> Vec<(String, Case)> {
     vs.sort_unstable_by_key(|v| v.gid);
     let pos: FxHashMap<OpId, u32> = vs.iter().enumerate().map(|(i, v)| (v.gid, i as u32)).collect();
     let mut edges = Vec::new();
@@ -425,10 +473,12 @@ fn analyse(mut vs: Vec<Vertex>, workload: Workload, opts: CycleOptions) -> Vec<(
     };
     let explain = |a: OpId, b: OpId, rels: Rels| -> Option<Step> {
         let f = full.get(&(a, b))?;
-        for r in data_order {
-            if rels & r != 0 {
-                if let Some(s) = &f.steps[super::keys::slot(r)] {
-                    return Some(s.step.clone());
+        if let Some(data) = steps.get(&(a, b)) {
+            for r in data_order {
+                if rels & r != 0 {
+                    if let Some(s) = &data[super::keys::slot(r)] {
+                        return Some(s.step.clone());
+                    }
                 }
             }
         }

@@ -107,7 +107,7 @@ pub fn run_worker(bsp: &mut Bsp, input: &MappedEdn, opts: &CheckOptions, process
         owned_mops: owned.mops,
         ..WorkerStats::default()
     };
-    let (mut anomalies, error, keys) = (owned.anomalies, owned.error, owned.keys);
+    let (mut anomalies, error, keys, explainer) = (owned.anomalies, owned.error, owned.keys, owned.explainer);
     let mut total_edges = 0;
     if !failed {
         let t = Instant::now();
@@ -123,7 +123,7 @@ pub fn run_worker(bsp: &mut Bsp, input: &MappedEdn, opts: &CheckOptions, process
         times.push(("labels".into(), t.elapsed().as_secs_f64()));
         let t = Instant::now();
         let cycle_opts = CycleOptions { timeout: opts.cycle_search_timeout };
-        let found = labels::cycles(bsp, &win, &local, &labelled, workload, cycle_opts)?;
+        let found = labels::cycles(bsp, &win, &local, &labelled, explainer.as_ref(), workload, cycle_opts)?;
         times.push(("cycles".into(), t.elapsed().as_secs_f64()));
         anomalies.extend(found.anomalies);
         stats.edges = local.edges;
