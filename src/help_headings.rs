@@ -27,7 +27,7 @@ pub const FOLLOW: &str = "Following a running database (isolde help online)";
 
 /// The options of a check spread over many processes (`isolde help
 /// distributed`).
-pub const DISTRIBUTED: &str = "Distributed: one check over many processes (isolde help distributed)";
+pub const DISTRIBUTED: &str = "Distributed (isolde help distributed)";
 
 /// Time and memory limits of a check.
 pub const LIMITS: &str = "Limits";

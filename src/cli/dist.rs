@@ -175,7 +175,10 @@ fn watch_children(children: &mut [Child]) {
             let _ = err.read_to_string(&mut text);
             // stderr closes when the child ends; a failed child said why.
             let status = wait_status(pid);
-            if status.is_some_and(|code| code == 2) && !text.trim().is_empty() {
+            // A child's lost connection is this process's to report (its
+            // own error, or the peer that died).
+            let own = !text.contains("distributed run failed");
+            if status.is_some_and(|code| code == 2) && own && !text.trim().is_empty() {
                 eprintln!("isolde: local process {} failed: {}", i + 1, text.trim());
                 std::process::exit(2);
             }

@@ -20,7 +20,13 @@ use super::{run_worker, DistError, Finished};
 use crate::check::CheckOptions;
 use crate::ingest::map_edn;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Workers of this process that have finished their part (their result,
+/// or the error every worker agreed on, is known).
+static FINISHED: AtomicUsize = AtomicUsize::new(0);
+/// Workers of this process.
+static WORKERS: AtomicUsize = AtomicUsize::new(usize::MAX);
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -149,6 +155,14 @@ pub fn run(path: &Path, opts: &CheckOptions, topo: Topology, deadline: Duration)
         watch_start(started.clone(), deadline, &topo);
     }
     let config = topo.config();
+    WORKERS.store(
+        match &topo {
+            Topology::InProcess { workers, .. } => (*workers).max(1),
+            Topology::Cluster { threads, .. } => (*threads).max(1),
+        },
+        Ordering::SeqCst,
+    );
+    FINISHED.store(0, Ordering::SeqCst);
     // timely prints "awaiting connections" on standard output while it
     // connects; standard output is the result's (JSON for machines).
     let _quiet = cluster.then(QuietStdout::new);
@@ -160,7 +174,9 @@ pub fn run(path: &Path, opts: &CheckOptions, topo: Topology, deadline: Duration)
         if met.is_ok() {
             st.store(true, Ordering::SeqCst);
         }
-        met.and_then(|_| run_worker(&mut bsp, &inp, &op, process))
+        let done = met.and_then(|_| run_worker(&mut bsp, &inp, &op, process));
+        FINISHED.fetch_add(1, Ordering::SeqCst);
+        done
     })
     .map_err(|e| DistError::Cluster(format!("cannot start the workers: {e}")))?;
     let mut report = None;
@@ -240,9 +256,17 @@ impl Drop for QuietStdout {
 }
 
 /// While a cluster runs, a panic (timely's reaction to a peer that died) ends
-/// the process with a message and status 2.
+/// the process with a message and status 2; after every worker here has
+/// finished, a panic of timely's connections (a peer that exited first) is
+/// ignored.
 fn install_panic_exit() {
     std::panic::set_hook(Box::new(|info| {
+        // Once every worker here has its result (or the error all agreed
+        // on), a peer closing its connections first is the run's end, not
+        // a failure.
+        if FINISHED.load(Ordering::SeqCst) >= WORKERS.load(Ordering::SeqCst) {
+            return;
+        }
         let msg = info
             .payload()
             .downcast_ref::<String>()

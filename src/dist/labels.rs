@@ -68,13 +68,28 @@ type Steps = FxHashMap<(OpId, OpId), [Option<Ranked>; 3]>;
 
 /// What a window holds of the graph.
 pub struct Local {
-    /// Out-edges of the window's ops, merged per target, grouped by source
-    /// (local id), targets sorted.
-    pub out: Vec<Vec<Full>>,
+    /// Out-edges of the window's ops, merged per target, sorted by source
+    /// then target (compressed rows: [`Local::out`]).
+    edges_by_source: Vec<Full>,
+    /// Per local op, where its out-edges start in `edges_by_source` (one
+    /// more entry than ops).
+    starts: Vec<u32>,
     /// Cross-window in-edges: (global source, local target).
     pub ins: Vec<(OpId, u32)>,
     /// Edges in the whole graph (counted once, at their source).
     pub edges: usize,
+}
+
+impl Local {
+    /// The out-edges of local op `v`, by target.
+    pub fn out(&self, v: usize) -> &[Full] {
+        &self.edges_by_source[self.starts[v] as usize..self.starts[v + 1] as usize]
+    }
+
+    /// Number of local ops.
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
 }
 
 /// Sends every edge to its source's window (and its target's, when it
@@ -96,38 +111,41 @@ pub fn route(bsp: &mut Bsp, win: &Window, data: Vec<DataEdge>, order: Vec<OrderE
         push(Full { from: e.from, to: e.to, rels: e.rels, inv: e.inv });
     }
     let got = bsp.exchange(out.into_iter().enumerate().filter(|(_, v)| !v.is_empty()).collect())?;
-    let mut by_source: FxHashMap<(OpId, OpId), Full> = FxHashMap::default();
+    let mut mine: Vec<Full> = Vec::new();
     let mut ins = Vec::new();
     for (_, batch) in got {
         for f in batch {
-            match win.local(f.from) {
-                Some(_) => match by_source.entry((f.from, f.to)) {
-                    std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().merge(f),
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(f);
-                    }
-                },
-                None => {
-                    if let Some(t) = win.local(f.to) {
-                        ins.push((f.from, t));
-                    }
-                }
+            if win.local(f.from).is_some() {
+                mine.push(f);
+            } else if let Some(t) = win.local(f.to) {
+                ins.push((f.from, t));
             }
         }
     }
     ins.sort_unstable();
     ins.dedup();
-    let mut out: Vec<Vec<Full>> = (0..win.h.ops.len()).map(|_| Vec::new()).collect();
-    let edges = by_source.len();
-    for ((from, _), f) in by_source {
-        if let Some(l) = win.local(from) {
-            out[l as usize].push(f);
+    // Parallel edges merged, as the single run's graph merges them.
+    mine.sort_unstable_by_key(|f| (f.from, f.to));
+    let mut merged: Vec<Full> = Vec::with_capacity(mine.len());
+    for f in mine {
+        match merged.last_mut() {
+            Some(last) if (last.from, last.to) == (f.from, f.to) => last.merge(f),
+            _ => merged.push(f),
         }
     }
-    for v in &mut out {
-        v.sort_unstable_by_key(|f| f.to);
+    merged.shrink_to_fit();
+    let n = win.h.ops.len();
+    let mut starts = vec![0u32; n + 1];
+    for f in &merged {
+        if let Some(l) = win.local(f.from) {
+            starts[l as usize + 1] += 1;
+        }
     }
-    Ok(Local { out, ins, edges })
+    for i in 0..n {
+        starts[i + 1] += starts[i];
+    }
+    let edges = merged.len();
+    Ok(Local { edges_by_source: merged, starts, ins, edges })
 }
 
 /// The window's own graph.
@@ -138,13 +156,13 @@ struct Own<'a> {
 
 impl Adjacency for Own<'_> {
     fn len(&self) -> usize {
-        self.local.out.len()
+        self.local.len()
     }
     fn degree(&self, v: u32) -> usize {
-        self.local.out[v as usize].len()
+        self.local.out(v as usize).len()
     }
     fn neighbor(&self, v: u32, i: usize) -> Option<u32> {
-        self.win.local(self.local.out[v as usize][i].to)
+        self.win.local(self.local.out(v as usize)[i].to)
     }
 }
 
@@ -162,7 +180,7 @@ pub struct Labels {
 /// Computes every op's labels (see the module doc).
 pub fn labels(bsp: &mut Bsp, win: &Window, local: &Local) -> Result<Labels, DistError> {
     let me = win.me as u32;
-    let n = local.out.len();
+    let n = local.len();
     let rank = scc::topological_ranks(&Own { win, local });
     let comps = rank.iter().copied().max().map_or(0, |m| m as usize + 1);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); comps];
@@ -171,7 +189,8 @@ pub fn labels(bsp: &mut Bsp, win: &Window, local: &Local) -> Result<Labels, Dist
     }
     // Local in-edges, for q.
     let mut local_in: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (v, outs) in local.out.iter().enumerate() {
+    for v in 0..n {
+        let outs = local.out(v);
         for f in outs {
             if let Some(t) = win.local(f.to) {
                 local_in[t as usize].push(v as u32);
@@ -195,7 +214,7 @@ pub fn labels(bsp: &mut Bsp, win: &Window, local: &Local) -> Result<Labels, Dist
         for c in (0..comps).rev() {
             let mut best = me;
             for &v in &members[c] {
-                for f in &local.out[v as usize] {
+                for f in local.out(v as usize) {
                     let l = match win.local(f.to) {
                         Some(t) if rank[t as usize] as usize != c => comp_p[rank[t as usize] as usize],
                         Some(_) => me,
@@ -241,7 +260,7 @@ pub fn labels(bsp: &mut Bsp, win: &Window, local: &Local) -> Result<Labels, Dist
             }
             if q[v] != sent_q[v] {
                 let mut dests: Vec<usize> =
-                    local.out[v].iter().filter(|f| win.local(f.to).is_none()).map(|f| win.window_of(f.to)).collect();
+                    local.out(v).iter().filter(|f| win.local(f.to).is_none()).map(|f| win.window_of(f.to)).collect();
                 if dests.is_empty() {
                     continue;
                 }
@@ -324,7 +343,7 @@ pub fn cycles(
                 index: op.index,
                 process: op.process,
                 class: (p, q),
-                out: local.out[v].clone(),
+                out: local.out(v).to_vec(),
             });
         }
     }
@@ -340,7 +359,7 @@ pub fn cycles(
             comp.iter()
                 .map(|&v| {
                     let op = &win.h.ops[v as usize];
-                    Vertex { gid: win.gid(v), index: op.index, process: op.process, out: &local.out[v as usize] }
+                    Vertex { gid: win.gid(v), index: op.index, process: op.process, out: local.out(v as usize) }
                 })
                 .collect(),
         );

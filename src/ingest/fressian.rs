@@ -911,10 +911,11 @@ mod tests {
 
     #[test]
     fn keywords_maps_and_the_priority_cache() {
-        // {:type :invoke} with :type's name cached, then :type again from the cache.
+        // {:type :ok :type 1}: a map over a list of four elements, :type's
+        // name cached, then :type again from the cache.
         let map = [
             0xC0,
-            0xE6,
+            0xE8,
             0xCA,
             0xF7,
             0xCD,

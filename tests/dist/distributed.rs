@@ -9,7 +9,7 @@
 //! components, pairs and realtime chains cross cuts. The verdict, the anomaly
 //! types, every case (in a canonical order: rendered, sorted) and `:not` /
 //! `:also-not` must be identical. `ISOLDE_DIST_CASES` sets the number of
-//! histories (default 300; the campaign in docs/distributed.md ran 5,000).
+//! histories (default 100, which CI runs; `ISOLDE_DIST_CASES=5000` is the campaign the issue asks for).
 
 use crate::support;
 
@@ -129,7 +129,7 @@ fn model() -> impl Strategy<Value = &'static str> {
 }
 
 fn cases() -> u32 {
-    std::env::var("ISOLDE_DIST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(300)
+    std::env::var("ISOLDE_DIST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(100)
 }
 
 proptest! {
@@ -137,7 +137,7 @@ proptest! {
 
     #[test]
     fn list_append_distributed_is_the_single_check(
-        cfg in support::gen::list_append_configs(20..400, 2..12, 2..12, 2..20, 0.15),
+        cfg in support::gen::list_append_configs(40..400, 2..12, 2..12, 2..20, 0.15),
         level in level(),
         inject in injections(true),
         model in model(),
@@ -150,7 +150,7 @@ proptest! {
 
     #[test]
     fn rw_register_distributed_is_the_single_check(
-        cfg in support::gen::rw_register_configs(20..300, 2..12, 2..30, 0.2..0.8, 0.15),
+        cfg in support::gen::rw_register_configs(40..300, 2..12, 2..30, 0.2..0.8, 0.15),
         level in level(),
         inject in injections(false),
         model in model(),
@@ -190,6 +190,13 @@ fn same_over_loopback(file: &std::path::Path, args: &[&str]) {
     let a = support::cli::isolde(&one, None, LIMIT);
     let b = support::cli::isolde(&three, None, LIMIT);
     assert_eq!(b.code, a.code, "{f} {args:?}: exit {} vs {}\n{}", b.code, a.code, b.stderr);
+    if a.code == 2 {
+        // Refused on one process (no completion, say): refused with the
+        // same message on three.
+        let reason = a.stderr.lines().next().unwrap_or("").trim_start_matches("isolde: ");
+        assert!(b.stderr.contains(reason), "{f}: {} vs {}", b.stderr, a.stderr);
+        return;
+    }
     assert_eq!(canonical_json(b.json()), canonical_json(a.json()), "{f} {args:?}");
 }
 
