@@ -490,8 +490,12 @@ impl Cycle {
     /// Renumbered.
     pub fn renumber(self, r: &mut impl Renumber) -> Cycle {
         let n = self.ops.len();
-        let steps =
-            self.steps.into_iter().enumerate().map(|(i, s)| s.renumber(self.ops[i], self.ops[(i + 1) % n], r)).collect();
+        let steps = self
+            .steps
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| s.renumber(self.ops[i], self.ops[(i + 1) % n], r))
+            .collect();
         let ops = self.ops.iter().map(|&o| r.op(o)).collect();
         Cycle { ops, steps, anomaly: self.anomaly }
     }
@@ -499,7 +503,11 @@ impl Cycle {
 
 impl WriteOrder {
     fn renumber(self, r: &mut impl Renumber) -> WriteOrder {
-        WriteOrder { key: r.key(self.key), first: (r.op(self.first.0), self.first.1), second: (r.op(self.second.0), self.second.1) }
+        WriteOrder {
+            key: r.key(self.key),
+            first: (r.op(self.first.0), self.first.1),
+            second: (r.op(self.second.0), self.second.1),
+        }
     }
 }
 
@@ -516,16 +524,12 @@ impl Case {
             Case::DirtyUpdate { key, values, txns } => {
                 Case::DirtyUpdate { key: r.key(key), values, txns: [r.op(txns[0]), r.op(txns[1])] }
             }
-            Case::DuplicateElements { mop, duplicates } => {
-                Case::DuplicateElements { mop: mop.renumber(r), duplicates }
-            }
+            Case::DuplicateElements { mop, duplicates } => Case::DuplicateElements { mop: mop.renumber(r), duplicates },
             Case::IncompatibleOrder { key, values } => Case::IncompatibleOrder { key: r.key(key), values },
             Case::LostUpdate { key, value, txns } => {
                 Case::LostUpdate { key: r.key(key), value, txns: txns.into_iter().map(|t| r.op(t)).collect() }
             }
-            Case::GarbageRead { mop, key, value } => {
-                Case::GarbageRead { mop: mop.renumber(r), key: r.key(key), value }
-            }
+            Case::GarbageRead { mop, key, value } => Case::GarbageRead { mop: mop.renumber(r), key: r.key(key), value },
             Case::CyclicVersions { key, scc, sources } => Case::CyclicVersions { key: r.key(key), scc, sources },
             c @ (Case::CycleExists { .. }
             | Case::CycleSearchTimeout { .. }
@@ -537,7 +541,9 @@ impl Case {
             Case::CollectedWrite { op, key, value, frontier, line, intermediate } => {
                 Case::CollectedWrite { op: r.op(op), key: r.key(key), value, frontier, line, intermediate }
             }
-            Case::CollectedAborted { op, key, value } => Case::CollectedAborted { op: r.op(op), key: r.key(key), value },
+            Case::CollectedAborted { op, key, value } => {
+                Case::CollectedAborted { op: r.op(op), key: r.key(key), value }
+            }
             Case::Refuted(x) => {
                 let x = *x;
                 let branches = x

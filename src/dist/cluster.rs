@@ -60,7 +60,9 @@ impl Topology {
     fn config(&self) -> timely::Config {
         let communication = match self {
             Topology::InProcess { workers, binary: false } => timely::CommunicationConfig::Process((*workers).max(1)),
-            Topology::InProcess { workers, binary: true } => timely::CommunicationConfig::ProcessBinary((*workers).max(1)),
+            Topology::InProcess { workers, binary: true } => {
+                timely::CommunicationConfig::ProcessBinary((*workers).max(1))
+            }
             Topology::Cluster { process, threads, addresses, .. } => timely::CommunicationConfig::Cluster {
                 threads: (*threads).max(1),
                 process: *process,
@@ -85,11 +87,8 @@ impl Topology {
 pub fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, DistError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| DistError::Cluster(format!("cannot read the hostfile {}: {e}", path.display())))?;
-    let hosts: Vec<String> = text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
-        .filter(|l| !l.is_empty())
-        .collect();
+    let hosts: Vec<String> =
+        text.lines().map(|l| l.split('#').next().unwrap_or("").trim().to_string()).filter(|l| !l.is_empty()).collect();
     for (i, h) in hosts.iter().enumerate() {
         if !h.contains(':') {
             return Err(DistError::Cluster(format!(

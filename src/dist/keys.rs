@@ -26,8 +26,8 @@
 //! explanations are the single run's.
 
 use super::bsp::Bsp;
-use super::window::Window;
 use super::lists::{Decoder, Encoder, Place, WireList};
+use super::window::Window;
 use super::DistError;
 use crate::anomaly::{rel, Case, Renumber, Step, Workload};
 use crate::history::{Atom, History, KeyId, Mop, MopFn, MopValue, Op, OpId, OpType, Value, NONE};
@@ -156,7 +156,12 @@ pub fn global_key(local: u32, owner: usize, workers: usize) -> Result<KeyId, Dis
 
 /// Sends the window's micro-ops to their keys' owners and runs this
 /// worker's share of the inference.
-pub fn infer(bsp: &mut Bsp, win: &Window, workload: Workload, rw: infer::rw_register::RwOptions) -> Result<Owned, DistError> {
+pub fn infer(
+    bsp: &mut Bsp,
+    win: &Window,
+    workload: Workload,
+    rw: infer::rw_register::RwOptions,
+) -> Result<Owned, DistError> {
     let batches = batches(win, bsp.peers());
     let received = bsp.exchange(batches.into_iter().enumerate().filter(|(_, b)| !b.ops.is_empty()).collect())?;
     let local = owned(bsp.index(), bsp.peers(), win, received, workload, rw);

@@ -82,7 +82,12 @@ pub enum DistError {
 
 /// Runs this worker's part of the check: every worker of every process
 /// calls it with the same input and options; worker 0 returns the report.
-pub fn run_worker(bsp: &mut Bsp, input: &MappedEdn, opts: &CheckOptions, process: usize) -> Result<Finished, DistError> {
+pub fn run_worker(
+    bsp: &mut Bsp,
+    input: &MappedEdn,
+    opts: &CheckOptions,
+    process: usize,
+) -> Result<Finished, DistError> {
     let t0 = Instant::now();
     same_input(bsp, input)?;
     let mut win = window::open(bsp, input)?;

@@ -162,7 +162,8 @@ pub fn gather(
         cases.extend(sorted.into_iter().map(|(_, _, c)| c.renumber(&mut renumber)));
     }
     let anomalies: Anomalies = keyed.into_iter().collect();
-    let outcome = check::distributed_outcome(workload, anomalies, opts, stats).map_err(|e| DistError::Input(e.to_string()))?;
+    let outcome =
+        check::distributed_outcome(workload, anomalies, opts, stats).map_err(|e| DistError::Input(e.to_string()))?;
     Ok(Some(Report { history, outcome, workers: workers_stats }))
 }
 

@@ -169,9 +169,10 @@ pub fn open(bsp: &mut Bsp, input: &MappedEdn) -> Result<Window, DistError> {
     let mut offsets = vec![0 as OpId];
     for s in &all {
         let next = u64::from(*offsets.last().unwrap_or(&0)) + u64::from(s.ops);
-        let next = OpId::try_from(next).ok().filter(|&n| n < NONE).ok_or_else(|| {
-            DistError::Input(format!("{}: more than {} client ops", input.name, NONE - 1))
-        })?;
+        let next = OpId::try_from(next)
+            .ok()
+            .filter(|&n| n < NONE)
+            .ok_or_else(|| DistError::Input(format!("{}: more than {} client ops", input.name, NONE - 1)))?;
         offsets.push(next);
     }
     if me > 0 {

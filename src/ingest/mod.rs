@@ -268,8 +268,7 @@ impl MappedEdn {
     /// `n + 1` offsets cutting the ops into `n` windows at op lines (see
     /// `edn::plan_windows`).
     pub fn plan_windows(&self, n: usize) -> Result<Vec<usize>, IngestError> {
-        edn::plan_windows(self.bytes(), n)
-            .map_err(|reason| IngestError::Unreadable { path: self.name.clone(), reason })
+        edn::plan_windows(self.bytes(), n).map_err(|reason| IngestError::Unreadable { path: self.name.clone(), reason })
     }
 
     /// Parses the window `start..end` of [`Self::bytes`], its first byte on
