@@ -30,17 +30,7 @@ fn canonical(h: &History, o: &check::Outcome) -> serde_json::Value {
     let node = reports::result_map::result_map_limited(h, o, None);
     let mut buf = Vec::new();
     reports::json::write_io(&mut buf, h, &node).expect("render");
-    let mut v: serde_json::Value = serde_json::from_slice(&buf).expect("json");
-    let map = v.as_object_mut().expect("a map");
-    map.remove("levels");
-    if let Some(serde_json::Value::Object(anoms)) = map.get_mut("anomalies") {
-        for cases in anoms.values_mut() {
-            if let serde_json::Value::Array(list) = cases {
-                list.sort_by_key(|c| c.to_string());
-            }
-        }
-    }
-    v
+    canonical_json(serde_json::from_slice(&buf).expect("json"))
 }
 
 /// Options a distributed run decides as a single run does: Elle's models,
