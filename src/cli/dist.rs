@@ -230,16 +230,16 @@ pub fn print_stats(workers: &[WorkerStats], txns: usize) {
         let (s, r) = (sum(&|w| w.traffic.sent), sum(&|w| w.traffic.received));
         sent += s;
         recv += r;
-        let mut times: Vec<(String, f64)> = Vec::new();
+        let mut times: Vec<(String, f64, u64)> = Vec::new();
         for w in &ws {
-            for (name, t) in &w.times {
-                match times.iter_mut().find(|(n, _)| n == name) {
-                    Some(x) => x.1 = x.1.max(*t),
-                    None => times.push((name.clone(), *t)),
+            for (name, t, mb) in &w.times {
+                match times.iter_mut().find(|(n, _, _)| n == name) {
+                    Some(x) => (x.1, x.2) = (x.1.max(*t), x.2.max(*mb)),
+                    None => times.push((name.clone(), *t, *mb)),
                 }
             }
         }
-        let times: Vec<String> = times.iter().map(|(n, t)| format!("{n} {t:.3}s")).collect();
+        let times: Vec<String> = times.iter().map(|(n, t, mb)| format!("{n} {t:.3}s ({mb} MB)")).collect();
         eprintln!(
             "process {p}: {} workers, ops owned {}, bytes {}, owned micro-ops {}, edges {}, sent {} B, received {} B, \
              label rounds {}, migrants {}, components {}, peak {} MB\n  {}",

@@ -34,6 +34,16 @@ fn wire() -> impl Options {
     bincode::DefaultOptions::new()
 }
 
+/// A message in the wire encoding.
+pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, DistError> {
+    wire().serialize(msg).map_err(|e| DistError::Wire(e.to_string()))
+}
+
+/// A message from worker `src`, decoded.
+pub fn decode<T: DeserializeOwned>(src: usize, bytes: &[u8]) -> Result<T, DistError> {
+    wire().deserialize(bytes).map_err(|e| DistError::Wire(format!("from worker {src}: {e}")))
+}
+
 /// `(destination, source, bytes)`.
 type Packet = (u32, u32, Vec<u8>);
 
@@ -94,7 +104,7 @@ impl<'w> Bsp<'w> {
     }
 
     /// One superstep on raw bytes.
-    fn exchange_bytes(&mut self, out: Vec<(usize, Vec<u8>)>) -> Vec<(usize, Vec<u8>)> {
+    pub fn exchange_bytes(&mut self, out: Vec<(usize, Vec<u8>)>) -> Vec<(usize, Vec<u8>)> {
         let me = self.worker.index();
         for (dest, bytes) in out {
             if dest != me {
@@ -132,14 +142,9 @@ impl<'w> Bsp<'w> {
     ) -> Result<Vec<(usize, T)>, DistError> {
         let mut bytes = Vec::with_capacity(out.len());
         for (dest, msg) in out {
-            bytes.push((dest, wire().serialize(&msg).map_err(|e| DistError::Wire(e.to_string()))?));
+            bytes.push((dest, encode(&msg)?));
         }
-        self.exchange_bytes(bytes)
-            .into_iter()
-            .map(|(src, b)| {
-                wire().deserialize(&b).map(|m| (src, m)).map_err(|e| DistError::Wire(format!("from worker {src}: {e}")))
-            })
-            .collect()
+        self.exchange_bytes(bytes).into_iter().map(|(src, b)| decode(src, &b).map(|m| (src, m))).collect()
     }
 
     /// Every worker's `value`, by worker index.

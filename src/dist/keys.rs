@@ -25,7 +25,7 @@
 //! keep, per edge and relationship, the step of the lowest rank, and cycle
 //! explanations are the single run's.
 
-use super::bsp::Bsp;
+use super::bsp::{self, Bsp};
 use super::lists::{Decoder, Encoder, Place, WireList};
 use super::window::Window;
 use super::DistError;
@@ -69,10 +69,12 @@ struct OpRec {
     mops: Vec<MopRec>,
 }
 
-/// What one window sends one owner.
+/// What one window sends one owner in one superstep of the shuffle.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 struct Batch {
-    /// The texts of the keys named in `ops` (each once).
+    /// The texts of the keys this window sends this owner for the first
+    /// time; a micro-op names a key by its slot, the order in which the
+    /// window first sent it to this owner.
     keys: Vec<String>,
     ops: Vec<OpRec>,
 }
@@ -154,69 +156,134 @@ pub fn global_key(local: u32, owner: usize, workers: usize) -> Result<KeyId, Dis
         .ok_or_else(|| DistError::Input("too many keys for a distributed run's key ids".into()))
 }
 
+/// Ops of a window encoded and sent per superstep of the shuffle: what is
+/// in flight at once is bounded by this, not by the window.
+const SHUFFLE_OPS: usize = 1 << 18;
+
 /// Sends the window's micro-ops to their keys' owners and runs this
-/// worker's share of the inference.
+/// worker's share of the inference. The window's micro-ops and lists are
+/// given back once sent.
 pub fn infer(
     bsp: &mut Bsp,
-    win: &Window,
+    win: &mut Window,
     workload: Workload,
     rw: infer::rw_register::RwOptions,
 ) -> Result<Owned, DistError> {
-    let batches = batches(win, bsp.peers());
-    let received = bsp.exchange(batches.into_iter().enumerate().filter(|(_, b)| !b.ops.is_empty()).collect())?;
-    let local = owned(bsp.index(), bsp.peers(), win, received, workload, rw);
+    let received = shuffle(bsp, win);
+    win.h.mops = Vec::new();
+    win.h.elements = Vec::new();
+    let local = received.and_then(|r| owned(bsp.index(), bsp.peers(), win, r, workload, rw));
     bsp.agree(local)
 }
 
-/// The batch for every owner.
-fn batches(win: &Window, workers: usize) -> Vec<Batch> {
-    let h = &win.h;
-    let mut out: Vec<Batch> = (0..workers).map(|_| Batch::default()).collect();
-    // Per local key: (owner, index in that owner's batch keys), made lazily.
-    let mut slots: Vec<Option<(usize, u32)>> = vec![None; h.key_count()];
-    let mut per_owner: Vec<Vec<MopRec>> = (0..workers).map(|_| Vec::new()).collect();
-    let mut lists = Encoder::default();
-    for (i, op) in h.ops.iter().enumerate() {
-        for (at, m) in h.mops_of(op).iter().enumerate() {
-            let (o, key) = *slots[m.key.0 as usize].get_or_insert_with(|| {
-                let text = h.key(m.key).to_string();
-                let o = owner(&text, workers);
-                out[o].keys.push(text);
-                (o, out[o].keys.len() as u32 - 1)
-            });
-            let value = match m.value {
-                MopValue::Nil => WireValue::Nil,
-                MopValue::Int(v) => WireValue::Int(v),
-                MopValue::List { start, len } => {
-                    WireValue::List(lists.encode(&h.elements, o, key, start as usize, len as usize))
-                }
-            };
-            per_owner[o].push(MopRec { at: at as u32, f: m.f, key, value });
-        }
-        for (o, mops) in per_owner.iter_mut().enumerate() {
-            if mops.is_empty() {
+/// The shuffle's supersteps: each sends the next [`SHUFFLE_OPS`] ops of
+/// every window, encoded, to the owners of their keys. Returns, per
+/// sender, the messages this owner received, in order; they are decoded
+/// only once every window has been sent (so that they are read in global
+/// order, sender after sender), and in the meantime are kept encoded.
+fn shuffle(bsp: &mut Bsp, win: &Window) -> Result<Vec<Vec<Vec<u8>>>, DistError> {
+    let workers = bsp.peers();
+    let longest = win.offsets.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(0);
+    let rounds = longest.div_ceil(SHUFFLE_OPS);
+    let mut inbox: Vec<Vec<Vec<u8>>> = vec![Vec::new(); workers];
+    let mut enc = Batcher::new(win, workers);
+    let mut failed = None;
+    for round in 0..rounds {
+        let from = (round * SHUFFLE_OPS).min(win.h.ops.len());
+        let to = (from + SHUFFLE_OPS).min(win.h.ops.len());
+        let mut out = Vec::new();
+        for (dest, batch) in enc.batches(from..to).into_iter().enumerate() {
+            if batch.ops.is_empty() && batch.keys.is_empty() {
                 continue;
             }
-            let local = i as u32;
-            out[o].ops.push(OpRec {
-                gid: win.gid(local),
-                index: op.index,
-                line: op.line,
-                ty: op.op_type,
-                process: op.process,
-                partner: win.partner(local),
-                partner_ty: win.partner_type(local),
-                mops: std::mem::take(mops),
-            });
+            // Every worker takes part in every superstep, so an encoding
+            // error is kept and reported after the last.
+            match bsp::encode(&batch) {
+                Ok(bytes) => out.push((dest, bytes)),
+                Err(e) => failed = failed.or(Some(e)),
+            }
+        }
+        for (src, bytes) in bsp.exchange_bytes(out) {
+            inbox[src].push(bytes);
         }
     }
-    out
+    failed.map_or(Ok(inbox), Err)
+}
+
+/// The sender's side of the shuffle: which owner and slot each key has
+/// (slots are per owner, numbered as keys are first sent to it), and the
+/// longest list sent per owner and key.
+struct Batcher<'w> {
+    win: &'w Window,
+    /// Per window key: (owner, slot at that owner), once sent.
+    slots: Vec<Option<(usize, u32)>>,
+    /// Keys sent so far, per owner.
+    sent_keys: Vec<u32>,
+    lists: Encoder,
+}
+
+impl<'w> Batcher<'w> {
+    fn new(win: &'w Window, workers: usize) -> Self {
+        Batcher { win, slots: vec![None; win.h.key_count()], sent_keys: vec![0; workers], lists: Encoder::default() }
+    }
+
+    /// The batch for every owner of the window's ops `range`: the texts of
+    /// keys sent for the first time, and the ops with their micro-ops on
+    /// the owner's keys.
+    fn batches(&mut self, range: std::ops::Range<usize>) -> Vec<Batch> {
+        let (win, workers) = (self.win, self.sent_keys.len());
+        let h = &win.h;
+        let mut out: Vec<Batch> = (0..workers).map(|_| Batch::default()).collect();
+        let mut per_owner: Vec<Vec<MopRec>> = (0..workers).map(|_| Vec::new()).collect();
+        for i in range {
+            let op = &h.ops[i];
+            for (at, m) in h.mops_of(op).iter().enumerate() {
+                let (o, key) = match self.slots[m.key.0 as usize] {
+                    Some(slot) => slot,
+                    None => {
+                        let text = h.key(m.key).to_string();
+                        let o = owner(&text, workers);
+                        out[o].keys.push(text);
+                        let slot = (o, self.sent_keys[o]);
+                        self.sent_keys[o] += 1;
+                        self.slots[m.key.0 as usize] = Some(slot);
+                        slot
+                    }
+                };
+                let value = match m.value {
+                    MopValue::Nil => WireValue::Nil,
+                    MopValue::Int(v) => WireValue::Int(v),
+                    MopValue::List { start, len } => {
+                        WireValue::List(self.lists.encode(&h.elements, o, key, start as usize, len as usize))
+                    }
+                };
+                per_owner[o].push(MopRec { at: at as u32, f: m.f, key, value });
+            }
+            for (o, mops) in per_owner.iter_mut().enumerate() {
+                if mops.is_empty() {
+                    continue;
+                }
+                let local = i as u32;
+                out[o].ops.push(OpRec {
+                    gid: win.gid(local),
+                    index: op.index,
+                    line: op.line,
+                    ty: op.op_type,
+                    process: op.process,
+                    partner: win.partner(local),
+                    partner_ty: win.partner_type(local),
+                    mops: std::mem::take(mops),
+                });
+            }
+        }
+        out
+    }
 }
 
 /// The history of this owner's keys, and how to map it back.
 struct Sub {
     h: History,
-    /// Sub op -> global op ([`NONE`] for the stand-in invocation).
+    /// Sub op -> global op ([`NONE`] for the stand-in invocation), ascending.
     gid: Vec<OpId>,
     /// Per sub micro-op: its index in its operation.
     at: Vec<u32>,
@@ -224,121 +291,184 @@ struct Sub {
     keys: Vec<String>,
 }
 
-/// Builds the owner's history from the batches (in window order, so in
-/// global order), each with its sender.
-fn build(batches: Vec<(usize, Batch)>, has_invokes: bool) -> Result<Sub, DistError> {
-    let mut key_ids: FxHashMap<String, u32> = FxHashMap::default();
-    let mut keys: Vec<String> = Vec::new();
-    let mut recs: Vec<(OpRec, Vec<Option<Place>>)> = Vec::new();
-    let mut lists = Decoder::default();
-    for (sender, b) in batches {
-        let map: Vec<u32> = b
-            .keys
-            .into_iter()
-            .map(|t| {
-                *key_ids.entry(t.clone()).or_insert_with(|| {
-                    keys.push(t);
-                    keys.len() as u32 - 1
-                })
-            })
-            .collect();
-        for mut r in b.ops {
-            let mut places = Vec::with_capacity(r.mops.len());
-            for m in &mut r.mops {
-                let slot = m.key;
-                let key = *map.get(slot as usize).ok_or_else(|| {
+/// The owner's side of the shuffle: the history of its keys, built as the
+/// messages are decoded, straight into its columns.
+#[derive(Default)]
+struct SubBuilder {
+    h: History,
+    gid: Vec<OpId>,
+    at: Vec<u32>,
+    /// Per op: its partner's global id and type.
+    partner: Vec<(OpId, Option<OpType>)>,
+    key_ids: FxHashMap<String, u32>,
+    keys: Vec<String>,
+    /// Per sender: its key slots -> this owner's keys.
+    slots: Vec<Vec<u32>>,
+    lists: Decoder,
+    /// List-valued micro-ops and where their lists lie.
+    places: Vec<(u32, Place)>,
+}
+
+impl SubBuilder {
+    /// Adds one decoded message of `sender` (its messages in order, senders
+    /// in window order).
+    fn add(&mut self, sender: usize, b: Batch) -> Result<(), DistError> {
+        if self.slots.len() <= sender {
+            self.slots.resize_with(sender + 1, Vec::new);
+        }
+        for t in b.keys {
+            let next = self.keys.len() as u32;
+            let id = *self.key_ids.entry(t.clone()).or_insert(next);
+            if id == next {
+                self.keys.push(t);
+            }
+            self.slots[sender].push(id);
+        }
+        for r in b.ops {
+            if self.gid.last().is_some_and(|&g| g >= r.gid) {
+                return Err(DistError::Wire(format!("worker {sender} sent ops out of order")));
+            }
+            let mop_start = self.h.mops.len() as u32;
+            for m in &r.mops {
+                let key = *self.slots[sender].get(m.key as usize).ok_or_else(|| {
                     DistError::Wire(format!("a micro-op from worker {sender} names a key it never sent"))
                 })?;
-                places.push(match &m.value {
-                    WireValue::List(w) => Some(lists.decode(sender, slot, key, w).ok_or_else(|| {
-                        DistError::Wire(format!("a list read from worker {sender} refers to a list it never sent"))
-                    })?),
-                    _ => None,
-                });
-                // From here on the micro-op names the owner's key.
-                m.key = key;
+                let value = match &m.value {
+                    WireValue::Int(v) => MopValue::Int(*v),
+                    WireValue::Nil => MopValue::Nil,
+                    WireValue::List(w) => {
+                        let place = self.lists.decode(sender, m.key, key, w).ok_or_else(|| {
+                            DistError::Wire(format!("a list read from worker {sender} refers to a list it never sent"))
+                        })?;
+                        self.places.push((self.h.mops.len() as u32, place));
+                        MopValue::Nil
+                    }
+                };
+                self.h.mops.push(Mop { f: m.f, key: KeyId(key), value });
+                self.at.push(m.at);
             }
-            recs.push((r, places));
+            self.h.ops.push(sub_op(&r, mop_start, r.mops.len() as u32));
+            self.gid.push(r.gid);
+            self.partner.push((r.partner, r.partner_ty));
         }
+        Ok(())
     }
-    // Stand-ins for partners that touch none of these keys.
-    let present: rustc_hash::FxHashSet<OpId> = recs.iter().map(|r| r.0.gid).collect();
-    let mut standins: Vec<OpRec> = recs
-        .iter()
-        .filter(|(r, _)| r.partner != NONE && !present.contains(&r.partner))
-        .filter_map(|(r, _)| {
-            Some(OpRec {
-                gid: r.partner,
+
+    /// The owner's history: stand-ins for partners that touch none of its
+    /// keys put in their places, pairs made, lists laid out.
+    fn finish(mut self, has_invokes: bool) -> Sub {
+        self.add_standins();
+        let gid = &self.gid;
+        for (op, &(partner, _)) in self.h.ops.iter_mut().zip(&self.partner) {
+            op.pair = if partner == NONE { NONE } else { gid.binary_search(&partner).map_or(NONE, |i| i as u32) };
+        }
+        // Whether the history has invocations is a fact of the whole history.
+        if has_invokes && !self.h.ops.iter().any(Op::is_invoke) {
+            let stand_in = OpRec {
+                gid: NONE,
                 index: -1,
                 line: 0,
-                ty: r.partner_ty?,
-                process: r.process,
-                partner: r.gid,
-                partner_ty: Some(r.ty),
+                ty: OpType::Invoke,
+                process: i64::MIN,
+                partner: NONE,
+                partner_ty: None,
                 mops: Vec::new(),
-            })
-        })
-        .collect();
-    standins.sort_unstable_by_key(|r| r.gid);
-    standins.dedup_by_key(|r| r.gid);
-    recs.extend(standins.into_iter().map(|r| (r, Vec::new())));
-    recs.sort_by_key(|r| r.0.gid);
-    let mut h = History::default();
-    h.fs = vec![Atom::Keyword("txn".into())];
-    let mut gid = Vec::with_capacity(recs.len() + 1);
-    let mut at = Vec::new();
-    let pos: FxHashMap<OpId, u32> = recs.iter().enumerate().map(|(i, r)| (r.0.gid, i as u32)).collect();
-    let (arena, place) = lists.finish();
-    h.elements = arena;
-    for (r, places) in recs {
-        let mop_start = h.mops.len() as u32;
-        for (m, p) in r.mops.iter().zip(&places) {
-            let value = match (&m.value, p) {
-                (WireValue::Int(v), _) => MopValue::Int(*v),
-                (WireValue::List(_), Some(p)) => {
-                    let (start, len) = place(*p);
-                    MopValue::List { start, len }
-                }
-                _ => MopValue::Nil,
             };
-            h.mops.push(Mop { f: m.f, key: KeyId(m.key), value });
-            at.push(m.at);
+            self.h.ops.push(sub_op(&stand_in, self.h.mops.len() as u32, 0));
+            self.gid.push(NONE);
         }
-        h.ops.push(Op {
-            index: r.index,
-            time: -1,
-            op_type: r.ty,
-            process: r.process,
-            f: 0,
-            mop_start,
-            mop_len: r.mops.len() as u32,
-            pair: pos.get(&r.partner).copied().unwrap_or(NONE),
-            extras: NONE,
-            line: r.line,
-            fields: 0,
-        });
-        gid.push(r.gid);
+        let (arena, place) = self.lists.finish();
+        self.h.elements = arena;
+        for (m, p) in self.places {
+            let (start, len) = place(p);
+            self.h.mops[m as usize].value = MopValue::List { start, len };
+        }
+        self.h.fs = vec![Atom::Keyword("txn".into())];
+        self.h.keys = self.keys.iter().map(|t| Value::Atom(Atom::Symbol(t.as_str().into()))).collect();
+        Sub { h: self.h, gid: self.gid, at: self.at, keys: self.keys }
     }
-    // Whether the history has invocations is a fact of the whole history.
-    if has_invokes && !h.ops.iter().any(Op::is_invoke) {
-        let mop_start = h.mops.len() as u32;
-        h.ops.push(Op {
-            index: -1,
-            time: -1,
-            op_type: OpType::Invoke,
-            process: i64::MIN,
-            f: 0,
-            mop_start,
-            mop_len: 0,
-            pair: NONE,
-            extras: NONE,
-            line: 0,
-            fields: 0,
-        });
-        gid.push(NONE);
+
+    /// Zero-micro-op stand-ins for the partners of ops here that touch none
+    /// of these keys (so that "is this invocation paired" reads as in the
+    /// whole history), merged into global order from the back.
+    fn add_standins(&mut self) {
+        let mut standins: Vec<(OpId, OpRec)> = Vec::new();
+        for (i, &(partner, ty)) in self.partner.iter().enumerate() {
+            let (Some(ty), false) = (ty, partner == NONE) else { continue };
+            if self.gid.binary_search(&partner).is_err() {
+                let op = &self.h.ops[i];
+                let rec = OpRec {
+                    gid: partner,
+                    index: -1,
+                    line: 0,
+                    ty,
+                    process: op.process,
+                    partner: self.gid[i],
+                    partner_ty: Some(op.op_type),
+                    mops: Vec::new(),
+                };
+                standins.push((partner, rec));
+            }
+        }
+        if standins.is_empty() {
+            return;
+        }
+        standins.sort_unstable_by_key(|s| s.0);
+        standins.dedup_by_key(|s| s.0);
+        let (n, k) = (self.gid.len(), standins.len());
+        let empty = (NONE, None);
+        self.gid.resize(n + k, NONE);
+        self.partner.resize(n + k, empty);
+        let filler = self.h.ops.first().copied().unwrap_or_else(|| sub_op(&standins[0].1, 0, 0));
+        self.h.ops.resize(n + k, filler);
+        // Merge from the back: `i` reads the old ops, `w` writes.
+        let (mut i, mut w) = (n, n + k);
+        while let Some((g, rec)) = standins.pop() {
+            while i > 0 && self.gid[i - 1] > g {
+                i -= 1;
+                w -= 1;
+                self.gid[w] = self.gid[i];
+                self.partner[w] = self.partner[i];
+                self.h.ops[w] = self.h.ops[i];
+            }
+            w -= 1;
+            let mop_start = if i > 0 { self.h.ops[i - 1].mop_start + self.h.ops[i - 1].mop_len } else { 0 };
+            self.h.ops[w] = sub_op(&rec, mop_start, 0);
+            self.gid[w] = g;
+            self.partner[w] = (rec.partner, rec.partner_ty);
+        }
     }
-    h.keys = keys.iter().map(|t| Value::Atom(Atom::Symbol(t.as_str().into()))).collect();
-    Ok(Sub { h, gid, at, keys })
+}
+
+/// An op of the owner's history (paired later), from its record.
+fn sub_op(r: &OpRec, mop_start: u32, mop_len: u32) -> Op {
+    Op {
+        index: r.index,
+        time: -1,
+        op_type: r.ty,
+        process: r.process,
+        f: 0,
+        mop_start,
+        mop_len,
+        pair: NONE,
+        extras: NONE,
+        line: r.line,
+        fields: 0,
+    }
+}
+
+/// Builds the owner's history from the messages it received, per sender
+/// in order, decoding them one at a time (each freed once read).
+fn build(received: Vec<Vec<Vec<u8>>>, has_invokes: bool) -> Result<Sub, DistError> {
+    let mut sub = SubBuilder::default();
+    for (sender, messages) in received.into_iter().enumerate() {
+        for bytes in messages {
+            let batch: Batch = bsp::decode(sender, &bytes)?;
+            drop(bytes);
+            sub.add(sender, batch)?;
+        }
+    }
+    Ok(sub.finish(has_invokes))
 }
 
 /// Maps a sub history's ids to the whole history's.
@@ -366,11 +496,11 @@ fn owned(
     me: usize,
     workers: usize,
     win: &Window,
-    batches: Vec<(usize, Batch)>,
+    received: Vec<Vec<Vec<u8>>>,
     workload: Workload,
     rw: infer::rw_register::RwOptions,
 ) -> Result<Owned, DistError> {
-    let sub = build(batches, win.whole.has_invokes)?;
+    let sub = build(received, win.whole.has_invokes)?;
     global_key(sub.keys.len() as u32, me, workers)?;
     let (ops, mops) = (sub.h.ops.len(), sub.h.mops.len());
     let inferred = match workload {

@@ -92,18 +92,17 @@ pub fn run_worker(
     same_input(bsp, input)?;
     let mut win = window::open(bsp, input)?;
     let read = t0.elapsed();
+    let read_peak = check::mem::resident().1 >> 20;
     let workload = win.whole.flags.resolve(opts.workload);
     let request = supported(workload, opts);
     bsp.agree(request)?;
     let t1 = Instant::now();
-    let owned = keys::infer(bsp, &win, workload, opts.rw)?;
-    let infer = t1.elapsed();
-    // The micro-ops now live with their keys' owners; the window keeps
+    // The micro-ops then live with their keys' owners; the window keeps
     // its ops (order, labels, and the lines its echoes are found by).
-    win.h.mops = Vec::new();
-    win.h.elements = Vec::new();
+    let owned = keys::infer(bsp, &mut win, workload, opts.rw)?;
+    let infer = t1.elapsed();
     let failed = bsp.sum(u64::from(owned.error.is_some()))? > 0;
-    let mut times = vec![("read".to_string(), read.as_secs_f64()), ("infer".into(), infer.as_secs_f64())];
+    let mut times = vec![("read".to_string(), read.as_secs_f64(), read_peak), stage("infer", infer)];
     let mut stats = WorkerStats {
         process,
         ops: win.h.ops.len(),
@@ -118,18 +117,18 @@ pub fn run_worker(
         let t = Instant::now();
         let kind = order_kind(opts, win.whole.has_invokes)?;
         let order = order::edges(bsp, &win, kind)?;
-        times.push(("order".into(), t.elapsed().as_secs_f64()));
+        times.push(stage("order", t.elapsed()));
         let t = Instant::now();
         let local = labels::route(bsp, &win, owned.edges, order)?;
         total_edges = bsp.sum(local.edges as u64)? as usize;
-        times.push(("route".into(), t.elapsed().as_secs_f64()));
+        times.push(stage("route", t.elapsed()));
         let t = Instant::now();
         let labelled = labels::labels(bsp, &win, &local)?;
-        times.push(("labels".into(), t.elapsed().as_secs_f64()));
+        times.push(stage("labels", t.elapsed()));
         let t = Instant::now();
         let cycle_opts = CycleOptions { timeout: opts.cycle_search_timeout };
         let found = labels::cycles(bsp, &win, &local, &labelled, explainer.as_ref(), workload, cycle_opts)?;
-        times.push(("cycles".into(), t.elapsed().as_secs_f64()));
+        times.push(stage("cycles", t.elapsed()));
         anomalies.extend(found.anomalies);
         stats.edges = local.edges;
         stats.label_rounds = labelled.rounds;
@@ -152,6 +151,11 @@ pub fn run_worker(
     };
     let status = bsp.broadcast(Some(status))?;
     Ok(Finished { report: report?, status })
+}
+
+/// A stage's name, time, and the process's peak resident memory so far (MB).
+fn stage(name: &str, took: std::time::Duration) -> (String, f64, u64) {
+    (name.to_string(), took.as_secs_f64(), check::mem::resident().1 >> 20)
 }
 
 /// What a worker returns: worker 0's report, and the exit status every

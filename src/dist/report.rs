@@ -45,8 +45,9 @@ pub struct WorkerStats {
     pub migrants: usize,
     /// Components it analysed.
     pub components: usize,
-    /// Stage times: read, infer, order, route, labels, cycles (seconds).
-    pub times: Vec<(String, f64)>,
+    /// Stages (read, infer, order, route, labels, cycles): seconds, and the
+    /// process's peak resident memory after it (MB).
+    pub times: Vec<(String, f64, u64)>,
     /// Peak resident memory, MB.
     pub peak_mb: Option<u64>,
 }

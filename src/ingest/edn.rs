@@ -1905,23 +1905,80 @@ pub(crate) fn client_op_span(input: &[u8], from: usize, end: usize, k: usize) ->
 /// Parses the ops of `input[start..end]` (a window of [`plan_windows`])
 /// into a builder, its first byte on line `first_line` (0: count lines from
 /// the window's start, to be moved later); returns the builder and the line
-/// of `end`. Errors name their place in the whole input.
+/// of `end`. Errors name their place in the whole input. With `release`,
+/// the input's bytes are given back as they are read (see [`parse_chunks`]).
+///
+/// The window is read in pieces of [`WINDOW_PIECE`] bytes cut at op lines,
+/// each stored with its list reads shared ([`HistoryBuilder::share_lists`])
+/// before it joins the window's builder: list reads are stored whole while
+/// a piece is read, so a window read in one go would hold every read list
+/// at once (several times the shared history). A piece that does not parse
+/// on its own (an op spanning a cut) is read again with the rest of the
+/// window in one go, so pieces never change what is read or an error's place.
 pub(crate) fn parse_window(
     source: &str,
     input: &[u8],
     start: usize,
     end: usize,
     first_line: usize,
+    release: Option<Release<'_>>,
 ) -> Result<(HistoryBuilder, usize), IngestError> {
-    let mut b = HistoryBuilder::with_capacity_for(source, end - start);
-    let mut p = Parser::new(input, start, end, first_line);
-    match p.ops(&mut b, None) {
-        Ok(()) => {
-            let lines = p.lines_to(end);
-            Ok((b, lines))
+    let mut whole: Option<HistoryBuilder> = None;
+    let (mut at, mut line) = (start, first_line);
+    let mut arena: Option<Vec<i64>> = None;
+    while at < end {
+        let mut cut = if end - at > WINDOW_PIECE { next_op_line(input, at + WINDOW_PIECE, end) } else { end };
+        let parsed = match parse_piece(source, input, (at, cut), line, release, arena.take()) {
+            Err(_) if cut < end => {
+                cut = end;
+                parse_piece(source, input, (at, end), line, release, None)
+            }
+            parsed => parsed,
+        };
+        let (mut piece, next_line) = parsed.map_err(|e| e.into_ingest(source, input))?;
+        arena = Some(piece.share_lists());
+        match &mut whole {
+            None => whole = Some(piece),
+            Some(b) if b.can_append(&piece) => b.append(piece),
+            Some(_) => {
+                return Err(IngestError::Unreadable {
+                    path: source.to_string(),
+                    reason: "holds more than 4 billion operations, micro-operations or distinct list elements in \
+                             one window, beyond the columnar model's u32 offsets: use more workers"
+                        .into(),
+                })
+            }
         }
-        Err(e) => Err(e.into_ingest(source, input)),
+        (at, line) = (cut, next_line);
     }
+    Ok((whole.unwrap_or_else(|| HistoryBuilder::new(source)), line))
+}
+
+/// Bytes of a window read at a time by [`parse_window`].
+const WINDOW_PIECE: usize = 32 << 20;
+
+/// Parses one piece `input[from..to]` of a window, its first byte on line
+/// `line`, into a builder (filling `arena` when given); returns it and the
+/// line of `to`.
+fn parse_piece(
+    source: &str,
+    input: &[u8],
+    (from, to): (usize, usize),
+    line: usize,
+    release: Option<Release<'_>>,
+    arena: Option<Vec<i64>>,
+) -> PResult<(HistoryBuilder, usize)> {
+    let mut b = HistoryBuilder::with_capacity_for(source, to - from);
+    if let Some(arena) = arena {
+        b.reuse_arena(arena);
+    }
+    let mut p = Parser::new(input, from, to, line);
+    p.release = release.map(|r| (r, from));
+    let parsed = p.ops(&mut b, None);
+    if let Some(r) = release {
+        r(from, to);
+    }
+    parsed.map(|()| (b, p.lines_to(to)))
 }
 
 /// Chooses chunk boundaries for a parallel parse: offsets where a line starts

@@ -273,14 +273,21 @@ impl MappedEdn {
 
     /// Parses the window `start..end` of [`Self::bytes`], its first byte on
     /// line `first_line` (0: counted from the window's start); returns the
-    /// builder and the line of `end`.
+    /// builder and the line of `end`. The window's pages of the map are
+    /// given back as they are read, so a process holds what it parsed, not
+    /// the file's bytes.
     pub fn parse_window(
         &self,
         start: usize,
         end: usize,
         first_line: usize,
     ) -> Result<(crate::history::HistoryBuilder, usize), IngestError> {
-        edn::parse_window(&self.name, self.bytes(), start, end, first_line)
+        let release = |from: usize, to: usize| {
+            if let Some(map) = &self.map {
+                release_pages(map, self.skip + from, self.skip + to);
+            }
+        };
+        edn::parse_window(&self.name, self.bytes(), start, end, first_line, Some(&release))
     }
 
     /// The byte span of the `k`-th client op (from 0) read from `from` on,

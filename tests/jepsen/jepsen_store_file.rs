@@ -320,9 +320,14 @@ fn follow_reads_chunks_as_they_are_sealed_and_ends_with_the_batch_verdict() {
     let writer = {
         let path = path.clone();
         std::thread::spawn(move || {
+            // Each stage replaces the file at once (written beside it, then
+            // renamed): Jepsen's file only grows, and `fs::write` would let
+            // the follower see it truncated to nothing for a moment.
+            let next = path.with_extension("next");
             for s in stages.iter().skip(1).chain(std::iter::once(&last)) {
                 std::thread::sleep(Duration::from_millis(400));
-                std::fs::write(&path, s).expect("stage");
+                std::fs::write(&next, s).expect("stage");
+                std::fs::rename(&next, &path).expect("stage in place");
             }
         })
     };
