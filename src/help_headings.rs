@@ -29,11 +29,15 @@ pub const FOLLOW: &str = "Following a running database (isolde help online)";
 /// distributed`).
 pub const DISTRIBUTED: &str = "Distributed (isolde help distributed)";
 
+/// Facts only the database knows, given beside the history (the commit
+/// order of `--transaction-order`).
+pub const WHITE_BOX: &str = "White-box facts from the database (--help-all)";
+
 /// Time and memory limits of a check.
 pub const LIMITS: &str = "Limits";
 
 /// The headings whose options `--help` leaves out and `--help-all` shows.
-pub const HIDDEN_FROM_SHORT_HELP: &[&str] = &[TUNING, JEPSEN, FOLLOW, DISTRIBUTED];
+pub const HIDDEN_FROM_SHORT_HELP: &[&str] = &[TUNING, JEPSEN, FOLLOW, DISTRIBUTED, WHITE_BOX];
 
 /// Whether `--help` leaves out the options under `heading`.
 pub fn hidden_from_short_help(heading: Option<&str>) -> bool {

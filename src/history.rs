@@ -67,6 +67,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
+pub mod transaction_order;
+
 /// Integers up to this one are never value identities in integer mode (the
 /// analyses use `i64::MIN` and `i64::MIN + 1` as markers); a history with such
 /// a value is interned instead.
@@ -552,6 +554,10 @@ pub struct History {
     /// `test.jepsen`: the test's name, start, nodes and concurrency, and
     /// whether the history was read whole (reports say when it was not).
     pub store: Option<Box<StoreNote>>,
+    /// The database's commit order of (some of) the completions, from the
+    /// ops' `:transaction-order` fields or `--transaction-order FILE`
+    /// ([`transaction_order`]); `None` when none was given.
+    pub transaction_order: Option<Box<transaction_order::TransactionOrder>>,
     /// Invocations whose micro-ops are their completion's with every read
     /// `nil`, increasing: they hold no copy ([`Self::share_invocation_mops`]).
     shared_invocations: Vec<OpId>,

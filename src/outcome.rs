@@ -52,6 +52,10 @@ pub struct Stats {
     /// is known (a history of completions only, as dbcop, Cobra and PolySI
     /// write, says nothing of it).
     pub realtime: bool,
+    /// Operations the database's commit order places (rw-register
+    /// histories with a transaction order; 0 when none was given): their
+    /// write orders are known facts to inference and the exact check.
+    pub transaction_order: usize,
     /// Edges in the dependency graph.
     pub edges: usize,
     /// Time spent inferring dependencies and non-cycle anomalies.

@@ -3,6 +3,7 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use isolde::anomaly::Workload;
 use isolde::check::{self, CheckOptions, Validity, WorkloadChoice};
+use isolde::history::transaction_order::OrderFile;
 use isolde::{gen, ingest, reports};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -81,7 +82,7 @@ enum ConvertArg {
 }
 
 /// Help headings. The options under a heading of
-/// `isolde::help_headings::HIDDEN_FROM_SHORT_HELP` ([`TUNING`], [`FOLLOW`], [`DISTRIBUTED`],
+/// `isolde::help_headings::HIDDEN_FROM_SHORT_HELP` ([`TUNING`], [`FOLLOW`], [`DISTRIBUTED`], [`WHITE_BOX`],
 /// and the Jepsen checkers' heading of `isolde::cli::jepsen::JepsenArgs`)
 /// are left out of `--help` and shown by `--help-all` (see
 /// `isolde::cli::help`).
@@ -94,6 +95,7 @@ const WORKLOAD: &str = "Workload";
 const STORE: &str = "Store";
 const FOLLOW: &str = isolde::help_headings::FOLLOW;
 const DISTRIBUTED: &str = isolde::help_headings::DISTRIBUTED;
+const WHITE_BOX: &str = isolde::help_headings::WHITE_BOX;
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
@@ -186,6 +188,11 @@ struct AnalyzeArgs {
     /// rw-register: infer version order from writes following reads.
     #[arg(long, help_heading = INPUT)]
     wfr_keys: bool,
+    /// rw-register: the database's commit order, an EDN or JSON map from
+    /// completion :index to order number ({"1": 0, "3": 1}); gives write
+    /// orders (Elle's :transaction-order).
+    #[arg(long, value_name = "FILE", help_heading = WHITE_BOX)]
+    transaction_order: Option<std::path::PathBuf>,
     /// Consistency models expected to hold, comma separated (Elle's names, or
     /// si, ser, strict-ser, rc, ru, rr, read-committed-be,
     /// transactional-causal), `all` for every level from read-committed-be to
@@ -698,6 +705,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         local_processes: a.local_processes,
         start_timeout: a.start_timeout,
     };
+    let order = order_file(&a, dist_args.wanted())?;
     if dist_args.wanted() {
         return analyze_distributed(&a, &dist_args, &opts, format, limit).map(ExitCode::from);
     }
@@ -724,7 +732,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
     }
     isolde::cli::memory_guard::watch();
     for file in &a.files {
-        let code = match analyze_one(&a, file, input, read, &opts, format, several, limit) {
+        let code = match analyze_one(&a, file, (input, read, order.as_ref()), &opts, format, several, limit) {
             Ok(code) => code,
             Err(e) if several => {
                 eprintln!("isolde: {e}");
@@ -752,6 +760,23 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::from(worst))
+}
+
+/// `--transaction-order FILE`, read before any history: it describes one
+/// history, checked on one process and not followed.
+fn order_file(a: &AnalyzeArgs, distributed: bool) -> Result<Option<OrderFile>, String> {
+    let Some(path) = &a.transaction_order else { return Ok(None) };
+    let refuse = |why: &str| Err(format!("--transaction-order {}: {why}", path.display()));
+    if a.files.len() != 1 {
+        return refuse("an order names one history's completions; give one history file");
+    }
+    if distributed || a.follow {
+        return refuse("the order is used by a check on one process of a whole history; drop --processes, --local-processes and --follow");
+    }
+    if a.workload.jepsen().is_some() {
+        return refuse("the order gives write orders of rw-register histories");
+    }
+    OrderFile::read(path).map(Some)
 }
 
 /// `analyze --processes/--local-processes`: this process's part of a
@@ -797,8 +822,7 @@ fn analyze_distributed(
 fn analyze_one(
     a: &AnalyzeArgs,
     file: &std::path::Path,
-    input: ingest::Format,
-    read: ingest::ReadOptions,
+    (input, read, order): (ingest::Format, ingest::ReadOptions, Option<&OrderFile>),
     opts: &CheckOptions,
     format: FormatArg,
     several: bool,
@@ -821,7 +845,7 @@ fn analyze_one(
     if let Some(w) = a.workload.jepsen() {
         return jepsen(isolde::cli::jepsen::check_path(file, input, Some(w), &a.jepsen.options()));
     }
-    let checked = match isolde::cli::read_and_check(file, input, read, opts) {
+    let checked = match isolde::cli::read_and_check_ordered(file, input, read, opts, order) {
         Ok(c) => c,
         Err(e) => match matches!(a.workload, WorkloadArg::Auto)
             .then(|| isolde::cli::jepsen::check_detected(file, input, &a.jepsen.options(), false))

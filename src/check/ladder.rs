@@ -95,6 +95,7 @@ fn own(o: &Outcome, level: &'static LevelDef) -> LevelRow {
         m if weak::Level::from_model(m).is_some() => weak_status(o, m),
         m => elle_or_exact_status(o, m),
     };
+    let (status, reason) = order_blind(o, level, status, reason);
     let witness = match &status {
         ModelStatus::Violated(name) => {
             let cases = o.anomalies.get(name).map(Vec::as_slice).unwrap_or_default();
@@ -117,6 +118,24 @@ fn own(o: &Outcome, level: &'static LevelDef) -> LevelRow {
         _ => DecidedBy::Nobody,
     };
     LevelRow { level, status, decided_by, reason, witness }
+}
+
+/// A level proved by a checker that does not use the history's transaction
+/// order (the weak and the prefix checkers) is not proved with it: the
+/// order adds write orders, so their violations stand but their proofs do
+/// not. Such a level is left to the implications (a stronger level the
+/// exact check proved with the order answers it).
+fn order_blind(o: &Outcome, level: &LevelDef, status: ModelStatus, reason: String) -> (ModelStatus, String) {
+    if o.stats.transaction_order == 0 || status != ModelStatus::Holds {
+        return (status, reason);
+    }
+    match holds_by(o, level) {
+        Decider::Weak | Decider::Prefix => (
+            ModelStatus::Unknown,
+            format!("the {} check does not use the transaction order", holds_by(o, level).name()),
+        ),
+        _ => (status, reason),
+    }
 }
 
 /// Which checker proved a level that holds.

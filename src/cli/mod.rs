@@ -13,6 +13,7 @@ pub mod jepsen;
 pub mod memory_guard;
 
 use crate::check::{self, CheckOptions, Outcome};
+use crate::history::transaction_order::{self, OrderFile};
 use crate::history::History;
 use crate::ingest::{self, Format, ReadOptions};
 use crate::reports::directory::{self, PlotOptions};
@@ -37,6 +38,18 @@ pub struct Checked {
 /// stderr when stderr is a terminal and the run takes more than a second.
 /// Errors are the reader's or the checker's message.
 pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &CheckOptions) -> Result<Checked, String> {
+    read_and_check_ordered(path, format, read, opts, None)
+}
+
+/// [`read_and_check`] with a transaction order file (`--transaction-order`),
+/// merged with the order the ops' own fields give.
+pub fn read_and_check_ordered(
+    path: &Path,
+    format: Format,
+    read: ReadOptions,
+    opts: &CheckOptions,
+    order: Option<&OrderFile>,
+) -> Result<Checked, String> {
     let t0 = Instant::now();
     let size = if path.as_os_str() == "-" { 0 } else { std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) };
     let spinner = spinner(size);
@@ -51,6 +64,15 @@ pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &Che
                 p.finish_and_clear();
             }
             return Err(e.to_string());
+        }
+    };
+    let h = match with_order_file(h, opts, order) {
+        Ok(h) => h,
+        Err(e) => {
+            if let Some(p) = &spinner {
+                p.finish_and_clear();
+            }
+            return Err(e);
         }
     };
     let parse_time = t0.elapsed();
@@ -74,6 +96,22 @@ pub fn read_and_check(path: &Path, format: Format, read: ReadOptions, opts: &Che
     }
     let outcome = outcome.map_err(|e| e.to_string())?;
     Ok(Checked { history: h, outcome, parse_time, parse_peak_mb })
+}
+
+/// `h` with the order of `file` merged into its own (see
+/// [`crate::history::transaction_order`]). The order gives write orders of
+/// registers; a list-append history's reads already give its version
+/// orders, so a file for one is refused rather than ignored.
+fn with_order_file(mut h: History, opts: &CheckOptions, file: Option<&OrderFile>) -> Result<History, String> {
+    let Some(file) = file else { return Ok(h) };
+    if check::resolve_workload(&h, opts.workload) != crate::anomaly::Workload::RwRegister {
+        return Err(format!(
+            "--transaction-order {}: a transaction order gives the write orders of rw-register histories; {} is a list-append history, whose reads give its version orders",
+            file.name, h.source
+        ));
+    }
+    h.transaction_order = transaction_order::load(&h, Some(file))?.map(Box::new);
+    Ok(h)
 }
 
 /// Says on stderr how much of a history read from Jepsen's `test.jepsen`

@@ -54,6 +54,8 @@ struct Summary {
     has_invokes: bool,
     completions: u64,
     interned: bool,
+    /// Some op carries a `:transaction-order` field.
+    ordered: bool,
     flags: WorkloadFlags,
     nonclient: u64,
     dropped: u64,
@@ -166,6 +168,14 @@ pub fn open(bsp: &mut Bsp, input: &MappedEdn) -> Result<Window, DistError> {
             input.name
         )));
     }
+    if let Some(w) = all.iter().position(|s| s.ordered) {
+        return Err(DistError::Input(format!(
+            "{}: ops in window {w} carry :{} (the database's commit order); a distributed run does not use it: \
+             check this history on one process",
+            input.name,
+            crate::history::transaction_order::FIELD
+        )));
+    }
     let mut offsets = vec![0 as OpId];
     for s in &all {
         let next = u64::from(*offsets.last().unwrap_or(&0)) + u64::from(s.ops);
@@ -223,6 +233,12 @@ fn summarize(h: &History, lines: usize) -> Summary {
         has_invokes: h.ops.iter().any(|o| o.is_invoke()),
         completions: h.ops.iter().filter(|o| !o.is_invoke()).count() as u64,
         interned: !h.values.is_empty(),
+        ordered: h.ops.iter().any(|op| {
+            h.extras_of(op).iter().any(|(k, _)| {
+                matches!(k, crate::history::Value::Atom(crate::history::Atom::Keyword(n))
+                    if &**n == crate::history::transaction_order::FIELD)
+            })
+        }),
         flags: WorkloadFlags::of(h),
         nonclient: h.nonclient_ops as u64,
         dropped: h.dropped_events as u64,

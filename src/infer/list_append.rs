@@ -753,7 +753,15 @@ struct KnownState<'a> {
 }
 
 impl KnownState<'_> {
-    fn consistent_with(&self, got: &[i64]) -> bool {
+    /// Whether a read of `got` (`got_nil`: the read returned nil) agrees
+    /// with this state. As in Elle (since its commit 8a5e27b), nil is a
+    /// definite state distinct from the empty list: a state that is exactly
+    /// a read of nil admits only nil, and a known list (even `[]`) does not
+    /// admit nil.
+    fn consistent_with(&self, got: &[i64], got_nil: bool) -> bool {
+        if !self.unknown_prefix && self.tail.is_empty() && (self.was_nil || got_nil) {
+            return self.was_nil == got_nil;
+        }
         if self.unknown_prefix {
             got.len() >= self.tail.len() && got[got.len() - self.tail.len()..] == self.tail[..]
         } else {
@@ -773,7 +781,12 @@ impl KnownState<'_> {
     }
 }
 
-/// Cerone's INT axiom within one ok transaction, and future reads.
+/// Cerone's INT axiom within one ok transaction, and future reads. A read
+/// must agree with the transaction's last read of the key and its appends
+/// since; a read of nil is a definite state (nothing there), so
+/// `[[:r :x nil] [:r :x [2]]]` is internal with `:expected nil` (Elle since
+/// its commit 8a5e27b). Only the first internal case of a transaction is
+/// reported, as in Elle.
 fn internal_and_future_read(
     h: &History,
     idx: &ListAppendIndex,
@@ -824,7 +837,7 @@ fn internal_and_future_read(
             (MopFn::Read, v) => {
                 let got = h.list(v);
                 if let (false, Some(s)) = (internal_done, slot) {
-                    if !state[s].consistent_with(got) {
+                    if !state[s].consistent_with(got, v == MopValue::Nil) {
                         let mop = MopRef { op: me, mop: j as u32 };
                         found.push(("internal", Case::Internal { mop, expected: state[s].expected() }));
                         internal_done = true;

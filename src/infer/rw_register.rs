@@ -9,7 +9,10 @@
 //!    value written or read;
 //! 2. `wfr-keys` (opt-in): a transaction that reads `x = v` and then writes
 //!    `x = v'` installed `v'` after `v`;
-//! 3. `sequential-keys` / `linearizable-keys` (opt-in): if keys are sequential
+//! 3. `transaction-order-keys` (when the history has a commit order, see
+//!    [`crate::history::transaction_order`]): each key's final writes in the
+//!    order of their writers' commit numbers;
+//! 4. `sequential-keys` / `linearizable-keys` (opt-in): if keys are sequential
 //!    (linearizable), the process (realtime) order between two transactions
 //!    orders the versions they touched: the last value the first one left on a
 //!    key precedes the first value the next toucher of that key saw.
@@ -357,6 +360,9 @@ pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
             let mut sources: Vec<&'static str> = Vec::new();
             let mut versions: VersionEdges = Vec::new();
             let mut candidates: Vec<(&'static str, VersionSource)> = vec![("initial-state", initial_state_versions)];
+            if h.transaction_order.is_some() {
+                candidates.push(("transaction-order-keys", transaction_order_versions));
+            }
             if opts.wfr_keys {
                 candidates.push(("wfr-keys", wfr_versions));
             }
@@ -538,6 +544,50 @@ fn wfr_versions(i: &Inputs<'_>) -> Vec<(u32, i64, i64)> {
                 if r != NIL {
                     out.push((e.key.0, r, w));
                 }
+            }
+        }
+    }
+    out
+}
+
+/// Version edges from the database's commit order (`transaction-order-keys`,
+/// see [`crate::history::transaction_order`]): per key, the final writes of
+/// the ordered `:ok` / `:info` ops grouped by order number; every version
+/// precedes those of the next number, and also those of the next number
+/// with an `:ok` writer (the order is transitive, and only `:ok` writers
+/// give ww and rw edges, so an `:info` write between two `:ok` ones must not
+/// hide their order). Writes with the same number are unordered.
+fn transaction_order_versions(i: &Inputs<'_>) -> VersionEdges {
+    let Some(order) = i.h.transaction_order.as_deref() else { return Vec::new() };
+    // (key, number, value, written by an ok op) of every ordered final write.
+    let mut writes: Vec<(u32, i64, i64, bool)> = Vec::new();
+    for &(n, op) in order.ranked() {
+        let ok = i.h.op(op).op_type == OpType::Ok;
+        writes.extend(exts(i.h, op).iter().filter_map(|e| Some((e.key.0, n, e.write()?, ok))));
+    }
+    writes.sort_unstable();
+    let mut out = Vec::new();
+    for key_writes in writes.chunk_by(|a, b| a.0 == b.0) {
+        let groups: Vec<&[(u32, i64, i64, bool)]> = key_writes.chunk_by(|a, b| a.1 == b.1).collect();
+        // For each group, the next later group with an ok write.
+        let mut next_ok = vec![None; groups.len()];
+        for g in (0..groups.len().saturating_sub(1)).rev() {
+            let after = groups[g + 1].iter().any(|w| w.3).then_some(g + 1);
+            next_ok[g] = after.or(next_ok[g + 1]);
+        }
+        for (g, group) in groups.iter().enumerate() {
+            let mut link = |later: &[(u32, i64, i64, bool)], ok_only: bool| {
+                for a in group.iter() {
+                    for b in later.iter().filter(|b| (b.3 || !ok_only) && b.2 != a.2) {
+                        out.push((a.0, a.2, b.2));
+                    }
+                }
+            };
+            if let Some(next) = groups.get(g + 1) {
+                link(next, false);
+            }
+            if let Some(n) = next_ok[g].filter(|&n| n != g + 1) {
+                link(groups[n], true);
             }
         }
     }

@@ -20,6 +20,13 @@ pub enum IngestError {
         #[source]
         source: std::io::Error,
     },
+    /// The history is well formed but says something inconsistent (an op
+    /// field naming an impossible order); the reason names file and line.
+    #[error("{reason}")]
+    Invalid {
+        /// What is wrong, and where.
+        reason: String,
+    },
     /// The input is not a well-formed history.
     #[error("{source_name}:{line}:{column}: expected {expected}, found {found}")]
     Syntax {

@@ -630,6 +630,9 @@ fn looks_like_edn(bytes: &[u8]) -> bool {
 fn require_completions(source_name: &str, mut h: History) -> Result<History, IngestError> {
     let completions = h.ops.iter().filter(|op| !op.is_invoke()).count();
     completions_required(source_name, h.ops.len(), completions, h.nonclient_ops)?;
+    h.transaction_order = crate::history::transaction_order::load(&h, None)
+        .map_err(|reason| IngestError::Invalid { reason })?
+        .map(Box::new);
     h.share_invocation_mops();
     Ok(h)
 }

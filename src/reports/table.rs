@@ -88,6 +88,20 @@ fn header_line(h: &History, o: &Outcome, width: Option<u16>) -> String {
     format!("{path}\n{}\n", fit(format!("  {kind} {counts}"), width))
 }
 
+/// What the database's commit order contributed: the verdict holds *given*
+/// it (its write orders are facts to every check that uses them).
+fn order_line(order: &crate::history::transaction_order::TransactionOrder) -> String {
+    let failed = match order.ignored_failed {
+        0 => String::new(),
+        n => format!("; {n} :fail completions it numbers are ignored"),
+    };
+    format!(
+        "(write orders given by the transaction order of {} ops, from {}{failed}; the verdict holds given that order)\n",
+        order.len(),
+        order.source
+    )
+}
+
 /// The test a Jepsen store file describes: name, start, nodes, concurrency.
 pub fn store_line(s: &crate::history::StoreNote) -> String {
     let mut parts = vec![format!("Jepsen test {}", s.name.as_deref().unwrap_or("(unnamed)"))];
@@ -153,6 +167,9 @@ pub fn render_with(h: &History, o: &Outcome, opts: &TableOptions) -> String {
         }
     }
     head.push_str(&format!("verdict: {verdict}\n"));
+    if let (Some(order), true) = (&h.transaction_order, o.stats.transaction_order > 0) {
+        head.push_str(&order_line(order));
+    }
     if h.dropped_events > 0 {
         head.push_str(&format!("({} input events that did not happen were left out)\n", h.dropped_events));
     }

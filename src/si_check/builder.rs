@@ -134,6 +134,7 @@ pub fn build_with(
     let mut known: Vec<DepEdge> = Vec::new();
     let (readers, init_readers) = read_edges(txns, &mut known);
     order_edges(h, txns, level.order, &mut known);
+    super::commit_order::edges(h, txns, &mut known);
     let set = chain_keys(txns, level, &readers, &init_readers, &mut known);
     let tail_readers = tail_reader_ranges(&set.chains, &set.chain_txns, &readers);
     let (choices, cand_tail) = choice_infos(txns, &set.chains, &set.chain_txns);

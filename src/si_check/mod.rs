@@ -39,6 +39,7 @@
 
 pub mod builder;
 pub mod closure;
+mod commit_order;
 pub mod guess;
 mod level;
 mod model_order;

@@ -101,8 +101,9 @@ fn guide_pairs<'k>(
 /// the history that respects `order`: every external read reads the last
 /// write of its key placed before it, each session's transactions come in
 /// history order, and (realtime) no transaction comes after one invoked
-/// after it completed. One pass; the definition itself, independent of the
-/// polygraph.
+/// after it completed, and (with a transaction order) every key's ordered
+/// writers come in the order of their numbers. One pass; the definition
+/// itself, independent of the polygraph.
 pub fn explains(h: &History, txns: &Txns, order: OrderKind, serial: &[TxnId]) -> bool {
     let n = txns.len();
     if serial.len() != n {
@@ -114,6 +115,7 @@ pub fn explains(h: &History, txns: &Txns, order: OrderKind, serial: &[TxnId]) ->
     let spans = (order == OrderKind::Realtime).then(|| spans(h, txns));
     // The latest invocation among the transactions placed so far.
     let mut latest_invocation: Option<u32> = None;
+    let mut installs = super::commit_order::Installs::new(h, txns);
     for &t in serial {
         let Some(s) = seen.get_mut(t as usize) else { return false };
         if std::mem::replace(s, true) {
@@ -138,6 +140,9 @@ pub fn explains(h: &History, txns: &Txns, order: OrderKind, serial: &[TxnId]) ->
             latest_invocation = Some(latest_invocation.map_or(inv, |l| l.max(inv)));
         }
         if !txns.reads_of(t).iter().all(|r| reads_version(txns, r, current.get(&r.key.0).copied())) {
+            return false;
+        }
+        if installs.as_mut().is_some_and(|i| !i.install(txns, t)) {
             return false;
         }
         for w in txns.writes_of(t) {

@@ -55,11 +55,15 @@ pub fn explains(h: &History, txns: &Txns, level: Level, events: &[u32]) -> bool 
         Some(sp) => (0..n as TxnId).map(|t| Reverse((sp[t as usize].1, t))).collect(),
         None => BinaryHeap::new(),
     };
+    let mut installs = super::commit_order::Installs::new(h, txns);
     for (at, &v) in events.iter().enumerate() {
         let t = v / 2;
         let Some(b) = began.get(t as usize).copied() else { return false };
         if v == commit(t) {
             if b == NONE || std::mem::replace(&mut committed[t as usize], true) {
+                return false;
+            }
+            if installs.as_mut().is_some_and(|i| !i.install(txns, t)) {
                 return false;
             }
             for w in txns.writes_of(t) {

@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod elle_2026;
 mod elle_corpus;
 mod fuzz;
 mod interleaving;
