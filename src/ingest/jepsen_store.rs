@@ -499,6 +499,12 @@ pub struct Follower {
 }
 
 impl Follower {
+    /// Bytes of the file read and trusted so far (the end of the last whole
+    /// block).
+    pub fn trusted(&self) -> usize {
+        self.trusted
+    }
+
     /// A follower of the store file at `path` (nothing read yet).
     pub fn new(path: &std::path::Path) -> Follower {
         Follower {

@@ -9,23 +9,59 @@
 //! on stderr when the feed ends.
 
 use super::feed::Chunk;
+use crate::history::StorePartial;
 use crate::ingest::jepsen_store::Follower;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// How far the thread has read, for the note a run ended early leaves.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Ops handed over.
+    pub ops: usize,
+    /// Bytes trusted (the end of the last whole block).
+    pub trusted: usize,
+    /// Whether the test map marked the history complete.
+    pub complete: bool,
+    /// Why the last poll stopped short of the end of the file.
+    pub stop: Option<String>,
+}
+
+impl Progress {
+    /// What a run that ended before the history was complete read, as the
+    /// store note every report shows; `None` when it was complete.
+    pub fn partial(&self, why: &str) -> Option<StorePartial> {
+        (!self.complete).then(|| StorePartial {
+            ops: self.ops,
+            offset: self.trusted as u64,
+            reason: format!(
+                "{why}, before the test map marked the history complete{}",
+                self.stop.as_deref().map(|s| format!(" ({s})")).unwrap_or_default()
+            ),
+        })
+    }
+}
 
 /// How often the file is polled.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Starts the thread following `path`; its receiver is a pipe feed.
-pub fn spawn(path: &Path, idle: Option<Duration>) -> mpsc::Receiver<Chunk> {
+/// Starts the thread following `path`; its receiver is a pipe feed, and
+/// the progress it shares says how far it read.
+pub fn spawn(path: &Path, idle: Option<Duration>) -> (mpsc::Receiver<Chunk>, Arc<Mutex<Progress>>) {
     let (tx, rx) = mpsc::sync_channel(4);
     let mut f = Follower::new(path);
     let name = path.display().to_string();
+    let progress = Arc::new(Mutex::new(Progress::default()));
+    let shared = progress.clone();
     std::thread::spawn(move || {
         let mut grew = Instant::now();
         loop {
-            match f.poll() {
+            let polled = f.poll();
+            if let Ok(mut p) = shared.lock() {
+                *p = Progress { ops: f.ops, trusted: f.trusted(), complete: f.complete, stop: f.stop.clone() };
+            }
+            match polled {
                 Ok(edn) if !edn.is_empty() => {
                     grew = Instant::now();
                     if tx.send(Chunk::Bytes(edn)).is_err() {
@@ -54,5 +90,5 @@ pub fn spawn(path: &Path, idle: Option<Duration>) -> mpsc::Receiver<Chunk> {
             std::thread::sleep(POLL);
         }
     });
-    rx
+    (rx, progress)
 }

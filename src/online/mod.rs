@@ -312,9 +312,26 @@ fn follow_store(
     fopts: &FollowOptions,
     watch: &mut dyn Watch,
 ) -> Result<Followed, String> {
-    let feed = feed::Feed::Pipe(jepsen_store::spawn(path, fopts.idle));
+    let (rx, progress) = jepsen_store::spawn(path, fopts.idle);
     feed::install_signal_handler();
-    follow_feed(feed, &path.display().to_string(), opts, fopts, watch)
+    let mut followed = follow_feed(feed::Feed::Pipe(rx), &path.display().to_string(), opts, fopts, watch)?;
+    // A run ended before Jepsen marked the history complete checked part
+    // of it: every report says so, as for a store file read after a crash.
+    let why = match followed.ending {
+        Ending::End(EndReason::Signal) => "following was stopped by a signal",
+        Ending::End(_) => "following ended without a new chunk for the idle limit",
+        Ending::Malformed(_) => "a malformed block ended following",
+        Ending::Memory(_) => "the memory limit ended following",
+    };
+    let partial = progress.lock().ok().and_then(|p| p.partial(why));
+    if let Some(partial) = partial {
+        if matches!(followed.ending, Ending::End(EndReason::Signal)) {
+            eprintln!("isolde: {}: {}", path.display(), partial.describe());
+        }
+        let note = followed.history.store.get_or_insert_with(Default::default);
+        note.partial = Some(partial);
+    }
+    Ok(followed)
 }
 
 /// [`follow`] on a feed named `source` in messages.

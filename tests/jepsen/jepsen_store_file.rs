@@ -209,6 +209,29 @@ fn a_store_directory_holding_only_test_jepsen_is_analyzed() {
     assert!(!t.stdout.contains("PARTIAL"), "{t:?}");
 }
 
+/// `isolde elle-cli` (elle-cli's arguments) reads a store file and a store
+/// directory as it reads the history.edn beside them.
+#[test]
+fn elle_cli_reads_test_jepsen_as_its_history_edn() {
+    let ops = invalid_ops(120);
+    let root = temp_dir("store-elle-cli");
+    let run = root.join("run");
+    let store = write(&run, "test.jepsen", &Store::write(&ops, 16, true).bytes);
+    let edn = write(&root.join("edn"), "history.edn", history_edn(&ops).as_bytes());
+    let cli = |path: &Path| {
+        let r = isolde(&["elle-cli", "--model", "list-append", path.to_str().expect("utf8")], None, LIMIT);
+        let first = r.stdout.lines().next().unwrap_or_default();
+        let verdict = first.split_once('\t').map(|(_, v)| v.trim().to_string());
+        (r.code, verdict, r.stderr)
+    };
+    let want = cli(&edn);
+    assert_eq!(want.1.as_deref(), Some("false"), "an invalid history: {want:?}");
+    for path in [store, run] {
+        let got = cli(&path);
+        assert_eq!((got.0, &got.1), (want.0, &want.1), "{path:?}: {got:?}");
+    }
+}
+
 #[test]
 fn every_output_says_when_the_history_was_recovered_in_part() {
     let ops = list_append_ops(100);
@@ -358,7 +381,28 @@ fn follow_reads_chunks_as_they_are_sealed_and_ends_with_the_batch_verdict() {
     assert_eq!(verdict["anomaly-types"], whole.json()["anomaly-types"], "{}", r.stdout);
 }
 
-/// `cargo test --release --test jepsen_store_file -- --ignored --nocapture`:
+/// A test that never finishes (no complete test map): following ends at the
+/// idle limit, and the verdict says the history was recovered in part.
+#[test]
+fn following_an_unfinished_test_says_the_history_was_read_in_part() {
+    let ops = list_append_ops(60);
+    let root = temp_dir("store-follow-part");
+    let store = Store::write(&ops, 16, false);
+    let path = write(&root.join("run"), "test.jepsen", &store.bytes);
+    let r = isolde(
+        &["analyze", "--follow", path.to_str().expect("utf8"), "--follow-idle", "1", "-f", "json", "--round-ms", "50"],
+        None,
+        LIMIT,
+    );
+    let verdict: serde_json::Value = serde_json::from_str(r.stdout.lines().last().expect("a verdict")).expect("JSON");
+    let part = &verdict["history-recovered-in-part"];
+    let read = part["ops"].as_u64().expect("ops read");
+    assert!(read > 0 && read <= ops.len() as u64, "{r:?}");
+    let why = part["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("idle limit") && why.contains("before the test map marked the history complete"), "{r:?}");
+}
+
+/// `cargo test --test jepsen -- --ignored --nocapture reading_a_million`:
 /// reading a 1M-op history from test.jepsen against reading it from
 /// history.edn (best of three each).
 #[test]
