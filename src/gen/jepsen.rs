@@ -14,7 +14,11 @@
 //! | `negative-balance` | bank | one read moves 1 + the balance of an account to another (total kept, one balance negative) | bank: `:negative-value` |
 //! | `wrong-total` | bank, counter | bank: one read shows an account 1 higher; counter: one read returns the upper bound + 1 | bank `:wrong-total`; counter error |
 //! | `stale-read` | counter, set | counter: a read returns 1 less than the adds acknowledged before it began; set: a read omits an element acknowledged before it began (later reads hold it) | counter error; set-full `:stale` (invalid with `--linearizable`) |
-//! | `lost-element` | set | an acknowledged element vanishes from the store | set and set-full: `:lost` |
+//! | `lost-element` | set, queue | an acknowledged element vanishes from the store | set and set-full: `:lost`; total-queue: `:lost` |
+//! | `unexpected-element` | queue | a dequeue returns an element never enqueued | total-queue: `:unexpected`; queue: `can't dequeue` |
+//! | `duplicate-element` | queue, unique-ids | queue: a dequeued element is delivered again later; unique-ids: an id is returned twice | total-queue: `:duplicated` (valid, as in Jepsen); queue: `can't dequeue`; unique-ids: `:duplicated` |
+//!
+//! The queue and unique-ids generators are in [`super::jepsen_queue`].
 
 use super::rng::Rng;
 use std::io::{self, Write};
@@ -29,6 +33,10 @@ pub enum Kind {
     /// Adds of unique elements to a set, reads of the whole set, and a
     /// final read.
     Set,
+    /// Enqueues of unique elements, dequeues, and a final drain.
+    Queue,
+    /// Generations of unique ids.
+    UniqueIds,
 }
 
 /// A fault to plant.
@@ -43,7 +51,21 @@ pub enum Fault {
     WrongTotal,
     /// A read misses what was acknowledged before it began.
     StaleRead,
+    /// A dequeue returns an element never enqueued.
+    UnexpectedElement,
+    /// An element is dequeued twice; an id is generated twice.
+    DuplicateElement,
 }
+
+/// Every fault.
+const FAULTS: [Fault; 6] = [
+    Fault::LostElement,
+    Fault::NegativeBalance,
+    Fault::WrongTotal,
+    Fault::StaleRead,
+    Fault::UnexpectedElement,
+    Fault::DuplicateElement,
+];
 
 impl Fault {
     /// The fault's name on the command line.
@@ -53,15 +75,17 @@ impl Fault {
             Fault::NegativeBalance => "negative-balance",
             Fault::WrongTotal => "wrong-total",
             Fault::StaleRead => "stale-read",
+            Fault::UnexpectedElement => "unexpected-element",
+            Fault::DuplicateElement => "duplicate-element",
         }
     }
 
     /// Parses a fault name.
     pub fn parse(s: &str) -> Result<Fault, String> {
-        [Fault::LostElement, Fault::NegativeBalance, Fault::WrongTotal, Fault::StaleRead]
-            .into_iter()
-            .find(|f| f.name() == s.trim())
-            .ok_or_else(|| format!("unknown fault {s:?}: lost-element, negative-balance, wrong-total or stale-read"))
+        FAULTS.into_iter().find(|f| f.name() == s.trim()).ok_or_else(|| {
+            let names: Vec<&str> = FAULTS.iter().map(|f| f.name()).collect();
+            format!("unknown fault {s:?}: one of {}", names.join(", "))
+        })
     }
 
     /// Whether the fault applies to a workload.
@@ -71,6 +95,8 @@ impl Fault {
             (Fault::NegativeBalance | Fault::WrongTotal, Kind::Bank)
                 | (Fault::WrongTotal | Fault::StaleRead, Kind::Counter)
                 | (Fault::LostElement | Fault::StaleRead, Kind::Set)
+                | (Fault::LostElement | Fault::UnexpectedElement | Fault::DuplicateElement, Kind::Queue)
+                | (Fault::DuplicateElement, Kind::UniqueIds)
         )
     }
 }
@@ -140,6 +166,9 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                 format!("fault {} does not apply to this workload", f.name()),
             ));
         }
+    }
+    if matches!(cfg.kind, Kind::Queue | Kind::UniqueIds) {
+        return super::jepsen_queue::generate(cfg, out);
     }
     let mut w = io::BufWriter::with_capacity(1 << 20, out);
     let mut rng = Rng::new(cfg.seed);
