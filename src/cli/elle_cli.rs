@@ -351,10 +351,9 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
             "group-size" => a.group_size = number(arg, &value)?,
             "timeout" => a.timeout = Some(number(arg, &value)?),
             "initial-value" => {
-                a.initial_value = Some(
-                    super::jepsen::parse_initial_value(&value)
-                        .map_err(|reason| ElleCliError::Invalid { option: arg.to_string(), value: value.clone(), reason })?,
-                )
+                a.initial_value = Some(super::jepsen::parse_initial_value(&value).map_err(|reason| {
+                    ElleCliError::Invalid { option: arg.to_string(), value: value.clone(), reason }
+                })?)
             }
             "max-transfer" => a.max_transfer = Some(signed(arg, &value)?),
             _ => a.total_amount = Some(signed(arg, &value)?),

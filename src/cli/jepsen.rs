@@ -390,8 +390,8 @@ pub fn generate(kind: crate::gen::jepsen::Kind, a: &GenArgs, err: &mut dyn Write
 
 /// The `:f` values of Jepsen's and Knossos's workloads.
 const JEPSEN_FS: &[&str] = &[
-    "read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append", "enqueue", "dequeue", "drain",
-    "generate",
+    "read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append", "enqueue", "dequeue",
+    "drain", "generate",
 ];
 
 /// Whether a history the columnar reader accepted is rather a Jepsen

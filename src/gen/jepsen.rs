@@ -149,6 +149,15 @@ pub struct Planted {
     pub faults: Vec<(Fault, u64)>,
 }
 
+/// The workloads this file's simulation writes (the others are
+/// [`super::jepsen_queue`]'s).
+#[derive(Clone, Copy)]
+enum Basic {
+    Bank,
+    Counter,
+    Set,
+}
+
 #[derive(Clone, Copy)]
 enum InFlight {
     Idle,
@@ -167,9 +176,12 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
             ));
         }
     }
-    if matches!(cfg.kind, Kind::Queue | Kind::UniqueIds) {
-        return super::jepsen_queue::generate(cfg, out);
-    }
+    let kind = match cfg.kind {
+        Kind::Bank => Basic::Bank,
+        Kind::Counter => Basic::Counter,
+        Kind::Set => Basic::Set,
+        Kind::Queue | Kind::UniqueIds => return super::jepsen_queue::generate(cfg, out),
+    };
     let mut w = io::BufWriter::with_capacity(1 << 20, out);
     let mut rng = Rng::new(cfg.seed);
     let procs = cfg.processes.max(1);
@@ -219,8 +231,8 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                     flight[p] = InFlight::Read { acked_at_invoke: acked, last_acked };
                     writeln!(w, "{{:type :invoke, :f :read, :value nil, :process {p}, :time {time}, :index {index}}}")?;
                 } else {
-                    match cfg.kind {
-                        Kind::Bank => {
+                    match kind {
+                        Basic::Bank => {
                             let n = balances.len();
                             let from = rng.below(n as u64) as usize;
                             let to = (from + 1 + rng.below(n as u64 - 1) as usize) % n;
@@ -228,13 +240,13 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                             flight[p] = InFlight::Transfer { from, to, amount };
                             writeln!(w, "{{:type :invoke, :f :transfer, :value {{:from {from}, :to {to}, :amount {amount}}}, :process {p}, :time {time}, :index {index}}}")?;
                         }
-                        Kind::Counter => {
+                        Basic::Counter => {
                             let value = 1 + rng.below(5) as i64;
                             attempted += value;
                             flight[p] = InFlight::Add { value };
                             writeln!(w, "{{:type :invoke, :f :add, :value {value}, :process {p}, :time {time}, :index {index}}}")?;
                         }
-                        Kind::Set => {
+                        Basic::Set => {
                             let value = next_element;
                             next_element += 1;
                             set.push(false);
@@ -291,8 +303,8 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                 active -= 1;
                 flight[p] = InFlight::Idle;
                 let fault = if fault_due { Some(cfg.faults[next_fault]) } else { None };
-                match cfg.kind {
-                    Kind::Bank => {
+                match kind {
+                    Basic::Bank => {
                         let mut shown = balances.clone();
                         match fault {
                             Some(Fault::NegativeBalance) => {
@@ -316,7 +328,7 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                         }
                         writeln!(w, "}}, :process {p}, :time {time}, :index {index}}}")?;
                     }
-                    Kind::Counter => {
+                    Basic::Counter => {
                         let value = match fault {
                             Some(Fault::WrongTotal) => attempted + 1,
                             Some(Fault::StaleRead) => acked_at_invoke - 1,
@@ -331,7 +343,7 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                             "{{:type :ok, :f :read, :value {value}, :process {p}, :time {time}, :index {index}}}"
                         )?;
                     }
-                    Kind::Set => {
+                    Basic::Set => {
                         let omit = match (fault, last_acked) {
                             (Some(Fault::StaleRead), Some(e)) if set[e as usize] => {
                                 planted.faults.push((Fault::StaleRead, index));

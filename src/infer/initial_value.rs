@@ -136,7 +136,6 @@ fn ambiguous(h: &History, line: u32, k: u32, v: &Value) -> String {
         "{}:{line}: --initial-value {v}: this transaction reads {v} of key {} after a transaction that writes {v} \
          to it began, so the read may be of the initial value or of that write; register values must name their \
          writer, so isolde cannot tell (use an initial value no transaction writes)",
-        h.source,
-        h.keys[k as usize]
+        h.source, h.keys[k as usize]
     )
 }

@@ -270,10 +270,7 @@ pub fn check_total(ops: &Ops) -> Result<CheckResult, JepsenError> {
     let c = match collect(ops) {
         Ok(c) => c,
         Err(i) => {
-            let why = format!(
-                "Not sure how to handle a crashed drain operation: {}",
-                super::result::edn(&ops.node(i))
-            );
+            let why = format!("Not sure how to handle a crashed drain operation: {}", super::result::edn(&ops.node(i)));
             return Ok(CheckResult::unknown(why, Vec::new()));
         }
     };

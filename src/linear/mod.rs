@@ -348,7 +348,8 @@ fn initial_value_hint(lin: &[LinOp], w: &search::Witness, init: model::Id, inter
     };
     Some(format!(
         "the op {verb} {v}, which no write wrote before it returned, and it began before any write returned, \
-         when the register held its initial value {started}: if the register started at {v}, pass --initial-value {v}",
+         so the register could still hold its initial value {started}: if the register started at {v}, \
+         pass --initial-value {v}",
         v = show(v)
     ))
 }

@@ -81,7 +81,10 @@ fn fifo_model_takes_the_head() {
     let r = fifo(&[enq("1"), enq("2"), deq("2")].concat());
     assert_eq!(r.get("error").map(isolde::jepsen::result::edn), Some("\"can't dequeue 2\"".to_string()));
     let r = fifo(&deq("3"));
-    assert_eq!(r.get("error").map(isolde::jepsen::result::edn), Some("\"can't dequeue 3 from empty queue\"".to_string()));
+    assert_eq!(
+        r.get("error").map(isolde::jepsen::result::edn),
+        Some("\"can't dequeue 3 from empty queue\"".to_string())
+    );
     // Unordered, the same history is valid.
     assert_eq!(check(&[enq("1"), enq("2"), deq("2")].concat(), Workload::Queue).valid, Validity::Valid);
 }
@@ -193,8 +196,7 @@ fn unique_ids_shows_48_duplicates() {
     assert_eq!(r.get("duplicated-count").map(isolde::jepsen::result::edn), Some("60".into()));
     let shown = r.get("duplicated").map(isolde::jepsen::result::edn).unwrap_or_default();
     // 7 (five times), then the 47 greatest of the rest: 13..59.
-    let want: Vec<String> =
-        std::iter::once("7 5".to_string()).chain((13..60).map(|i| format!("{i} 2"))).collect();
+    let want: Vec<String> = std::iter::once("7 5".to_string()).chain((13..60).map(|i| format!("{i} 2"))).collect();
     assert_eq!(shown, format!("{{{}}}", want.join(", ")));
 }
 
