@@ -189,16 +189,8 @@ fn multiset_node(runs: &[(Elem, usize)]) -> Node {
 type Multiset<'a> = Vec<(Elem<'a>, usize)>;
 
 /// The multiset of some elements.
-fn multiset(mut xs: Vec<Elem<'_>>) -> Multiset<'_> {
-    xs.sort_unstable();
-    let mut out: Multiset = Vec::new();
-    for x in xs {
-        match out.last_mut() {
-            Some((e, n)) if *e == x => *n += 1,
-            _ => out.push((x, 1)),
-        }
-    }
-    out
+fn multiset(xs: Vec<Elem<'_>>) -> Multiset<'_> {
+    super::elem::counted(xs)
 }
 
 /// Merges two multisets element by element: `f(count in a, count in b)` is

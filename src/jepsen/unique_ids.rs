@@ -14,12 +14,11 @@
 //! - `:range`: the least and greatest id returned (`[nil nil]` when none).
 //!
 //! Valid iff no id is duplicated. Ids compare as their values do
-//! (integers, strings, ...). Hashing: O(n).
+//! (integers, strings, ...). One sort: O(n log n).
 
 use super::elem::Elem;
 use super::result::{count, kw, CheckResult, Node, Validity};
 use super::{JepsenError, OpType, Ops};
-use rustc_hash::FxHashMap;
 
 const EXPECTS: &str = ":generate ops whose :ok value is the id generated";
 
@@ -29,8 +28,7 @@ const SHOWN: usize = 48;
 /// Checks a unique-id history.
 pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
     let (mut attempted, mut acknowledged) = (0usize, 0usize);
-    let mut freqs: FxHashMap<Elem, usize> = FxHashMap::default();
-    let mut range: Option<(Elem, Elem)> = None;
+    let mut ids: Vec<Elem> = Vec::new();
     for i in ops.clients() {
         let o = &ops.ops[i];
         if &*o.f != "generate" {
@@ -40,16 +38,14 @@ pub fn check(ops: &Ops) -> Result<CheckResult, JepsenError> {
             OpType::Invoke => attempted += 1,
             OpType::Ok => {
                 acknowledged += 1;
-                let id = ops.element(o);
-                range = Some(match range {
-                    None => (id.clone(), id.clone()),
-                    Some((lo, hi)) => (lo.min(id.clone()), hi.max(id.clone())),
-                });
-                *freqs.entry(id).or_insert(0) += 1;
+                ids.push(ops.element(o));
             }
             OpType::Fail | OpType::Info => {}
         }
     }
+    // Sorted with counts: the range is the first and last.
+    let freqs = super::elem::counted(ids);
+    let range = freqs.first().zip(freqs.last()).map(|((lo, _), (hi, _))| (lo.clone(), hi.clone()));
     let mut dups: Vec<(Elem, usize)> = freqs.into_iter().filter(|&(_, n)| n > 1).collect();
     let duplicated_count = dups.len();
     // The most frequent first; ties: the greatest id first.
