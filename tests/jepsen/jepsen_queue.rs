@@ -254,7 +254,11 @@ fn generated_histories_and_planted_faults() {
     // looks for no other order); one client's history is FIFO.
     let one = dir.join("one.edn");
     let one = one.to_str().expect("utf8");
-    let r = isolde(&["gen", "queue", "--ops", "2000", "--processes", "1", "--read-fraction", "0.4", "-o", one], None, LIMIT);
+    let r = isolde(
+        &["gen", "queue", "--ops", "2000", "--processes", "1", "--read-fraction", "0.4", "-o", one],
+        None,
+        LIMIT,
+    );
     assert_eq!(r.code, 0, "{r:?}");
     let r = isolde(&["analyze", "--workload", "queue", "--queue-model", "fifo", "-f", "json", one], None, LIMIT);
     assert_eq!(r.code, 0, "{r:?}");
