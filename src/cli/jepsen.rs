@@ -374,9 +374,13 @@ pub fn generate(kind: crate::gen::jepsen::Kind, a: &GenArgs, err: &mut dyn Write
         faults,
     };
     let name = a.output.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "stdout".into());
+    let write = match kind {
+        crate::gen::jepsen::Kind::Queue | crate::gen::jepsen::Kind::UniqueIds => crate::gen::jepsen_queue::generate,
+        _ => crate::gen::jepsen::generate,
+    };
     let planted = match &a.output {
-        Some(p) => std::fs::File::create(p).and_then(|mut f| crate::gen::jepsen::generate(&cfg, &mut f)),
-        None => crate::gen::jepsen::generate(&cfg, &mut std::io::stdout().lock()),
+        Some(p) => std::fs::File::create(p).and_then(|mut f| write(&cfg, &mut f)),
+        None => write(&cfg, &mut std::io::stdout().lock()),
     }
     .map_err(|e| format!("{name}: {e}"))?;
     for (f, index) in &planted.faults {

@@ -88,10 +88,24 @@ impl<'a> Run<'a> {
 /// Writes a queue or unique-ids history to `out`; returns the faults
 /// planted.
 pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Planted> {
+    for f in &cfg.faults {
+        if !f.applies(cfg.kind) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("fault {} does not apply to this workload", f.name()),
+            ));
+        }
+    }
     let mut run = Run::new(cfg, out);
     match cfg.kind {
         Kind::UniqueIds => unique_ids(cfg, &mut run)?,
-        _ => queue(cfg, &mut run)?,
+        Kind::Queue => queue(cfg, &mut run)?,
+        Kind::Bank | Kind::Counter | Kind::Set => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "bank, counter and set histories are written by gen::jepsen::generate",
+            ))
+        }
     }
     run.w.flush()?;
     Ok(run.planted)
