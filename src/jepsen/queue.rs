@@ -86,7 +86,10 @@ pub fn check_queue(ops: &Ops, model: QueueModel) -> Result<CheckResult, JepsenEr
     for i in ops.clients() {
         let o = &ops.ops[i];
         let step = match (&*o.f, o.op_type) {
-            ("enqueue", OpType::Invoke) => Ok(state.enqueue(ops.element(o))),
+            ("enqueue", OpType::Invoke) => {
+                state.enqueue(ops.element(o));
+                Ok(())
+            }
             ("dequeue", OpType::Ok) => state.dequeue(ops.element(o)),
             _ => Ok(()),
         };
