@@ -385,6 +385,11 @@ enum GenCmd {
     Counter(isolde::cli::jepsen::GenArgs),
     /// A Jepsen set history (adds, reads of the whole set, a final read).
     Set(isolde::cli::jepsen::GenArgs),
+    /// A Jepsen queue history (enqueues, dequeues, a final drain), for the
+    /// queue and total-queue checkers.
+    Queue(isolde::cli::jepsen::GenArgs),
+    /// A Jepsen unique-id history (generations of ids).
+    UniqueIds(isolde::cli::jepsen::GenArgs),
     /// A list-append history from an in-memory multi-version store.
     ListAppend {
         // First, so that the headings read Workload, Store, Output, then
@@ -539,6 +544,9 @@ enum WorkloadArg {
     Mutex,
     /// Porcupine's key-value model (get/put/append per :key).
     Kv,
+    Queue,
+    TotalQueue,
+    UniqueIds,
 }
 
 impl WorkloadArg {
@@ -686,6 +694,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         // Without --model, every level of the ladder is decided (and shown);
         // the verdict stays Elle's default model's.
         ladder: a.model.is_none(),
+        initial_value: a.jepsen.initial_value.clone(),
     };
     let format = a.format.unwrap_or(if std::io::stdout().is_terminal() { FormatArg::Table } else { FormatArg::Json });
     let several = a.files.len() > 1;
@@ -706,6 +715,11 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         start_timeout: a.start_timeout,
     };
     let order = order_file(&a, dist_args.wanted())?;
+    if a.jepsen.initial_value.is_some() && (dist_args.wanted() || a.follow) {
+        return Err("--initial-value is taken by a check on one process of a whole history; drop --follow, \
+                    --processes and --local-processes"
+            .into());
+    }
     if dist_args.wanted() {
         return analyze_distributed(&a, &dist_args, &opts, format, limit).map(ExitCode::from);
     }
@@ -1307,6 +1321,12 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
         }
         GenCmd::Set(a) => {
             isolde::cli::jepsen::generate(Kind::Set, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
+        GenCmd::Queue(a) => {
+            isolde::cli::jepsen::generate(Kind::Queue, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
+        }
+        GenCmd::UniqueIds(a) => {
+            isolde::cli::jepsen::generate(Kind::UniqueIds, &a, &mut std::io::stderr()).map(|()| ExitCode::SUCCESS)
         }
         GenCmd::ListAppend {
             txns,

@@ -68,6 +68,9 @@ pub struct CheckOptions {
     /// inference, so that [`Outcome::levels`] decides every level; the
     /// verdict stays the requested models'. `--model all` implies it.
     pub ladder: bool,
+    /// rw-register: the value every key starts at (`--initial-value`);
+    /// `None` is `nil`, Elle's. See [`infer::initial_value`].
+    pub initial_value: Option<crate::history::Value>,
 }
 
 impl Default for CheckOptions {
@@ -83,6 +86,7 @@ impl Default for CheckOptions {
             exact: Some(si_check::ExactOptions::default()),
             weak: weak::Options::default(),
             ladder: false,
+            initial_value: None,
         }
     }
 }
@@ -105,6 +109,10 @@ pub enum CheckError {
         /// What else may be given.
         hint: &'static str,
     },
+    /// `--initial-value` on a list-append history, or a read it leaves
+    /// ambiguous (see [`infer::initial_value`]).
+    #[error("{0}")]
+    InitialValue(String),
 }
 
 /// Anomalies isolde reports beyond Elle's vocabulary. A read of a value no one
@@ -317,6 +325,8 @@ struct Request<'a> {
 /// decided by what the requested check found.
 pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let workload = resolve_workload(h, opts.workload);
+    let rewritten = with_initial_value(h, workload, opts)?;
+    let h = rewritten.as_ref().unwrap_or(h);
     let asked = resolve_anomalies(&opts.anomalies)?;
     let req = Request { workload, models: resolve_models(&opts.models)?, anomalies: &asked, opts };
     let prohibited = prohibited_by(&req.models, &asked);
@@ -359,6 +369,20 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
         outcome.sccs = scc_edges(&found.graph, found.sccs);
     }
     Ok(outcome)
+}
+
+/// The history with its reads of `--initial-value` that read the initial
+/// version rewritten to reads of `nil` (registers), `None` when none is.
+fn with_initial_value(h: &History, workload: Workload, opts: &CheckOptions) -> Result<Option<History>, CheckError> {
+    let Some(v) = &opts.initial_value else { return Ok(None) };
+    match workload {
+        Workload::RwRegister => infer::initial_value::apply(h, v).map_err(CheckError::InitialValue),
+        Workload::ListAppend => Err(CheckError::InitialValue(format!(
+            "{}: --initial-value applies to register histories (rw-register, register, cas-register); \
+             a list-append key always starts empty",
+            h.source
+        ))),
+    }
 }
 
 /// How long [`serial_ranks`] may spend on the exact check at

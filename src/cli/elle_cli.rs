@@ -22,7 +22,9 @@
 //! | `-o`, `--total-amount N` | bank: the total every read must sum to | the first read's sum |
 //! | `--max-transfer N` | bank: the largest transfer (larger ones are counted, not errors) | |
 //!
-//! isolde adds `--linearizable` (set-full: stale reads are errors, Jepsen's
+//! isolde adds `--initial-value V` (cas-register, rw-register: the value
+//! every register starts at, Knossos's model argument; neither elle-cli nor
+//! Knossos's own CLI takes one), `--linearizable` (set-full: stale reads are errors, Jepsen's
 //! `:linearizable?`), `--timeout SECS` (cas-register, mutex: the search's
 //! budget; past it the verdict is `unknown`), `--all-anomalies` (print every case in `--output json`, which
 //! otherwise shows [`crate::reports::table::DEFAULT_EXAMPLES`] per anomaly
@@ -142,6 +144,9 @@ pub struct Args {
     pub timeout: Option<u64>,
     /// `--all-plots` (isolde's).
     pub all_plots: bool,
+    /// `--initial-value V` (isolde's; neither elle-cli nor Knossos's CLI has
+    /// one): the registers' initial value (cas-register, rw-register).
+    pub initial_value: Option<crate::history::Value>,
     /// The history files (`-` is standard input).
     pub files: Vec<PathBuf>,
 }
@@ -169,6 +174,7 @@ impl Default for Args {
             max_transfer: None,
             linearizable: false,
             timeout: None,
+            initial_value: None,
             files: Vec::new(),
         }
     }
@@ -293,6 +299,7 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
                     | "max-transfer"
                     | "total-amount"
                     | "timeout"
+                    | "initial-value"
             );
         if !known {
             return Err(ElleCliError::UnknownOption(arg.to_string()));
@@ -343,6 +350,11 @@ pub fn parse(args: &[OsString]) -> Result<Args, ElleCliError> {
             "max-plot-bytes" => a.max_plot_bytes = number(arg, &value)?,
             "group-size" => a.group_size = number(arg, &value)?,
             "timeout" => a.timeout = Some(number(arg, &value)?),
+            "initial-value" => {
+                a.initial_value = Some(super::jepsen::parse_initial_value(&value).map_err(|reason| {
+                    ElleCliError::Invalid { option: arg.to_string(), value: value.clone(), reason }
+                })?)
+            }
             "max-transfer" => a.max_transfer = Some(signed(arg, &value)?),
             _ => a.total_amount = Some(signed(arg, &value)?),
         }
@@ -379,6 +391,7 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     ("-o, --total-amount TOTAL-AMOUNT", "", "(Bank) Total amount every read must sum to (default: the first read's)."),
     ("    --linearizable", "", "(set-full) Stale reads make the history invalid."),
     ("    --timeout SECS", "", "(Knossos) Seconds the linearizability search may take; then unknown."),
+    ("    --initial-value V", "nil", "(Knossos, rw-register) The value every register starts at (an EDN value)."),
     (
         "    --all-anomalies",
         "",
@@ -442,7 +455,12 @@ fn run_jepsen(a: &Args, w: crate::jepsen::detect::Workload, out: &mut dyn Write,
         },
         group_size: usize::try_from(a.group_size).unwrap_or(usize::MAX),
         set_full: crate::jepsen::set_full::SetFullOptions { linearizable: a.linearizable },
-        linear: crate::linear::LinearOptions { timeout: a.timeout.map(Duration::from_secs), ..Default::default() },
+        queue_model: Default::default(),
+        linear: crate::linear::LinearOptions {
+            timeout: a.timeout.map(Duration::from_secs),
+            initial: a.initial_value.clone(),
+            ..Default::default()
+        },
     };
     let (mut invalid, mut mismatch, mut failed) = (false, false, false);
     for file in &a.files {
@@ -546,6 +564,7 @@ impl Args {
             weak: crate::weak::Options::default(),
             // elle-cli prints a verdict per file: no ladder.
             ladder: false,
+            initial_value: self.initial_value.clone(),
         })
     }
 

@@ -33,6 +33,14 @@ pub struct JepsenArgs {
     /// set-full: stale reads make the history invalid (Jepsen's :linearizable?).
     #[arg(long)]
     pub linearizable: bool,
+    /// queue: the Knossos queue model every dequeue is checked against.
+    #[arg(long, value_enum, default_value = "unordered", value_name = "MODEL")]
+    pub queue_model: crate::jepsen::queue::QueueModel,
+    /// register, cas-register, rw-register: the value every register starts
+    /// at (Knossos's model argument, as in `(model/cas-register 0)`), an EDN
+    /// value; default nil.
+    #[arg(long, value_name = "V", value_parser = parse_initial_value, allow_hyphen_values = true)]
+    pub initial_value: Option<crate::history::Value>,
     /// register, cas-register, mutex: seconds the linearizability search may
     /// take before the verdict becomes unknown.
     #[arg(long, value_name = "SECS")]
@@ -59,10 +67,12 @@ impl JepsenArgs {
             },
             group_size: self.group_size,
             set_full: SetFullOptions { linearizable: self.linearizable },
+            queue_model: self.queue_model,
             linear: LinearOptions {
                 timeout: self.timeout.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
                 max_memory: self.max_memory.unwrap_or(4096).saturating_mul(1 << 20),
                 progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+                initial: self.initial_value.clone(),
             },
         }
     }
@@ -77,13 +87,31 @@ pub struct JepsenOptions {
     pub group_size: usize,
     /// set-full.
     pub set_full: SetFullOptions,
+    /// queue's model.
+    pub queue_model: crate::jepsen::queue::QueueModel,
     /// register, cas-register, mutex.
     pub linear: LinearOptions,
+}
+
+/// Parses `--initial-value`: one EDN value (`0`, `nil`, `"a"`, `:x`).
+pub fn parse_initial_value(text: &str) -> Result<crate::history::Value, String> {
+    let values = crate::ingest::read_values_bytes("--initial-value", text.as_bytes(), Format::Edn)
+        .map_err(|e| format!("expected one EDN value (0, nil, \"a\", :x): {e}"))?;
+    match <[_; 1]>::try_from(values) {
+        Ok([(v, _)]) => Ok(v),
+        Err(vs) => Err(format!("expected one EDN value (0, nil, \"a\", :x), found {} in {text:?}", vs.len())),
+    }
 }
 
 /// Runs the checker of workload `w` on `ops`.
 pub fn check_ops(ops: &Ops, w: Workload, o: &JepsenOptions) -> Result<CheckResult, JepsenError> {
     use crate::jepsen::*;
+    if o.linear.initial.is_some() && !matches!(w, Workload::Register | Workload::CasRegister) {
+        return Err(JepsenError::Usage(format!(
+            "--initial-value applies to the register, cas-register and rw-register workloads, not {}",
+            w.name()
+        )));
+    }
     match w {
         Workload::Bank => bank::check(ops, &o.bank),
         Workload::Counter => counter::check(ops),
@@ -96,6 +124,9 @@ pub fn check_ops(ops: &Ops, w: Workload, o: &JepsenOptions) -> Result<CheckResul
         Workload::CasRegister => crate::linear::check_ops(ops, crate::linear::Model::CasRegister, &o.linear),
         Workload::Mutex => crate::linear::check_ops(ops, crate::linear::Model::Mutex, &o.linear),
         Workload::Kv => crate::linear::check_ops(ops, crate::linear::Model::Kv, &o.linear),
+        Workload::Queue => queue::check_queue(ops, o.queue_model),
+        Workload::TotalQueue => queue::check_total(ops),
+        Workload::UniqueIds => unique_ids::check(ops),
     }
 }
 
@@ -290,7 +321,7 @@ pub fn check_detected(
     )
 }
 
-/// `isolde gen bank | counter | set`'s options.
+/// `isolde gen bank | counter | set | queue | unique-ids`'s options.
 #[derive(clap::Args, Clone, Debug)]
 pub struct GenArgs {
     /// Operations (each an invocation and a completion).
@@ -302,15 +333,17 @@ pub struct GenArgs {
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Faults to plant, comma separated, each once: lost-element (set),
-    /// negative-balance (bank), wrong-total (bank, counter), stale-read
-    /// (counter, set).
+    /// Faults to plant, comma separated, each once: lost-element (set,
+    /// queue), negative-balance (bank), wrong-total (bank, counter),
+    /// stale-read (counter, set), unexpected-element (queue),
+    /// duplicate-element (queue, unique-ids).
     #[arg(long, value_delimiter = ',')]
     pub inject: Vec<String>,
     /// Fraction of ops that complete :info (taking effect or not at random).
     #[arg(long, default_value_t = 0.0)]
     pub info_fraction: f64,
-    /// bank, counter: fraction of ops that are reads.
+    /// bank, counter: fraction of ops that are reads; queue: that are
+    /// dequeues.
     #[arg(long, default_value_t = 0.2)]
     pub read_fraction: f64,
     /// set: reads of the whole set during the run (besides the final read).
@@ -341,9 +374,13 @@ pub fn generate(kind: crate::gen::jepsen::Kind, a: &GenArgs, err: &mut dyn Write
         faults,
     };
     let name = a.output.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "stdout".into());
+    let write = match kind {
+        crate::gen::jepsen::Kind::Queue | crate::gen::jepsen::Kind::UniqueIds => crate::gen::jepsen_queue::generate,
+        _ => crate::gen::jepsen::generate,
+    };
     let planted = match &a.output {
-        Some(p) => std::fs::File::create(p).and_then(|mut f| crate::gen::jepsen::generate(&cfg, &mut f)),
-        None => crate::gen::jepsen::generate(&cfg, &mut std::io::stdout().lock()),
+        Some(p) => std::fs::File::create(p).and_then(|mut f| write(&cfg, &mut f)),
+        None => write(&cfg, &mut std::io::stdout().lock()),
     }
     .map_err(|e| format!("{name}: {e}"))?;
     for (f, index) in &planted.faults {
@@ -356,7 +393,10 @@ pub fn generate(kind: crate::gen::jepsen::Kind, a: &GenArgs, err: &mut dyn Write
 }
 
 /// The `:f` values of Jepsen's and Knossos's workloads.
-const JEPSEN_FS: &[&str] = &["read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append"];
+const JEPSEN_FS: &[&str] = &[
+    "read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append", "enqueue", "dequeue",
+    "drain", "generate",
+];
 
 /// Whether a history the columnar reader accepted is rather a Jepsen
 /// workload's: no `:txn` op, and every `:f` one of those workloads' (a

@@ -14,7 +14,12 @@
 //! | `negative-balance` | bank | one read moves 1 + the balance of an account to another (total kept, one balance negative) | bank: `:negative-value` |
 //! | `wrong-total` | bank, counter | bank: one read shows an account 1 higher; counter: one read returns the upper bound + 1 | bank `:wrong-total`; counter error |
 //! | `stale-read` | counter, set | counter: a read returns 1 less than the adds acknowledged before it began; set: a read omits an element acknowledged before it began (later reads hold it) | counter error; set-full `:stale` (invalid with `--linearizable`) |
-//! | `lost-element` | set | an acknowledged element vanishes from the store | set and set-full: `:lost` |
+//! | `lost-element` | set, queue | an acknowledged element vanishes from the store | set and set-full: `:lost`; total-queue: `:lost` |
+//! | `unexpected-element` | queue | a dequeue returns an element never enqueued | total-queue: `:unexpected`; queue: `can't dequeue` |
+//! | `duplicate-element` | queue, unique-ids | queue: a dequeued element is delivered again later; unique-ids: an id is returned twice | total-queue: `:duplicated` (valid, as in Jepsen); queue: `can't dequeue`; unique-ids: `:duplicated` |
+//!
+//! The queue and unique-ids generators are in [`super::jepsen_queue`],
+//! which shares this file's settings and faults.
 
 use super::rng::Rng;
 use std::io::{self, Write};
@@ -29,6 +34,10 @@ pub enum Kind {
     /// Adds of unique elements to a set, reads of the whole set, and a
     /// final read.
     Set,
+    /// Enqueues of unique elements, dequeues, and a final drain.
+    Queue,
+    /// Generations of unique ids.
+    UniqueIds,
 }
 
 /// A fault to plant.
@@ -43,7 +52,21 @@ pub enum Fault {
     WrongTotal,
     /// A read misses what was acknowledged before it began.
     StaleRead,
+    /// A dequeue returns an element never enqueued.
+    UnexpectedElement,
+    /// An element is dequeued twice; an id is generated twice.
+    DuplicateElement,
 }
+
+/// Every fault.
+const FAULTS: [Fault; 6] = [
+    Fault::LostElement,
+    Fault::NegativeBalance,
+    Fault::WrongTotal,
+    Fault::StaleRead,
+    Fault::UnexpectedElement,
+    Fault::DuplicateElement,
+];
 
 impl Fault {
     /// The fault's name on the command line.
@@ -53,15 +76,17 @@ impl Fault {
             Fault::NegativeBalance => "negative-balance",
             Fault::WrongTotal => "wrong-total",
             Fault::StaleRead => "stale-read",
+            Fault::UnexpectedElement => "unexpected-element",
+            Fault::DuplicateElement => "duplicate-element",
         }
     }
 
     /// Parses a fault name.
     pub fn parse(s: &str) -> Result<Fault, String> {
-        [Fault::LostElement, Fault::NegativeBalance, Fault::WrongTotal, Fault::StaleRead]
-            .into_iter()
-            .find(|f| f.name() == s.trim())
-            .ok_or_else(|| format!("unknown fault {s:?}: lost-element, negative-balance, wrong-total or stale-read"))
+        FAULTS.into_iter().find(|f| f.name() == s.trim()).ok_or_else(|| {
+            let names: Vec<&str> = FAULTS.iter().map(|f| f.name()).collect();
+            format!("unknown fault {s:?}: one of {}", names.join(", "))
+        })
     }
 
     /// Whether the fault applies to a workload.
@@ -71,6 +96,8 @@ impl Fault {
             (Fault::NegativeBalance | Fault::WrongTotal, Kind::Bank)
                 | (Fault::WrongTotal | Fault::StaleRead, Kind::Counter)
                 | (Fault::LostElement | Fault::StaleRead, Kind::Set)
+                | (Fault::LostElement | Fault::UnexpectedElement | Fault::DuplicateElement, Kind::Queue)
+                | (Fault::DuplicateElement, Kind::UniqueIds)
         )
     }
 }
@@ -123,6 +150,15 @@ pub struct Planted {
     pub faults: Vec<(Fault, u64)>,
 }
 
+/// The workloads this file's simulation writes (the others are
+/// [`super::jepsen_queue`]'s).
+#[derive(Clone, Copy)]
+enum Basic {
+    Bank,
+    Counter,
+    Set,
+}
+
 #[derive(Clone, Copy)]
 enum InFlight {
     Idle,
@@ -141,6 +177,17 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
             ));
         }
     }
+    let kind = match cfg.kind {
+        Kind::Bank => Basic::Bank,
+        Kind::Counter => Basic::Counter,
+        Kind::Set => Basic::Set,
+        Kind::Queue | Kind::UniqueIds => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "queue and unique-ids histories are written by gen::jepsen_queue::generate",
+            ))
+        }
+    };
     let mut w = io::BufWriter::with_capacity(1 << 20, out);
     let mut rng = Rng::new(cfg.seed);
     let procs = cfg.processes.max(1);
@@ -190,8 +237,8 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                     flight[p] = InFlight::Read { acked_at_invoke: acked, last_acked };
                     writeln!(w, "{{:type :invoke, :f :read, :value nil, :process {p}, :time {time}, :index {index}}}")?;
                 } else {
-                    match cfg.kind {
-                        Kind::Bank => {
+                    match kind {
+                        Basic::Bank => {
                             let n = balances.len();
                             let from = rng.below(n as u64) as usize;
                             let to = (from + 1 + rng.below(n as u64 - 1) as usize) % n;
@@ -199,13 +246,13 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                             flight[p] = InFlight::Transfer { from, to, amount };
                             writeln!(w, "{{:type :invoke, :f :transfer, :value {{:from {from}, :to {to}, :amount {amount}}}, :process {p}, :time {time}, :index {index}}}")?;
                         }
-                        Kind::Counter => {
+                        Basic::Counter => {
                             let value = 1 + rng.below(5) as i64;
                             attempted += value;
                             flight[p] = InFlight::Add { value };
                             writeln!(w, "{{:type :invoke, :f :add, :value {value}, :process {p}, :time {time}, :index {index}}}")?;
                         }
-                        Kind::Set => {
+                        Basic::Set => {
                             let value = next_element;
                             next_element += 1;
                             set.push(false);
@@ -262,8 +309,8 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                 active -= 1;
                 flight[p] = InFlight::Idle;
                 let fault = if fault_due { Some(cfg.faults[next_fault]) } else { None };
-                match cfg.kind {
-                    Kind::Bank => {
+                match kind {
+                    Basic::Bank => {
                         let mut shown = balances.clone();
                         match fault {
                             Some(Fault::NegativeBalance) => {
@@ -287,7 +334,7 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                         }
                         writeln!(w, "}}, :process {p}, :time {time}, :index {index}}}")?;
                     }
-                    Kind::Counter => {
+                    Basic::Counter => {
                         let value = match fault {
                             Some(Fault::WrongTotal) => attempted + 1,
                             Some(Fault::StaleRead) => acked_at_invoke - 1,
@@ -302,7 +349,7 @@ pub fn generate(cfg: &JepsenGenConfig, out: &mut dyn Write) -> io::Result<Plante
                             "{{:type :ok, :f :read, :value {value}, :process {p}, :time {time}, :index {index}}}"
                         )?;
                     }
-                    Kind::Set => {
+                    Basic::Set => {
                         let omit = match (fault, last_acked) {
                             (Some(Fault::StaleRead), Some(e)) if set[e as usize] => {
                                 planted.faults.push((Fault::StaleRead, index));

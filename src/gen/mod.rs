@@ -30,6 +30,7 @@ pub mod config;
 pub mod dbcop;
 pub mod inject;
 pub mod jepsen;
+pub mod jepsen_queue;
 pub mod json;
 pub mod list_append;
 pub(crate) mod out;

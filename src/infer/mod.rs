@@ -6,6 +6,7 @@
 //! anomalies it can see without cycles, and an [`Explain`]er that later
 //! justifies any edge of a cycle in Elle's words.
 
+pub mod initial_value;
 pub mod list_append;
 pub mod nearest;
 pub mod order;

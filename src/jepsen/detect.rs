@@ -30,10 +30,16 @@ pub enum Workload {
     Mutex,
     /// `kv`: Porcupine's key-value model (get, put, append per `:key`).
     Kv,
+    /// `queue`: Jepsen's queue checker (every dequeue came from an enqueue).
+    Queue,
+    /// `total-queue`: Jepsen's total-queue checker (what goes in comes out).
+    TotalQueue,
+    /// `unique-ids`: Jepsen's unique-id checker (no id generated twice).
+    UniqueIds,
 }
 
-/// Every workload, in elle-cli's order.
-pub const ALL: [Workload; 11] = [
+/// Every workload: elle-cli's order, then Jepsen's checkers elle-cli lacks.
+pub const ALL: [Workload; 14] = [
     Workload::Bank,
     Workload::Counter,
     Workload::Set,
@@ -45,6 +51,9 @@ pub const ALL: [Workload; 11] = [
     Workload::CasRegister,
     Workload::Mutex,
     Workload::Kv,
+    Workload::Queue,
+    Workload::TotalQueue,
+    Workload::UniqueIds,
 ];
 
 impl Workload {
@@ -62,6 +71,9 @@ impl Workload {
             Workload::CasRegister => "cas-register",
             Workload::Mutex => "mutex",
             Workload::Kv => "kv",
+            Workload::Queue => "queue",
+            Workload::TotalQueue => "total-queue",
+            Workload::UniqueIds => "unique-ids",
         }
     }
 
@@ -80,7 +92,9 @@ impl Workload {
 /// `:acquire`/`:release` mutex; `:cas` cas-register; `:add` with integer
 /// reads counter, with collection reads set (one `:ok` read) or set-full
 /// (several); `:read`/`:write` of micro-op vectors long-fork, of plain
-/// values register. Fails with what was found when none fits.
+/// values register; `:enqueue`/`:dequeue`/`:drain` a queue (total-queue
+/// when the history drains the queue, else queue); `:generate` unique-ids.
+/// Fails with what was found when none fits.
 pub fn detect(ops: &Ops) -> Result<Workload, String> {
     let mut fs: Vec<&str> = Vec::new();
     let (mut int_reads, mut coll_reads, mut map_reads, mut txn_values) = (0usize, 0usize, 0usize, 0usize);
@@ -107,6 +121,12 @@ pub fn detect(ops: &Ops) -> Result<Workload, String> {
     let found = || format!("ops with :f {}", fs.iter().map(|f| format!(":{f}")).collect::<Vec<_>>().join(", "));
     if has("transfer") || (only(&["read"]) && map_reads > 0) {
         return Ok(Workload::Bank);
+    }
+    if (has("enqueue") || has("dequeue") || has("drain")) && only(&["enqueue", "dequeue", "drain"]) {
+        return Ok(if has("drain") { Workload::TotalQueue } else { Workload::Queue });
+    }
+    if has("generate") && only(&["generate"]) {
+        return Ok(Workload::UniqueIds);
     }
     if has("acquire") || has("release") {
         return Ok(Workload::Mutex);

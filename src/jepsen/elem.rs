@@ -107,3 +107,32 @@ impl Ops {
         }
     }
 }
+
+/// The distinct elements of `xs` in order, each with how often it occurs
+/// (a multiset). Integers only (the usual case) are sorted as plain `i64`s.
+pub fn counted(xs: Vec<Elem<'_>>) -> Vec<(Elem<'_>, usize)> {
+    let ints: Option<Vec<i64>> = xs.iter().map(|x| if let Elem::Int(n) = x { Some(*n) } else { None }).collect();
+    match ints {
+        Some(mut ints) => {
+            ints.sort_unstable();
+            runs(ints.into_iter().map(Elem::Int))
+        }
+        None => {
+            let mut xs = xs;
+            xs.sort_unstable();
+            runs(xs.into_iter())
+        }
+    }
+}
+
+/// Run-length counts of sorted elements.
+fn runs<'a>(sorted: impl Iterator<Item = Elem<'a>>) -> Vec<(Elem<'a>, usize)> {
+    let mut out: Vec<(Elem<'a>, usize)> = Vec::new();
+    for x in sorted {
+        match out.last_mut() {
+            Some((e, n)) if *e == x => *n += 1,
+            _ => out.push((x, 1)),
+        }
+    }
+    out
+}

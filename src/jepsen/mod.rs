@@ -10,6 +10,9 @@
 //! | `long-fork` | [`long_fork`] (`jepsen.tests.long-fork`) | group reads of single-write keys are totally ordered by what they saw |
 //! | `comments` | [`comments`] (elle-cli's, from Jepsen's CockroachDB test) | a read seeing a write sees every write that completed before that write began |
 //! | `sequential` | [`sequential`] (elle-cli's) | a read of a key's subkeys never sees a later subkey without an earlier one |
+//! | `queue` | [`queue`] (`jepsen.checker/queue`) | every `:ok` dequeue takes an element a Knossos queue model holds (unordered, or FIFO) |
+//! | `total-queue` | [`queue`] (`jepsen.checker/total-queue`) | with drains expanded, every acknowledged enqueue is dequeued and nothing never enqueued is (lost, unexpected, duplicated, recovered) |
+//! | `unique-ids` | [`unique_ids`] (`jepsen.checker/unique-ids`) | no id is generated twice |
 //!
 //! The linearizable registers and mutex (Knossos's models) are in
 //! [`crate::linear`], which reads its ops through this module.
@@ -59,10 +62,12 @@ pub mod detect;
 pub mod elem;
 pub mod long_fork;
 pub mod ops;
+pub mod queue;
 pub mod result;
 pub mod sequential;
 pub mod set;
 pub mod set_full;
+pub mod unique_ids;
 
 pub use ops::{Op, OpType, Ops};
 pub use result::{CheckResult, Node};
@@ -87,6 +92,9 @@ pub enum JepsenError {
         /// What is wrong.
         what: String,
     },
+    /// An option that does not apply to the workload checked.
+    #[error("{0}")]
+    Usage(String),
     /// A client op that the chosen model does not have.
     #[error(
         "{source_name}:{line}: op {op} does not fit the {model} model, which expects {expected}{detail} - wrong model selected?{hint}"

@@ -262,8 +262,10 @@ fn op_of(source: &str, m: RawOpMap<'_>) -> Result<Op, JepsenError> {
 }
 
 /// The `:f` names of the workloads, shared rather than allocated per op.
-const F_NAMES: &[&str] =
-    &["read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append", "txn"];
+const F_NAMES: &[&str] = &[
+    "read", "write", "cas", "acquire", "release", "add", "transfer", "get", "put", "append", "txn", "enqueue",
+    "dequeue", "drain", "generate",
+];
 
 fn f_name(n: &[u8]) -> Cow<'static, str> {
     match F_NAMES.iter().find(|f| f.as_bytes() == n) {

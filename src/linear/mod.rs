@@ -73,11 +73,15 @@ pub struct LinearOptions {
     pub max_memory: usize,
     /// Progress on stderr (a line per partition decided).
     pub progress: bool,
+    /// The register's initial value (Knossos's `(model/register v)`,
+    /// `(model/cas-register v)`); `None` is `nil`, Knossos's default.
+    /// Only the register models take one.
+    pub initial: Option<Value>,
 }
 
 impl Default for LinearOptions {
     fn default() -> Self {
-        LinearOptions { timeout: None, max_memory: 4 << 30, progress: false }
+        LinearOptions { timeout: None, max_memory: 4 << 30, progress: false, initial: None }
     }
 }
 
@@ -207,6 +211,7 @@ pub fn check_prepared(
     // Partitions are independent (P-compositionality): search them in
     // parallel, smallest first, and stop the others as soon as one is not
     // linearizable (as Porcupine does).
+    let init = initial_state(p, model, o);
     let cancel = AtomicBool::new(false);
     let threads = rayon::current_num_threads().min(parts).max(1);
     let budget =
@@ -219,7 +224,7 @@ pub fn check_prepared(
         .map(|&k| {
             let mut interner = base.clone();
             let lin = &p.partitions[k].1;
-            let (outcome, n) = search::search(lin, model::init(model), &mut interner, &budget);
+            let (outcome, n) = search::search(lin, init, &mut interner, &budget);
             if matches!(outcome, Outcome::NotLinearizable(_)) {
                 cancel.store(true, Ordering::Relaxed);
             }
@@ -282,6 +287,9 @@ pub fn check_prepared(
                     ),
                     (kw("longest-prefix-count"), count(w.prefix.len())),
                 ];
+                if let Some(why) = initial_value_hint(lin, &w, init, &interner) {
+                    entries.insert(0, (kw("explanation"), Node::Str(why)));
+                }
                 if let Some(k) = key {
                     entries.insert(0, (kw("key"), crate::reports::tree::value(k)));
                 }
@@ -299,5 +307,58 @@ pub fn check_prepared(
     match unknown {
         Some(why) => CheckResult::unknown(why, entries),
         None => CheckResult::new(Validity::Valid, entries),
+    }
+}
+
+/// The state the search starts from: the given initial value for the
+/// register models, else the model's own ([`model::init`]: `nil`, a free
+/// mutex, the empty string).
+fn initial_state(p: &mut Prepared, model: Model, o: &LinearOptions) -> model::Id {
+    match (model, &o.initial) {
+        (Model::Register | Model::CasRegister, Some(v)) => p.interner.value(v),
+        _ => model::init(model),
+    }
+}
+
+/// When a violation hinges on the register's initial value, says so: the
+/// op the search could not place (or one that could have come next and
+/// contradicts the state) reads, or compares-and-sets from, a value that
+/// no write or CAS wrote before it returned, and it began before any
+/// write returned, so the only value it could have seen besides the
+/// writes in flight is the initial one. That value, as the initial value,
+/// is what would explain the op.
+fn initial_value_hint(lin: &[LinOp], w: &search::Witness, init: model::Id, interner: &Interner) -> Option<String> {
+    let first_write_return = lin.iter().filter(|o| writes(&o.input).is_some()).map(|o| o.ret).min().unwrap_or(u64::MAX);
+    let inconsistent = w.candidates.iter().filter(|(_, next)| next.is_none()).map(|&(c, _)| c);
+    let op = std::iter::once(w.blocked).chain(inconsistent).find_map(|i| {
+        let o = &lin[i];
+        let (verb, v) = match o.input {
+            Input::Read(Some(v)) => ("reads", v),
+            Input::Cas { from, .. } => ("compares-and-sets from", from),
+            _ => return None,
+        };
+        let unwritten = !lin.iter().any(|x| writes(&x.input) == Some(v) && x.call < o.ret);
+        (v != init && o.call < first_write_return && unwritten).then_some((verb, v))
+    })?;
+    let (verb, v) = op;
+    let show = |id: model::Id| interner.value_of(id).to_string();
+    let started = match init {
+        model::NIL => "nil (Knossos's default)".to_string(),
+        i => format!("{} (--initial-value {})", show(i), show(i)),
+    };
+    Some(format!(
+        "the op {verb} {v}, which no write wrote before it returned, and it began before any write returned, \
+         so the register could still hold its initial value {started}: if the register started at {v}, \
+         pass --initial-value {v}",
+        v = show(v)
+    ))
+}
+
+/// The value an op writes: a write's, or a CAS's new value.
+fn writes(input: &Input) -> Option<model::Id> {
+    match *input {
+        Input::Write(v) => Some(v),
+        Input::Cas { to, .. } => Some(to),
+        _ => None,
     }
 }

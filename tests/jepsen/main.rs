@@ -10,7 +10,9 @@ mod support;
 
 mod jepsen_checkers;
 mod jepsen_gen;
+mod jepsen_initial_value;
 mod jepsen_linear;
+mod jepsen_queue;
 mod jepsen_readers;
 mod jepsen_store;
 mod jepsen_store_file;
