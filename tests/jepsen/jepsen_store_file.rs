@@ -408,7 +408,7 @@ fn following_an_unfinished_test_says_the_history_was_read_in_part() {
 #[test]
 #[ignore]
 fn reading_a_million_ops_from_test_jepsen_costs_at_most_half_again_history_edn() {
-    let ops = support::jepsen_store::list_append_ops_keys(495_000, 50_000);
+    let ops = support::jepsen_store::list_append_ops_keys(505_000, 50_000);
     assert!(ops.len() >= 1_000_000, "{}", ops.len());
     let root = temp_dir("store-speed");
     let jepsen = write(&root, "test.jepsen", &Store::write(&ops, 16_384, true).bytes);
