@@ -441,7 +441,7 @@ impl<'a> Decoder<'a> {
         let at = self.pos;
         let code = self.byte()?;
         if let Some(i) = self.int_of_code(code)? {
-            let _ = write!(Fmt(out), "{i}");
+            push_int(out, i);
             return Ok(Shape::Other);
         }
         if let Some(s) = self.string_of_code(at, code)? {
@@ -823,7 +823,11 @@ impl<'a> Decoder<'a> {
     fn op(&mut self, out: &mut Vec<u8>, d: u32) -> FResult<()> {
         let index = self.int()?;
         let time = self.int()?;
-        let _ = write!(Fmt(out), "{{:index {index}, :time {time}, :type ");
+        out.extend_from_slice(b"{:index ");
+        push_int(out, index);
+        out.extend_from_slice(b", :time ");
+        push_int(out, time);
+        out.extend_from_slice(b", :type ");
         self.value_at(out, d)?;
         out.extend_from_slice(b", :process ");
         self.value_at(out, d)?;
@@ -875,6 +879,12 @@ fn unescape(lit: &[u8]) -> Option<Box<str>> {
         i += 1;
     }
     String::from_utf8(s).ok().map(Into::into)
+}
+
+/// An integer's decimal digits, without `fmt`'s machinery (most of what a
+/// history holds is integers).
+fn push_int(out: &mut Vec<u8>, i: i64) {
+    out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
 }
 
 /// `write!` into a byte vector.

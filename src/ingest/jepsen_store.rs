@@ -456,7 +456,8 @@ fn decode_value(cx: &Ctx<'_>, bytes: &[u8], b: Block, lenient: bool) -> Result<V
 fn chunk_ops(cx: &Ctx<'_>, bytes: &[u8], b: Block) -> Result<(Vec<u8>, usize), IngestError> {
     let data = b.data(bytes);
     let mut d = Decoder::new(data, b.data_offset());
-    let mut out = Vec::with_capacity(data.len() * 2);
+    // Jepsen's Fressian is about a third the size of the EDN it reads as.
+    let mut out = Vec::with_capacity(data.len() * 3 + 64);
     let record = |n: usize| format!("{} block at byte {}, op {n} of the block", type_name(b.ty), b.offset);
     let mut n = 0usize;
     if b.ty == STREAM {
