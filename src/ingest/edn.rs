@@ -911,15 +911,19 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.skip_ws(3)?;
         let fpos = self.pos;
+        const FNS: &str = "micro-op function :append, :r, :w, or (closed-predicate) :insert, :delete or :rp";
         let f = if self.peek() == Some(b':') {
             match self.keyword_name()? {
                 b"append" => MopFn::Append,
                 b"r" => MopFn::Read,
                 b"w" => MopFn::Write,
-                _ => return Err(perr(fpos, "micro-op function :append, :r or :w")),
+                b"insert" => MopFn::Insert,
+                b"delete" => MopFn::Delete,
+                b"rp" => return self.pred_read(b, open, close),
+                _ => return Err(perr(fpos, FNS)),
             }
         } else {
-            return Err(perr(fpos, "micro-op function :append, :r or :w"));
+            return Err(perr(fpos, FNS));
         };
         self.skip_ws(3)?;
         let key = self.key(b)?;
@@ -931,6 +935,17 @@ impl<'a> Parser<'a> {
                 Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
                 _ => return Err(perr(self.pos, "a value for :append")),
             },
+            MopFn::Insert => match self.peek() {
+                Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
+                _ => return Err(perr(self.pos, "a value for :insert")),
+            },
+            MopFn::Delete => {
+                if self.at_word(b"nil") {
+                    self.pos += 3;
+                }
+                MopValue::Nil
+            }
+            MopFn::PredRead | MopFn::PredEntry => MopValue::Nil,
             MopFn::Write => {
                 if self.at_word(b"nil") {
                     self.pos += 3;
@@ -955,10 +970,112 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads a client op's `:value`: nil or a vector/list of micro-ops.
+    /// Expects the `close` bracket of the micro-op opened at `open`.
+    fn close_mop(&mut self, open: usize, close: u8) -> PResult<()> {
+        self.skip_ws(3)?;
+        if self.peek() != Some(close) {
+            return Err(perr(
+                self.pos,
+                format!("`{}` to close the micro-op opened at {}", close as char, self.loc(open)),
+            ));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Reads the rest of a predicate read `[:rp PRED RESULT]` (the cursor is
+    /// after `:rp`): the predicate, interned as the micro-op's key, and the
+    /// result, `nil` or a map `{k v ...}` whose entries follow the
+    /// [`MopFn::PredRead`] as [`MopFn::PredEntry`] micro-ops.
+    fn pred_read(&mut self, b: &mut HistoryBuilder, open: usize, close: u8) -> PResult<()> {
+        self.skip_ws(3)?;
+        let ppos = self.pos;
+        let pred = match self.peek() {
+            Some(c) if !is_closer(c) => self.value(3)?,
+            _ => return Err(perr(ppos, "a predicate (:true, [:= v] or [:mod m r]) after :rp")),
+        };
+        let key = b.key_value(pred);
+        self.skip_ws(3)?;
+        let at = b.mop_count();
+        b.push_mop(Mop { f: MopFn::PredRead, key, value: MopValue::Nil });
+        match self.peek() {
+            Some(b'{') => {
+                let n = self.pred_entries(b)?;
+                b.set_mop_value(at, MopValue::Entries(n));
+            }
+            _ if self.at_word(b"nil") => self.pos += 3,
+            Some(c) if c == close => {}
+            _ => return Err(perr(self.pos, "a predicate read's result: nil or a map {k v ...}")),
+        }
+        self.close_mop(open, close)
+    }
+
+    /// Reads a map `{k v ...}` (the cursor is at its `{`) as one
+    /// [`MopFn::PredEntry`] micro-op per entry; returns how many.
+    fn pred_entries(&mut self, b: &mut HistoryBuilder) -> PResult<u32> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut n = 0u32;
+        loop {
+            self.skip_ws(3)?;
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(n);
+                }
+                Some(c) if !is_closer(c) => {
+                    let key = self.key(b)?;
+                    self.skip_ws(3)?;
+                    let value = self.entry_value(b, open)?;
+                    b.push_mop(Mop { f: MopFn::PredEntry, key, value });
+                    n += 1;
+                }
+                _ => return Err(perr(self.pos, format!("`}}` to close the map opened at {}", self.loc(open)))),
+            }
+        }
+    }
+
+    /// Reads the value of a map entry: `nil` or a value.
+    fn entry_value(&mut self, b: &mut HistoryBuilder, open: usize) -> PResult<MopValue> {
+        if self.at_word(b"nil") {
+            self.pos += 3;
+            return Ok(MopValue::Nil);
+        }
+        match self.peek() {
+            Some(c) if !is_closer(c) => Ok(MopValue::Int(self.scalar(b, 3)?)),
+            _ => Err(perr(self.pos, format!("a value for each key of the map opened at {}", self.loc(open)))),
+        }
+    }
+
+    /// Reads an `:init` op's `:value` map `{k v ...}` (the cursor is at its
+    /// `{`) as one `[:w k v]` micro-op per entry.
+    fn init_map(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        let open = self.pos;
+        self.pos += 1;
+        loop {
+            self.skip_ws(2)?;
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(c) if !is_closer(c) => {
+                    let key = self.key(b)?;
+                    self.skip_ws(2)?;
+                    let value = self.entry_value(b, open)?;
+                    b.push_mop(Mop { f: MopFn::Write, key, value });
+                }
+                _ => return Err(perr(self.pos, format!("`}}` to close the :value opened at {}", self.loc(open)))),
+            }
+        }
+    }
+
+    /// Reads a client op's `:value`: nil, a vector/list of micro-ops, or a
+    /// map (a closed-predicate `:init`, see [`Self::init_map`]).
     #[inline]
     fn mops(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
         match self.peek() {
+            Some(b'{') => self.init_map(b),
             Some(c @ (b'[' | b'(')) => {
                 let open = self.pos;
                 let close = closer(c);
@@ -1101,7 +1218,11 @@ impl<'a> Parser<'a> {
                 }
                 F_VALUE => {
                     // A value starting with `n` is `nil` (or an error).
-                    fields |= if self.peek() == Some(b'n') { field::VALUE | field::VALUE_NIL } else { field::VALUE };
+                    fields |= match self.peek() {
+                        Some(b'n') => field::VALUE | field::VALUE_NIL,
+                        Some(b'{') => field::VALUE | field::VALUE_MAP,
+                        _ => field::VALUE,
+                    };
                     match process {
                         Proc::NonClient => drop(self.value(1)?),
                         Proc::Client(_) => self.mops(b)?,

@@ -423,6 +423,8 @@ impl<'a> Parser<'a> {
                 }
                 MopFn::Write => MopValue::Int(self.scalar(b, 3)?),
                 MopFn::Read => self.read_value(b)?,
+                // Not spelled in JSON (closed-predicate histories are EDN).
+                MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry => MopValue::Nil,
             }
         };
         self.skip_ws();
