@@ -641,7 +641,11 @@ mod tests {
     #[test]
     fn predicates_evaluate_as_elle() {
         let h = History::default();
-        let value = |s: &str| crate::ingest::edn::parse_values("t", s.as_bytes()).expect("parses").remove(0).0;
+        // One value per document: wrapped, as a vector of it.
+        let value = |s: &str| match crate::ingest::edn::parse_values("t", format!("[{s}]").as_bytes()) {
+            Ok(mut vs) if vs.len() == 1 => vs.remove(0).0,
+            other => panic!("{s}: {other:?}"),
+        };
         let p = |s: &str| Predicate::parse(&value(s)).expect("predicate");
         assert!(!p(":true").matches(&h, UNBORN).expect("evaluates"));
         assert!(!p(":true").matches(&h, DEAD).expect("evaluates"));

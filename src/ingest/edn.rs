@@ -2272,6 +2272,32 @@ mod tests {
     }
 
     #[test]
+    fn closed_predicate_ops_read_as_flat_mops_and_print_back() {
+        let text = "{:index 0, :type :ok, :process 0, :f :init, :value {:x 0, 5 1}}\n\
+                    {:index 1, :type :ok, :process 1, :f :txn, :value [[:insert :y 2] [:delete :x] \
+                    [:rp [:mod 2 0] {:y 2, 5 nil}] [:rp :true nil] [:r :y 2]]}";
+        let h = ok(text);
+        let m = h.mops_of(&h.ops[1]);
+        let fs: Vec<MopFn> = m.iter().map(|m| m.f).collect();
+        use MopFn::*;
+        assert_eq!(fs, [Insert, Delete, PredRead, PredEntry, PredEntry, PredRead, Read]);
+        assert_eq!(m[2].value, MopValue::Entries(2));
+        assert_eq!((m[4].value, m[5].value), (MopValue::Nil, MopValue::Nil));
+        assert_eq!(h.elle_mops(&h.ops[1]).count(), 5);
+        assert_ne!(h.ops[0].fields & field::VALUE_MAP, 0);
+        let printed: Vec<String> =
+            (0..2).map(|i| crate::reports::edn::to_string(&h, &crate::reports::tree::op(&h, i))).collect();
+        assert_eq!(
+            printed,
+            [
+                "{:index 0, :type :ok, :process 0, :f :init, :value {:x 0, 5 1}}",
+                "{:index 1, :type :ok, :process 1, :f :txn, :value [[:insert :y 2] [:delete :x] \
+                 [:rp [:mod 2 0] {:y 2, 5 nil}] [:rp :true nil] [:r :y 2]]}",
+            ]
+        );
+    }
+
+    #[test]
     fn keyword_string_and_int_keys_are_distinct() {
         let h = ok(
             r#"{:type :ok :process 0 :value [[:append :x 1] [:append "x" 2] [:append 3 3] [:append :x 4] [:append "x" 5] [:append :elle.list-append/k 6] [:append "a\"b" 7]]}"#,
@@ -2297,7 +2323,7 @@ mod tests {
         let text = |v: MopValue| match v {
             MopValue::Int(v) => h.value_text(v),
             MopValue::List { .. } => h.list(v).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "),
-            MopValue::Nil => "nil".into(),
+            MopValue::Nil | MopValue::Entries(_) => "nil".into(),
         };
         assert_eq!(text(m[0].value), r#""a""#);
         assert_eq!(text(m[1].value), r#""a" :b #uuid "u-1" [1 ("x")] 1.5 nil 123456789012345678901234 -7 2N"#);

@@ -820,7 +820,7 @@ mod tests {
         let text = |v: MopValue| match v {
             MopValue::Int(v) => h.value_text(v),
             MopValue::List { .. } => h.list(v).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "),
-            MopValue::Nil => "nil".into(),
+            MopValue::Nil | MopValue::Entries(_) => "nil".into(),
         };
         assert_eq!(text(m[0].value), "\"a\"");
         assert_eq!(text(m[1].value), "\"a\" 1 1.5 [2 \"b\"] nil 99999999999999999999");
