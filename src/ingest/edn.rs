@@ -1138,6 +1138,8 @@ impl<'a> Parser<'a> {
         // An error that only matters if the op turns out to be a client op.
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
+        // Where a map `:value` began (only an `:init` may have one).
+        let mut map_value: Option<usize> = None;
         self.lists.discard();
         loop {
             self.skip_ws(1)?;
@@ -1220,7 +1222,10 @@ impl<'a> Parser<'a> {
                     // A value starting with `n` is `nil` (or an error).
                     fields |= match self.peek() {
                         Some(b'n') => field::VALUE | field::VALUE_NIL,
-                        Some(b'{') => field::VALUE | field::VALUE_MAP,
+                        Some(b'{') => {
+                            map_value = Some(vpos);
+                            field::VALUE | field::VALUE_MAP
+                        }
                         _ => field::VALUE,
                     };
                     match process {
@@ -1268,6 +1273,13 @@ impl<'a> Parser<'a> {
             Proc::Client(p) => {
                 if let Some(e) = deferred {
                     return Err(e);
+                }
+                if let Some(pos) = map_value.filter(|_| !matches!(&f, Atom::Keyword(k) if &**k == "init")) {
+                    return Err(perr(
+                        pos,
+                        "a :value of nil or a vector of micro-ops like [[:append k v] [:r k nil]] (a map only \
+                         for a closed-predicate :init op)",
+                    ));
                 }
                 Some(p)
             }
