@@ -26,8 +26,18 @@ pub mod rel {
     pub const PROCESS: u8 = 8;
     /// Realtime order: `a` completed before `b` was invoked.
     pub const REALTIME: u8 = 16;
+    /// Predicate write-write dependency (Adya's; Elle's closed-predicate
+    /// workload never infers one, but its cycle specs name it).
+    pub const WWP: u8 = 32;
+    /// Predicate write-read dependency: `a` installed a version in the
+    /// version set of a predicate read of `b`.
+    pub const WRP: u8 = 64;
+    /// Predicate read-write anti-dependency: a predicate read of `a`
+    /// selected a version that `b` overwrote with one that changes whether
+    /// the predicate matches.
+    pub const RWP: u8 = 128;
     /// Every data dependency.
-    pub const DATA: u8 = WW | WR | RW;
+    pub const DATA: u8 = WW | WR | RW | WWP | WRP | RWP;
 }
 
 /// A set of [`rel`] bits labelling one edge.
@@ -41,6 +51,9 @@ pub enum Workload {
     ListAppend,
     /// Registers with unique writes (recoverable).
     RwRegister,
+    /// Elle's closed-predicate workload: a universe of keys written at most
+    /// once after `:init`, and predicate reads.
+    ClosedPredicate,
 }
 
 impl Workload {
@@ -49,6 +62,7 @@ impl Workload {
         match self {
             Workload::ListAppend => "list-append",
             Workload::RwRegister => "rw-register",
+            Workload::ClosedPredicate => "closed-predicate",
         }
     }
 }
@@ -103,6 +117,38 @@ pub enum Step {
         /// Index of `b`'s write mop.
         b_mop: Option<u32>,
     },
+    /// `a` installed `value` of `key`, which was in the version set of
+    /// `b`'s predicate read (Elle's micro-op `b_mop`).
+    Wrp {
+        /// The key.
+        key: KeyId,
+        /// The version (possibly [`crate::history::DEAD`]).
+        value: i64,
+        /// Index of `a`'s mop, if it could be located.
+        a_mop: Option<u32>,
+        /// Index of `b`'s predicate read (Elle's count).
+        b_mop: u32,
+        /// The key's versions in version order (for the explanation).
+        versions: Vec<i64>,
+    },
+    /// `a`'s predicate read (Elle's micro-op `a_mop`) selected `value` of
+    /// `key`, which `b` overwrote with `value2`, changing whether the
+    /// predicate matches.
+    Rwp {
+        /// The key.
+        key: KeyId,
+        /// The version in the read's version set (possibly
+        /// [`crate::history::UNBORN`]).
+        value: i64,
+        /// `b`'s version (possibly [`crate::history::DEAD`]).
+        value2: i64,
+        /// Index of `a`'s predicate read (Elle's count).
+        a_mop: u32,
+        /// Index of `b`'s mop, if it could be located.
+        b_mop: Option<u32>,
+        /// The key's versions in version order (for the explanation).
+        versions: Vec<i64>,
+    },
     /// The same process executed `a` before `b`.
     Process {
         /// The process.
@@ -124,6 +170,8 @@ impl Step {
             Step::Ww { .. } => rel::WW,
             Step::Wr { .. } => rel::WR,
             Step::Rw { .. } => rel::RW,
+            Step::Wrp { .. } => rel::WRP,
+            Step::Rwp { .. } => rel::RWP,
             Step::Process { .. } => rel::PROCESS,
             Step::Realtime { .. } => rel::REALTIME,
         }
@@ -135,6 +183,8 @@ impl Step {
             Step::Ww { .. } => "ww",
             Step::Wr { .. } => "wr",
             Step::Rw { .. } => "rw",
+            Step::Wrp { .. } => "wrp",
+            Step::Rwp { .. } => "rwp",
             Step::Process { .. } => "process",
             Step::Realtime { .. } => "realtime",
         }
@@ -335,6 +385,17 @@ pub enum Case {
         /// What it read.
         value: i64,
     },
+    /// A predicate read that must have observed `key` and did not
+    /// (closed-predicate, Elle's `:predicate-read-miss`): the predicate
+    /// matches every version of the key, yet the key is not in the result.
+    PredicateReadMiss {
+        /// The predicate read (its stored position in the op).
+        mop: MopRef,
+        /// The key.
+        key: KeyId,
+        /// Every version of the key, in version order.
+        versions: Vec<i64>,
+    },
     /// The dependency graph had no edges at all.
     EmptyTransactionGraph,
     /// A refutation by the exact (polygraph) check: no order of the writes
@@ -478,6 +539,16 @@ impl Step {
                 let b_mop = m(b, b_mop, &mut |o, x| r.mop(o, x));
                 Step::Rw { key, value, value2, a_mop, b_mop }
             }
+            Step::Wrp { key, value, a_mop, b_mop, versions } => {
+                let key = r.key(key);
+                let a_mop = m(a, a_mop, &mut |o, x| r.mop(o, x));
+                Step::Wrp { key, value, a_mop, b_mop: r.mop(b, b_mop), versions }
+            }
+            Step::Rwp { key, value, value2, a_mop, b_mop, versions } => {
+                let key = r.key(key);
+                let b_mop = m(b, b_mop, &mut |o, x| r.mop(o, x));
+                Step::Rwp { key, value, value2, a_mop: r.mop(a, a_mop), b_mop, versions }
+            }
             Step::Process { process } => Step::Process { process },
             Step::Realtime { a_completion, b_invocation } => {
                 Step::Realtime { a_completion: r.op(a_completion), b_invocation: r.op(b_invocation) }
@@ -531,6 +602,9 @@ impl Case {
             }
             Case::GarbageRead { mop, key, value } => Case::GarbageRead { mop: mop.renumber(r), key: r.key(key), value },
             Case::CyclicVersions { key, scc, sources } => Case::CyclicVersions { key: r.key(key), scc, sources },
+            Case::PredicateReadMiss { mop, key, versions } => {
+                Case::PredicateReadMiss { mop: mop.renumber(r), key: r.key(key), versions }
+            }
             c @ (Case::CycleExists { .. }
             | Case::CycleSearchTimeout { .. }
             | Case::EmptyTransactionGraph

@@ -119,6 +119,19 @@ pub enum MopFn {
     Read,
     /// `[:w k v]`: blind write of `v` to the register at `k`.
     Write,
+    /// `[:insert k v]` (closed-predicate): creates key `k` with value `v`.
+    Insert,
+    /// `[:delete k]` (closed-predicate): deletes key `k` (value `nil`).
+    Delete,
+    /// `[:rp PRED {k v ...}]` (closed-predicate): a predicate read. `key` is
+    /// the predicate, interned as a key (`:true`, `[:= 2]`, `[:mod 2 0]`);
+    /// `value` is `nil` (nothing read yet) or [`MopValue::Entries`]`(n)`,
+    /// and the read's `n` entries follow it as [`MopFn::PredEntry`]
+    /// micro-ops, so one Elle micro-op occupies `1 + n` slots (see
+    /// [`History::elle_mops`]).
+    PredRead,
+    /// One `k v` entry of the predicate read before it: key `k`, value `v`.
+    PredEntry,
 }
 
 impl MopFn {
@@ -128,6 +141,10 @@ impl MopFn {
             MopFn::Append => "append",
             MopFn::Read => "r",
             MopFn::Write => "w",
+            MopFn::Insert => "insert",
+            MopFn::Delete => "delete",
+            MopFn::PredRead => "rp",
+            MopFn::PredEntry => "rp-entry",
         }
     }
 }
@@ -147,6 +164,9 @@ pub enum MopValue {
         /// Number of elements.
         len: u32,
     },
+    /// A predicate read's result map: the number of [`MopFn::PredEntry`]
+    /// micro-ops that follow its [`MopFn::PredRead`].
+    Entries(u32),
 }
 
 /// One micro-operation.
@@ -421,7 +441,18 @@ pub mod field {
     pub const VALUE: u8 = 8;
     /// `:value` was given as `nil`.
     pub const VALUE_NIL: u8 = 16;
+    /// `:value` was a map `{k v ...}` (a closed-predicate `:init`), stored
+    /// as one `[:w k v]` micro-op per entry.
+    pub const VALUE_MAP: u8 = 32;
 }
+
+/// The value identity of a key's unborn version (closed-predicate; Elle's
+/// `:elle/unborn`): a reserved integer, never a value of the input.
+pub const UNBORN: i64 = i64::MIN;
+
+/// The value identity of a key's dead (deleted) version (Elle's
+/// `:elle/dead`).
+pub const DEAD: i64 = i64::MIN + 1;
 
 /// An op put back into a history being built ([`HistoryBuilder::insert_ops`]):
 /// the op, its micro-ops and its extra fields.
@@ -686,6 +717,23 @@ impl History {
         }
     }
 
+    /// The micro-ops of an op as Elle counts them: each with its position
+    /// among the stored ones, a predicate read's entries
+    /// ([`MopFn::PredEntry`]) folded into it. The `i`-th item is Elle's
+    /// micro-op `i` (its `:a-mop-index` / `:b-mop-index`).
+    pub fn elle_mops<'a>(&'a self, op: &'a Op) -> impl Iterator<Item = (usize, &'a Mop)> + 'a {
+        self.mops_of(op).iter().enumerate().filter(|(_, m)| m.f != MopFn::PredEntry)
+    }
+
+    /// The entries (key, value) of the predicate read stored at position
+    /// `at` among `mops` (empty when it read nothing or is not one).
+    pub fn pred_entries(mops: &[Mop], at: usize) -> &[Mop] {
+        match mops.get(at).map(|m| m.value) {
+            Some(MopValue::Entries(n)) => mops.get(at + 1..at + 1 + n as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
     /// The op at a position.
     #[inline]
     pub fn op(&self, id: OpId) -> &Op {
@@ -701,6 +749,10 @@ impl History {
     /// the identity itself is (integer mode): `None` for a plain integer.
     #[inline]
     pub fn value(&self, v: i64) -> Option<Cow<'_, Value>> {
+        if v == UNBORN || v == DEAD {
+            let name = if v == UNBORN { "elle/unborn" } else { "elle/dead" };
+            return Some(Cow::Owned(Value::Atom(Atom::Keyword(name.into()))));
+        }
         if self.values.is_empty() {
             (self.unsigned_values && v < 0).then(|| Cow::Owned(Value::Atom(Atom::from_u64(v as u64))))
         } else {
@@ -1009,6 +1061,14 @@ impl HistoryBuilder {
     /// stored as their two's complement ([`History::unsigned_values`]).
     pub fn set_unsigned_values(&mut self) {
         self.h.unsigned_values = true;
+    }
+
+    /// Sets the value of the micro-op pushed at position `at` (a predicate
+    /// read's entry count, known once its entries are read).
+    pub fn set_mop_value(&mut self, at: u32, value: MopValue) {
+        if let Some(m) = self.h.mops.get_mut(at as usize) {
+            m.value = value;
+        }
     }
 
     /// Appends list elements (value identities) to the arena, returning the
@@ -1528,7 +1588,7 @@ fn normalize_values(h: &mut History) {
             MopValue::List { start, len } => {
                 h.elements[start as usize..(start + len) as usize].iter().for_each(|&e| visit(e))
             }
-            MopValue::Nil => {}
+            MopValue::Nil | MopValue::Entries(_) => {}
         }
     }
     let renumber = |v: i64| match usize::try_from(v).ok().and_then(|i| map.get(i)) {

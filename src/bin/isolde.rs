@@ -532,6 +532,8 @@ enum WorkloadArg {
     Auto,
     ListAppend,
     RwRegister,
+    /// Elle's closed-predicate workload (:init, :insert, :delete, :rp).
+    ClosedPredicate,
     Bank,
     Counter,
     Set,
@@ -645,6 +647,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode, String> {
         workload: match a.workload {
             WorkloadArg::ListAppend => WorkloadChoice::Fixed(Workload::ListAppend),
             WorkloadArg::RwRegister => WorkloadChoice::Fixed(Workload::RwRegister),
+            WorkloadArg::ClosedPredicate => WorkloadChoice::Fixed(Workload::ClosedPredicate),
             _ => WorkloadChoice::Auto,
         },
         models,

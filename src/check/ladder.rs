@@ -96,6 +96,7 @@ fn own(o: &Outcome, level: &'static LevelDef) -> LevelRow {
         m => elle_or_exact_status(o, m),
     };
     let (status, reason) = order_blind(o, level, status, reason);
+    let (status, reason) = predicates_blind(o, level, status, reason);
     let witness = match &status {
         ModelStatus::Violated(name) => {
             let cases = o.anomalies.get(name).map(Vec::as_slice).unwrap_or_default();
@@ -135,6 +136,20 @@ fn order_blind(o: &Outcome, level: &LevelDef, status: ModelStatus, reason: Strin
             format!("the {} check does not use the transaction order", holds_by(o, level).name()),
         ),
         _ => (status, reason),
+    }
+}
+
+/// A closed-predicate history's level that only the weak or the prefix
+/// checker decides, which do not know predicate reads, is unknown (with
+/// the reason) unless a report rules it out or another level answers it.
+fn predicates_blind(o: &Outcome, level: &LevelDef, status: ModelStatus, reason: String) -> (ModelStatus, String) {
+    let blind = matches!(level.decider(false), Decider::Weak | Decider::Prefix);
+    if o.workload != crate::anomaly::Workload::ClosedPredicate || !blind {
+        return (status, reason);
+    }
+    match status {
+        ModelStatus::Violated(_) => (status, reason),
+        _ => (ModelStatus::Unknown, crate::check::PREDICATES_UNKNOWN.to_string()),
     }
 }
 

@@ -120,11 +120,19 @@ pub enum CheckError {
 /// no model they are reported only when asked for by name.
 pub const PROHIBITED_BY_EVERY_MODEL: &[&str] = &["garbage-read"];
 
+/// Why the checkers beyond Elle's inference (the Biswas–Enea weak levels,
+/// prefix consistency, the exact check of registers) decide nothing of a
+/// closed-predicate history.
+pub const PREDICATES_UNKNOWN: &str = "this checker has no predicate reads: it cannot decide a closed-predicate \
+     history (only Elle's inference, with predicate dependencies, does)";
+
 /// Anomalies that make a verdict `unknown` rather than `false`.
 pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph", "exact-check-unknown"];
 
 /// Resolves the workload for a history. `Auto` decides from what the
-/// micro-ops say, strongest evidence first: an `:append` means list-append;
+/// micro-ops say, strongest evidence first: a closed-predicate micro-op
+/// (`:insert`, `:delete`, `:rp`) or an `:init` map means closed-predicate;
+/// an `:append` means list-append;
 /// otherwise a `:w` means registers; otherwise reads decide, a list read
 /// (`[:r :x [1 2]]`) meaning list-append and a scalar read (`[:r :x 2]`)
 /// meaning registers; a history from a register-only format
@@ -151,19 +159,24 @@ pub struct WorkloadFlags {
     pub scalar_read: bool,
     /// The format holds registers only.
     pub registers_only: bool,
+    /// Some closed-predicate micro-op (`:insert`, `:delete`, `:rp`) or an
+    /// `:init` map.
+    pub predicate: bool,
 }
 
 impl WorkloadFlags {
     /// The flags of a history.
     pub fn of(h: &History) -> WorkloadFlags {
-        let mut f = WorkloadFlags { registers_only: h.registers_only, ..WorkloadFlags::default() };
+        let predicate = h.ops.iter().any(|o| o.fields & crate::history::field::VALUE_MAP != 0);
+        let mut f = WorkloadFlags { registers_only: h.registers_only, predicate, ..WorkloadFlags::default() };
         for m in &h.mops {
             match (m.f, m.value) {
                 (MopFn::Write, _) => f.write = true,
                 (MopFn::Append, _) => f.append = true,
                 (MopFn::Read, MopValue::List { .. }) => f.list_read = true,
                 (MopFn::Read, MopValue::Int(_)) => f.scalar_read = true,
-                (MopFn::Read, MopValue::Nil) => {}
+                (MopFn::Read, MopValue::Nil | MopValue::Entries(_)) => {}
+                (MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry, _) => f.predicate = true,
             }
         }
         f
@@ -177,6 +190,7 @@ impl WorkloadFlags {
             list_read: self.list_read || o.list_read,
             scalar_read: self.scalar_read || o.scalar_read,
             registers_only: self.registers_only || o.registers_only,
+            predicate: self.predicate || o.predicate,
         }
     }
 
@@ -184,6 +198,7 @@ impl WorkloadFlags {
     pub fn resolve(self, choice: WorkloadChoice) -> Workload {
         match choice {
             WorkloadChoice::Fixed(w) => w,
+            WorkloadChoice::Auto if self.predicate => Workload::ClosedPredicate,
             WorkloadChoice::Auto if self.append => Workload::ListAppend,
             WorkloadChoice::Auto if self.write || self.registers_only => Workload::RwRegister,
             WorkloadChoice::Auto if self.list_read => Workload::ListAppend,
@@ -335,7 +350,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     let realtime = h.ops.iter().any(|o| o.is_invoke());
     let transaction_order = match workload {
         Workload::RwRegister => h.transaction_order.as_ref().map_or(0, |o| o.len()),
-        Workload::ListAppend => 0,
+        Workload::ListAppend | Workload::ClosedPredicate => 0,
     };
     let mut stats =
         Stats { ops: h.ops.len(), nonclient_ops: h.nonclient_ops, realtime, transaction_order, ..Stats::default() };
@@ -361,7 +376,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     outcome.ladder = extend_ladder || crate::levels::ladder_requested(&opts.models);
     if opts.keep_order {
         outcome.order = match workload {
-            Workload::ListAppend => cycles::topological_ranks(&found.graph),
+            Workload::ListAppend | Workload::ClosedPredicate => cycles::topological_ranks(&found.graph),
             Workload::RwRegister => serial_ranks(h, opts, &mut outcome),
         };
     }
@@ -380,6 +395,11 @@ fn with_initial_value(h: &History, workload: Workload, opts: &CheckOptions) -> R
         Workload::ListAppend => Err(CheckError::InitialValue(format!(
             "{}: --initial-value applies to register histories (rw-register, register, cas-register); \
              a list-append key always starts empty",
+            h.source
+        ))),
+        Workload::ClosedPredicate => Err(CheckError::InitialValue(format!(
+            "{}: --initial-value applies to register histories (rw-register, register, cas-register); \
+             a closed-predicate history gives its keys' initial values in its :init op",
             h.source
         ))),
     }
@@ -550,6 +570,7 @@ fn find(h: &History, req: &Request, reportable: &BTreeSet<String>, stats: &mut S
         || match req.workload {
             Workload::ListAppend => infer::list_append::infer(h),
             Workload::RwRegister => infer::rw_register::infer(h, req.opts.rw),
+            Workload::ClosedPredicate => infer::closed_predicate::infer(h),
         },
         || order_edges(h, reportable),
     );
@@ -623,12 +644,17 @@ fn decide(
     let mut weak_run = None;
     let implied = match req.workload {
         Workload::ListAppend => elle_proves_session_si(&anomalies, models, req.anomalies),
+        // The weak check does not know predicates: see `predicates_unknown`.
+        Workload::ClosedPredicate => true,
         Workload::RwRegister => {
             weak::elle::requested(models).is_some()
                 && !reads_break_weak_levels(&anomalies)
                 && replay_proves_session_si(h, req, &mut stats)
         }
     };
+    if req.workload == Workload::ClosedPredicate {
+        predicates_unknown(models, &mut anomalies);
+    }
     if let Some(level) = weak::elle::requested(models).filter(|_| !implied) {
         if level == weak::Level::ReadCommitted && !internal_beyond_weak(models, req.anomalies) {
             weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
@@ -684,6 +710,19 @@ fn decide(
     (outcome, all)
 }
 
+/// A closed-predicate history: each requested level that only the weak or
+/// the prefix checker decides (Elle's inference has no complete detector
+/// for it) is undecided, with the reason, never a silent `valid`. Those
+/// checkers do not know predicate reads; Elle's inference does, and with
+/// every version known it decides the levels it names (see
+/// [`crate::infer::closed_predicate`]).
+fn predicates_unknown(models: &[String], anomalies: &mut Anomalies) {
+    for m in models.iter().filter(|m| weak::Level::from_model(m).is_some() || *m == "prefix") {
+        let case = Case::ExactCheckUnknown { model: m.clone(), detail: PREDICATES_UNKNOWN.into() };
+        anomalies.entry("exact-check-unknown".into()).or_default().push(case);
+    }
+}
+
 /// With a transaction order, a requested weak level the weak check did not
 /// refute stays undecided unless the exact check proved a level implying
 /// it: the weak check does not use the order, which only adds write orders,
@@ -718,6 +757,7 @@ fn prefix_undecided(req: &Request, run: &weak::elle::WeakRun, stats: &Stats) -> 
         (Workload::ListAppend, Some(PrefixFinding::Valid | PrefixFinding::Invalid(_))) => None,
         (Workload::ListAppend, Some(PrefixFinding::Unknown(why))) => Some(why.clone()),
         (Workload::ListAppend, None) => Some("prefix consistency was not checked".into()),
+        (Workload::ClosedPredicate, _) => Some(PREDICATES_UNKNOWN.into()),
     }
 }
 

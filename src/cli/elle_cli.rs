@@ -513,12 +513,13 @@ pub fn model_mismatch(h: &History, w: Workload) -> Option<String> {
     let (bad, bad_name, other) = match w {
         Workload::ListAppend => (MopFn::Write, ":w", "rw-register"),
         Workload::RwRegister => (MopFn::Append, ":append", "list-append"),
+        Workload::ClosedPredicate => return None,
     };
     let op = h.ops.iter().find(|o| h.mops_of(o).iter().any(|m| m.f == bad))?;
     let fits_other = !h.mops.iter().any(|m| {
         m.f == match w {
             Workload::ListAppend => MopFn::Append,
-            Workload::RwRegister => MopFn::Write,
+            Workload::RwRegister | Workload::ClosedPredicate => MopFn::Write,
         }
     });
     let hint = if fits_other { format!(". This history looks like a \"{other}\" workload") } else { String::new() };

@@ -33,9 +33,11 @@ pub struct ExistsSpec {
     pub b: Rels,
 }
 
-const WW: Rels = rel::WW;
-const WR: Rels = rel::WR;
-const RW: Rels = rel::RW;
+const WW: Rels = rel::WW | rel::WWP;
+const WR: Rels = rel::WR | rel::WRP;
+const RW: Rels = rel::RW | rel::RWP;
+/// Repeatable read (PL-2.99) allows predicate anti-dependencies.
+const RW_ITEM: Rels = rel::RW;
 const P: Rels = rel::PROCESS;
 const RT: Rels = rel::REALTIME;
 
@@ -49,7 +51,7 @@ pub const EXISTS_SPECS: &[ExistsSpec] = &[
         a: WW | WR,
         b: RW,
     },
-    ExistsSpec { model: "PL-2.99", subgraph: "[:union :ww :wwp :wr :wrp :rw]", a: WW | WR | RW, b: 0 },
+    ExistsSpec { model: "PL-2.99", subgraph: "[:union :ww :wwp :wr :wrp :rw]", a: WW | WR | RW_ITEM, b: 0 },
     ExistsSpec { model: "PL-3", subgraph: "[:union :ww :wwp :wr :wrp :rw :rwp]", a: WW | WR | RW, b: 0 },
     ExistsSpec { model: "strong-session-PL-1", subgraph: "[:union :ww :wwp :process]", a: WW | P, b: 0 },
     ExistsSpec { model: "strong-session-PL-2", subgraph: "[:union :ww :wwp :wr :wrp :process]", a: WW | WR | P, b: 0 },

@@ -59,10 +59,16 @@ impl SccGraph {
 
 /// The order in which a workload's explainer tries relationships; the first
 /// one present on an edge is the one a cycle explanation cites.
-pub fn precedence(w: Workload) -> [Rels; 5] {
+pub fn precedence(w: Workload) -> [Rels; 8] {
+    const P: Rels = rel::WWP;
     match w {
-        Workload::ListAppend => [rel::WW, rel::WR, rel::RW, rel::REALTIME, rel::PROCESS],
-        Workload::RwRegister => [rel::WR, rel::WW, rel::RW, rel::REALTIME, rel::PROCESS],
+        Workload::ListAppend => [rel::WW, rel::WR, rel::RW, rel::REALTIME, rel::PROCESS, P, P, P],
+        Workload::RwRegister => [rel::WR, rel::WW, rel::RW, rel::REALTIME, rel::PROCESS, P, P, P],
+        // Elle's closed-predicate explainers: ww, wr (item, then predicate),
+        // rw (item, then predicate), then the order graphs.
+        Workload::ClosedPredicate => {
+            [rel::WW, rel::WWP, rel::WR, rel::WRP, rel::RW, rel::RWP, rel::REALTIME, rel::PROCESS]
+        }
     }
 }
 
@@ -75,6 +81,9 @@ pub fn explained_type(w: Workload, rels: Rels) -> u8 {
                 rel::WW => etype::WW,
                 rel::WR => etype::WR,
                 rel::RW => etype::RW,
+                rel::WWP => etype::WWP,
+                rel::WRP => etype::WRP,
+                rel::RWP => etype::RWP,
                 rel::PROCESS => etype::PROCESS,
                 _ => etype::REALTIME,
             };

@@ -40,7 +40,18 @@ pub mod etype {
     pub const PROCESS: u8 = 3;
     /// realtime.
     pub const REALTIME: u8 = 4;
+    /// Predicate ww (searched as ww).
+    pub const WWP: u8 = 5;
+    /// Predicate wr (searched as wr).
+    pub const WRP: u8 = 6;
+    /// Predicate rw: an rw edge that only the predicate types may take.
+    pub const RWP: u8 = 7;
 }
+
+/// Explained types searched as ww, as wr, and as rw edges.
+const WWS: u8 = 1 << etype::WW | 1 << etype::WWP;
+const WRS: u8 = 1 << etype::WR | 1 << etype::WRP;
+const RWS: u8 = 1 << etype::RW | 1 << etype::RWP;
 
 /// Base shape of a cycle anomaly.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -68,19 +79,24 @@ pub enum Variant {
     Realtime,
 }
 
-/// A searchable cycle anomaly type (the `-item` family plus G0/G1c).
+/// A searchable cycle anomaly type (the `-item` family, its predicate
+/// forms G-single, G-nonadjacent and G2, and G0/G1c).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct CycleType {
     /// Base shape.
     pub base: Base,
     /// Order-edge variant.
     pub variant: Variant,
+    /// A predicate type: its rw edges may be predicate (rwp) ones, as in
+    /// Elle's specs; the witness keeps the type only when one is (checked
+    /// by naming the explained cycle, see [`super::classify`]).
+    pub predicate: bool,
 }
 
 impl CycleType {
-    /// Parses Elle's name (`G-single-item-realtime`, `G0`, ...). Predicate
-    /// types (`G-single`, `G2`, ...) need predicate edges, which item
-    /// workloads never produce: they parse to `None`.
+    /// Parses Elle's name (`G-single-item-realtime`, `G0`, `G2`, ...).
+    /// Predicate types (`G-single`, `G2`, ...) need predicate edges, which
+    /// item workloads never produce; searching them there finds nothing.
     pub fn parse(name: &str) -> Option<CycleType> {
         let (stem, variant) = if let Some(s) = name.strip_suffix("-realtime") {
             (s, Variant::Realtime)
@@ -89,22 +105,34 @@ impl CycleType {
         } else {
             (name, Variant::Plain)
         };
-        let base = match stem {
-            "G0" => Base::G0,
-            "G1c" => Base::G1c,
-            "G-single-item" => Base::Single,
-            "G-nonadjacent-item" => Base::Nonadjacent,
-            "G2-item" => Base::G2,
+        let (base, predicate) = match stem {
+            "G0" => (Base::G0, false),
+            "G1c" => (Base::G1c, false),
+            "G-single-item" => (Base::Single, false),
+            "G-nonadjacent-item" => (Base::Nonadjacent, false),
+            "G2-item" => (Base::G2, false),
+            "G-single" => (Base::Single, true),
+            "G-nonadjacent" => (Base::Nonadjacent, true),
+            "G2" => (Base::G2, true),
             _ => return None,
         };
-        Some(CycleType { base, variant })
+        Some(CycleType { base, variant, predicate })
+    }
+
+    /// The explained types searched as rw edges.
+    fn rw_types(self) -> u8 {
+        if self.predicate {
+            RWS
+        } else {
+            1 << etype::RW
+        }
     }
 
     fn allowed(self) -> u8 {
         let base = match self.base {
-            Base::G0 => 1 << etype::WW,
-            Base::G1c => 1 << etype::WW | 1 << etype::WR,
-            _ => 1 << etype::WW | 1 << etype::WR | 1 << etype::RW,
+            Base::G0 => WWS,
+            Base::G1c => WWS | WRS,
+            _ => WWS | WRS | self.rw_types(),
         };
         base | self.variant_bit()
     }
@@ -122,22 +150,25 @@ impl CycleType {
     /// G1c, the order edge of a -process/-realtime variant); otherwise any.
     fn first_types(self) -> u8 {
         match (self.base, self.variant) {
-            (Base::G0, Variant::Plain) => 1 << etype::WW,
+            (Base::G0, Variant::Plain) => WWS,
             (Base::G0, _) => self.variant_bit(),
-            (Base::G1c, _) => 1 << etype::WR | self.variant_bit(),
-            _ => 1 << etype::RW,
+            (Base::G1c, _) => WRS | self.variant_bit(),
+            _ => self.rw_types(),
         }
     }
 
     /// The raw relationships of the graph Elle projects the SCC onto for this
     /// type; its vertices are the ones that touch such an edge.
     fn raw_rels(self) -> Rels {
-        const RAW: [(u8, Rels); 5] = [
+        const RAW: [(u8, Rels); 8] = [
             (etype::WW, rel::WW),
             (etype::WR, rel::WR),
             (etype::RW, rel::RW),
             (etype::PROCESS, rel::PROCESS),
             (etype::REALTIME, rel::REALTIME),
+            (etype::WWP, rel::WWP),
+            (etype::WRP, rel::WRP),
+            (etype::RWP, rel::RWP),
         ];
         let bits = self.allowed();
         RAW.iter().filter(|(t, _)| bits & (1 << t) != 0).fold(0, |acc, (_, r)| acc | r)
@@ -154,6 +185,7 @@ const STATES: usize = 16;
 /// The state after a path's first edge, of type `t` (one of
 /// [`CycleType::first_types`]).
 fn after_first(ty: CycleType, t: u8) -> Option<u8> {
+    let t = searched_as(t);
     match ty.base {
         // Started with rw: the closing edge must not make it adjacent to another.
         Base::Single | Base::Nonadjacent | Base::G2 => (t == etype::RW).then_some(AUX),
@@ -161,7 +193,19 @@ fn after_first(ty: CycleType, t: u8) -> Option<u8> {
     }
 }
 
+/// The item type a predicate edge is searched as (the type's allowed
+/// edges already keep rwp edges from the item types).
+fn searched_as(t: u8) -> u8 {
+    match t {
+        etype::WWP => etype::WW,
+        etype::WRP => etype::WR,
+        etype::RWP => etype::RW,
+        t => t,
+    }
+}
+
 fn step(ty: CycleType, s: u8, t: u8) -> Option<u8> {
+    let t = searched_as(t);
     if ty.variant_bit() & (1 << t) != 0 {
         return Some(match ty.base {
             Base::G0 | Base::G1c => s | VAR,

@@ -251,7 +251,7 @@ impl<'w> Batcher<'w> {
                     }
                 };
                 let value = match m.value {
-                    MopValue::Nil => WireValue::Nil,
+                    MopValue::Nil | MopValue::Entries(_) => WireValue::Nil,
                     MopValue::Int(v) => WireValue::Int(v),
                     MopValue::List { start, len } => {
                         WireValue::List(self.lists.encode(&h.elements, o, key, start as usize, len as usize))
@@ -506,6 +506,7 @@ fn owned(
     let inferred = match workload {
         Workload::ListAppend => infer::list_append::infer(&sub.h),
         Workload::RwRegister => infer::rw_register::infer(&sub.h, rw),
+        Workload::ClosedPredicate => infer::closed_predicate::infer(&sub.h),
     };
     let inf = match inferred {
         Ok(inf) => inf,
@@ -591,7 +592,7 @@ fn error_place(sub: &Sub, e: &InferError) -> (OpId, OpId) {
         InferError::DuplicateValue { .. } => infer::first_duplicate_ops(&sub.h)
             .map(|(a, b)| (sub.gid[a as usize], sub.gid[b as usize]))
             .unwrap_or((NONE, NONE)),
-        InferError::UnexpectedMop { line, .. } => {
+        InferError::UnexpectedMop { line, .. } | InferError::ClosedPredicate { line, .. } => {
             let first = sub.h.ops.iter().position(|o| o.line == *line).map_or(NONE, |i| sub.gid[i]);
             (first, first)
         }

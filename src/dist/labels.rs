@@ -489,6 +489,7 @@ fn analyse(mut vs: Vec<Vertex>, steps: &Steps, workload: Workload, opts: CycleOp
     let data_order: [u8; 3] = match workload {
         Workload::ListAppend => [rel::WW, rel::WR, rel::RW],
         Workload::RwRegister => [rel::WR, rel::WW, rel::RW],
+        Workload::ClosedPredicate => [rel::WW, rel::WR, rel::RW],
     };
     let explain = |a: OpId, b: OpId, rels: Rels| -> Option<Step> {
         let f = full.get(&(a, b))?;

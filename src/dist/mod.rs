@@ -181,6 +181,13 @@ fn order_kind(opts: &CheckOptions, has_invokes: bool) -> Result<order::OrderKind
 
 /// Refuses what a distributed run cannot decide as a single run does.
 fn supported(workload: Workload, opts: &CheckOptions) -> Result<(), DistError> {
+    if workload == Workload::ClosedPredicate {
+        return Err(DistError::Input(
+            "a closed-predicate history's version sets range over the whole universe of keys, which a \
+             distributed run does not hold in one place: check this history without --processes"
+                .into(),
+        ));
+    }
     if workload == Workload::RwRegister && (opts.rw.linearizable_keys || opts.rw.sequential_keys) {
         return Err(DistError::Input(
             "--linearizable-keys and --sequential-keys infer versions from the order of the whole history, which a \

@@ -51,6 +51,14 @@ pub enum ExportError {
         /// The op's line.
         line: u32,
     },
+    /// A closed-predicate micro-op (`:insert`, `:delete`, `:rp`).
+    #[error("{source_name}: line {line}: closed-predicate histories cannot be written in a register format")]
+    Predicates {
+        /// The history's source.
+        source_name: String,
+        /// The op's line.
+        line: u32,
+    },
     /// A write of `nil`.
     #[error("{source_name}: line {line}: a write of nil cannot be told from the initial value 0")]
     NilWrite {
@@ -109,6 +117,9 @@ pub fn export(h: &History, opts: ExportOptions) -> Result<RegHistory, ExportErro
         for m in h.mops_of(op) {
             match (m.f, m.value) {
                 (MopFn::Append, _) | (_, MopValue::List { .. }) => return Err(lists(op.line)),
+                (MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry, _) | (_, MopValue::Entries(_)) => {
+                    return Err(ExportError::Predicates { source_name: h.source.clone(), line: op.line })
+                }
                 (MopFn::Read, MopValue::Int(v)) => {
                     read.insert((m.key.0, v));
                 }
@@ -186,6 +197,9 @@ pub fn export(h: &History, opts: ExportOptions) -> Result<RegHistory, ExportErro
                 }
                 (_, MopValue::Nil) => 0,
                 (_, MopValue::Int(v)) => value_of(m.key.0, v),
+                (_, MopValue::Entries(_)) => {
+                    return Err(ExportError::Predicates { source_name: h.source.clone(), line: op.line })
+                }
             };
             events.push(Event { write: m.f == MopFn::Write, key: key_of(m.key.0), value });
         }

@@ -124,8 +124,10 @@ fn initial_reads(mops: &[Mop], id: i64) -> Vec<(u32, Vec<usize>)> {
                 Some((_, at)) => at.push(j),
                 None => out.push((k, vec![j])),
             },
-            MopFn::Read => {}
-            MopFn::Write | MopFn::Append => written.push(k),
+            // Predicate reads occur only in closed-predicate histories,
+            // which --initial-value refuses.
+            MopFn::Read | MopFn::PredRead | MopFn::PredEntry => {}
+            MopFn::Write | MopFn::Append | MopFn::Insert | MopFn::Delete => written.push(k),
         }
     }
     out

@@ -189,6 +189,7 @@ fn observes(op: &Op, v: MopValue) -> bool {
 
 /// Infers the list-append dependency graph and non-cycle anomalies.
 pub fn infer(h: &History) -> Result<Inference, InferError> {
+    super::refuse_predicate_ops(h, "list-append")?;
     let nkeys = h.key_count();
     // Version orders from the reads of ok and info ops, beside the check
     // that appends are unique (independent passes over the history).
@@ -944,6 +945,7 @@ pub(crate) fn lost_updates(h: &History, out: &mut Anomalies) {
                         reads.push((m.key, j));
                     }
                 }
+                MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry => {}
                 MopFn::Append | MopFn::Write => {
                     if written.contains(&m.key) {
                         continue;
@@ -955,6 +957,7 @@ pub(crate) fn lost_updates(h: &History, out: &mut Anomalies) {
                         MopValue::Nil => Observed::Nil,
                         MopValue::Int(x) => Observed::Int(x),
                         v @ MopValue::List { .. } => Observed::List(h.list(v)),
+                        MopValue::Entries(_) => continue,
                     };
                     let group = groups.entry((m.key.0, observed)).or_default();
                     if group.is_empty() {

@@ -6,6 +6,7 @@
 //! anomalies it can see without cycles, and an [`Explain`]er that later
 //! justifies any edge of a cycle in Elle's words.
 
+pub mod closed_predicate;
 pub mod initial_value;
 pub mod list_append;
 pub mod nearest;
@@ -24,6 +25,27 @@ use thiserror::Error;
 /// the one a single run would report.
 pub fn first_duplicate_ops(h: &History) -> Option<(OpId, OpId)> {
     unique_appends::first_duplicate(h).map(|d| (d.0, d.1))
+}
+
+/// Refuses closed-predicate micro-ops (`:insert`, `:delete`, `:rp`) and
+/// `:init` maps in a history checked as `workload` (list-append or
+/// rw-register), which has no rules for them.
+pub fn refuse_predicate_ops(h: &History, workload: &'static str) -> Result<(), InferError> {
+    use crate::history::{field, MopFn};
+    for op in &h.ops {
+        let foreign = h
+            .stored_mops_of(op)
+            .iter()
+            .find(|m| matches!(m.f, MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry));
+        if let Some(m) = foreign {
+            let mop = if m.f == MopFn::PredEntry { "rp" } else { m.f.name() };
+            return Err(InferError::UnexpectedMop { workload, mop, line: op.line });
+        }
+        if op.fields & field::VALUE_MAP != 0 {
+            return Err(InferError::UnexpectedMop { workload, mop: "init", line: op.line });
+        }
+    }
+    Ok(())
 }
 
 /// Justifies an edge `a -> b`: returns the data Elle would print for the
@@ -75,8 +97,17 @@ pub enum InferError {
         /// Where the writers are (e.g. `line 3`, `index 7`).
         places: Vec<String>,
     },
+    /// A closed-predicate history that breaks the workload's rules (a key
+    /// written by two transactions, a second `:init`, a bad predicate).
+    #[error("closed-predicate: line {line}: {message}")]
+    ClosedPredicate {
+        /// Line of the op.
+        line: u32,
+        /// What is wrong.
+        message: String,
+    },
     /// A micro-op the workload does not understand.
-    #[error("history contained operations other than the {workload} workload's (a :{mop} micro-op at line {line})")]
+    #[error("history contained operations other than the {workload} workload's (a :{mop} {what} at line {line})", what = if *mop == "init" { "op with a map :value" } else { "micro-op" })]
     UnexpectedMop {
         /// The workload.
         workload: &'static str,

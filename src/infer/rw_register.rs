@@ -154,6 +154,8 @@ fn op_exts(h: &History, op: &Op, exts: &mut Vec<Ext>) {
                     None => exts.push(Ext::new(m.key, None, Some(v))),
                 }
             }
+            // Refused before inference (`refuse_predicate_ops`).
+            MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry => {}
         }
     }
 }
@@ -309,6 +311,7 @@ impl Explain for RwIndex {
 
 /// Infers the rw-register dependency graph and non-cycle anomalies.
 pub fn infer(h: &History, opts: RwOptions) -> Result<Inference, InferError> {
+    super::refuse_predicate_ops(h, "rw-register")?;
     for op in &h.ops {
         if h.stored_mops_of(op).iter().any(|m| m.f == MopFn::Append) {
             return Err(InferError::UnexpectedMop { workload: "rw-register", mop: "append", line: op.line });
@@ -975,7 +978,7 @@ fn check_reads(
                     None => state.push((m.key, v)),
                 }
             }
-            MopFn::Append => {}
+            MopFn::Append | MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry => {}
         }
     }
 }

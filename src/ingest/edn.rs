@@ -911,15 +911,19 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.skip_ws(3)?;
         let fpos = self.pos;
+        const FNS: &str = "micro-op function :append, :r, :w, or (closed-predicate) :insert, :delete or :rp";
         let f = if self.peek() == Some(b':') {
             match self.keyword_name()? {
                 b"append" => MopFn::Append,
                 b"r" => MopFn::Read,
                 b"w" => MopFn::Write,
-                _ => return Err(perr(fpos, "micro-op function :append, :r or :w")),
+                b"insert" => MopFn::Insert,
+                b"delete" => MopFn::Delete,
+                b"rp" => return self.pred_read(b, open, close),
+                _ => return Err(perr(fpos, FNS)),
             }
         } else {
-            return Err(perr(fpos, "micro-op function :append, :r or :w"));
+            return Err(perr(fpos, FNS));
         };
         self.skip_ws(3)?;
         let key = self.key(b)?;
@@ -931,6 +935,17 @@ impl<'a> Parser<'a> {
                 Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
                 _ => return Err(perr(self.pos, "a value for :append")),
             },
+            MopFn::Insert => match self.peek() {
+                Some(c) if !is_closer(c) => MopValue::Int(self.scalar(b, 3)?),
+                _ => return Err(perr(self.pos, "a value for :insert")),
+            },
+            MopFn::Delete => {
+                if self.at_word(b"nil") {
+                    self.pos += 3;
+                }
+                MopValue::Nil
+            }
+            MopFn::PredRead | MopFn::PredEntry => MopValue::Nil,
             MopFn::Write => {
                 if self.at_word(b"nil") {
                     self.pos += 3;
@@ -955,10 +970,112 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads a client op's `:value`: nil or a vector/list of micro-ops.
+    /// Expects the `close` bracket of the micro-op opened at `open`.
+    fn close_mop(&mut self, open: usize, close: u8) -> PResult<()> {
+        self.skip_ws(3)?;
+        if self.peek() != Some(close) {
+            return Err(perr(
+                self.pos,
+                format!("`{}` to close the micro-op opened at {}", close as char, self.loc(open)),
+            ));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Reads the rest of a predicate read `[:rp PRED RESULT]` (the cursor is
+    /// after `:rp`): the predicate, interned as the micro-op's key, and the
+    /// result, `nil` or a map `{k v ...}` whose entries follow the
+    /// [`MopFn::PredRead`] as [`MopFn::PredEntry`] micro-ops.
+    fn pred_read(&mut self, b: &mut HistoryBuilder, open: usize, close: u8) -> PResult<()> {
+        self.skip_ws(3)?;
+        let ppos = self.pos;
+        let pred = match self.peek() {
+            Some(c) if !is_closer(c) => self.value(3)?,
+            _ => return Err(perr(ppos, "a predicate (:true, [:= v] or [:mod m r]) after :rp")),
+        };
+        let key = b.key_value(pred);
+        self.skip_ws(3)?;
+        let at = b.mop_count();
+        b.push_mop(Mop { f: MopFn::PredRead, key, value: MopValue::Nil });
+        match self.peek() {
+            Some(b'{') => {
+                let n = self.pred_entries(b)?;
+                b.set_mop_value(at, MopValue::Entries(n));
+            }
+            _ if self.at_word(b"nil") => self.pos += 3,
+            Some(c) if c == close => {}
+            _ => return Err(perr(self.pos, "a predicate read's result: nil or a map {k v ...}")),
+        }
+        self.close_mop(open, close)
+    }
+
+    /// Reads a map `{k v ...}` (the cursor is at its `{`) as one
+    /// [`MopFn::PredEntry`] micro-op per entry; returns how many.
+    fn pred_entries(&mut self, b: &mut HistoryBuilder) -> PResult<u32> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut n = 0u32;
+        loop {
+            self.skip_ws(3)?;
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(n);
+                }
+                Some(c) if !is_closer(c) => {
+                    let key = self.key(b)?;
+                    self.skip_ws(3)?;
+                    let value = self.entry_value(b, open)?;
+                    b.push_mop(Mop { f: MopFn::PredEntry, key, value });
+                    n += 1;
+                }
+                _ => return Err(perr(self.pos, format!("`}}` to close the map opened at {}", self.loc(open)))),
+            }
+        }
+    }
+
+    /// Reads the value of a map entry: `nil` or a value.
+    fn entry_value(&mut self, b: &mut HistoryBuilder, open: usize) -> PResult<MopValue> {
+        if self.at_word(b"nil") {
+            self.pos += 3;
+            return Ok(MopValue::Nil);
+        }
+        match self.peek() {
+            Some(c) if !is_closer(c) => Ok(MopValue::Int(self.scalar(b, 3)?)),
+            _ => Err(perr(self.pos, format!("a value for each key of the map opened at {}", self.loc(open)))),
+        }
+    }
+
+    /// Reads an `:init` op's `:value` map `{k v ...}` (the cursor is at its
+    /// `{`) as one `[:w k v]` micro-op per entry.
+    fn init_map(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
+        let open = self.pos;
+        self.pos += 1;
+        loop {
+            self.skip_ws(2)?;
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(c) if !is_closer(c) => {
+                    let key = self.key(b)?;
+                    self.skip_ws(2)?;
+                    let value = self.entry_value(b, open)?;
+                    b.push_mop(Mop { f: MopFn::Write, key, value });
+                }
+                _ => return Err(perr(self.pos, format!("`}}` to close the :value opened at {}", self.loc(open)))),
+            }
+        }
+    }
+
+    /// Reads a client op's `:value`: nil, a vector/list of micro-ops, or a
+    /// map (a closed-predicate `:init`, see [`Self::init_map`]).
     #[inline]
     fn mops(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
         match self.peek() {
+            Some(b'{') => self.init_map(b),
             Some(c @ (b'[' | b'(')) => {
                 let open = self.pos;
                 let close = closer(c);
@@ -1021,6 +1138,8 @@ impl<'a> Parser<'a> {
         // An error that only matters if the op turns out to be a client op.
         let mut deferred: Option<Box<PErr>> = None;
         let mut extras = Vec::new();
+        // Where a map `:value` began (only an `:init` may have one).
+        let mut map_value: Option<usize> = None;
         self.lists.discard();
         loop {
             self.skip_ws(1)?;
@@ -1101,7 +1220,14 @@ impl<'a> Parser<'a> {
                 }
                 F_VALUE => {
                     // A value starting with `n` is `nil` (or an error).
-                    fields |= if self.peek() == Some(b'n') { field::VALUE | field::VALUE_NIL } else { field::VALUE };
+                    fields |= match self.peek() {
+                        Some(b'n') => field::VALUE | field::VALUE_NIL,
+                        Some(b'{') => {
+                            map_value = Some(vpos);
+                            field::VALUE | field::VALUE_MAP
+                        }
+                        _ => field::VALUE,
+                    };
                     match process {
                         Proc::NonClient => drop(self.value(1)?),
                         Proc::Client(_) => self.mops(b)?,
@@ -1147,6 +1273,13 @@ impl<'a> Parser<'a> {
             Proc::Client(p) => {
                 if let Some(e) = deferred {
                     return Err(e);
+                }
+                if let Some(pos) = map_value.filter(|_| !matches!(&f, Atom::Keyword(k) if &**k == "init")) {
+                    return Err(perr(
+                        pos,
+                        "a :value of nil or a vector of micro-ops like [[:append k v] [:r k nil]] (a map only \
+                         for a closed-predicate :init op)",
+                    ));
                 }
                 Some(p)
             }
@@ -2151,6 +2284,32 @@ mod tests {
     }
 
     #[test]
+    fn closed_predicate_ops_read_as_flat_mops_and_print_back() {
+        let text = "{:index 0, :type :ok, :process 0, :f :init, :value {:x 0, 5 1}}\n\
+                    {:index 1, :type :ok, :process 1, :f :txn, :value [[:insert :y 2] [:delete :x] \
+                    [:rp [:mod 2 0] {:y 2, 5 nil}] [:rp :true nil] [:r :y 2]]}";
+        let h = ok(text);
+        let m = h.mops_of(&h.ops[1]);
+        let fs: Vec<MopFn> = m.iter().map(|m| m.f).collect();
+        use MopFn::*;
+        assert_eq!(fs, [Insert, Delete, PredRead, PredEntry, PredEntry, PredRead, Read]);
+        assert_eq!(m[2].value, MopValue::Entries(2));
+        assert_eq!((m[4].value, m[5].value), (MopValue::Nil, MopValue::Nil));
+        assert_eq!(h.elle_mops(&h.ops[1]).count(), 5);
+        assert_ne!(h.ops[0].fields & field::VALUE_MAP, 0);
+        let printed: Vec<String> =
+            (0..2).map(|i| crate::reports::edn::to_string(&h, &crate::reports::tree::op(&h, i))).collect();
+        assert_eq!(
+            printed,
+            [
+                "{:index 0, :type :ok, :process 0, :f :init, :value {:x 0, 5 1}}",
+                "{:index 1, :type :ok, :process 1, :f :txn, :value [[:insert :y 2] [:delete :x] \
+                 [:rp [:mod 2 0] {:y 2, 5 nil}] [:rp :true nil] [:r :y 2]]}",
+            ]
+        );
+    }
+
+    #[test]
     fn keyword_string_and_int_keys_are_distinct() {
         let h = ok(
             r#"{:type :ok :process 0 :value [[:append :x 1] [:append "x" 2] [:append 3 3] [:append :x 4] [:append "x" 5] [:append :elle.list-append/k 6] [:append "a\"b" 7]]}"#,
@@ -2176,7 +2335,7 @@ mod tests {
         let text = |v: MopValue| match v {
             MopValue::Int(v) => h.value_text(v),
             MopValue::List { .. } => h.list(v).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "),
-            MopValue::Nil => "nil".into(),
+            MopValue::Nil | MopValue::Entries(_) => "nil".into(),
         };
         assert_eq!(text(m[0].value), r#""a""#);
         assert_eq!(text(m[1].value), r#""a" :b #uuid "u-1" [1 ("x")] 1.5 nil 123456789012345678901234 -7 2N"#);

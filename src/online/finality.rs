@@ -129,7 +129,7 @@ fn reads_open(h: &History, id: OpId, open: &FxHashSet<(KeyId, i64)>) -> bool {
     h.mops_of(done).iter().filter(|m| m.f == MopFn::Read).any(|m| match m.value {
         MopValue::Int(v) => open.contains(&(m.key, v)),
         MopValue::List { .. } => h.list(m.value).iter().any(|&e| open.contains(&(m.key, e))),
-        MopValue::Nil => false,
+        MopValue::Nil | MopValue::Entries(_) => false,
     })
 }
 

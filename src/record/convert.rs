@@ -80,6 +80,9 @@ pub fn dbcop_bytes(h: &History) -> Result<Vec<u8>, String> {
                 (MopFn::Append, _) | (_, MopValue::List { .. }) => {
                     return Err("dbcop's format holds registers, not lists (record rw-register)".into())
                 }
+                (MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry, _) | (_, MopValue::Entries(_)) => {
+                    return Err("dbcop's format holds registers, not closed-predicate micro-ops".into())
+                }
                 (MopFn::Read, _) if !ok => 0,
                 (_, MopValue::Nil) => 0,
                 (_, MopValue::Int(v)) => match h.value(v) {

@@ -30,9 +30,12 @@ fn mop_label(h: &History, m: &crate::history::Mop) -> String {
         crate::history::MopFn::Append => "a",
         crate::history::MopFn::Read => "r",
         crate::history::MopFn::Write => "w",
+        crate::history::MopFn::Insert => "insert",
+        crate::history::MopFn::Delete => "delete",
+        crate::history::MopFn::PredRead | crate::history::MopFn::PredEntry => "rp",
     };
     let v = match m.value {
-        MopValue::Nil => "nil".to_string(),
+        MopValue::Nil | MopValue::Entries(_) => "nil".to_string(),
         MopValue::Int(i) => h.value_text(i),
         MopValue::List { .. } => {
             format!("[{}]", h.list(m.value).iter().map(|&e| h.value_text(e)).collect::<Vec<_>>().join(" "))

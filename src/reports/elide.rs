@@ -82,8 +82,10 @@ pub fn mop_text(h: &History, op: OpId, mop: u32, about: &[i64]) -> String {
 }
 
 fn mop_node(h: &History, op: OpId, mop: u32, about: &[i64]) -> Node {
-    let Some(m) = h.mops_of(h.op(op)).get(mop as usize) else { return Node::Nil };
+    let mops = h.mops_of(h.op(op));
+    let Some(m) = mops.get(mop as usize) else { return Node::Nil };
     match m.value {
+        MopValue::Entries(_) => tree::mop_at(h, mops, mop as usize),
         MopValue::List { .. } if h.list(m.value).len() > LIST_WHOLE => {
             let xs = h.list(m.value);
             let text = if about.is_empty() { list_marked(h, xs, &[]) } else { list_about(h, xs, about) };
@@ -112,6 +114,13 @@ pub const OP_BUDGET: usize = 150;
 fn op_text_with(h: &History, id: OpId, focus: &Focus, only_focus: bool) -> String {
     let Node::Map(mut fields) = tree::op(h, id) else { return String::new() };
     let mops = h.mops_of(h.op(id));
+    // Closed-predicate ops print whole: their steps count micro-ops as
+    // Elle does, a predicate read with its entries as one.
+    let predicate = h.op(id).fields & crate::history::field::VALUE_MAP != 0
+        || mops.iter().any(|m| m.f == crate::history::MopFn::PredRead);
+    if predicate {
+        return edn::to_string(h, &Node::Map(fields));
+    }
     let long_txn = mops.len() > MOPS_WHOLE || only_focus;
     let long_list = mops.iter().any(|m| matches!(m.value, MopValue::List { .. }) && h.list(m.value).len() > LIST_WHOLE);
     if long_txn || long_list {

@@ -17,12 +17,24 @@ fn mop_of(h: &History, r: MopRef) -> Node {
     mop(h, &h.mops_of(o)[r.mop as usize])
 }
 
-/// A cycle step as Elle's step map.
-pub fn step(h: &History, w: Workload, s: &Step) -> Node {
+/// The predicate read that is Elle's micro-op `i` of `op`, as Elle prints it.
+pub fn pred_read(h: &History, op: OpId, i: u32) -> Node {
+    let o = h.op(op);
+    match h.elle_mops(o).nth(i as usize) {
+        Some((at, _)) => super::tree::mop_at(h, h.mops_of(o), at),
+        None => Node::Nil,
+    }
+}
+
+/// A cycle step from `a` to `b` as Elle's step map.
+pub fn step(h: &History, w: Workload, s: &Step, a: OpId, b: OpId) -> Node {
     let mut m = vec![(kw("type"), kw(s.type_name()))];
+    // Elle's closed-predicate explainers print -1 for a micro-op not found.
+    let missing = if w == Workload::ClosedPredicate { Node::Int(-1) } else { Node::Nil };
+    let index = |i: &Option<u32>| i.map(|i| Node::Int(i as i64)).unwrap_or_else(|| missing.clone());
     let idx = |m: &mut Vec<(Node, Node)>, a: &Option<u32>, b: &Option<u32>| {
-        m.push((kw("a-mop-index"), a.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil)));
-        m.push((kw("b-mop-index"), b.map(|i| Node::Int(i as i64)).unwrap_or(Node::Nil)));
+        m.push((kw("a-mop-index"), index(a)));
+        m.push((kw("b-mop-index"), index(b)));
     };
     match s {
         Step::Ww { key, value: v1, value2, a_mop, b_mop } => {
@@ -46,6 +58,20 @@ pub fn step(h: &History, w: Workload, s: &Step) -> Node {
             m.push((kw("value'"), opt_val(h, *value2)));
             idx(&mut m, a_mop, b_mop);
         }
+        Step::Wrp { key, value: v, a_mop, b_mop, .. } => {
+            m.push((kw("key"), value(h.key(*key))));
+            m.push((kw("value"), val(h, *v)));
+            m.push((kw("predicate-read"), pred_read(h, b, *b_mop)));
+            idx(&mut m, a_mop, &Some(*b_mop));
+        }
+        Step::Rwp { key, value: v, value2, a_mop, b_mop, .. } => {
+            m.push((kw("key"), value(h.key(*key))));
+            m.push((kw("value"), val(h, *v)));
+            m.push((kw("value'"), val(h, *value2)));
+            m.push((kw("predicate?"), Node::Bool(true)));
+            m.push((kw("predicate-read"), pred_read(h, a, *a_mop)));
+            idx(&mut m, &Some(*a_mop), b_mop);
+        }
         Step::Process { process } => m.push((kw("process"), Node::Int(*process))),
         Step::Realtime { a_completion, b_invocation } => {
             m.push((kw("a'"), Node::Op(*a_completion)));
@@ -63,7 +89,16 @@ pub fn cycle(h: &History, w: Workload, c: &Cycle) -> Node {
     }
     Node::Map(vec![
         (kw("cycle"), Node::Vector(ops)),
-        (kw("steps"), Node::Vector(c.steps.iter().map(|s| step(h, w, s)).collect())),
+        (
+            kw("steps"),
+            Node::Vector(
+                c.steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| step(h, w, s, c.ops[i], c.ops[(i + 1) % c.ops.len()]))
+                    .collect(),
+            ),
+        ),
         (kw("type"), kw(&c.anomaly)),
     ])
 }
@@ -153,6 +188,12 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             (kw("mop"), mop_of(h, *mop)),
             (kw("key"), value(h.key(*key))),
             (kw("value"), val(h, *v)),
+        ]),
+        Case::PredicateReadMiss { mop, key, versions } => Node::Map(vec![
+            (kw("op"), Node::Op(mop.op)),
+            (kw("mop"), super::tree::mop_at(h, h.mops_of(h.op(mop.op)), mop.mop as usize)),
+            (kw("key"), value(h.key(*key))),
+            (kw("versions"), vals(h, versions)),
         ]),
         Case::CyclicVersions { key, scc, sources } => Node::Map(vec![
             (kw("key"), value(h.key(*key))),

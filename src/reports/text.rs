@@ -17,8 +17,13 @@ use crate::anomaly::{Cycle, ReadFrom, Refutation, Step, Workload, WriteOrder};
 use crate::history::{History, OpId};
 
 /// Why `a` precedes `b`, as Elle's explainers phrase it.
-pub fn step_sentence(h: &History, w: Workload, s: &Step, a: &str, b: &str) -> String {
+pub fn step_sentence(h: &History, w: Workload, s: &Step, ops: (OpId, OpId), a: &str, b: &str) -> String {
     let v = |x: &Option<i64>| x.map(|i| h.value_text(i)).unwrap_or_else(|| "nil".into());
+    if w == Workload::ClosedPredicate {
+        if let Some(why) = predicate_sentence(h, s, ops, a, b) {
+            return why;
+        }
+    }
     match (s, w) {
         (Step::Ww { key, value, value2, .. }, Workload::ListAppend) => {
             format!("{b} appended {} after {a} appended {} to {}", v(value2), v(value), h.key(*key))
@@ -46,8 +51,11 @@ pub fn step_sentence(h: &History, w: Workload, s: &Step, a: &str, b: &str) -> St
             v(value),
             v(value2)
         ),
-        (Step::Wr { key, value, .. }, Workload::RwRegister) => {
+        (Step::Wr { key, value, .. }, Workload::RwRegister | Workload::ClosedPredicate) => {
             format!("{a} wrote {} = {}, which was read by {b}", h.key(*key), v(value))
+        }
+        (Step::Ww { .. } | Step::Rw { .. } | Step::Wrp { .. } | Step::Rwp { .. }, _) => {
+            format!("{a} precedes {b} by a {} dependency", s.type_name())
         }
         (Step::Process { process }, _) => format!("process {process} executed {a} before {b}"),
         (Step::Realtime { a_completion, b_invocation }, _) => {
@@ -60,6 +68,41 @@ pub fn step_sentence(h: &History, w: Workload, s: &Step, a: &str, b: &str) -> St
             format!("{a} completed at index {}, {gap} before the invocation of {b}, at index {}", ac.index, bi.index)
         }
     }
+}
+
+/// Why `a` precedes `b` in Elle's closed-predicate words (its ww, rw, wrp
+/// and rwp explainers); `None` for the steps phrased as elsewhere.
+fn predicate_sentence(h: &History, s: &Step, ops: (OpId, OpId), a: &str, b: &str) -> Option<String> {
+    let v = |x: i64| h.value_text(x);
+    let order = |vs: &[i64]| format!("[{}]", vs.iter().map(|&x| v(x)).collect::<Vec<_>>().join(" "));
+    let pred = |op: OpId, i: u32| edn::to_string(h, &super::result_map::pred_read(h, op, i));
+    Some(match s {
+        Step::Ww { key, value: Some(v1), value2: Some(v2), .. } => {
+            format!("{a} set key {} to {}, which {b} overwrote with {}", h.key(*key), v(*v1), v(*v2))
+        }
+        Step::Rw { key, value: Some(v1), value2: Some(v2), .. } => {
+            format!("{a} read key {} = {}, which was overwritten by {b}'s write of {}", h.key(*key), v(*v1), v(*v2))
+        }
+        Step::Wrp { key, value, b_mop, versions, .. } => format!(
+            "{a} set key {k} to {}, which was in the version set of predicate read {}. Note that the version \
+             order of key {k} was {}",
+            v(*value),
+            pred(ops.1, *b_mop),
+            order(versions),
+            k = h.key(*key)
+        ),
+        Step::Rwp { key, value, value2, a_mop, versions, .. } => format!(
+            "{a} performed a predicate read {} of key {k} and selected version {}, which was overwritten by \
+             {b}'s write of {}, which also changed whether the predicate would have matched. Note that key \
+             {k}'s version order was {}",
+            pred(ops.0, *a_mop),
+            v(*value),
+            v(*value2),
+            order(versions),
+            k = h.key(*key)
+        ),
+        _ => return None,
+    })
 }
 
 /// An op as Clojure prints it.
@@ -128,7 +171,7 @@ pub fn explain_cycle_values(h: &History, w: Workload, c: &Cycle, naming: Naming,
     let n = c.steps.len();
     for (i, st) in c.steps.iter().enumerate() {
         let (a, b) = (&names[i], &names[(i + 1) % n]);
-        let why = step_sentence(h, w, st, a, b);
+        let why = step_sentence(h, w, st, (c.ops[i], c.ops[(i + 1) % n]), a, b);
         if i + 1 == n {
             s.push_str(&format!("  - However, {a} < {b}, because {why}: a contradiction!"));
         } else {

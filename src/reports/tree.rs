@@ -93,14 +93,55 @@ pub fn opt_val(h: &History, v: Option<i64>) -> Node {
     v.map(|v| val(h, v)).unwrap_or(Node::Nil)
 }
 
-/// A micro-op as Elle prints it: `[:append :x 1]`, `[:r :x [1 2]]`.
+/// A micro-op as Elle prints it: `[:append :x 1]`, `[:r :x [1 2]]`,
+/// `[:delete :x]`. A predicate read needs its entries: see [`mop_at`].
 pub fn mop(h: &History, m: &Mop) -> Node {
     let v = match m.value {
         MopValue::Nil => Node::Nil,
         MopValue::Int(i) => val(h, i),
         MopValue::List { .. } => vals(h, h.list(m.value)),
+        MopValue::Entries(_) => Node::Map(Vec::new()),
     };
-    Node::Vector(vec![kw(m.f.name()), value(h.key(m.key)), v])
+    match m.f {
+        crate::history::MopFn::Delete => Node::Vector(vec![kw(m.f.name()), value(h.key(m.key))]),
+        _ => Node::Vector(vec![kw(m.f.name()), value(h.key(m.key)), v]),
+    }
+}
+
+/// The micro-op stored at position `at` of `mops`, as Elle prints it; a
+/// predicate read prints with its result map: `[:rp :true {:x 1}]`.
+pub fn mop_at(h: &History, mops: &[Mop], at: usize) -> Node {
+    let Some(m) = mops.get(at) else { return Node::Nil };
+    if m.f != crate::history::MopFn::PredRead {
+        return mop(h, m);
+    }
+    let result = match m.value {
+        MopValue::Entries(_) => Node::Map(
+            History::pred_entries(mops, at)
+                .iter()
+                .map(|e| (value(h.key(e.key)), if let MopValue::Int(v) = e.value { val(h, v) } else { Node::Nil }))
+                .collect(),
+        ),
+        _ => Node::Nil,
+    };
+    Node::Vector(vec![kw("rp"), value(h.key(m.key)), result])
+}
+
+/// An op's `:value`: its micro-ops (predicate reads with their entries), or
+/// the map of a closed-predicate `:init`.
+pub fn op_value(h: &History, o: &crate::history::Op) -> Node {
+    let mops = h.mops_of(o);
+    if o.fields & field::VALUE_MAP != 0 {
+        let entry = |m: &Mop| (value(h.key(m.key)), if let MopValue::Int(v) = m.value { val(h, v) } else { Node::Nil });
+        return Node::Map(mops.iter().map(entry).collect());
+    }
+    Node::Vector(
+        mops.iter()
+            .enumerate()
+            .filter(|(_, m)| m.f != crate::history::MopFn::PredEntry)
+            .map(|(i, _)| mop_at(h, mops, i))
+            .collect(),
+    )
 }
 
 /// An op as a Jepsen op map: `:index` (always: jepsen.history assigns one),
@@ -120,11 +161,7 @@ pub fn op(h: &History, id: OpId) -> Node {
         m.push((kw("f"), atom(h.f_of(o))));
     }
     if has(field::VALUE) {
-        let v = if has(field::VALUE_NIL) {
-            Node::Nil
-        } else {
-            Node::Vector(h.mops_of(o).iter().map(|x| mop(h, x)).collect())
-        };
+        let v = if has(field::VALUE_NIL) { Node::Nil } else { op_value(h, o) };
         m.push((kw("value"), v));
     }
     for (k, v) in h.extras_of(o) {

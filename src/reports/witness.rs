@@ -69,6 +69,13 @@ pub fn short_witness(h: &History, c: &Case) -> String {
             }
             format!("{} read duplicates [{}]", txn(h, mop.op), d.join(", "))
         }
+        Case::PredicateReadMiss { mop, key: k, versions } => format!(
+            "{}'s predicate read {} did not return key {}, whose every version {} it matches",
+            txn(h, mop.op),
+            super::edn::to_string(h, &super::tree::mop_at(h, h.mops_of(h.op(mop.op)), mop.mop as usize)),
+            key(*k),
+            vs(versions)
+        ),
         Case::IncompatibleOrder { key: k, values } => {
             // Shown around the first position where the two disagree.
             let at = values[0].iter().zip(&values[1]).take_while(|(a, b)| a == b).count();

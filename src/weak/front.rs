@@ -90,6 +90,10 @@ pub enum FrontError {
         /// The element, as written.
         element: String,
     },
+    /// A closed-predicate history: the Biswas–Enea checks have no
+    /// predicate reads.
+    #[error("{}", crate::check::PREDICATES_UNKNOWN)]
+    Predicates,
     /// A micro-op the workload does not have.
     #[error("a :{mop} micro-op in a {workload} history (operation index {index})")]
     UnexpectedMop {
@@ -178,6 +182,7 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
     let writes_fn = match workload {
         Workload::RwRegister => MopFn::Write,
         Workload::ListAppend => MopFn::Append,
+        Workload::ClosedPredicate => return Err(FrontError::Predicates),
     };
     let mut f = Front { txn_of_op: vec![NONE; h.ops.len()], ..Front::default() };
     // ⊥.
@@ -206,6 +211,8 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
             let wrong = match (workload, m.f) {
                 (Workload::RwRegister, MopFn::Append) => Some("append"),
                 (Workload::ListAppend, MopFn::Write) => Some("w"),
+                (_, MopFn::Insert | MopFn::Delete) => Some(m.f.name()),
+                (_, MopFn::PredRead | MopFn::PredEntry) => Some("rp"),
                 _ => None,
             };
             if let Some(mop) = wrong {

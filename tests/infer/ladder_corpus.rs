@@ -14,11 +14,13 @@ use std::path::{Path, PathBuf};
 /// Reasons a row may stay undecided, each a true limit rather than a
 /// missing checker: a history none of whose operations is a client
 /// operation (Elle's rule: only ops with an integer `:process` are
-/// checked), so a verdict on what is left would say nothing of the history.
-const JUSTIFIED: &[&str] = &["no client operation to check"];
+/// checked), so a verdict on what is left would say nothing of the history;
+/// and a closed-predicate history's levels that only the weak or prefix
+/// checker decides, which have no predicate reads.
+const JUSTIFIED: &[&str] = &["no client operation to check", isolde::check::PREDICATES_UNKNOWN];
 
 /// The ladder's outcome on one file, or `None` when the file is not a
-/// transactional history (predicate reads, Elle's monotonic-key graphs).
+/// transactional history (Elle's monotonic-key graphs).
 fn ladder(p: &Path) -> Option<Outcome> {
     let h = read_path(p, Format::Auto).ok()?;
     let opts = CheckOptions { models: Some(vec!["all".into()]), ..CheckOptions::default() };

@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod closed_predicate;
 mod elle_2026;
 mod elle_corpus;
 mod fuzz;

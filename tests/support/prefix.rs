@@ -54,7 +54,7 @@ fn value(h: &History, v: MopValue) -> Option<i64> {
     match v {
         MopValue::Int(x) => Some(x),
         MopValue::List { .. } => h.list(v).last().copied(),
-        MopValue::Nil => None,
+        MopValue::Nil | MopValue::Entries(_) => None,
     }
 }
 
@@ -97,7 +97,8 @@ pub fn check_cycle(h: &History, c: &Cycle, assume: &[WriteOrder]) -> Result<(), 
                     || (list && super::check_la_step(h, a, b, &c.steps[i]).is_ok());
                 reads(h, a, key, value) && writes(h, b, key, value2) && ordered
             }
-            Step::Realtime { .. } => false,
+            // Predicate steps: no prefix witness has them.
+            Step::Realtime { .. } | Step::Wrp { .. } | Step::Rwp { .. } => false,
         };
         if !ok {
             return Err(format!("step {:?} from op {} to op {} is not justified", c.steps[i], a, b));
