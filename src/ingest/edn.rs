@@ -2491,7 +2491,7 @@ mod tests {
     fn process_after_value_still_validates_client_mops() {
         // :value before :process, and the op turns out to be a client op.
         let e = err("{:type :ok :value [[:frob 1 2]] :process 3}");
-        assert!(e.contains("h.edn:1:21: expected micro-op function :append, :r or :w, found :frob"), "{e}");
+        assert!(e.contains("h.edn:1:21: expected micro-op function :append, :r, :w, or (closed-predicate) :insert, :delete or :rp, found :frob"), "{e}");
         // ... or a nemesis op: no error.
         let h = ok("{:type :info :value [[:frob 1 2]] :process :nemesis}");
         assert_eq!(h.nonclient_ops, 1);
@@ -2560,7 +2560,7 @@ mod tests {
         let cases = [
             ("{:type :ok :process 0}\n{:type :foo, :process 1}", "h.edn:2:8: expected an op :type of :invoke, :ok, :fail or :info, found :foo"),
             ("{:type :ok, :process 0, :value [:foo]}", "h.edn:1:33: expected a micro-op vector like [:append k v], found :foo"),
-            ("{:type :ok, :process 0, :value [[:incr 1 2]]}", "h.edn:1:34: expected micro-op function :append, :r or :w, found :incr"),
+            ("{:type :ok, :process 0, :value [[:incr 1 2]]}", "h.edn:1:34: expected micro-op function :append, :r, :w, or (closed-predicate) :insert, :delete or :rp, found :incr"),
             ("\n\n  {:type :ok, :process 0", "h.edn:3:25: expected `}` to close the op map opened at 3:3, found end of input"),
             ("{:type :ok, :process 0, :value [[:append 1]]}", "h.edn:1:43: expected a value for :append, found ]"),
             ("{:type :ok, :process 0, :value [[:append 1 1.5.5]]}", "h.edn:1:44: expected a number, found 1.5.5"),

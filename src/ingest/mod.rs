@@ -806,7 +806,7 @@ mod tests {
         let h = read_path(&good, Format::Auto);
         assert!(h.as_ref().is_ok_and(|h| h.ops.len() == 2 && h.source.ends_with("h.edn")));
         let e = read_path(&bad, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.ends_with("bad.edn:2:34: expected micro-op function :append, :r or :w, found :incr"), "{e}");
+        assert!(e.ends_with("bad.edn:2:34: expected micro-op function :append, :r, :w, or (closed-predicate) :insert, :delete or :rp, found :incr"), "{e}");
         let e = read_path(&empty, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.ends_with("empty.edn: no operations: the history is empty"), "{e}");
         let e = read_path(&dir, Format::Auto).err().map(|e| e.to_string()).unwrap_or_default();

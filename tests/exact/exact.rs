@@ -83,6 +83,7 @@ fn assert_steps_match_history(h: &History, r: &Refutation) {
                     assert_eq!(h.op(b).process, process);
                 }
                 Step::Realtime { .. } => {}
+                Step::Wrp { .. } | Step::Rwp { .. } => panic!("a predicate step in a register refutation: {s:?}"),
             }
         }
     }
