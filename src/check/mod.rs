@@ -120,11 +120,10 @@ pub enum CheckError {
 /// no model they are reported only when asked for by name.
 pub const PROHIBITED_BY_EVERY_MODEL: &[&str] = &["garbage-read"];
 
-/// Why the checkers beyond Elle's inference (the Biswas–Enea weak levels,
-/// prefix consistency, the exact check of registers) decide nothing of a
-/// closed-predicate history.
-pub const PREDICATES_UNKNOWN: &str = "this checker has no predicate reads: it cannot decide a closed-predicate \
-     history (only Elle's inference, with predicate dependencies, does)";
+/// Why the checkers beyond Elle's inference decide nothing of a
+/// closed-predicate history (defined beside the weak levels, the lowest
+/// module that says it).
+pub use crate::weak::PREDICATES_UNKNOWN;
 
 /// Anomalies that make a verdict `unknown` rather than `false`.
 pub const UNKNOWN_ANOMALY_TYPES: &[&str] = &["cycle-search-timeout", "empty-transaction-graph", "exact-check-unknown"];

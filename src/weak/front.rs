@@ -92,7 +92,7 @@ pub enum FrontError {
     },
     /// A closed-predicate history: the Biswas–Enea checks have no
     /// predicate reads.
-    #[error("{}", crate::check::PREDICATES_UNKNOWN)]
+    #[error("{}", super::PREDICATES_UNKNOWN)]
     Predicates,
     /// A micro-op the workload does not have.
     #[error("a :{mop} micro-op in a {workload} history (operation index {index})")]

@@ -44,6 +44,12 @@
 //! violation there is a violation of every assignment; otherwise the answer
 //! is `unknown`, never a guessed `valid`.
 
+/// Why the checkers beyond Elle's inference (the Biswas–Enea weak levels,
+/// prefix consistency, the exact check of registers) decide nothing of a
+/// closed-predicate history.
+pub const PREDICATES_UNKNOWN: &str = "this checker has no predicate reads: it cannot decide a closed-predicate \
+     history (only Elle's inference, with predicate dependencies, does)";
+
 pub mod cc;
 pub mod elle;
 pub mod front;
