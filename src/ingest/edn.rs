@@ -958,14 +958,7 @@ impl<'a> Parser<'a> {
                 }
             }
         };
-        self.skip_ws(3)?;
-        if self.peek() != Some(close) {
-            return Err(perr(
-                self.pos,
-                format!("`{}` to close the micro-op opened at {}", close as char, self.loc(open)),
-            ));
-        }
-        self.pos += 1;
+        self.close_mop(open, close)?;
         b.push_mop(Mop { f, key, value });
         Ok(())
     }
