@@ -1777,6 +1777,26 @@ fn parse_sequential_builder(source: &str, input: &[u8], first_line: usize) -> Re
     }
 }
 
+/// Parses a run of op lines with no enclosing vector (a history chunk
+/// decoded from another format, e.g. Jepsen's store file) into `b`, after
+/// the ops it holds already; the run's first byte is on line `first_line`
+/// of the whole history, and errors name lines of the whole history.
+/// `small_keys` is the parser's cache of small integer keys' ids, kept by
+/// the caller from one run to the next into the same builder.
+pub(crate) fn parse_op_lines_into(
+    source: &str,
+    (b, small_keys): &mut (HistoryBuilder, Vec<u32>),
+    text: &[u8],
+    first_line: usize,
+) -> Result<(), IngestError> {
+    let mut p = Parser::new(text, 0, text.len(), first_line);
+    p.line_base = first_line - 1;
+    p.small_keys = std::mem::take(small_keys);
+    let r = p.ops(b, None).map_err(|e| shift_lines(e.into_ingest(source, text), first_line - 1));
+    *small_keys = std::mem::take(&mut p.small_keys);
+    r
+}
+
 /// Moves a syntax error found in a segment to its line in the whole input.
 fn shift_lines(e: IngestError, lines_before: usize) -> IngestError {
     match e {

@@ -58,6 +58,7 @@
 //! own reader keeps a `TaggedObject`). Nothing is ever guessed: a value
 //! that runs past the end of its block is an error too.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Deepest nesting accepted (deeper input is an error, not a stack
@@ -85,6 +86,28 @@ enum Shape {
     Other,
 }
 
+/// The struct types almost every value of a history is (ops, keywords,
+/// vectors, maps), recognised once when the type is first read so that
+/// each value of them skips matching its tag's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Op,
+    Key,
+    Vec,
+    Other,
+}
+
+impl Kind {
+    fn of(tag: &str, fields: u32) -> Kind {
+        match (tag, fields) {
+            ("jepsen.history.Op", 7) => Kind::Op,
+            ("key", 2) => Kind::Key,
+            ("vec", 1) => Kind::Vec,
+            _ => Kind::Other,
+        }
+    }
+}
+
 /// An entry of the priority cache: the value's EDN text, and for a string
 /// its raw text (keywords and symbols are built from cached strings).
 #[derive(Clone, Debug)]
@@ -101,7 +124,9 @@ pub(crate) struct Decoder<'a> {
     /// File offset of `buf[0]`, for messages.
     base: u64,
     priority: Vec<Cached>,
-    structs: Vec<(Box<str>, u32)>,
+    /// Struct types by cache index: tag (shared, as every op names one),
+    /// field count, and the common kinds resolved once.
+    structs: Vec<(std::rc::Rc<str>, u32, Kind)>,
     /// Unknown tags are kept as `#tag [fields]` instead of refused.
     pub lenient: bool,
 }
@@ -271,9 +296,9 @@ impl<'a> Decoder<'a> {
     }
 
     /// Java's UTF-8 of UTF-16 units as a string.
-    fn text_of(&self, at: usize, bytes: &[u8]) -> FResult<String> {
+    fn text_of<'b>(&self, at: usize, bytes: &'b [u8]) -> FResult<Cow<'b, str>> {
         if let Ok(s) = std::str::from_utf8(bytes) {
-            return Ok(s.to_string());
+            return Ok(Cow::Borrowed(s));
         }
         let mut units = Vec::with_capacity(bytes.len());
         let mut i = 0;
@@ -299,11 +324,14 @@ impl<'a> Decoder<'a> {
                 _ => return Err(bad()),
             }
         }
-        String::from_utf16(&units).map_err(|_| self.err_at(at, "a string (Java's UTF-8)", "an unpaired surrogate"))
+        String::from_utf16(&units)
+            .map(Cow::Owned)
+            .map_err(|_| self.err_at(at, "a string (Java's UTF-8)", "an unpaired surrogate"))
     }
 
-    /// The string whose code is `code`, if it is a string code.
-    fn string_of_code(&mut self, at: usize, code: u8) -> FResult<Option<String>> {
+    /// The string whose code is `code`, if it is a string code (borrowed
+    /// from the block unless it had to be re-encoded or joined).
+    fn string_of_code(&mut self, at: usize, code: u8) -> FResult<Option<Cow<'a, str>>> {
         let mut bytes: Vec<u8>;
         match code {
             0xDA..=0xE1 => {
@@ -342,7 +370,7 @@ impl<'a> Decoder<'a> {
             _ => return Ok(None),
         }
         // Chunks may split a character: decode the whole.
-        self.text_of(at, &bytes).map(Some)
+        self.text_of(at, &bytes).map(|t| Some(Cow::Owned(t.into_owned())))
     }
 
     fn bytes_of_code(&mut self, code: u8) -> FResult<Option<Vec<u8>>> {
@@ -412,8 +440,46 @@ impl<'a> Decoder<'a> {
                 self.text(depth + 1)
             }
             _ => match self.string_of_code(at, code)? {
-                Some(s) => Ok(Some(s)),
+                Some(s) => Ok(Some(s.into_owned())),
                 None => Err(self.err_at(at, "a string", format!("code 0x{code:02X}"))),
+            },
+        }
+    }
+
+    /// [`Self::text`] written to `out` (the raw text, no quotes) without
+    /// allocating for cached or plain strings; false for nil.
+    fn text_into(&mut self, out: &mut Vec<u8>, depth: u32) -> FResult<bool> {
+        let at = self.pos;
+        let code = *self.buf.get(self.pos).ok_or_else(|| self.eof("a Fressian code"))?;
+        match code {
+            0x80..=0x9F => {
+                self.pos += 1;
+                let c = self.cached(at, usize::from(code - 0x80))?;
+                match (c.shape, &c.raw) {
+                    (Shape::Nil, _) => Ok(false),
+                    (Shape::Str, Some(s)) => {
+                        out.extend_from_slice(s.as_bytes());
+                        Ok(true)
+                    }
+                    _ => Err(self.err_at(at, "a string", String::from_utf8_lossy(&c.edn).into_owned())),
+                }
+            }
+            0xDA..=0xE1 | 0xE3 => {
+                self.pos += 1;
+                match self.string_of_code(at, code)? {
+                    Some(s) => {
+                        out.extend_from_slice(s.as_bytes());
+                        Ok(true)
+                    }
+                    None => Err(self.err_at(at, "a string", format!("code 0x{code:02X}"))),
+                }
+            }
+            _ => match self.text(depth)? {
+                Some(s) => {
+                    out.extend_from_slice(s.as_bytes());
+                    Ok(true)
+                }
+                None => Ok(false),
             },
         }
     }
@@ -440,23 +506,27 @@ impl<'a> Decoder<'a> {
         }
         let at = self.pos;
         let code = self.byte()?;
-        if let Some(i) = self.int_of_code(code)? {
-            push_int(out, i);
-            return Ok(Shape::Other);
-        }
-        if let Some(s) = self.string_of_code(at, code)? {
-            push_edn_string(out, &s);
-            return Ok(Shape::Str);
-        }
-        if let Some(b) = self.bytes_of_code(code)? {
-            out.extend_from_slice(b"#bytes \"");
-            for x in b {
-                let _ = write!(Fmt(out), "{x:02x}");
-            }
-            out.push(b'"');
-            return Ok(Shape::Other);
-        }
         match code {
+            0x00..=0x7F | 0xF8 | 0xFF => {
+                if let Some(i) = self.int_of_code(code)? {
+                    push_int(out, i);
+                }
+            }
+            0xDA..=0xE3 => {
+                if let Some(s) = self.string_of_code(at, code)? {
+                    push_edn_string(out, &s);
+                    return Ok(Shape::Str);
+                }
+            }
+            0xD0..=0xD9 => {
+                if let Some(b) = self.bytes_of_code(code)? {
+                    out.extend_from_slice(b"#bytes \"");
+                    for x in b {
+                        let _ = write!(Fmt(out), "{x:02x}");
+                    }
+                    out.push(b'"');
+                }
+            }
             0xF7 => {
                 out.extend_from_slice(b"nil");
                 return Ok(Shape::Nil);
@@ -531,19 +601,26 @@ impl<'a> Decoder<'a> {
                 let tag = self.text(depth + 1)?.ok_or_else(|| self.err_at(tag_at, "a struct tag", "nil"))?;
                 let fields = self.count()?;
                 let fields = u32::try_from(fields).map_err(|_| self.err_at(tag_at, "a field count", "too many"))?;
-                self.structs.push((tag.clone().into(), fields));
-                self.tagged(out, at, &tag, fields, depth)?;
+                let tag: std::rc::Rc<str> = tag.into();
+                let kind = Kind::of(&tag, fields);
+                self.structs.push((tag.clone(), fields, kind));
+                self.struct_value(out, at, &tag, fields, kind, depth)?;
             }
             0xA0..=0xAF | 0xF0 => {
                 let i = if code == 0xF0 { self.count()? } else { usize::from(code - 0xA0) };
-                let (tag, fields) = self.structs.get(i).cloned().ok_or_else(|| {
-                    self.err_at(
+                let Some(&(_, fields, kind)) = self.structs.get(i) else {
+                    return Err(self.err_at(
                         at,
                         "a struct cache index",
                         format!("{i}, beyond the {} struct types", self.structs.len()),
-                    )
-                })?;
-                self.tagged(out, at, &tag, fields, depth)?;
+                    ));
+                };
+                if kind == Kind::Other {
+                    let tag = self.structs[i].0.clone();
+                    self.tagged(out, at, &tag, fields, depth)?;
+                } else {
+                    self.struct_value(out, at, "", fields, kind, depth)?;
+                }
             }
             0xC0 => self.tagged(out, at, "map", 1, depth)?,
             0xC1 => self.tagged(out, at, "set", 1, depth)?,
@@ -647,6 +724,43 @@ impl<'a> Decoder<'a> {
         Ok(i)
     }
 
+    /// The body of a struct of a common `kind` (`tag` is read only for
+    /// [`Kind::Other`]).
+    fn struct_value(
+        &mut self,
+        out: &mut Vec<u8>,
+        at: usize,
+        tag: &str,
+        fields: u32,
+        kind: Kind,
+        depth: u32,
+    ) -> FResult<()> {
+        match kind {
+            Kind::Op => self.op(out, depth + 1),
+            Kind::Key => self.keyword(out, depth + 1),
+            Kind::Vec => self.list_as(out, b"[", b"]", depth + 1).map(|_| ()),
+            Kind::Other => self.tagged(out, at, tag, fields, depth),
+        }
+    }
+
+    /// A keyword's namespace (or nil) and name, written `:ns/name`.
+    fn keyword(&mut self, out: &mut Vec<u8>, d: u32) -> FResult<()> {
+        out.push(b':');
+        self.name_parts(out, d)
+    }
+
+    /// A keyword's or symbol's namespace (or nil) and name, as `ns/name`.
+    fn name_parts(&mut self, out: &mut Vec<u8>, d: u32) -> FResult<()> {
+        if self.text_into(out, d)? {
+            out.push(b'/');
+        }
+        let name_at = self.pos;
+        if !self.text_into(out, d)? {
+            return Err(self.err_at(name_at, "a name", "nil"));
+        }
+        Ok(())
+    }
+
     /// The body of a struct with `tag` and `fields` components.
     fn tagged(&mut self, out: &mut Vec<u8>, at: usize, tag: &str, fields: u32, depth: u32) -> FResult<()> {
         let d = depth + 1;
@@ -663,19 +777,8 @@ impl<'a> Decoder<'a> {
             ("vec", 1) => {
                 self.list_as(out, b"[", b"]", d)?;
             }
-            ("key" | "sym", 2) => {
-                let ns = self.text(d)?;
-                let name_at = self.pos;
-                let name = self.text(d)?.ok_or_else(|| self.err_at(name_at, "a name", "nil"))?;
-                if tag == "key" {
-                    out.push(b':');
-                }
-                if let Some(ns) = ns {
-                    out.extend_from_slice(ns.as_bytes());
-                    out.push(b'/');
-                }
-                out.extend_from_slice(name.as_bytes());
-            }
+            ("key", 2) => self.keyword(out, d)?,
+            ("sym", 2) => self.name_parts(out, d)?,
             ("jepsen.history.Op", 7) => self.op(out, d)?,
             ("map-entry", 2) => {
                 out.push(b'[');

@@ -206,8 +206,41 @@ struct Index {
 }
 
 /// Reads a store file's test map and the history its newest trusted
-/// checkpoint holds. Errors name `name` and what was read.
+/// checkpoint holds, as EDN text. Errors name `name` and what was read.
 pub fn read(name: &str, bytes: &[u8]) -> Result<StoreRead, IngestError> {
+    let parts = read_with(name, bytes, Vec::with_capacity, |edn: &mut Vec<u8>, text, _| {
+        edn.extend_from_slice(text);
+        Ok(())
+    })?;
+    Ok(StoreRead { edn: parts.parts.concat(), ops: parts.ops, note: parts.note })
+}
+
+/// Text handed to one parse call, at most (about): see [`read_with`].
+const RUN_TEXT: usize = 32 << 20;
+
+/// A store file's history read chunk by chunk: what `parse` made of each
+/// run of chunks, in history order.
+pub struct StoreParts<T> {
+    /// One per run of contiguous history chunks.
+    pub parts: Vec<T>,
+    /// Ops read.
+    pub ops: usize,
+    /// As in [`StoreRead`].
+    pub note: StoreNote,
+}
+
+/// [`read`], handing the ops of each history chunk (as EDN lines) to
+/// `parse` as soon as the chunk is decoded, on the thread that decoded it,
+/// with the number of ops before the chunk: chunks are read in runs of
+/// contiguous chunks, one part per run made by `start` (given about how
+/// many bytes of text the run holds), so each chunk's text is parsed while
+/// it is cache-warm and the whole history never exists as text.
+pub fn read_with<T: Send>(
+    name: &str,
+    bytes: &[u8],
+    start: impl Fn(usize) -> T + Sync + Send,
+    parse: impl Fn(&mut T, &[u8], usize) -> Result<(), IngestError> + Sync + Send,
+) -> Result<StoreParts<T>, IngestError> {
     let cx = Ctx { name };
     if bytes.is_empty() {
         return Err(cx.unreadable("is empty: a Jepsen store file with nothing written yet"));
@@ -312,9 +345,9 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<StoreRead, IngestError> {
         )));
     };
     let history = block(history_id, "the history")?;
-    let chunks: Vec<Block> = match history.ty {
+    let chunks: Vec<(Block, i64)> = match history.ty {
         BIG_VECTOR => big_vector_chunks(&cx, bytes, history, &block)?,
-        FRESSIAN => vec![history],
+        FRESSIAN => vec![(history, 0)],
         t => {
             return Err(cx.bad(
                 history.offset,
@@ -324,15 +357,45 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<StoreRead, IngestError> {
             ))
         }
     };
-    // Each chunk has its own Fressian caches: read them in parallel.
-    let parts: Vec<Result<(Vec<u8>, usize), IngestError>> =
-        chunks.par_iter().map(|c| chunk_ops(&cx, bytes, *c)).collect();
-    let mut edn = Vec::with_capacity(parts.iter().map(|p| p.as_ref().map_or(0, |p| p.0.len())).sum());
+    // Each chunk has its own Fressian caches: read them in parallel, in
+    // runs of contiguous chunks (about as much text per run as the EDN
+    // reader parses per task, so that merging copies a few large parts,
+    // not one per 16k ops). A chunk's ops are numbered from its BigVector
+    // first index; that the first indices count the ops before each chunk
+    // is checked after.
+    let text_bytes: usize = chunks.iter().map(|(c, _)| c.data(bytes).len() * 3).sum();
+    let runs = rayon::current_num_threads().max(text_bytes / RUN_TEXT).min(chunks.len().max(1));
+    let per_run = chunks.len().div_ceil(runs).max(1);
+    let parts: Vec<Result<(T, Vec<usize>), IngestError>> = chunks
+        .par_chunks(per_run)
+        .map(|run| {
+            let mut part = start(run.iter().map(|(c, _)| c.data(bytes).len() * 3).sum());
+            let mut text = Vec::new();
+            let mut counts = Vec::with_capacity(run.len());
+            for &(c, first) in run {
+                text.clear();
+                counts.push(chunk_ops(&cx, bytes, c, &mut text)?);
+                parse(&mut part, &text, usize::try_from(first).unwrap_or(0))?;
+            }
+            Ok((part, counts))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(parts.len());
     let mut ops = 0usize;
-    for p in parts {
-        let (text, n) = p?;
-        edn.extend_from_slice(&text);
-        ops += n;
+    for (p, run) in parts.into_iter().zip(chunks.chunks(per_run)) {
+        let (part, counts) = p?;
+        for (&(c, first), n) in run.iter().zip(counts) {
+            if first != ops as i64 {
+                return Err(cx.bad(
+                    history.data_offset(),
+                    format!("BigVector block {history_id}"),
+                    format!("{ops} as the first index of the chunk at byte {} (the ops before it)", c.offset),
+                    format!("{first}"),
+                ));
+            }
+            ops += n;
+        }
+        out.push(part);
     }
     if history.ty == BIG_VECTOR {
         let count = be_i64(&history.data(bytes)[..8]);
@@ -369,7 +432,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<StoreRead, IngestError> {
             index_block.offset
         ));
     }
-    Ok(StoreRead { edn, ops, note })
+    Ok(StoreParts { parts: out, ops, note })
 }
 
 /// A value's text (a string, or a tagged string such as a date-time).
@@ -403,7 +466,7 @@ fn big_vector_chunks(
     bytes: &[u8],
     b: Block,
     block: &dyn Fn(i32, &str) -> Result<Block, IngestError>,
-) -> Result<Vec<Block>, IngestError> {
+) -> Result<Vec<(Block, i64)>, IngestError> {
     let d = b.data(bytes);
     let record = format!("BigVector block at byte {}", b.offset);
     if d.len() < 8 || (d.len() - 8) % 12 != 0 {
@@ -426,7 +489,7 @@ fn big_vector_chunks(
                 format!("a {} block", type_name(c.ty)),
             ));
         }
-        out.push(c);
+        out.push((c, be_i64(&p[..8])));
     }
     Ok(out)
 }
@@ -452,28 +515,29 @@ fn decode_value(cx: &Ctx<'_>, bytes: &[u8], b: Block, lenient: bool) -> Result<V
     Ok(out)
 }
 
-/// The ops of one history chunk as EDN lines, and their count.
-fn chunk_ops(cx: &Ctx<'_>, bytes: &[u8], b: Block) -> Result<(Vec<u8>, usize), IngestError> {
+/// Appends the ops of one history chunk to `out` as EDN lines; returns
+/// their count.
+fn chunk_ops(cx: &Ctx<'_>, bytes: &[u8], b: Block, out: &mut Vec<u8>) -> Result<usize, IngestError> {
     let data = b.data(bytes);
     let mut d = Decoder::new(data, b.data_offset());
     // Jepsen's Fressian is about a third the size of the EDN it reads as.
-    let mut out = Vec::with_capacity(data.len() * 3 + 64);
+    out.reserve(data.len() * 3 + 64);
     let record = |n: usize| format!("{} block at byte {}, op {n} of the block", type_name(b.ty), b.offset);
     let mut n = 0usize;
     if b.ty == STREAM {
         while !d.at_end() {
-            d.value(&mut out).map_err(|e| cx.fressian(record(n), e))?;
+            d.value(out).map_err(|e| cx.fressian(record(n), e))?;
             out.push(b'\n');
             n += 1;
         }
-        return Ok((out, n));
+        return Ok(n);
     }
     // A Fressian block: nil (no op yet) or one list of ops.
-    n = d.list_lines(&mut out).map_err(|e| cx.fressian(record(0), e))?;
+    n = d.list_lines(out).map_err(|e| cx.fressian(record(0), e))?;
     if !d.at_end() {
         return Err(cx.bad(d.offset(), record(n), "the end of the block after the history", "more bytes"));
     }
-    Ok((out, n))
+    Ok(n)
 }
 
 /// Follows a store file that Jepsen is writing: each [`Follower::poll`]
@@ -577,7 +641,7 @@ impl Follower {
         let history = block(history_id, "the history")?;
         let chunks = match history.ty {
             BIG_VECTOR => big_vector_chunks(&cx, bytes, history, &block)?,
-            FRESSIAN => vec![history],
+            FRESSIAN => vec![(history, 0)],
             _ => return Ok(Vec::new()),
         };
         self.complete = root.offset > history.offset;
@@ -585,10 +649,8 @@ impl Follower {
         // A version-0 history is one Fressian block, written once whole.
         let new =
             if history.ty == FRESSIAN && self.chunks > 0 { &[][..] } else { &chunks[self.chunks.min(chunks.len())..] };
-        for c in new {
-            let (text, n) = chunk_ops(&cx, bytes, *c)?;
-            out.extend_from_slice(&text);
-            self.ops += n;
+        for &(c, _) in new {
+            self.ops += chunk_ops(&cx, bytes, c, &mut out)?;
         }
         self.chunks = chunks.len();
         Ok(out)

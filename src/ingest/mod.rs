@@ -484,7 +484,37 @@ pub fn read_bytes_with(
 /// Reads a Jepsen store file (`test.jepsen`): its history (whole, or the
 /// sealed part of it, see [`jepsen_store`]) through the EDN reader, with the
 /// test's top level and any partial read recorded in [`History::store`].
+///
+/// Runs of chunks are decoded and parsed in parallel, each chunk parsed
+/// while its text is cache-warm ([`jepsen_store::read_with`]); an input
+/// this path cannot take whole (an error, or no micro-op at all) is read
+/// again through the EDN text of the whole history, whose reader gives the
+/// authoritative message.
 fn read_store(source_name: &str, bytes: &[u8], opts: ReadOptions) -> Result<History, IngestError> {
+    use rayon::prelude::*;
+    let parsed = jepsen_store::read_with(
+        source_name,
+        bytes,
+        |text_bytes| (crate::history::HistoryBuilder::with_capacity_for(source_name, text_bytes), Vec::new()),
+        |part, text, before| edn::parse_op_lines_into(source_name, part, text, before + 1),
+    );
+    if let Ok(parts) = parsed {
+        if parts.ops > 0 {
+            let mut builders: Vec<_> = parts.parts.into_iter().map(|(b, _)| b).collect();
+            builders.par_iter_mut().for_each(|b| drop(b.share_lists()));
+            let h = edn::merge(source_name, builders)?;
+            if !h.mops.is_empty() {
+                let mut h = require_completions(source_name, h)?;
+                h.store = Some(Box::new(parts.note));
+                return Ok(h);
+            }
+        }
+    }
+    read_store_text(source_name, bytes, opts)
+}
+
+/// [`read_store`] through the EDN text of the whole history.
+fn read_store_text(source_name: &str, bytes: &[u8], opts: ReadOptions) -> Result<History, IngestError> {
     let r = jepsen_store::read(source_name, bytes)?;
     if r.ops == 0 {
         let why = match &r.note.partial {

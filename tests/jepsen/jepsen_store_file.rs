@@ -414,6 +414,13 @@ fn reading_a_million_ops_from_test_jepsen_costs_at_most_half_again_history_edn()
     let jepsen = write(&root, "test.jepsen", &Store::write(&ops, 16_384, true).bytes);
     let edn = write(&root.join("edn"), "history.edn", history_edn(&ops).as_bytes());
     drop(ops);
+    // ISOLDE_KEEP_STORE=DIR keeps both files there, for profiling.
+    if let Some(keep) = std::env::var_os("ISOLDE_KEEP_STORE") {
+        let keep = Path::new(&keep);
+        std::fs::create_dir_all(keep).expect("keep dir");
+        std::fs::copy(&jepsen, keep.join("test.jepsen")).expect("copy");
+        std::fs::copy(&edn, keep.join("history.edn")).expect("copy");
+    }
     let time = |p: &Path| {
         (0..3)
             .map(|_| {
