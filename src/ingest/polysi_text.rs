@@ -33,11 +33,14 @@
 use super::edn::int_key;
 use super::error::{perr, IngestError, PErr, PResult};
 use crate::history::{Atom, History, HistoryBuilder, Mop, MopFn, MopValue, OpType, RawOp};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 /// One transaction while the input is read.
 struct Txn {
     session: i64,
+    /// Its id in the file (`-1`: aborted).
+    id: i64,
     line: u32,
     mops: u32,
     /// Written with C4's transaction id `-1`.
@@ -97,83 +100,241 @@ fn expect(s: &[u8], i: &mut usize, c: u8, what: &'static str) -> PResult<()> {
     }
 }
 
-fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
-    let mut b = HistoryBuilder::new(source);
-    b.set_registers_only();
-    let mut key_cache = Vec::new();
-    let mut txn_ids: FxHashMap<(i64, i64), u32> = FxHashMap::default();
-    // Per session, the aborted transaction its latest `-1` lines belong to.
-    let mut open_aborted: FxHashMap<i64, u32> = FxHashMap::default();
-    let mut txns: Vec<Txn> = Vec::new();
-    // (transaction, micro-op) in line order; grouped by a counting sort below.
-    let mut recs: Vec<(u32, Mop)> = Vec::new();
-    let mut pos = 0;
+/// One operation line, tokenized.
+#[derive(Clone, Copy)]
+struct Line {
+    key: u64,
+    value: u64,
+    session: i64,
+    /// `-1`: C4's aborted transaction.
+    txn: i64,
+    /// Line number within its piece (from 1).
+    line: u32,
+    f: MopFn,
+}
+
+/// Bytes of input one task tokenizes: pieces are cut after a newline.
+const PIECE: usize = 1 << 20;
+
+/// Tokenizes the lines of `input[from..to]` (whole lines) into `out`;
+/// returns how many lines the piece holds. Positions in errors are
+/// positions in `input`.
+fn tokenize(input: &[u8], from: usize, to: usize, out: &mut Vec<Line>) -> PResult<u32> {
+    out.clear();
+    let mut pos = from;
     let mut line_no = 0u32;
-    while pos < input.len() {
-        let end = input[pos..].iter().position(|&c| c == b'\n').map_or(input.len(), |n| pos + n);
+    while pos < to {
+        let end = memchr::memchr(b'\n', &input[pos..to]).map_or(to, |n| pos + n);
         line_no = line_no.saturating_add(1);
-        let mut i = pos;
-        while matches!(input.get(i), Some(b' ' | b'\t')) {
-            i += 1;
-        }
-        let mut stop = end;
-        while stop > i && matches!(input[stop - 1], b' ' | b'\t' | b'\r') {
-            stop -= 1;
-        }
-        if i < stop {
-            let s = &input[..stop];
-            let f = match s[i] {
-                b'r' => MopFn::Read,
-                b'w' => MopFn::Write,
-                _ => return Err(perr(i, "an operation `r(key,value,session,txn)` or `w(...)`")),
-            };
-            i += 1;
-            expect(s, &mut i, b'(', "`(`")?;
-            let key = unsigned(s, &mut i)?;
-            expect(s, &mut i, b',', "`,` after the key")?;
-            let value = unsigned(s, &mut i)?;
-            expect(s, &mut i, b',', "`,` after the value")?;
-            let session = number(s, &mut i)?;
-            expect(s, &mut i, b',', "`,` after the session")?;
-            // C4 writes -1 as the id of an aborted transaction's operations.
-            let aborted = s.get(i..i + 3) == Some(b"-1)");
-            let txn = if aborted {
-                i += 2;
-                -1
-            } else if s.get(i) == Some(&b'-') {
-                return Err(perr(i, "a non-negative transaction id, or -1 (an aborted transaction)"));
-            } else {
-                number(s, &mut i)?
-            };
-            expect(s, &mut i, b')', "`)`")?;
-            while matches!(s.get(i), Some(b' ' | b'\t')) {
-                i += 1;
-            }
-            if i < stop {
-                return Err(perr(i, "end of line after the operation"));
-            }
-            let next = txns.len() as u32;
-            let t = if aborted {
-                *open_aborted.entry(session).or_insert(next)
-            } else {
-                open_aborted.remove(&session);
-                *txn_ids.entry((session, txn)).or_insert(next)
-            };
-            if t == next {
-                txns.push(Txn { session, line: line_no, mops: 0, aborted });
-            }
-            txns[t as usize].mops += 1;
-            // The raw value for now: its identity is taken when the mop is
-            // pushed (taking it may renumber the values pushed before).
-            let value = if f == MopFn::Read && value == 0 { MopValue::Nil } else { MopValue::Int(value as i64) };
-            let key = match i64::try_from(key) {
-                Ok(k) => int_key(&mut key_cache, &mut b, k),
-                Err(_) => b.key(Atom::from_u64(key)),
-            };
-            recs.push((t, Mop { f, key, value }));
+        if let Some(l) = op_line(input, pos, end)? {
+            out.push(Line { line: line_no, ..l });
         }
         pos = end + 1;
     }
+    Ok(line_no)
+}
+
+/// The operation on the line `input[pos..end]`, none for a blank line.
+#[inline]
+fn op_line(input: &[u8], pos: usize, end: usize) -> PResult<Option<Line>> {
+    let mut i = pos;
+    while matches!(input.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    let mut stop = end;
+    while stop > i && matches!(input[stop - 1], b' ' | b'\t' | b'\r') {
+        stop -= 1;
+    }
+    if i >= stop {
+        return Ok(None);
+    }
+    let s = &input[..stop];
+    let f = match s[i] {
+        b'r' => MopFn::Read,
+        b'w' => MopFn::Write,
+        _ => return Err(perr(i, "an operation `r(key,value,session,txn)` or `w(...)`")),
+    };
+    i += 1;
+    expect(s, &mut i, b'(', "`(`")?;
+    let key = unsigned(s, &mut i)?;
+    expect(s, &mut i, b',', "`,` after the key")?;
+    let value = unsigned(s, &mut i)?;
+    expect(s, &mut i, b',', "`,` after the value")?;
+    let session = number(s, &mut i)?;
+    expect(s, &mut i, b',', "`,` after the session")?;
+    // C4 writes -1 as the id of an aborted transaction's operations.
+    let txn = if s.get(i..i + 3) == Some(b"-1)") {
+        i += 2;
+        -1
+    } else if s.get(i) == Some(&b'-') {
+        return Err(perr(i, "a non-negative transaction id, or -1 (an aborted transaction)"));
+    } else {
+        number(s, &mut i)?
+    };
+    expect(s, &mut i, b')', "`)`")?;
+    while matches!(s.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    if i < stop {
+        return Err(perr(i, "end of line after the operation"));
+    }
+    Ok(Some(Line { key, value, session, txn, line: 0, f }))
+}
+
+/// `n + 1` offsets cutting `input` into pieces of about [`PIECE`] bytes,
+/// each ending after a newline (the last at the end).
+fn pieces(input: &[u8]) -> Vec<usize> {
+    let mut cuts = vec![0];
+    let mut at = 0;
+    while input.len() - at > PIECE {
+        match memchr::memchr(b'\n', &input[at + PIECE..]) {
+            Some(n) => at += PIECE + n + 1,
+            None => break,
+        }
+        cuts.push(at);
+    }
+    if *cuts.last().unwrap_or(&0) < input.len() {
+        cuts.push(input.len());
+    }
+    cuts
+}
+
+/// Transactions and their micro-ops as lines are read, in line order.
+struct Grouping {
+    /// `(session, id)` to transaction, built only once some session's ids
+    /// stop increasing (see [`Grouping::committed`]).
+    txn_ids: Option<FxHashMap<(i64, i64), u32>>,
+    /// Per session, the aborted transaction its latest `-1` lines belong to.
+    open_aborted: FxHashMap<i64, u32>,
+    /// Per small session number: its latest transaction (id and index),
+    /// and the largest id it has used.
+    last: Vec<(i64, u32, i64)>,
+    txns: Vec<Txn>,
+    /// (transaction, micro-op) in line order; grouped by a counting sort.
+    recs: Vec<(u32, Mop)>,
+    key_cache: Vec<u32>,
+}
+
+/// Sessions below this are numbered in [`Grouping::last`].
+const SMALL_SESSIONS: i64 = 1 << 16;
+
+impl Grouping {
+    /// The committed transaction `(session, id)`, numbered `next` if new.
+    /// Most lines continue their session's latest transaction, and a
+    /// session's ids usually increase, so an id above every id the session
+    /// used is new: neither needs a lookup. The map of every transaction is
+    /// built the first time an id does not increase.
+    fn committed(&mut self, session: i64, id: i64, next: u32) -> u32 {
+        let small = (0..SMALL_SESSIONS).contains(&session).then_some(session as usize);
+        if let (Some(s), None) = (small, &self.txn_ids) {
+            if self.last.len() <= s {
+                self.last.resize(s + 1, (-1, u32::MAX, -1));
+            }
+            let (txn, t, max) = self.last[s];
+            if txn == id && t != u32::MAX {
+                return t;
+            }
+            if id > max {
+                self.last[s] = (id, next, id);
+                return next;
+            }
+        }
+        let txns = &self.txns;
+        let map = self.txn_ids.get_or_insert_with(|| {
+            txns.iter().enumerate().filter(|(_, t)| !t.aborted).map(|(i, t)| ((t.session, t.id), i as u32)).collect()
+        });
+        *map.entry((session, id)).or_insert(next)
+    }
+
+    fn add(&mut self, b: &mut HistoryBuilder, l: &Line, line_no: u32) {
+        let (session, aborted) = (l.session, l.txn == -1);
+        let next = self.txns.len() as u32;
+        let t = if aborted {
+            *self.open_aborted.entry(session).or_insert(next)
+        } else {
+            if !self.open_aborted.is_empty() {
+                self.open_aborted.remove(&session);
+            }
+            self.committed(session, l.txn, next)
+        };
+        if t == next {
+            self.txns.push(Txn { session, id: l.txn, line: line_no, mops: 0, aborted });
+        }
+        self.txns[t as usize].mops += 1;
+        // The raw value for now: its identity is taken when the mop is
+        // pushed (taking it may renumber the values pushed before).
+        let value = if l.f == MopFn::Read && l.value == 0 { MopValue::Nil } else { MopValue::Int(l.value as i64) };
+        let key = match i64::try_from(l.key) {
+            Ok(k) => int_key(&mut self.key_cache, b, k),
+            Err(_) => b.key(Atom::from_u64(l.key)),
+        };
+        self.recs.push((t, Mop { f: l.f, key, value }));
+    }
+}
+
+/// Reads the lines: pieces are tokenized in parallel, a batch at a time,
+/// while the batch before is grouped into transactions (which is
+/// sequential: a transaction is numbered at its first line).
+fn parse_inner(source: &str, input: &[u8]) -> PResult<History> {
+    let mut b = HistoryBuilder::new(source);
+    b.set_registers_only();
+    let mut g = Grouping {
+        txn_ids: None,
+        open_aborted: FxHashMap::default(),
+        last: Vec::new(),
+        txns: Vec::new(),
+        recs: Vec::with_capacity(input.len() / 12),
+        key_cache: Vec::new(),
+    };
+    let cuts = pieces(input);
+    let spans: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let batch = rayon::current_num_threads().max(1);
+    let tokenize_batch = |spans: &[(usize, usize)], bufs: &mut Vec<(Vec<Line>, u32)>| -> PResult<()> {
+        bufs.resize_with(spans.len(), || (Vec::new(), 0));
+        let results: Vec<PResult<()>> = bufs
+            .par_iter_mut()
+            .zip(spans.par_iter())
+            .map(|((out, lines), &(a, z))| {
+                *lines = tokenize(input, a, z, out)?;
+                Ok(())
+            })
+            .collect();
+        // The first error in input order, as a sequential read reports.
+        results.into_iter().collect()
+    };
+    let mut line_base = 0u32;
+    let mut cur: Vec<(Vec<Line>, u32)> = Vec::new();
+    let mut next: Vec<(Vec<Line>, u32)> = Vec::new();
+    let mut batches = spans.chunks(batch);
+    if let Some(first) = batches.next() {
+        tokenize_batch(first, &mut cur)?;
+    }
+    loop {
+        let upcoming = batches.next();
+        let b = &mut b;
+        let g = &mut g;
+        let cur_ref = &cur;
+        let base = &mut line_base;
+        let (_, tokenized) = rayon::join(
+            move || {
+                for (lines, count) in cur_ref {
+                    for l in lines {
+                        g.add(b, l, base.saturating_add(l.line));
+                    }
+                    *base = base.saturating_add(*count);
+                }
+            },
+            || upcoming.map(|spans| tokenize_batch(spans, &mut next)),
+        );
+        match tokenized {
+            Some(r) => {
+                r?;
+                std::mem::swap(&mut cur, &mut next);
+            }
+            None => break,
+        }
+    }
+    let Grouping { txns, recs, .. } = g;
     // Counting sort by transaction (stable: line order within one).
     let mut starts: Vec<u32> = Vec::with_capacity(txns.len());
     let mut acc = 0u32;
