@@ -353,9 +353,10 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     };
     let mut stats =
         Stats { ops: h.ops.len(), nonclient_ops: h.nonclient_ops, realtime, transaction_order, ..Stats::default() };
-    if let Some(outcome) = weak_alone(h, &req, &stats) {
-        return Ok(outcome);
-    }
+    let weak_first = match weak_alone(h, &req, &stats) {
+        Ok(outcome) => return Ok(outcome),
+        Err(pre) => pre,
+    };
     let found = match find(h, &req, &reportable, &mut stats) {
         Ok(f) => f,
         Err(e) => return Ok(cannot_run(workload, e, stats)),
@@ -370,7 +371,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
     if lists_prefix(&anomalies, &req.models) {
         prefix_of_lists(h, opts, &mut anomalies, &mut stats);
     }
-    let (mut outcome, all_found) = decide(h, &req, anomalies, stats, extend_ladder);
+    let (mut outcome, all_found) = decide(h, &req, anomalies, stats, extend_ladder, weak_first);
     outcome.levels = match all_found {
         Some(anomalies) => extend(h, &req, &mut outcome, anomalies, &lists_prefix),
         None => ladder::rows(&outcome),
@@ -406,7 +407,7 @@ pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
 /// session-free weak check does not respect process order (G1c-process),
 /// so with any of them, and whenever the weak check finds a violation (whose result
 /// map names Elle's cycles too), the full pipeline runs as before.
-fn weak_alone(h: &History, req: &Request, stats: &Stats) -> Option<Outcome> {
+fn weak_alone(h: &History, req: &Request, stats: &Stats) -> Result<Outcome, Option<WeakFirst>> {
     let opts = req.opts;
     let weak_only = req.workload == Workload::RwRegister
         && !req.models.is_empty()
@@ -418,15 +419,43 @@ fn weak_alone(h: &History, req: &Request, stats: &Stats) -> Option<Outcome> {
         && opts.rw == infer::rw_register::RwOptions::default()
         && opts.weak.sessions == crate::anomaly::weak::Sessions::Process
         && stats.transaction_order == 0;
-    if !weak_only {
-        return None;
+    let Some(level) = weak::elle::requested(&req.models).filter(|_| weak_only) else { return Err(None) };
+    let mut found = Anomalies::new();
+    let run = weak::elle::run(h, req.workload, level, &opts.weak, &mut found);
+    let first = WeakFirst { run, found };
+    if !first.run.proved {
+        return Err(Some(first));
     }
-    let (mut outcome, _) = decide(h, req, Anomalies::new(), stats.clone(), false);
+    let (mut outcome, _) = decide(h, req, Anomalies::new(), stats.clone(), false, Some(first.clone()));
     if outcome.valid != Validity::Valid {
-        return None;
+        return Err(Some(first));
     }
     outcome.levels = ladder::rows(&outcome);
-    Some(outcome)
+    Ok(outcome)
+}
+
+/// The weak check's run made before Elle's inference ([`weak_alone`]),
+/// and what it filed: [`decide`] uses it instead of running it again.
+#[derive(Clone)]
+struct WeakFirst {
+    run: weak::elle::WeakRun,
+    found: Anomalies,
+}
+
+impl WeakFirst {
+    /// Files what the run found into `anomalies` as [`weak::elle::run`]
+    /// would have: a violation under a name not already found, an unknown
+    /// beside any others.
+    fn file_into(self, anomalies: &mut Anomalies) -> weak::elle::WeakRun {
+        for (name, cases) in self.found {
+            if name == "exact-check-unknown" {
+                anomalies.entry(name).or_default().extend(cases);
+            } else {
+                anomalies.entry(name).or_insert(cases);
+            }
+        }
+        self.run
+    }
 }
 
 /// The history with its reads of `--initial-value` that read the initial
@@ -573,7 +602,7 @@ fn extend(
     if seeded.prefix.is_none() && undecided("prefix") && lists_prefix(&anomalies, &models) {
         prefix_of_lists(h, req.opts, &mut anomalies, &mut seeded);
     }
-    let (extended, _) = decide(h, &Request { models, ..*req }, anomalies, seeded, false);
+    let (extended, _) = decide(h, &Request { models, ..*req }, anomalies, seeded, false, None);
     outcome.stats.exact = extended.stats.exact.clone();
     outcome.stats.exact_valid = extended.stats.exact_valid.clone();
     outcome.stats.exact_refuted = extended.stats.exact_refuted.clone();
@@ -682,6 +711,7 @@ fn decide(
     mut anomalies: Anomalies,
     mut stats: Stats,
     keep_all: bool,
+    weak_first: Option<WeakFirst>,
 ) -> (Outcome, Option<Anomalies>) {
     let (models, opts) = (&req.models, req.opts);
     let mut weak_run = None;
@@ -702,7 +732,10 @@ fn decide(
         if level == weak::Level::ReadCommitted && !internal_beyond_weak(models, req.anomalies) {
             weak::elle::refile_non_repeatable_reads(h, &mut anomalies);
         }
-        weak_run = Some(weak::elle::run(h, req.workload, level, &opts.weak, &mut anomalies));
+        weak_run = Some(match weak_first.filter(|w| w.run.level == level) {
+            Some(first) => first.file_into(&mut anomalies),
+            None => weak::elle::run(h, req.workload, level, &opts.weak, &mut anomalies),
+        });
     }
     if let (Workload::RwRegister, Some(exact_opts)) = (req.workload, &opts.exact) {
         let implied = weak_run.as_ref().and_then(|r| r.violated);

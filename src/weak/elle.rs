@@ -16,7 +16,7 @@
 
 use super::front::Sessions;
 use super::witness::Violation;
-use super::{check, Level, Options, Verdict};
+use super::{check_front, Level, Options, Verdict};
 use crate::anomaly::{Anomalies, Case, Workload};
 use crate::cycles::lattice;
 use crate::history::History;
@@ -85,7 +85,15 @@ pub fn run(h: &History, workload: Workload, level: Level, opts: &Options, anomal
     if !h.ops.iter().any(|o| o.op_type == crate::history::OpType::Ok) {
         return WeakRun { level, proved: false, unknown: false, violated: None };
     }
-    match check(h, workload, level, opts) {
+    let front = match super::front::build(h, workload, opts.sessions) {
+        Ok(f) => f,
+        Err(e) => {
+            let case = Case::ExactCheckUnknown { model: level.model().to_string(), detail: e.to_string() };
+            anomalies.entry("exact-check-unknown".into()).or_default().push(case);
+            return WeakRun { level, proved: false, unknown: true, violated: None };
+        }
+    };
+    match check_front(&front, level, opts) {
         Verdict::Valid(_) => WeakRun { level, proved: true, unknown: false, violated: None },
         Verdict::Invalid(v) => {
             // Whether the violation persists without session order (then
@@ -100,8 +108,8 @@ pub fn run(h: &History, workload: Workload, level: Level, opts: &Options, anomal
                 max_clock_entries: opts.max_clock_entries.min(RECHECK_CLOCK_ENTRIES.max(16 * h.ops.len())),
                 ..*opts
             };
-            let without_sessions =
-                opts.sessions == Sessions::None || matches!(check(h, workload, v.level, &recheck), Verdict::Invalid(_));
+            let without_sessions = opts.sessions == Sessions::None
+                || matches!(check_front(&front.into_without_sessions(), v.level, &recheck), Verdict::Invalid(_));
             let name = v.anomaly_name();
             let weakest = v.level;
             file(anomalies, name, *v);

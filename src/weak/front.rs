@@ -139,6 +139,18 @@ pub struct Front {
 }
 
 impl Front {
+    /// The same history with every transaction its own session (what
+    /// [`build`] makes with [`Sessions::None`]): only the session order
+    /// changes, so a check with sessions and its recheck without them share
+    /// one build.
+    pub fn into_without_sessions(mut self) -> Front {
+        let n = self.op.len() as TxnId;
+        self.session = std::iter::once(u32::MAX).chain(0..n.saturating_sub(1)).collect();
+        self.pos = vec![0; n as usize];
+        self.sessions = (1..n).map(|t| vec![t]).collect();
+        self
+    }
+
     /// Number of transactions, `⊥` included.
     pub fn len(&self) -> usize {
         self.op.len()
