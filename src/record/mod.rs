@@ -66,6 +66,9 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::gen::closed_predicate::{CpMop, Pred};
+use crate::gen::DrawnMop;
+
 pub mod convert;
 pub mod follow;
 #[cfg(feature = "mysql")]
@@ -86,6 +89,11 @@ pub enum Workload {
     ListAppend,
     /// Read/write registers: reads return a key's value, writes overwrite it.
     RwRegister,
+    /// Elle's closed-predicate: an :init inserts a universe of rows, each
+    /// key is then inserted, written or deleted once, and transactions read
+    /// rows by key and by predicate (`SELECT k, v ... WHERE v = ?`, `v mod m
+    /// = r`, or every row).
+    ClosedPredicate,
 }
 
 impl Workload {
@@ -94,6 +102,62 @@ impl Workload {
         match self {
             Workload::ListAppend => "list-append",
             Workload::RwRegister => "rw-register",
+            Workload::ClosedPredicate => "closed-predicate",
+        }
+    }
+
+    /// Whether a key's row holds a list (as text) rather than an integer.
+    pub(crate) fn lists(self) -> bool {
+        match self {
+            Workload::ListAppend => true,
+            Workload::RwRegister | Workload::ClosedPredicate => false,
+        }
+    }
+}
+
+/// A micro-op a session runs: list-append's and rw-register's
+/// ([`DrawnMop`]) and closed-predicate's ([`CpMop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mop {
+    /// Reads a key's row.
+    Read(u64),
+    /// Sets a register (an upsert).
+    Write(u64, u64),
+    /// Appends to a list.
+    Append(u64, u64),
+    /// Inserts a row (closed-predicate).
+    Insert(u64, u64),
+    /// Deletes a row (closed-predicate).
+    Delete(u64),
+    /// Reads the rows a predicate matches (closed-predicate).
+    PredRead(Pred),
+}
+
+impl Mop {
+    /// Whether the micro-op only reads.
+    pub fn reads(self) -> bool {
+        matches!(self, Mop::Read(_) | Mop::PredRead(_))
+    }
+}
+
+impl From<DrawnMop> for Mop {
+    fn from(m: DrawnMop) -> Mop {
+        match m {
+            DrawnMop::Read(k) => Mop::Read(k),
+            DrawnMop::Write(k, v) => Mop::Write(k, v),
+            DrawnMop::Append(k, v) => Mop::Append(k, v),
+        }
+    }
+}
+
+impl From<CpMop> for Mop {
+    fn from(m: CpMop) -> Mop {
+        match m {
+            CpMop::Read(k) => Mop::Read(k),
+            CpMop::Write(k, v) => Mop::Write(k, v),
+            CpMop::Insert(k, v) => Mop::Insert(k, v),
+            CpMop::Delete(k) => Mop::Delete(k),
+            CpMop::PredRead(p) => Mop::PredRead(p),
         }
     }
 }
@@ -146,6 +210,8 @@ pub enum Observed {
     Register(Option<u64>),
     /// A list's elements in order; empty when the key has no row.
     List(Vec<u64>),
+    /// A predicate read's rows, `(k, v)` by key.
+    Rows(Vec<(u64, u64)>),
 }
 
 /// What a failed statement says about its transaction.
@@ -177,6 +243,14 @@ pub trait Backend {
     fn write(&mut self, key: u64, value: u64) -> Result<(), Self::Error>;
     /// Appends an element to a list (in SQL, to the key's text column).
     fn append(&mut self, key: u64, value: u64) -> Result<(), Self::Error>;
+    /// Inserts a row (a plain `INSERT`: an existing row is a constraint
+    /// violation).
+    fn insert(&mut self, key: u64, value: u64) -> Result<(), Self::Error>;
+    /// Deletes a key's row, if any.
+    fn delete(&mut self, key: u64) -> Result<(), Self::Error>;
+    /// Reads the rows `pred` matches (`SELECT k, v ... WHERE ...`), in any
+    /// order.
+    fn pred_read(&mut self, pred: Pred) -> Result<Vec<(u64, u64)>, Self::Error>;
     /// Commits the transaction.
     fn commit(&mut self) -> Result<(), Self::Error>;
     /// Rolls the transaction back.
@@ -289,6 +363,7 @@ pub(crate) fn table_name(workload: Workload) -> String {
     let w = match workload {
         Workload::ListAppend => "la",
         Workload::RwRegister => "rw",
+        Workload::ClosedPredicate => "cp",
     };
     format!("isolde_{ms}_{}_{w}", std::process::id())
 }
