@@ -68,7 +68,7 @@ fn elements(b: &[u8], i: &mut usize, out: &mut String, close: u8, map: bool) -> 
         if n > 0 {
             out.push_str(if map && n % 2 == 1 { ": " } else { ", " });
         }
-        if map && n % 2 == 0 {
+        if map && n.is_multiple_of(2) {
             map_key(b, i, out)?;
         } else {
             value(b, i, out)?;

@@ -7,7 +7,11 @@
 //! workloads `isolde gen` simulates (list-append or rw-register, the same
 //! knobs, unique write values per key) in Elle's shape by default (short
 //! transactions over a sliding window of keys, [`shape`]), against a
-//! database at one requested isolation level. Each transaction is written to the history file twice,
+//! database at one requested isolation level; or Elle's closed-predicate
+//! workload ([`crate::gen::closed_predicate::CpSource`]: an `:init` that
+//! inserts a universe of rows, run before the sessions start, then inserts,
+//! writes and deletes of each key once and SQL predicate reads). Each
+//! transaction is written to the history file twice,
 //! one Jepsen op map per line, each line flushed to the file as soon as it is
 //! known:
 //!
@@ -43,7 +47,8 @@
 //!
 //! Each backend implements [`Database`] (setup of the run's own tables, and
 //! connections) and [`Backend`] (one connection: begin with a level, read,
-//! write, append, commit, rollback, and classify an error): [`sqlite`]
+//! write, append, insert, delete, read a predicate, commit, rollback, and
+//! classify an error): [`sqlite`]
 //! (embedded, the default), `postgres` and `mysql` (behind the cargo
 //! features of those names, on by default; a URL whose feature is not built
 //! is a clear error). Every run creates fresh tables with a unique

@@ -77,7 +77,8 @@ pub struct RecordArgs {
     pub pattern: PatternArg,
     /// Keys: the window of active keys (each retired after
     /// --max-writes-per-key writes), or the key space of --key-dist zipf
-    /// and hotspot. Default: 30, or 10000 with zipf and hotspot.
+    /// and hotspot, or closed-predicate's universe (each key mutated once).
+    /// Default: 30, 10000 with zipf and hotspot, 50 for closed-predicate.
     #[arg(long, help_heading = WORKLOAD)]
     pub keys: Option<usize>,
     /// Maximum micro-ops (read-modify-write pairs with --pattern rmw) per
@@ -94,8 +95,9 @@ pub struct RecordArgs {
     #[arg(long, default_value_t = 0, help_heading = WORKLOAD)]
     pub seed: u64,
     /// Check the history while it is recorded (each anomaly printed once
-    /// it is final, a status line per round on stderr; isolde help online) and
-    /// exit with the verdict on the whole run.
+    /// it is final, a status line per round on stderr; isolde help online;
+    /// closed-predicate: once the run is over) and exit with the verdict on
+    /// the whole run.
     #[arg(long, help_heading = CHECK)]
     pub check: bool,
     /// rw-register: after every N transactions each session runs a fence

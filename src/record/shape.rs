@@ -25,6 +25,11 @@
 //! record 2,000 transactions in a few seconds with under a third of them
 //! failed at serializable (see `docs/record.md`); long transactions over
 //! few hot keys (PolySI's 15 micro-ops) fail nine in ten there.
+//!
+//! closed-predicate takes Elle's own shape instead
+//! ([`crate::gen::closed_predicate::CpSource`]): a universe of `--keys`
+//! keys ([`DEFAULT_UNIVERSE`]), each mutated once, `--txn-len` and
+//! `--read-fraction` as above; no window, pattern or key distribution.
 
 use super::{Mop, RecordError, Workload};
 use crate::gen::closed_predicate::{ClosedPredicateConfig, CpMop, CpSource};
