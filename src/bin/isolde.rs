@@ -352,7 +352,9 @@ struct GenCommon {
     /// only), garbage-read, stale-realtime-read, and the weak-level ones
     /// non-monotonic-read(-ao), fractured-read(-ao), non-repeatable-read,
     /// causality-violation, future-read, not-my-own-write,
-    /// not-my-last-write (Plume's tap-a … tap-m are accepted as names too).
+    /// not-my-last-write (Plume's tap-a … tap-m are accepted as names too);
+    /// closed-predicate takes G1c, write-skew, predicate-write-skew (G2)
+    /// and predicate-read-miss.
     #[arg(long, value_delimiter = ',', help_heading = STORE)]
     inject: Vec<String>,
     /// Number of injected scenarios (cycling through --inject; default one
@@ -472,6 +474,50 @@ enum GenCmd {
         #[arg(long, help_heading = TUNING)]
         pin_initial: bool,
     },
+    /// An Elle closed-predicate history (an :init universe, then inserts,
+    /// writes and deletes of each key once, item reads and predicate reads)
+    /// from an in-memory store (`isolde help checks`).
+    ClosedPredicate {
+        // First, so that the headings read Workload, Store, Output, then
+        // the hidden options.
+        #[command(flatten)]
+        common: GenCommon,
+        /// Number of transactions after the :init.
+        #[arg(long, default_value_t = 100, help_heading = WORKLOAD)]
+        txns: usize,
+        /// Concurrent client processes.
+        #[arg(long, alias = "sessions", default_value_t = 10, help_heading = WORKLOAD)]
+        processes: usize,
+        /// Keys of the universe (Elle's key count): each is mutated at most
+        /// once (k mod 3 = 0 inserted, 1 written, 2 deleted; the :init sets
+        /// up the written and deleted ones at 0 or 1); once all are, every
+        /// micro-op reads.
+        #[arg(long, default_value_t = 50, help_heading = WORKLOAD)]
+        keys: usize,
+        /// Minimum micro-ops per transaction.
+        #[arg(long, default_value_t = 1, help_heading = TUNING)]
+        min_txn_len: usize,
+        /// Maximum micro-ops per transaction.
+        #[arg(long, default_value_t = 4, help_heading = WORKLOAD)]
+        max_txn_len: usize,
+        /// Fraction of micro-ops that read (half item reads, half predicate
+        /// reads); the rest mutate. Default: 2/3 (Elle's thirds).
+        #[arg(long, help_heading = WORKLOAD)]
+        read_fraction: Option<f64>,
+        /// Elle's insert-only mode: the :init sets up no key and every
+        /// mutation is an insert.
+        #[arg(long, help_heading = TUNING)]
+        insert_only: bool,
+        /// Output format: Jepsen EDN or elle-cli JSON.
+        #[arg(long, value_enum, default_value = "edn", help_heading = OUTPUT)]
+        output_format: CpFormatArg,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CpFormatArg {
+    Edn,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -1450,6 +1496,49 @@ fn generate(g: GenCmd) -> Result<ExitCode, String> {
             write_to(&common.output, |w| {
                 gen::rw_register::write_rw_register_with(&cfg, &opts, w).map(|s| report_gen(&s))
             })
+        }
+        GenCmd::ClosedPredicate {
+            common,
+            txns,
+            processes,
+            keys,
+            min_txn_len,
+            max_txn_len,
+            read_fraction,
+            insert_only,
+            output_format,
+        } => {
+            if common.level.weak().is_some() {
+                return Err("closed-predicate histories are generated at strict-serializable or serializable".into());
+            }
+            let opts = gen_options(&common)?;
+            let cfg = gen::closed_predicate::ClosedPredicateConfig {
+                seed: common.seed,
+                txns,
+                processes,
+                min_txn_len,
+                max_txn_len,
+                keys,
+                read_fraction: read_fraction.unwrap_or(2.0 / 3.0),
+                insert_only,
+                fail_fraction: common.fail_fraction,
+                info_fraction: common.info_fraction,
+            };
+            gen::closed_predicate::validate(&cfg, &opts)?;
+            match output_format {
+                CpFormatArg::Edn => write_to(&common.output, |w| {
+                    gen::closed_predicate::write_closed_predicate_with(&cfg, &opts, w).map(|s| report_gen(&s))
+                }),
+                CpFormatArg::Json => {
+                    let mut edn = Vec::new();
+                    let stats = gen::closed_predicate::write_closed_predicate_with(&cfg, &opts, &mut edn)
+                        .map_err(|e| e.to_string())?;
+                    let text = String::from_utf8(edn).map_err(|e| e.to_string())?;
+                    let json = gen::json::edn_to_json(&text)?;
+                    report_gen(&stats);
+                    write_to(&common.output, |w| w.write_all(json.as_bytes()))
+                }
+            }
         }
     }
 }

@@ -26,6 +26,9 @@ pub enum InjectWorkload {
     ListAppend,
     /// Read/write registers.
     RwRegister,
+    /// Elle's closed-predicate workload (predicate reads over a universe of
+    /// keys, each key written once after `:init`).
+    ClosedPredicate,
 }
 
 impl InjectWorkload {
@@ -34,6 +37,7 @@ impl InjectWorkload {
         match self {
             InjectWorkload::ListAppend => "list-append",
             InjectWorkload::RwRegister => "rw-register",
+            InjectWorkload::ClosedPredicate => "closed-predicate",
         }
     }
 }
@@ -106,11 +110,20 @@ pub enum Inject {
     NotMyOwnWrite,
     /// TAP-e: after writing a key twice, a transaction reads its first write.
     NotMyLastWrite,
+    /// Predicate write skew (G2, closed-predicate only): two concurrent
+    /// transactions each read a predicate, see nothing, and insert a key
+    /// the other's predicate matches (each predicate read precedes the
+    /// other's insert: rwp both ways).
+    PredicateWriteSkew,
+    /// A predicate read that misses a key every version of which matches
+    /// the predicate, as a read of a stale or partial snapshot would
+    /// (closed-predicate only; Elle's `:predicate-read-miss`).
+    PredicateReadMiss,
 }
 
 impl Inject {
     /// Every injectable anomaly, in CLI order.
-    pub const ALL: [Inject; 21] = [
+    pub const ALL: [Inject; 23] = [
         Inject::G0,
         Inject::G1a,
         Inject::G1b,
@@ -132,6 +145,8 @@ impl Inject {
         Inject::FutureRead,
         Inject::NotMyOwnWrite,
         Inject::NotMyLastWrite,
+        Inject::PredicateWriteSkew,
+        Inject::PredicateReadMiss,
     ];
 
     /// The name used on the command line (`--inject`).
@@ -158,6 +173,8 @@ impl Inject {
             Inject::FutureRead => "future-read",
             Inject::NotMyOwnWrite => "not-my-own-write",
             Inject::NotMyLastWrite => "not-my-last-write",
+            Inject::PredicateWriteSkew => "predicate-write-skew",
+            Inject::PredicateReadMiss => "predicate-read-miss",
         }
     }
 
@@ -219,9 +236,13 @@ impl Inject {
 
     /// Whether the anomaly can be planted (and seen) in `w`.
     pub fn applies_to(self, w: InjectWorkload) -> bool {
+        let predicate = matches!(self, Inject::PredicateWriteSkew | Inject::PredicateReadMiss);
         match w {
-            InjectWorkload::RwRegister => !matches!(self, Inject::G0 | Inject::DuplicateElements),
-            InjectWorkload::ListAppend => true,
+            InjectWorkload::RwRegister => !predicate && !matches!(self, Inject::G0 | Inject::DuplicateElements),
+            InjectWorkload::ListAppend => !predicate,
+            // Each key is written once: only the anomalies of first writes
+            // and of reads (item and predicate) can be planted.
+            InjectWorkload::ClosedPredicate => predicate || matches!(self, Inject::G1c | Inject::WriteSkew),
         }
     }
 
@@ -254,6 +275,8 @@ impl Inject {
             Inject::CausalityViolation => "causal-violation",
             Inject::FutureRead => "future-read",
             Inject::NotMyOwnWrite | Inject::NotMyLastWrite => "internal",
+            Inject::PredicateWriteSkew => "G2",
+            Inject::PredicateReadMiss => "predicate-read-miss",
         }
     }
 
@@ -303,7 +326,8 @@ impl Inject {
             | Inject::NonMonotonicReadAo
             | Inject::FracturedRead
             | Inject::FracturedReadAo
-            | Inject::CausalityViolation => 2,
+            | Inject::CausalityViolation
+            | Inject::PredicateWriteSkew => 2,
             _ => 1,
         }
     }
@@ -384,7 +408,11 @@ mod tests {
     fn applicability_and_counts() {
         assert!(!Inject::G0.applies_to(InjectWorkload::RwRegister));
         assert!(!Inject::DuplicateElements.applies_to(InjectWorkload::RwRegister));
-        assert!(Inject::ALL.iter().all(|i| i.applies_to(InjectWorkload::ListAppend)));
+        let predicate = [Inject::PredicateWriteSkew, Inject::PredicateReadMiss];
+        assert!(Inject::ALL.iter().all(|i| i.applies_to(InjectWorkload::ListAppend) != predicate.contains(i)));
+        let cp: Vec<Inject> =
+            Inject::ALL.into_iter().filter(|i| i.applies_to(InjectWorkload::ClosedPredicate)).collect();
+        assert_eq!(cp, [Inject::G1c, Inject::WriteSkew, Inject::PredicateWriteSkew, Inject::PredicateReadMiss]);
         let mut c = InjectCounts::default();
         c.add(Inject::G1c);
         c.add(Inject::G1c);

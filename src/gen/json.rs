@@ -7,7 +7,11 @@
 //! op maps use: maps, vectors, lists and sets (both become arrays), keywords
 //! (strings without the colon), strings, integers, `nil` (`null`) and
 //! booleans. Anything else (tagged literals, symbols, characters, floats) is
-//! an error rather than a guess.
+//! an error rather than a guess. Map keys become JSON object keys, which are
+//! strings: keywords by name, integers as decimal strings (the JSON reader
+//! reads those back as integers, so a closed-predicate `:init` or predicate
+//! read over integer keys round-trips); a string key that spells an integer,
+//! or a key of any other kind, is an error.
 
 /// Rewrites `edn`, a history of op maps one per line, as elle-cli JSON: one
 /// array, one op object per line. Errors name the 1-based line and what was
@@ -64,9 +68,44 @@ fn elements(b: &[u8], i: &mut usize, out: &mut String, close: u8, map: bool) -> 
         if n > 0 {
             out.push_str(if map && n % 2 == 1 { ": " } else { ", " });
         }
-        value(b, i, out)?;
+        if map && n.is_multiple_of(2) {
+            map_key(b, i, out)?;
+        } else {
+            value(b, i, out)?;
+        }
         n += 1;
     }
+}
+
+/// Writes a map key as a JSON object key, which is a string: a keyword
+/// as its name (as everywhere), an integer as its decimal string (which the
+/// JSON reader reads back as that integer, see `ingest::json`), a string as
+/// it is unless it spells an integer (it would read back as one). Any other
+/// key has no JSON spelling: an error.
+fn map_key(b: &[u8], i: &mut usize, out: &mut String) -> Result<(), String> {
+    skip_blank(b, i);
+    let start = *i;
+    let mut text = String::new();
+    value(b, i, &mut text)?;
+    let token = std::str::from_utf8(&b[start..*i]).map_err(|e| e.to_string())?;
+    if token.parse::<i64>().is_ok() {
+        out.push('"');
+        out.push_str(&text);
+        out.push('"');
+        return Ok(());
+    }
+    let quoted = text.len() >= 2 && text.starts_with('"') && !matches!(b.get(start), Some(b'{' | b'[' | b'(' | b'#'));
+    if !quoted {
+        return Err(format!("the map key {token} has no JSON spelling (JSON object keys are strings)"));
+    }
+    let inner = &text[1..text.len() - 1];
+    if b.get(start) == Some(&b'"') && inner.parse::<i64>().is_ok_and(|n| n.to_string() == inner) {
+        return Err(format!(
+            "the string map key {token} would read back from JSON as the integer {inner} (JSON object keys are strings)"
+        ));
+    }
+    out.push_str(&text);
+    Ok(())
 }
 
 fn value(b: &[u8], i: &mut usize, out: &mut String) -> Result<(), String> {
@@ -144,6 +183,20 @@ mod tests {
                 .to_string())
         );
         assert!(edn_to_json("{:a #inst \"x\"}").is_err());
+        // Closed-predicate ops: integer map keys are quoted (JSON keys are
+        // strings), predicates are rewritten like any keyword.
+        assert_eq!(
+            edn_to_json("{:type :ok, :f :init, :value {0 1, 3 0}, :process 0}\n{:type :ok, :f :txn, :value [[:rp [:mod 2 0] {4 2, :x 0}] [:rp :true nil] [:delete 3]], :process 1}"),
+            Ok("[\n{\"type\": \"ok\", \"f\": \"init\", \"value\": {\"0\": 1, \"3\": 0}, \"process\": 0},\n\
+                {\"type\": \"ok\", \"f\": \"txn\", \"value\": [[\"rp\", [\"mod\", 2, 0], {\"4\": 2, \"x\": 0}], \
+                [\"rp\", \"true\", null], [\"delete\", 3]], \"process\": 1}\n]\n"
+                .to_string())
+        );
+        let e = edn_to_json("{:value {\"7\" 1}}").unwrap_err();
+        assert!(e.contains("would read back from JSON as the integer 7"), "{e}");
+        let e = edn_to_json("{:value {[1 2] 1}}").unwrap_err();
+        assert!(e.contains("[1 2] has no JSON spelling"), "{e}");
+        assert!(edn_to_json("{:value {nil 1}}").is_err());
         assert!(edn_to_json("{:a [1}").is_err());
         assert!(edn_to_json("{:a 1.5}").is_err());
     }

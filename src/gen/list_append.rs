@@ -386,7 +386,9 @@ impl Workload for Gen<'_> {
                 let t3 = vec![self.lit(a, &[1, 2])];
                 out.extend([txn(t1), txn(t2), txn(t3)]);
             }
-            Inject::WriteSkew => {
+            // The predicate scenarios are closed-predicate's (refused up
+            // front); here they plant their item counterparts.
+            Inject::WriteSkew | Inject::PredicateWriteSkew => {
                 let t1 = vec![self.lit(a, &[]), self.lit(b, &[]), app(a, 1)];
                 let t2 = vec![self.lit(a, &[]), self.lit(b, &[]), app(b, 1)];
                 let t3 = vec![self.lit(a, &[1]), self.lit(b, &[1])];
@@ -410,7 +412,7 @@ impl Workload for Gen<'_> {
                 let r = vec![self.lit(a, &[1, 1])];
                 out.extend([txn(vec![app(a, 1)]), txn(r)]);
             }
-            Inject::GarbageRead => {
+            Inject::GarbageRead | Inject::PredicateReadMiss => {
                 let r = vec![self.lit(a, &[1])];
                 out.push(txn(r));
             }

@@ -26,6 +26,7 @@
 //! which [`write_text`] writes.
 
 pub mod awdit_test;
+pub mod closed_predicate;
 pub mod config;
 pub mod dbcop;
 pub mod inject;

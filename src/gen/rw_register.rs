@@ -361,7 +361,9 @@ impl Workload for Gen<'_> {
             Inject::LostUpdate => {
                 out.extend([txn(vec![r(a, 0), w(a, 1)]), txn(vec![r(a, 0), w(a, 2)])]);
             }
-            Inject::WriteSkew => {
+            // The predicate scenarios are closed-predicate's (refused up
+            // front); here they plant their item counterparts.
+            Inject::WriteSkew | Inject::PredicateWriteSkew => {
                 out.extend([txn(vec![r(b, 0), w(a, 1)]), txn(vec![r(a, 0), w(b, 1)])]);
             }
             Inject::LongFork => out.extend([
@@ -372,7 +374,7 @@ impl Workload for Gen<'_> {
             ]),
             Inject::ReadSkew => out.extend([txn(vec![w(a, 1), w(b, 1)]), txn(vec![r(a, 1), r(b, 0)])]),
             Inject::Internal => out.push(txn(vec![w(a, 1), r(a, 0)])),
-            Inject::DuplicateElements | Inject::GarbageRead => out.push(txn(vec![r(a, 1)])),
+            Inject::DuplicateElements | Inject::GarbageRead | Inject::PredicateReadMiss => out.push(txn(vec![r(a, 1)])),
             Inject::StaleRealtimeRead => {
                 out.push(txn(vec![w(a, 1)]));
                 out.push(Scripted { mops: vec![r(a, 0)], fail: false, wait_prev: true });

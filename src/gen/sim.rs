@@ -213,10 +213,10 @@ impl GenOptions {
             ));
         }
         if self.fences > 0 && w != InjectWorkload::RwRegister {
-            return Err(
-                "--fences: fence transactions are read-modify-writes of a register; list-append histories take none"
-                    .into(),
-            );
+            return Err(format!(
+                "--fences: fence transactions are read-modify-writes of a register; {} histories take none",
+                w.name()
+            ));
         }
         if self.fences > 0 && self.output_format != OutputFormat::Edn {
             return Err("--fences: fence transactions are written to Jepsen EDN histories only".into());

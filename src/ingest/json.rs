@@ -25,6 +25,16 @@
 //! [`HistoryBuilder::value`]. `null` keeps its meaning (a read of the initial
 //! state, a write of nil). Which of `"time"`, `"f"` and `"value"` an op gave is
 //! recorded so that reports echo it with exactly those fields.
+//!
+//! Elle's closed-predicate micro-ops are spelled as the EDN ones with
+//! keywords as strings (as `isolde convert --to json` writes them): an
+//! `"init"` op's `"value"` is an object `{"k": v, ...}`; `["insert", k, v]`,
+//! `["delete", k]` (or `["delete", k, null]`), and predicate reads `["rp",
+//! PRED, RESULT]` with PRED `"true"`, `["=", v]` or `["mod", m, r]` (a
+//! function name may keep its colon, `":true"`) and RESULT `null` or an
+//! object. Object keys are strings in JSON: one that spells an integer
+//! (`"12"`, as JSON encoders write integer keys) is that integer key, any
+//! other a string key.
 
 use super::edn::{int_key, utf8, MAX_DEPTH};
 use super::error::{count_newlines, line_col, perr, IngestError, PErr, PResult};
@@ -397,43 +407,190 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.skip_ws();
         let fpos = self.pos;
+        const FNS: &str =
+            "micro-op function \"append\", \"r\", \"w\", or (closed-predicate) \"insert\", \"delete\" or \"rp\"";
         let f = if self.peek() == Some(b'"') {
-            match self.string()?.as_ref() {
+            // A leading `:` (an EDN keyword spelled as a string) is allowed.
+            match self.string()?.trim_start_matches(':') {
                 "append" => MopFn::Append,
                 "r" => MopFn::Read,
                 "w" => MopFn::Write,
-                _ => return Err(perr(fpos, "micro-op function \"append\", \"r\" or \"w\"")),
+                "insert" => MopFn::Insert,
+                "delete" => MopFn::Delete,
+                "rp" => return self.pred_read(b, open),
+                _ => return Err(perr(fpos, FNS)),
             }
         } else {
-            return Err(perr(fpos, "micro-op function \"append\", \"r\" or \"w\""));
+            return Err(perr(fpos, FNS));
         };
         self.expect(b',', "`,` after the micro-op function")?;
         let key = self.key(b)?;
         self.skip_ws();
-        let value = if f == MopFn::Read && self.peek() == Some(b']') {
+        let optional = matches!(f, MopFn::Read | MopFn::Delete);
+        let value = if optional && self.peek() == Some(b']') {
             MopValue::Nil
         } else {
             self.expect(b',', "`,` or `]` after the micro-op key")?;
             self.skip_ws();
             match f {
-                MopFn::Append => MopValue::Int(self.scalar(b, 3)?),
-                MopFn::Write if self.at_word(b"null") => {
+                MopFn::Append | MopFn::Insert => MopValue::Int(self.scalar(b, 3)?),
+                MopFn::Write | MopFn::Delete if self.at_word(b"null") => {
                     self.pos += 4;
                     MopValue::Nil
                 }
                 MopFn::Write => MopValue::Int(self.scalar(b, 3)?),
+                MopFn::Delete => return Err(perr(self.pos, "null or `]` after the key of a \"delete\"")),
                 MopFn::Read => self.read_value(b)?,
-                // Not spelled in JSON (closed-predicate histories are EDN).
-                MopFn::Insert | MopFn::Delete | MopFn::PredRead | MopFn::PredEntry => MopValue::Nil,
+                // Read by `pred_read`.
+                MopFn::PredRead | MopFn::PredEntry => MopValue::Nil,
             }
         };
+        self.close_mop(open)?;
+        b.push_mop(Mop { f, key, value });
+        Ok(())
+    }
+
+    /// Expects the `]` of the micro-op opened at `open`.
+    fn close_mop(&mut self, open: usize) -> PResult<()> {
         self.skip_ws();
         if self.peek() != Some(b']') {
             return Err(perr(self.pos, format!("`]` to close the micro-op opened at {}", self.loc(open))));
         }
         self.pos += 1;
-        b.push_mop(Mop { f, key, value });
         Ok(())
+    }
+
+    /// Reads the rest of a predicate read `["rp", PRED, RESULT]` (the cursor
+    /// is after `"rp"`), as the EDN reader reads `[:rp PRED RESULT]`: the
+    /// predicate, interned as the micro-op's key in its EDN form (`"true"`
+    /// is `:true`, `["=", v]` is `[:= v]`, `["mod", m, r]` is `[:mod m r]`;
+    /// each function name may also be written with its colon), and the
+    /// result, `null` or an object `{"k": v, ...}` whose entries follow the
+    /// [`MopFn::PredRead`] as [`MopFn::PredEntry`] micro-ops (see
+    /// [`Self::object_key`] for the keys).
+    fn pred_read(&mut self, b: &mut HistoryBuilder, open: usize) -> PResult<()> {
+        self.expect(b',', "`,` and a predicate after \"rp\"")?;
+        self.skip_ws();
+        let pred = self.predicate()?;
+        let key = b.key_value(pred);
+        let at = b.mop_count();
+        b.push_mop(Mop { f: MopFn::PredRead, key, value: MopValue::Nil });
+        self.skip_ws();
+        if self.peek() == Some(b',') {
+            self.pos += 1;
+            self.skip_ws();
+            match self.peek() {
+                Some(b'{') => {
+                    let n = self.pred_entries(b)?;
+                    b.set_mop_value(at, MopValue::Entries(n));
+                }
+                _ if self.at_word(b"null") => self.pos += 4,
+                _ => return Err(perr(self.pos, "a predicate read's result: null or an object {\"k\": v, ...}")),
+            }
+        }
+        self.close_mop(open)
+    }
+
+    /// Reads a predicate (see [`Self::pred_read`]) as its EDN value.
+    fn predicate(&mut self) -> PResult<Value> {
+        const PRED: &str = "a predicate: \"true\", [\"=\", v] or [\"mod\", m, r]";
+        let start = self.pos;
+        let kw = |s: &str| Value::Atom(Atom::Keyword(s.into()));
+        match self.peek() {
+            Some(b'"') => match self.string()?.trim_start_matches(':') {
+                "true" => Ok(kw("true")),
+                _ => Err(perr(start, PRED)),
+            },
+            Some(b'[') => {
+                self.pos += 1;
+                self.skip_ws();
+                let name = match self.peek() {
+                    Some(b'"') => self.string()?,
+                    _ => return Err(perr(start, PRED)),
+                };
+                match name.trim_start_matches(':') {
+                    "=" => {
+                        self.expect(b',', "`,` and a value after \"=\"")?;
+                        let v = self.value(4)?;
+                        self.expect(b']', "`]` to close the predicate [\"=\", v]")?;
+                        Ok(Value::Vector(vec![kw("="), v]))
+                    }
+                    "mod" => {
+                        self.expect(b',', "`,` and a modulus after \"mod\"")?;
+                        self.skip_ws();
+                        let m = self.int("an integer modulus")?;
+                        self.expect(b',', "`,` and a remainder after the modulus")?;
+                        self.skip_ws();
+                        let r = self.int("an integer remainder")?;
+                        self.expect(b']', "`]` to close the predicate [\"mod\", m, r]")?;
+                        Ok(Value::Vector(vec![kw("mod"), Value::Atom(Atom::Int(m)), Value::Atom(Atom::Int(r))]))
+                    }
+                    _ => Err(perr(start, PRED)),
+                }
+            }
+            _ => Err(perr(start, PRED)),
+        }
+    }
+
+    /// Reads the key of an object entry (a predicate read's result, an
+    /// `:init` value): JSON keys are strings, so a string that is an
+    /// integer as written by a JSON encoder (`"12"`, `"-3"`: no sign, zero
+    /// or space besides) is that integer key, as `["r", 12]` would name it,
+    /// and any other string is a string key, as `["r", "x"]` would.
+    fn object_key(&mut self, b: &mut HistoryBuilder) -> PResult<KeyId> {
+        self.skip_ws();
+        if self.peek() != Some(b'"') {
+            return Err(perr(self.pos, "a string key"));
+        }
+        let s = self.string()?;
+        if let Some(n) = canonical_int(&s) {
+            return Ok(int_key(&mut self.small_keys, b, n));
+        }
+        Ok(match s {
+            Cow::Borrowed(s) => match self.str_keys.get(s.as_bytes()) {
+                Some(&k) => k,
+                None => {
+                    let k = b.key(Atom::Str(s.into()));
+                    self.str_keys.insert(s.as_bytes(), k);
+                    k
+                }
+            },
+            Cow::Owned(s) => b.key(Atom::Str(s.into())),
+        })
+    }
+
+    /// Reads an object `{"k": v, ...}` (the cursor is at its `{`) as one
+    /// micro-op of `f` per entry (`null` values are nil); returns how many.
+    fn object_mops(&mut self, b: &mut HistoryBuilder, f: MopFn) -> PResult<u32> {
+        let open = self.pos;
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(0);
+        }
+        let mut n = 0u32;
+        loop {
+            let key = self.object_key(b)?;
+            self.expect(b':', "`:` after the key")?;
+            self.skip_ws();
+            let value = if self.at_word(b"null") {
+                self.pos += 4;
+                MopValue::Nil
+            } else {
+                MopValue::Int(self.scalar(b, 3)?)
+            };
+            b.push_mop(Mop { f, key, value });
+            n += 1;
+            if self.list_sep(b'}', open)? {
+                return Ok(n);
+            }
+        }
+    }
+
+    /// A predicate read's result object, as [`MopFn::PredEntry`] micro-ops.
+    fn pred_entries(&mut self, b: &mut HistoryBuilder) -> PResult<u32> {
+        self.object_mops(b, MopFn::PredEntry)
     }
 
     /// Reads a read's value: null, an array of values, or another value.
@@ -467,9 +624,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Reads a client op's `"value"`: null or an array of micro-ops.
+    /// Reads a client op's `"value"`: null, an array of micro-ops, or an
+    /// object `{"k": v, ...}` (a closed-predicate `:init`), read as one
+    /// `[:w k v]` micro-op per entry as the EDN reader does.
     fn mops(&mut self, b: &mut HistoryBuilder) -> PResult<()> {
         match self.peek() {
+            Some(b'{') => self.object_mops(b, MopFn::Write).map(drop),
             Some(b'[') => {
                 let open = self.pos;
                 self.pos += 1;
@@ -493,7 +653,11 @@ impl<'a> Parser<'a> {
                 self.pos += 4;
                 Ok(())
             }
-            _ => Err(perr(self.pos, "a \"value\" of null or an array of micro-ops like [[\"append\", k, v]]")),
+            _ => Err(perr(
+                self.pos,
+                "a \"value\" of null or an array of micro-ops like [[\"append\", k, v]] (an object only for a \
+                 closed-predicate \"init\" op)",
+            )),
         }
     }
 
@@ -519,6 +683,8 @@ impl<'a> Parser<'a> {
         let mut seen = 0u8;
         let mut fields = 0u8;
         let mut deferred: Option<Box<PErr>> = None;
+        // Where an object `"value"` began (only an `"init"` op takes one).
+        let mut map_value: Option<usize> = None;
         let mut extras = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
@@ -555,6 +721,10 @@ impl<'a> Parser<'a> {
                         F_F => fields |= field::F,
                         // A value starting with `n` is `null` (or an error).
                         F_VALUE if self.peek() == Some(b'n') => fields |= field::VALUE | field::VALUE_NIL,
+                        F_VALUE if self.peek() == Some(b'{') => {
+                            map_value = Some(vpos);
+                            fields |= field::VALUE | field::VALUE_MAP;
+                        }
                         F_VALUE => fields |= field::VALUE,
                         _ => {}
                     }
@@ -633,6 +803,13 @@ impl<'a> Parser<'a> {
                 if let Some(e) = deferred {
                     return Err(e);
                 }
+                if let Some(pos) = map_value.filter(|_| !matches!(&f, Atom::Keyword(k) if &**k == "init")) {
+                    return Err(perr(
+                        pos,
+                        "a \"value\" of null or an array of micro-ops like [[\"append\", k, v]] (an object only \
+                         for a closed-predicate \"init\" op)",
+                    ));
+                }
                 Some(p)
             }
             _ => None,
@@ -682,6 +859,14 @@ impl<'a> Parser<'a> {
             Some(_) => Err(perr(self.pos, "a JSON array of op objects")),
         }
     }
+}
+
+/// The integer a JSON object key stands for: the decimal form a JSON
+/// encoder writes of an integer key (no `+`, no leading zero, no `-0`),
+/// within 64 bits.
+fn canonical_int(s: &str) -> Option<i64> {
+    let n: i64 = s.parse().ok()?;
+    (n.to_string() == s).then_some(n)
 }
 
 /// Reads a JSON document as generic values (see `edn::parse_values`): the
@@ -840,7 +1025,7 @@ mod tests {
             ),
             (
                 "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"incr\", 1, 1]]}]",
-                "h.json:1:42: expected micro-op function \"append\", \"r\" or \"w\", found \"incr\"",
+                "h.json:1:42: expected micro-op function \"append\", \"r\", \"w\", or (closed-predicate) \"insert\", \"delete\" or \"rp\", found \"incr\"",
             ),
             (
                 "[{\"type\": \"ok\", \"process\": 0, \"value\": [[\"append\", 1, \"x]]}]",
@@ -870,6 +1055,83 @@ mod tests {
             let got = err(input);
             assert!(got.contains(want), "input {input:?}\n  got:  {got}\n  want: {want}");
         }
+    }
+
+    /// Closed-predicate micro-ops read as the EDN reader reads them, from
+    /// the JSON `isolde convert` writes of that EDN.
+    #[test]
+    fn closed_predicate_ops_read_as_the_edn_ones() {
+        let edn_text = "{:index 0, :type :ok, :process 0, :f :init, :value {7 0, 5 1}}\n\
+                        {:index 1, :type :ok, :process 1, :f :txn, :value [[:insert 9 2] [:delete 7] \
+                        [:rp [:mod 2 0] {9 2, 5 nil}] [:rp :true nil] [:rp [:= 1] {}] [:r 9 2] [:w 5 3]]}\n";
+        let json = edn_to_json(edn_text).unwrap_or_else(|e| panic!("{e}"));
+        let (e, j) = (edn::parse_sequential("h", edn_text.as_bytes()), parse("h", json.as_bytes()));
+        match (e, j) {
+            (Ok(mut e), Ok(mut j)) => {
+                for op in e.ops.iter_mut().chain(j.ops.iter_mut()) {
+                    op.line = 0;
+                }
+                assert_eq!(format!("{e:?}"), format!("{j:?}"));
+                let printed = crate::reports::edn::to_string(&j, &crate::reports::tree::op(&j, 1));
+                assert_eq!(
+                    printed,
+                    "{:index 1, :type :ok, :process 1, :f :txn, :value [[:insert 9 2] [:delete 7] \
+                     [:rp [:mod 2 0] {9 2, 5 nil}] [:rp :true nil] [:rp [:= 1] {}] [:r 9 2] [:w 5 3]]}"
+                );
+            }
+            (e, j) => panic!("edn: {:?}\njson: {:?}", e.err(), j.err()),
+        }
+        // Other spellings: colons kept, a delete with null, string keys.
+        let h = ok(
+            r#"[{"type": "ok", "f": ":txn", "process": 0, "value": [[":rp", ":true", {"x": 1, "07": 2}], [":rp", [":=", "a"]], ["delete", "x", null]]}]"#,
+        );
+        let m = h.mops_of(&h.ops[0]);
+        assert_eq!(h.key(m[0].key), &Atom::Keyword("true".into()));
+        assert_eq!(h.key(m[1].key), &Atom::Str("x".into()));
+        assert_eq!(h.key(m[2].key), &Atom::Str("07".into()));
+        assert_eq!((m[3].f, m[4].f, m[4].value), (MopFn::PredRead, MopFn::Delete, MopValue::Nil));
+    }
+
+    #[test]
+    fn malformed_closed_predicate_ops_name_the_position() {
+        let cases = [
+            (
+                r#"[{"type": "ok", "process": 0, "value": [["rp", "false", {}]]}]"#,
+                "h.json:1:48: expected a predicate: \"true\", [\"=\", v] or [\"mod\", m, r], found \"false\"",
+            ),
+            (
+                r#"[{"type": "ok", "process": 0, "value": [["rp", ["mod", 2.5, 0], {}]]}]"#,
+                "h.json:1:56: expected an integer modulus, found 2.5",
+            ),
+            (
+                r#"[{"type": "ok", "process": 0, "value": [["rp", "true", [1]]]}]"#,
+                "h.json:1:56: expected a predicate read's result: null or an object {\"k\": v, ...}",
+            ),
+            (
+                r#"[{"type": "ok", "process": 0, "value": [["rp", "true", {"x"}]]}]"#,
+                "h.json:1:60: expected `:` after the key",
+            ),
+            (
+                r#"[{"type": "ok", "process": 0, "value": [["delete", 1, 2]]}]"#,
+                "h.json:1:55: expected null or `]` after the key of a \"delete\"",
+            ),
+            (
+                r#"[{"type": "ok", "process": 0, "value": [["incr", 1, 2]]}]"#,
+                "h.json:1:42: expected micro-op function \"append\", \"r\", \"w\", or (closed-predicate) \"insert\", \"delete\" or \"rp\"",
+            ),
+            (
+                r#"[{"type": "ok", "f": "txn", "process": 0, "value": {"x": 1}}]"#,
+                "h.json:1:52: expected a \"value\" of null or an array of micro-ops",
+            ),
+        ];
+        for (input, want) in cases {
+            let got = err(input);
+            assert!(got.contains(want), "input {input:?}\n  got:  {got}\n  want: {want}");
+        }
+        // An "init" op takes an object.
+        let h = ok(r#"[{"type": "ok", "f": "init", "process": 0, "value": {"1": 0, "x": null}}]"#);
+        assert_ne!(h.ops[0].fields & field::VALUE_MAP, 0);
+        assert_eq!(h.mops_of(&h.ops[0]).len(), 2);
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //! workloads `isolde gen` simulates (list-append or rw-register, the same
 //! knobs, unique write values per key) in Elle's shape by default (short
 //! transactions over a sliding window of keys, [`shape`]), against a
-//! database at one requested isolation level. Each transaction is written to the history file twice,
+//! database at one requested isolation level; or Elle's closed-predicate
+//! workload ([`crate::gen::closed_predicate::CpSource`]: an `:init` that
+//! inserts a universe of rows, run before the sessions start, then inserts,
+//! writes and deletes of each key once and SQL predicate reads). Each
+//! transaction is written to the history file twice,
 //! one Jepsen op map per line, each line flushed to the file as soon as it is
 //! known:
 //!
@@ -43,7 +47,8 @@
 //!
 //! Each backend implements [`Database`] (setup of the run's own tables, and
 //! connections) and [`Backend`] (one connection: begin with a level, read,
-//! write, append, commit, rollback, and classify an error): [`sqlite`]
+//! write, append, insert, delete, read a predicate, commit, rollback, and
+//! classify an error): [`sqlite`]
 //! (embedded, the default), `postgres` and `mysql` (behind the cargo
 //! features of those names, on by default; a URL whose feature is not built
 //! is a clear error). Every run creates fresh tables with a unique
@@ -66,6 +71,9 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::gen::closed_predicate::{CpMop, Pred};
+use crate::gen::DrawnMop;
+
 pub mod convert;
 pub mod follow;
 #[cfg(feature = "mysql")]
@@ -86,6 +94,11 @@ pub enum Workload {
     ListAppend,
     /// Read/write registers: reads return a key's value, writes overwrite it.
     RwRegister,
+    /// Elle's closed-predicate: an :init inserts a universe of rows, each
+    /// key is then inserted, written or deleted once, and transactions read
+    /// rows by key and by predicate (`SELECT k, v ... WHERE v = ?`, `v mod m
+    /// = r`, or every row).
+    ClosedPredicate,
 }
 
 impl Workload {
@@ -94,6 +107,62 @@ impl Workload {
         match self {
             Workload::ListAppend => "list-append",
             Workload::RwRegister => "rw-register",
+            Workload::ClosedPredicate => "closed-predicate",
+        }
+    }
+
+    /// Whether a key's row holds a list (as text) rather than an integer.
+    pub(crate) fn lists(self) -> bool {
+        match self {
+            Workload::ListAppend => true,
+            Workload::RwRegister | Workload::ClosedPredicate => false,
+        }
+    }
+}
+
+/// A micro-op a session runs: list-append's and rw-register's
+/// ([`DrawnMop`]) and closed-predicate's ([`CpMop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mop {
+    /// Reads a key's row.
+    Read(u64),
+    /// Sets a register (an upsert).
+    Write(u64, u64),
+    /// Appends to a list.
+    Append(u64, u64),
+    /// Inserts a row (closed-predicate).
+    Insert(u64, u64),
+    /// Deletes a row (closed-predicate).
+    Delete(u64),
+    /// Reads the rows a predicate matches (closed-predicate).
+    PredRead(Pred),
+}
+
+impl Mop {
+    /// Whether the micro-op only reads.
+    pub fn reads(self) -> bool {
+        matches!(self, Mop::Read(_) | Mop::PredRead(_))
+    }
+}
+
+impl From<DrawnMop> for Mop {
+    fn from(m: DrawnMop) -> Mop {
+        match m {
+            DrawnMop::Read(k) => Mop::Read(k),
+            DrawnMop::Write(k, v) => Mop::Write(k, v),
+            DrawnMop::Append(k, v) => Mop::Append(k, v),
+        }
+    }
+}
+
+impl From<CpMop> for Mop {
+    fn from(m: CpMop) -> Mop {
+        match m {
+            CpMop::Read(k) => Mop::Read(k),
+            CpMop::Write(k, v) => Mop::Write(k, v),
+            CpMop::Insert(k, v) => Mop::Insert(k, v),
+            CpMop::Delete(k) => Mop::Delete(k),
+            CpMop::PredRead(p) => Mop::PredRead(p),
         }
     }
 }
@@ -146,6 +215,8 @@ pub enum Observed {
     Register(Option<u64>),
     /// A list's elements in order; empty when the key has no row.
     List(Vec<u64>),
+    /// A predicate read's rows, `(k, v)` by key.
+    Rows(Vec<(u64, u64)>),
 }
 
 /// What a failed statement says about its transaction.
@@ -177,6 +248,14 @@ pub trait Backend {
     fn write(&mut self, key: u64, value: u64) -> Result<(), Self::Error>;
     /// Appends an element to a list (in SQL, to the key's text column).
     fn append(&mut self, key: u64, value: u64) -> Result<(), Self::Error>;
+    /// Inserts a row (a plain `INSERT`: an existing row is a constraint
+    /// violation).
+    fn insert(&mut self, key: u64, value: u64) -> Result<(), Self::Error>;
+    /// Deletes a key's row, if any.
+    fn delete(&mut self, key: u64) -> Result<(), Self::Error>;
+    /// Reads the rows `pred` matches (`SELECT k, v ... WHERE ...`), in any
+    /// order.
+    fn pred_read(&mut self, pred: Pred) -> Result<Vec<(u64, u64)>, Self::Error>;
     /// Commits the transaction.
     fn commit(&mut self) -> Result<(), Self::Error>;
     /// Rolls the transaction back.
@@ -289,6 +368,7 @@ pub(crate) fn table_name(workload: Workload) -> String {
     let w = match workload {
         Workload::ListAppend => "la",
         Workload::RwRegister => "rw",
+        Workload::ClosedPredicate => "cp",
     };
     format!("isolde_{ms}_{}_{w}", std::process::id())
 }

@@ -22,6 +22,7 @@ use super::{
     is_loopback, parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError,
     Workload,
 };
+use crate::gen::closed_predicate::Pred;
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -47,10 +48,7 @@ impl Mysql {
         let opts: Opts = OptsBuilder::from_opts(opts).tcp_connect_timeout(Some(CONNECT_TIMEOUT)).into();
         let db = Mysql { opts, describe: redact(url), table: table_name(workload), workload };
         let mut c = db.conn()?;
-        let value_type = match workload {
-            Workload::ListAppend => "LONGTEXT",
-            Workload::RwRegister => "BIGINT",
-        };
+        let value_type = if workload.lists() { "LONGTEXT" } else { "BIGINT" };
         c.query_drop(format!(
             "CREATE TABLE {} (k BIGINT PRIMARY KEY, v {value_type} NOT NULL) ENGINE = InnoDB",
             db.table
@@ -80,7 +78,7 @@ impl Database for Mysql {
         let t = &self.table;
         let read = conn.prep(format!("SELECT v FROM {t} WHERE k = ?")).map_err(|e| self.err(e))?;
         let upsert = match self.workload {
-            Workload::RwRegister => {
+            Workload::RwRegister | Workload::ClosedPredicate => {
                 format!("INSERT INTO {t} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)")
             }
             Workload::ListAppend => {
@@ -88,7 +86,18 @@ impl Database for Mysql {
             }
         };
         let upsert = conn.prep(upsert).map_err(|e| self.err(e))?;
-        Ok(MysqlSession { conn, workload: self.workload, read, upsert })
+        let mut prepare = |sql: String| conn.prep(sql).map_err(|e| self.err(e));
+        let cp = match self.workload {
+            Workload::ClosedPredicate => Some(CpStatements {
+                insert: prepare(format!("INSERT INTO {t} (k, v) VALUES (?, ?)"))?,
+                delete: prepare(format!("DELETE FROM {t} WHERE k = ?"))?,
+                all: prepare(format!("SELECT k, v FROM {t}"))?,
+                eq: prepare(format!("SELECT k, v FROM {t} WHERE v = ?"))?,
+                modulo: prepare(format!("SELECT k, v FROM {t} WHERE MOD(v, ?) = ?"))?,
+            }),
+            Workload::ListAppend | Workload::RwRegister => None,
+        };
+        Ok(MysqlSession { conn, workload: self.workload, read, upsert, cp })
     }
 
     fn faultable(&self) -> Result<(), String> {
@@ -121,6 +130,26 @@ pub struct MysqlSession {
     workload: Workload,
     read: Statement,
     upsert: Statement,
+    /// closed-predicate's statements.
+    cp: Option<CpStatements>,
+}
+
+/// The statements of closed-predicate's micro-ops.
+struct CpStatements {
+    insert: Statement,
+    delete: Statement,
+    /// Predicate reads: every row, `v = ?`, `MOD(v, ?) = ?`.
+    all: Statement,
+    eq: Statement,
+    modulo: Statement,
+}
+
+impl MysqlSession {
+    fn cp(&self) -> Result<&CpStatements, MysqlError> {
+        self.cp
+            .as_ref()
+            .ok_or_else(|| MysqlError::Value(format!("{} runs have no predicate reads", self.workload.name())))
+    }
 }
 
 /// A MySQL error, or a value the database returned that the workload
@@ -149,18 +178,15 @@ impl Backend for MysqlSession {
     }
 
     fn read(&mut self, key: u64) -> Result<Observed, MysqlError> {
-        Ok(match self.workload {
-            Workload::RwRegister => {
-                let v: Option<i64> = self.conn.exec_first(&self.read, (int(key)?,))?;
-                Observed::Register(
-                    v.map(|v| u64::try_from(v).map_err(|_| MysqlError::Value(format!("negative register value {v}"))))
-                        .transpose()?,
-                )
-            }
-            Workload::ListAppend => {
-                let v: Option<String> = self.conn.exec_first(&self.read, (int(key)?,))?;
-                Observed::List(parse_list(v.as_deref().unwrap_or("")).map_err(MysqlError::Value)?)
-            }
+        Ok(if self.workload.lists() {
+            let v: Option<String> = self.conn.exec_first(&self.read, (int(key)?,))?;
+            Observed::List(parse_list(v.as_deref().unwrap_or("")).map_err(MysqlError::Value)?)
+        } else {
+            let v: Option<i64> = self.conn.exec_first(&self.read, (int(key)?,))?;
+            Observed::Register(
+                v.map(|v| u64::try_from(v).map_err(|_| MysqlError::Value(format!("negative register value {v}"))))
+                    .transpose()?,
+            )
         })
     }
 
@@ -170,6 +196,40 @@ impl Backend for MysqlSession {
 
     fn append(&mut self, key: u64, value: u64) -> Result<(), MysqlError> {
         Ok(self.conn.exec_drop(&self.upsert, (int(key)?, value.to_string()))?)
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<(), MysqlError> {
+        let st = self.cp()?.insert.clone();
+        Ok(self.conn.exec_drop(&st, (int(key)?, int(value)?))?)
+    }
+
+    fn delete(&mut self, key: u64) -> Result<(), MysqlError> {
+        let st = self.cp()?.delete.clone();
+        Ok(self.conn.exec_drop(&st, (int(key)?,))?)
+    }
+
+    fn pred_read(&mut self, pred: Pred) -> Result<Vec<(u64, u64)>, MysqlError> {
+        let cp = self.cp()?;
+        let rows: Vec<(i64, i64)> = match pred {
+            Pred::True => {
+                let st = cp.all.clone();
+                self.conn.exec(&st, ())?
+            }
+            Pred::Eq(x) => {
+                let st = cp.eq.clone();
+                self.conn.exec(&st, (int(x)?,))?
+            }
+            Pred::Mod(m, r) => {
+                let st = cp.modulo.clone();
+                self.conn.exec(&st, (int(m)?, int(r)?))?
+            }
+        };
+        rows.into_iter()
+            .map(|(k, v)| match (u64::try_from(k), u64::try_from(v)) {
+                (Ok(k), Ok(v)) => Ok((k, v)),
+                _ => Err(MysqlError::Value(format!("negative key or value in the row ({k}, {v})"))),
+            })
+            .collect()
     }
 
     fn commit(&mut self) -> Result<(), MysqlError> {

@@ -28,6 +28,7 @@ use super::{
     is_loopback, parse_list, redact, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError,
     Workload,
 };
+use crate::gen::closed_predicate::Pred;
 
 /// SQLSTATE 55P03, `lock_not_available`: `lock_timeout` expired (the
 /// statement did nothing; the transaction is aborted).
@@ -54,10 +55,7 @@ impl Postgres {
         config.connect_timeout(CONNECT_TIMEOUT);
         let db = Postgres { config, describe: redact(url), table: table_name(workload), workload };
         let mut c = db.client()?;
-        let value_type = match workload {
-            Workload::ListAppend => "TEXT",
-            Workload::RwRegister => "BIGINT",
-        };
+        let value_type = if workload.lists() { "TEXT" } else { "BIGINT" };
         c.batch_execute(&format!("CREATE TABLE {} (k BIGINT PRIMARY KEY, v {value_type} NOT NULL)", db.table))
             .map_err(|e| db.err(e))?;
         Ok(db)
@@ -96,7 +94,7 @@ impl Database for Postgres {
         let t = &self.table;
         let read = client.prepare(&format!("SELECT v FROM {t} WHERE k = $1")).map_err(|e| self.err(e))?;
         let upsert = match self.workload {
-            Workload::RwRegister => {
+            Workload::RwRegister | Workload::ClosedPredicate => {
                 format!("INSERT INTO {t} AS r (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v")
             }
             Workload::ListAppend => format!(
@@ -104,7 +102,18 @@ impl Database for Postgres {
             ),
         };
         let upsert = client.prepare(&upsert).map_err(|e| self.err(e))?;
-        Ok(PgSession { client, workload: self.workload, read, upsert })
+        let mut prepare = |sql: String| client.prepare(&sql).map_err(|e| self.err(e));
+        let cp = match self.workload {
+            Workload::ClosedPredicate => Some(CpStatements {
+                insert: prepare(format!("INSERT INTO {t} (k, v) VALUES ($1, $2)"))?,
+                delete: prepare(format!("DELETE FROM {t} WHERE k = $1"))?,
+                all: prepare(format!("SELECT k, v FROM {t}"))?,
+                eq: prepare(format!("SELECT k, v FROM {t} WHERE v = $1"))?,
+                modulo: prepare(format!("SELECT k, v FROM {t} WHERE v % $1 = $2"))?,
+            }),
+            Workload::ListAppend | Workload::RwRegister => None,
+        };
+        Ok(PgSession { client, workload: self.workload, read, upsert, cp })
     }
 
     fn teardown(&self) -> Result<(), RecordError> {
@@ -146,6 +155,24 @@ pub struct PgSession {
     workload: Workload,
     read: Statement,
     upsert: Statement,
+    /// closed-predicate's statements.
+    cp: Option<CpStatements>,
+}
+
+/// The statements of closed-predicate's micro-ops.
+struct CpStatements {
+    insert: Statement,
+    delete: Statement,
+    /// Predicate reads: every row, `v = $1`, `v % $1 = $2`.
+    all: Statement,
+    eq: Statement,
+    modulo: Statement,
+}
+
+impl PgSession {
+    fn cp(&self) -> Result<&CpStatements, PgError> {
+        self.cp.as_ref().ok_or_else(|| PgError::Value(format!("{} runs have no predicate reads", self.workload.name())))
+    }
 }
 
 /// Keys and values are stored as signed 64-bit integers.
@@ -174,18 +201,15 @@ impl Backend for PgSession {
 
     fn read(&mut self, key: u64) -> Result<Observed, PgError> {
         let row = self.client.query_opt(&self.read, &[&int(key)?])?;
-        Ok(match self.workload {
-            Workload::RwRegister => {
-                let v: Option<i64> = row.map(|r| r.try_get(0)).transpose()?;
-                Observed::Register(
-                    v.map(|v| u64::try_from(v).map_err(|_| PgError::Value(format!("negative register value {v}"))))
-                        .transpose()?,
-                )
-            }
-            Workload::ListAppend => {
-                let v: Option<String> = row.map(|r| r.try_get(0)).transpose()?;
-                Observed::List(parse_list(v.as_deref().unwrap_or("")).map_err(PgError::Value)?)
-            }
+        Ok(if self.workload.lists() {
+            let v: Option<String> = row.map(|r| r.try_get(0)).transpose()?;
+            Observed::List(parse_list(v.as_deref().unwrap_or("")).map_err(PgError::Value)?)
+        } else {
+            let v: Option<i64> = row.map(|r| r.try_get(0)).transpose()?;
+            Observed::Register(
+                v.map(|v| u64::try_from(v).map_err(|_| PgError::Value(format!("negative register value {v}"))))
+                    .transpose()?,
+            )
         })
     }
 
@@ -197,6 +221,45 @@ impl Backend for PgSession {
     fn append(&mut self, key: u64, value: u64) -> Result<(), PgError> {
         self.client.execute(&self.upsert, &[&int(key)?, &value.to_string()])?;
         Ok(())
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<(), PgError> {
+        let st = self.cp()?.insert.clone();
+        self.client.execute(&st, &[&int(key)?, &int(value)?])?;
+        Ok(())
+    }
+
+    fn delete(&mut self, key: u64) -> Result<(), PgError> {
+        let st = self.cp()?.delete.clone();
+        self.client.execute(&st, &[&int(key)?])?;
+        Ok(())
+    }
+
+    fn pred_read(&mut self, pred: Pred) -> Result<Vec<(u64, u64)>, PgError> {
+        let cp = self.cp()?;
+        let rows = match pred {
+            Pred::True => {
+                let st = cp.all.clone();
+                self.client.query(&st, &[])?
+            }
+            Pred::Eq(x) => {
+                let st = cp.eq.clone();
+                self.client.query(&st, &[&int(x)?])?
+            }
+            Pred::Mod(m, r) => {
+                let st = cp.modulo.clone();
+                self.client.query(&st, &[&int(m)?, &int(r)?])?
+            }
+        };
+        rows.iter()
+            .map(|row| {
+                let (k, v): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+                match (u64::try_from(k), u64::try_from(v)) {
+                    (Ok(k), Ok(v)) => Ok((k, v)),
+                    _ => Err(PgError::Value(format!("negative key or value in the row ({k}, {v})"))),
+                }
+            })
+            .collect()
     }
 
     fn commit(&mut self) -> Result<(), PgError> {

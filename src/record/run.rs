@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::shape::Source;
 use super::writer::{Completion, HistoryWriter, FENCE_KEY};
-use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
+use super::{sqlite::Sqlite, Backend, Database, ErrorClass, Isolation, Mop, Observed, RecordError, Workload};
 use crate::check;
-use crate::gen::{DrawnMop, Pattern};
+use crate::gen::Pattern;
 
 pub use super::shape::KeyDistArg;
 
@@ -77,7 +77,8 @@ pub struct RecordArgs {
     pub pattern: PatternArg,
     /// Keys: the window of active keys (each retired after
     /// --max-writes-per-key writes), or the key space of --key-dist zipf
-    /// and hotspot. Default: 30, or 10000 with zipf and hotspot.
+    /// and hotspot, or closed-predicate's universe (each key mutated once).
+    /// Default: 30, 10000 with zipf and hotspot, 50 for closed-predicate.
     #[arg(long, help_heading = WORKLOAD)]
     pub keys: Option<usize>,
     /// Maximum micro-ops (read-modify-write pairs with --pattern rmw) per
@@ -94,8 +95,9 @@ pub struct RecordArgs {
     #[arg(long, default_value_t = 0, help_heading = WORKLOAD)]
     pub seed: u64,
     /// Check the history while it is recorded (each anomaly printed once
-    /// it is final, a status line per round on stderr; isolde help online) and
-    /// exit with the verdict on the whole run.
+    /// it is final, a status line per round on stderr; isolde help online;
+    /// closed-predicate: once the run is over) and exit with the verdict on
+    /// the whole run.
     #[arg(long, help_heading = CHECK)]
     pub check: bool,
     /// rw-register: after every N transactions each session runs a fence
@@ -274,10 +276,11 @@ impl Plan {
             },
         };
         let fences = match (a.fences, a.workload) {
-            (Some(n), Workload::ListAppend) if n > 0 => {
-                return Err(bad("--fences: fence transactions are read-modify-writes of a register; \
-                                list-append runs take none"
-                    .into()))
+            (Some(n), Workload::ListAppend | Workload::ClosedPredicate) if n > 0 => {
+                return Err(bad(format!(
+                    "--fences: fence transactions are read-modify-writes of a register; {} runs take none",
+                    a.workload.name()
+                )))
             }
             (Some(n), _) => n,
             (None, Workload::RwRegister) if a.check => 20,
@@ -305,10 +308,16 @@ impl Plan {
 /// recorded) or an error that happened before any transaction ran.
 pub fn run(a: &RecordArgs) -> Result<u8, RecordError> {
     let plan = Plan::from_args(a)?;
-    if a.output_format == OutputFormat::Dbcop && plan.workload == Workload::ListAppend {
+    if a.output_format == OutputFormat::Dbcop && plan.workload != Workload::RwRegister {
         return Err(RecordError::Workload(
             "--output-format dbcop holds read-write registers: use --workload rw-register (or edn/json)".into(),
         ));
+    }
+    if a.follow_window && plan.workload != Workload::RwRegister {
+        return Err(RecordError::Workload(format!(
+            "--follow-window holds a window of a register run with fences; {} runs are checked whole",
+            plan.workload.name()
+        )));
     }
     // Ctrl-C stops invoking transactions and lets in-flight ones complete,
     // so the history ends complete; a second Ctrl-C exits at once (the file
@@ -400,7 +409,13 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     };
     let show = !a.quiet && std::io::stderr().is_terminal();
     let models = a.check.then(|| models.unwrap_or_else(|| vec![model.to_string()]));
-    let follower = models.map(|m| super::follow::Follower::start(&edn, m, !a.quiet && !show, a.follow_window));
+    // A closed-predicate history is checked once the run is over: a
+    // predicate read's version set depends on the versions written after
+    // it, so no anomaly is final while the run goes on.
+    let (follower, whole) = match models {
+        Some(m) if plan.workload == Workload::ClosedPredicate => (None, Some(m)),
+        m => (m.map(|m| super::follow::Follower::start(&edn, m, !a.quiet && !show, a.follow_window)), None),
+    };
     let t0 = Instant::now();
     let stats = record(db, plan, BufWriter::new(file), show);
     if let Err(e) = db.teardown() {
@@ -450,7 +465,28 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
             status = v;
         }
     }
+    if let Some(models) = whole {
+        let v = check_whole(&edn, models)?;
+        if status == 0 {
+            status = v;
+        }
+    }
     Ok(status)
+}
+
+/// `--check` of a whole recorded history (closed-predicate's): prints the
+/// table `analyze` prints and returns the verdict's exit status.
+fn check_whole(edn: &Path, models: Vec<String>) -> Result<u8, RecordError> {
+    let err = |message: String| RecordError::Check { path: edn.display().to_string(), message };
+    let h = crate::ingest::read_path(edn, crate::ingest::Format::Edn).map_err(|e| err(e.to_string()))?;
+    let opts = check::CheckOptions { models: Some(models), ..check::CheckOptions::default() };
+    let outcome = check::check(&h, &opts).map_err(|e| err(e.to_string()))?;
+    print!("{}", crate::reports::table::render(&h, &outcome, false));
+    Ok(match outcome.valid {
+        check::Validity::Valid => 0,
+        check::Validity::Invalid => 1,
+        check::Validity::Unknown => 3,
+    })
 }
 
 /// The workload knobs of the arguments.
@@ -535,7 +571,12 @@ pub fn record<D: Database, W: std::io::Write + Send>(
         sessions.push(open_session(db, &plan.init_sql, plan.lock_timeout, faults, ids)?);
     }
     let start = Instant::now();
-    let shared = Mutex::new(Shared { source: plan.source, writer: HistoryWriter::new(out, start), invoked: 0 });
+    let mut writer = HistoryWriter::new(out, start);
+    if let Some(rows) = plan.source.init() {
+        let conn = sessions.first_mut().ok_or_else(|| RecordError::Workload("no session to run the :init".into()))?;
+        init_universe(db, conn, plan.isolation, rows, &mut writer)?;
+    }
+    let shared = Mutex::new(Shared { source: plan.source, writer, invoked: 0 });
     let counters = Counters::default();
     let stop = AtomicBool::new(false);
     let cut_short: Mutex<Option<String>> = Mutex::new(None);
@@ -593,6 +634,29 @@ pub fn record<D: Database, W: std::io::Write + Send>(
         kills,
         cut_short: cut_short.into_inner().unwrap_or_else(|p| p.into_inner()),
     })
+}
+
+/// Runs closed-predicate's `:init`, the insert of the universe `rows` in
+/// one transaction, before any session starts, and writes it as Elle's
+/// `{:f :init, :value {k v ...}}` op. A universe that cannot be set up
+/// ends the run: its histories would mean nothing.
+fn init_universe<D: Database, W: std::io::Write>(
+    db: &D,
+    conn: &mut D::Session,
+    level: Isolation,
+    rows: &[(u64, u64)],
+    writer: &mut HistoryWriter<W>,
+) -> Result<(), RecordError> {
+    let output = |source| RecordError::Output { path: String::new(), source };
+    writer.init(0, None, rows).map_err(output)?;
+    let mops: Vec<Mop> = rows.iter().map(|&(k, v)| Mop::Insert(k, v)).collect();
+    match execute(conn, level, &mops) {
+        Outcome::Ok(_) => writer.init(0, Some(Completion::Ok), rows).map_err(output),
+        Outcome::Fail(_, e, _) | Outcome::Info(e) => Err(RecordError::Connect {
+            db: db.describe(),
+            message: format!("the :init that sets up the closed-predicate universe failed: {e}"),
+        }),
+    }
 }
 
 fn progress_bar(txns: Option<u64>) -> indicatif::ProgressBar {
@@ -720,16 +784,19 @@ enum Outcome {
 }
 
 /// Runs one transaction.
-fn execute<B: Backend>(conn: &mut B, level: Isolation, mops: &[DrawnMop]) -> Outcome {
-    let writes = mops.iter().any(|m| !matches!(m, DrawnMop::Read(_)));
+fn execute<B: Backend>(conn: &mut B, level: Isolation, mops: &[Mop]) -> Outcome {
+    let writes = mops.iter().any(|m| !m.reads());
     let mut observed = Vec::new();
     let body = (|| {
         conn.begin(level, writes)?;
         for m in mops {
             match *m {
-                DrawnMop::Read(k) => observed.push(conn.read(k)?),
-                DrawnMop::Write(k, v) => conn.write(k, v)?,
-                DrawnMop::Append(k, v) => conn.append(k, v)?,
+                Mop::Read(k) => observed.push(conn.read(k)?),
+                Mop::PredRead(p) => observed.push(Observed::Rows(conn.pred_read(p)?)),
+                Mop::Write(k, v) => conn.write(k, v)?,
+                Mop::Append(k, v) => conn.append(k, v)?,
+                Mop::Insert(k, v) => conn.insert(k, v)?,
+                Mop::Delete(k) => conn.delete(k)?,
             }
         }
         Ok(())
@@ -778,7 +845,7 @@ fn session<D: Database, W: std::io::Write>(ctx: &Ctx<'_, D, W>, mut conn: D::Ses
                 since_fence = 0;
                 let value = ctx.fence_value.fetch_add(1, Ordering::SeqCst) + 1;
                 mops.clear();
-                mops.extend([DrawnMop::Read(FENCE_KEY), DrawnMop::Write(FENCE_KEY, value)]);
+                mops.extend([Mop::Read(FENCE_KEY), Mop::Write(FENCE_KEY, value)]);
             } else {
                 since_fence += 1;
                 g.source.next_txn(&mut mops);
@@ -903,6 +970,16 @@ mod tests {
         fn append(&mut self, _: u64, _: u64) -> Result<(), FakeError> {
             self.step().map_err(|(c, m)| FakeError(c, m))
         }
+        fn insert(&mut self, _: u64, _: u64) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn delete(&mut self, _: u64) -> Result<(), FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))
+        }
+        fn pred_read(&mut self, _: crate::gen::closed_predicate::Pred) -> Result<Vec<(u64, u64)>, FakeError> {
+            self.step().map_err(|(c, m)| FakeError(c, m))?;
+            Ok(vec![(1, 0)])
+        }
         fn commit(&mut self) -> Result<(), FakeError> {
             self.step().map_err(|(c, m)| FakeError(c, m))
         }
@@ -925,7 +1002,7 @@ mod tests {
         Fake { calls: 0, fail_at, class, rollbacks: 0 }
     }
 
-    const TXN: [DrawnMop; 2] = [DrawnMop::Read(1), DrawnMop::Write(2, 5)];
+    const TXN: [Mop; 2] = [Mop::Read(1), Mop::Write(2, 5)];
 
     #[test]
     fn outcomes_claim_no_more_than_the_client_saw() {

@@ -25,8 +25,14 @@
 //! record 2,000 transactions in a few seconds with under a third of them
 //! failed at serializable (see `docs/record.md`); long transactions over
 //! few hot keys (PolySI's 15 micro-ops) fail nine in ten there.
+//!
+//! closed-predicate takes Elle's own shape instead
+//! ([`crate::gen::closed_predicate::CpSource`]): a universe of `--keys`
+//! keys ([`DEFAULT_UNIVERSE`]), each mutated once, `--txn-len` and
+//! `--read-fraction` as above; no window, pattern or key distribution.
 
-use super::{RecordError, Workload};
+use super::{Mop, RecordError, Workload};
+use crate::gen::closed_predicate::{ClosedPredicateConfig, CpMop, CpSource};
 use crate::gen::list_append::{KeyDist, ListAppendConfig};
 use crate::gen::rw_register::{RwKeyDist, RwRegisterConfig};
 use crate::gen::{DrawnMop, Pattern, TxnSource};
@@ -41,6 +47,8 @@ pub const DEFAULT_TXN_LEN: usize = 4;
 pub const DEFAULT_MIN_TXN_LEN: usize = 1;
 /// Sessions (`--sessions`).
 pub const DEFAULT_SESSIONS: usize = 8;
+/// Keys of closed-predicate's universe (`--keys`; Elle's key count).
+pub const DEFAULT_UNIVERSE: usize = 50;
 
 /// Key distributions: `uniform` and `exponential` (Elle's) over a sliding
 /// window of active keys, for both workloads; `zipf` and `hotspot` over a
@@ -57,6 +65,18 @@ pub enum KeyDistArg {
     /// rw-register: --hot-probability of the micro-ops on the first
     /// --hot-fraction of the keys.
     Hotspot,
+}
+
+impl KeyDistArg {
+    /// The distribution's command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyDistArg::Uniform => "uniform",
+            KeyDistArg::Exponential => "exponential",
+            KeyDistArg::Zipf => "zipf",
+            KeyDistArg::Hotspot => "hotspot",
+        }
+    }
 }
 
 /// The workload knobs of `isolde record` (its flags of the same names;
@@ -91,29 +111,53 @@ pub struct Knobs {
 
 /// Draws a run's transactions.
 pub struct Source {
-    inner: TxnSource,
-    /// The inner source draws lists; write registers instead.
-    appends_as_writes: bool,
+    inner: Inner,
+    drawn: Vec<DrawnMop>,
+    cp: Vec<CpMop>,
+}
+
+enum Inner {
+    /// List-append and rw-register; `true`: the source draws lists, write
+    /// registers instead.
+    Drawn(TxnSource, bool),
+    /// Closed-predicate.
+    ClosedPredicate(CpSource),
 }
 
 impl Source {
     /// Draws the next transaction into `out` (cleared first).
-    pub fn next_txn(&mut self, out: &mut Vec<DrawnMop>) {
-        self.inner.next_txn(out);
-        if self.appends_as_writes {
-            for m in out.iter_mut() {
-                if let DrawnMop::Append(k, v) = *m {
-                    *m = DrawnMop::Write(k, v);
-                }
+    pub fn next_txn(&mut self, out: &mut Vec<Mop>) {
+        out.clear();
+        match &mut self.inner {
+            Inner::Drawn(src, appends_as_writes) => {
+                src.next_txn(&mut self.drawn);
+                out.extend(self.drawn.iter().map(|&m| match m {
+                    DrawnMop::Append(k, v) if *appends_as_writes => Mop::Write(k, v),
+                    m => Mop::from(m),
+                }));
             }
+            Inner::ClosedPredicate(src) => {
+                src.next_txn(&mut self.cp);
+                out.extend(self.cp.iter().map(|&m| Mop::from(m)));
+            }
+        }
+    }
+
+    /// The rows the run's `:init` inserts before any transaction
+    /// (closed-predicate's universe), if the workload has one.
+    pub fn init(&self) -> Option<&[(u64, u64)]> {
+        match &self.inner {
+            Inner::Drawn(..) => None,
+            Inner::ClosedPredicate(src) => Some(src.init()),
         }
     }
 }
 
 /// The number of keys a run draws from (`--keys` or its default).
 pub fn keys(a: &Knobs) -> usize {
-    match a.key_dist {
-        Some(KeyDistArg::Zipf | KeyDistArg::Hotspot) => a.keys.unwrap_or(DEFAULT_KEY_SPACE),
+    match (a.workload, a.key_dist) {
+        (Workload::ClosedPredicate, _) => a.keys.unwrap_or(DEFAULT_UNIVERSE),
+        (_, Some(KeyDistArg::Zipf | KeyDistArg::Hotspot)) => a.keys.unwrap_or(DEFAULT_KEY_SPACE),
         _ => a.keys.unwrap_or(DEFAULT_KEYS),
     }
 }
@@ -137,14 +181,41 @@ pub fn source(a: &Knobs, pattern: Pattern) -> Result<(Source, usize), RecordErro
         key_dist,
         ..ListAppendConfig::default()
     };
+    let source = |inner| Source { inner, drawn: Vec::new(), cp: Vec::new() };
     let windowed = |key_dist: KeyDist, appends_as_writes: bool| {
         let inner = TxnSource::list_append(&window(key_dist), pattern).map_err(bad)?;
-        Ok((Source { inner, appends_as_writes }, sessions))
+        Ok((source(Inner::Drawn(inner, appends_as_writes)), sessions))
     };
+    if a.workload == Workload::ClosedPredicate {
+        if pattern != Pattern::Mixed {
+            return Err(bad(format!(
+                "--pattern {}: closed-predicate transactions take Elle's shape (--pattern mixed)",
+                pattern.name()
+            )));
+        }
+        if let Some(d) = a.key_dist {
+            return Err(bad(format!(
+                "--key-dist {}: closed-predicate mutates each key of its universe once, in a shuffled order, \
+                 and reads uniformly over it",
+                d.name()
+            )));
+        }
+        let cfg = ClosedPredicateConfig {
+            seed: a.seed,
+            processes: sessions,
+            min_txn_len: min,
+            max_txn_len: max,
+            keys: keys(a),
+            read_fraction: a.read_fraction,
+            ..ClosedPredicateConfig::default()
+        };
+        let inner = CpSource::new(&cfg).map_err(bad)?;
+        return Ok((source(Inner::ClosedPredicate(inner)), sessions));
+    }
     match (a.workload, dist) {
         (w, KeyDistArg::Uniform) => windowed(KeyDist::Uniform, w == Workload::RwRegister),
         (w, KeyDistArg::Exponential) => windowed(KeyDist::Exponential, w == Workload::RwRegister),
-        (Workload::ListAppend, KeyDistArg::Zipf | KeyDistArg::Hotspot) => {
+        (Workload::ListAppend | Workload::ClosedPredicate, KeyDistArg::Zipf | KeyDistArg::Hotspot) => {
             Err(bad("--key-dist zipf and hotspot are for rw-register; list-append takes uniform or exponential".into()))
         }
         (Workload::RwRegister, KeyDistArg::Zipf | KeyDistArg::Hotspot) => {
@@ -163,7 +234,7 @@ pub fn source(a: &Knobs, pattern: Pattern) -> Result<(Source, usize), RecordErro
                 ..RwRegisterConfig::default()
             };
             let inner = TxnSource::rw_register(&cfg, pattern).map_err(bad)?;
-            Ok((Source { inner, appends_as_writes: false }, sessions))
+            Ok((source(Inner::Drawn(inner, false)), sessions))
         }
     }
 }

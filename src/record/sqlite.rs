@@ -21,6 +21,7 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OptionalExtension};
 
 use super::{parse_list, table_name, Backend, Database, ErrorClass, Isolation, Observed, RecordError, Workload};
+use crate::gen::closed_predicate::Pred;
 
 /// How long a statement waits for another connection's lock before
 /// `SQLITE_BUSY`.
@@ -53,10 +54,7 @@ impl Sqlite {
         };
         let db = Sqlite { path, table: table_name(workload), workload, temp_dir };
         let conn = db.raw_connect()?;
-        let value_type = match workload {
-            Workload::ListAppend => "TEXT",
-            Workload::RwRegister => "INTEGER",
-        };
+        let value_type = if workload.lists() { "TEXT" } else { "INTEGER" };
         conn.execute_batch(&format!(
             "PRAGMA journal_mode = WAL; CREATE TABLE {} (k INTEGER PRIMARY KEY, v {value_type} NOT NULL);",
             db.table
@@ -97,12 +95,17 @@ impl Database for Sqlite {
             format!(
                 "INSERT INTO {t} (k, v) VALUES (?1, ?2) ON CONFLICT (k) DO UPDATE SET v = {t}.v || ',' || excluded.v"
             ),
+            format!("INSERT INTO {t} (k, v) VALUES (?1, ?2)"),
+            format!("DELETE FROM {t} WHERE k = ?1"),
+            format!("SELECT k, v FROM {t}"),
+            format!("SELECT k, v FROM {t} WHERE v = ?1"),
+            format!("SELECT k, v FROM {t} WHERE v % ?1 = ?2"),
         ];
         for s in &stmts {
             conn.prepare_cached(s).map_err(|e| self.err(e))?;
         }
-        let [read, write, append] = stmts;
-        Ok(SqliteSession { conn, workload: self.workload, read, write, append })
+        let [read, write, append, insert, delete, all, eq, modulo] = stmts;
+        Ok(SqliteSession { conn, workload: self.workload, read, write, append, insert, delete, all, eq, modulo })
     }
 
     fn teardown(&self) -> Result<(), RecordError> {
@@ -137,6 +140,12 @@ pub struct SqliteSession {
     read: String,
     write: String,
     append: String,
+    insert: String,
+    delete: String,
+    /// Predicate reads: every row, `v = ?1`, `v % ?1 = ?2`.
+    all: String,
+    eq: String,
+    modulo: String,
 }
 
 impl Backend for SqliteSession {
@@ -149,17 +158,14 @@ impl Backend for SqliteSession {
     fn read(&mut self, key: u64) -> Result<Observed, rusqlite::Error> {
         let k = key_param(key)?;
         let mut st = self.conn.prepare_cached(&self.read)?;
-        match self.workload {
-            Workload::RwRegister => {
-                let v: Option<i64> = st.query_row([k], |r| r.get(0)).optional()?;
-                v.map(|v| u64::try_from(v).map_err(|_| bad_value(format!("negative register value {v}"))))
-                    .transpose()
-                    .map(Observed::Register)
-            }
-            Workload::ListAppend => {
-                let v: Option<String> = st.query_row([k], |r| r.get(0)).optional()?;
-                parse_list(v.as_deref().unwrap_or("")).map(Observed::List).map_err(bad_value)
-            }
+        if self.workload.lists() {
+            let v: Option<String> = st.query_row([k], |r| r.get(0)).optional()?;
+            parse_list(v.as_deref().unwrap_or("")).map(Observed::List).map_err(bad_value)
+        } else {
+            let v: Option<i64> = st.query_row([k], |r| r.get(0)).optional()?;
+            v.map(|v| u64::try_from(v).map_err(|_| bad_value(format!("negative register value {v}"))))
+                .transpose()
+                .map(Observed::Register)
         }
     }
 
@@ -171,6 +177,35 @@ impl Backend for SqliteSession {
     fn append(&mut self, key: u64, value: u64) -> Result<(), rusqlite::Error> {
         let mut st = self.conn.prepare_cached(&self.append)?;
         st.execute(rusqlite::params![key_param(key)?, value.to_string()]).map(drop)
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<(), rusqlite::Error> {
+        let mut st = self.conn.prepare_cached(&self.insert)?;
+        st.execute([key_param(key)?, key_param(value)?]).map(drop)
+    }
+
+    fn delete(&mut self, key: u64) -> Result<(), rusqlite::Error> {
+        let mut st = self.conn.prepare_cached(&self.delete)?;
+        st.execute([key_param(key)?]).map(drop)
+    }
+
+    fn pred_read(&mut self, pred: Pred) -> Result<Vec<(u64, u64)>, rusqlite::Error> {
+        let (sql, params) = match pred {
+            Pred::True => (&self.all, vec![]),
+            Pred::Eq(x) => (&self.eq, vec![key_param(x)?]),
+            Pred::Mod(m, r) => (&self.modulo, vec![key_param(m)?, key_param(r)?]),
+        };
+        let mut st = self.conn.prepare_cached(sql)?;
+        let rows =
+            st.query_map(rusqlite::params_from_iter(params), |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+        rows.map(|row| {
+            let (k, v) = row?;
+            match (u64::try_from(k), u64::try_from(v)) {
+                (Ok(k), Ok(v)) => Ok((k, v)),
+                _ => Err(bad_value(format!("negative key or value in the row ({k}, {v})"))),
+            }
+        })
+        .collect()
     }
 
     fn commit(&mut self) -> Result<(), rusqlite::Error> {

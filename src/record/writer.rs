@@ -4,10 +4,10 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
-use super::Observed;
+use super::{Mop, Observed};
+use crate::gen::closed_predicate::push_init_line;
 use crate::gen::out::push_u64;
 use crate::gen::sim::{next_stamp, push_op_line};
-use crate::gen::DrawnMop;
 
 /// How a transaction completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +33,24 @@ impl<W: Write> HistoryWriter<W> {
     }
 
     /// Writes and flushes the `:invoke` line of a transaction.
-    pub(crate) fn invoke(&mut self, process: u64, mops: &[DrawnMop]) -> io::Result<()> {
+    pub(crate) fn invoke(&mut self, process: u64, mops: &[Mop]) -> io::Result<()> {
         self.line(b":invoke", process, |buf| push_mops(buf, mops, None))
+    }
+
+    /// Writes and flushes one line of the closed-predicate `:init` op that
+    /// sets up the universe `rows`: its `:invoke` (`how` `None`) or its
+    /// completion.
+    pub(crate) fn init(&mut self, process: u64, how: Option<Completion>, rows: &[(u64, u64)]) -> io::Result<()> {
+        let ty: &[u8] = match how {
+            None => b":invoke",
+            Some(Completion::Ok) => b":ok",
+            Some(Completion::Fail) => b":fail",
+            Some(Completion::Info) => b":info",
+        };
+        let time = self.stamp();
+        self.buf.clear();
+        push_init_line(&mut self.buf, ty, process, time, self.index, rows);
+        self.flush_line()
     }
 
     /// Writes and flushes the completion line of a transaction; `observed`
@@ -43,7 +59,7 @@ impl<W: Write> HistoryWriter<W> {
         &mut self,
         process: u64,
         how: Completion,
-        mops: &[DrawnMop],
+        mops: &[Mop],
         observed: &[Observed],
     ) -> io::Result<()> {
         let ty: &[u8] = match how {
@@ -56,11 +72,22 @@ impl<W: Write> HistoryWriter<W> {
     }
 
     fn line(&mut self, ty: &[u8], process: u64, mops: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
+        let time = self.stamp();
+        self.buf.clear();
+        push_op_line(&mut self.buf, ty, process, time, self.index, mops);
+        self.flush_line()
+    }
+
+    /// The `:time` of a line written now.
+    fn stamp(&mut self) -> u64 {
         let now = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let time = next_stamp(self.last_time, now);
         self.last_time = Some(time);
-        self.buf.clear();
-        push_op_line(&mut self.buf, ty, process, time, self.index, mops);
+        time
+    }
+
+    /// Hands the line in the buffer to the file.
+    fn flush_line(&mut self) -> io::Result<()> {
         self.out.write_all(&self.buf)?;
         self.out.flush()?;
         self.index += 1;
@@ -82,40 +109,76 @@ fn push_key(buf: &mut Vec<u8>, k: u64) {
     }
 }
 
+/// Appends what a read observed (`nil` for nothing).
+fn push_observed(buf: &mut Vec<u8>, observed: Option<&Observed>) {
+    match observed {
+        Some(Observed::Register(Some(v))) => push_u64(buf, *v),
+        Some(Observed::List(vs)) => {
+            buf.push(b'[');
+            for (j, v) in vs.iter().enumerate() {
+                if j > 0 {
+                    buf.push(b' ');
+                }
+                push_u64(buf, *v);
+            }
+            buf.push(b']');
+        }
+        Some(Observed::Rows(rows)) => {
+            let mut rows = rows.clone();
+            rows.sort_unstable();
+            buf.push(b'{');
+            for (j, &(k, v)) in rows.iter().enumerate() {
+                if j > 0 {
+                    buf.extend_from_slice(b", ");
+                }
+                push_key(buf, k);
+                buf.push(b' ');
+                push_u64(buf, v);
+            }
+            buf.push(b'}');
+        }
+        Some(Observed::Register(None)) | None => buf.extend_from_slice(b"nil"),
+    }
+}
+
 /// Renders micro-ops; reads show `observed` values in order when given,
 /// else `nil`.
-fn push_mops(buf: &mut Vec<u8>, mops: &[DrawnMop], observed: Option<&[Observed]>) {
+fn push_mops(buf: &mut Vec<u8>, mops: &[Mop], observed: Option<&[Observed]>) {
     let mut reads = observed.map(|o| o.iter());
     for (i, m) in mops.iter().enumerate() {
         if i > 0 {
             buf.push(b' ');
         }
+        let seen = if m.reads() { reads.as_mut().and_then(|r| r.next()) } else { None };
         match *m {
-            DrawnMop::Read(k) => {
+            Mop::Read(k) => {
                 buf.extend_from_slice(b"[:r ");
                 push_key(buf, k);
                 buf.push(b' ');
-                match reads.as_mut().and_then(|r| r.next()) {
-                    Some(Observed::Register(Some(v))) => push_u64(buf, *v),
-                    Some(Observed::List(vs)) => {
-                        buf.push(b'[');
-                        for (j, v) in vs.iter().enumerate() {
-                            if j > 0 {
-                                buf.push(b' ');
-                            }
-                            push_u64(buf, *v);
-                        }
-                        buf.push(b']');
-                    }
-                    Some(Observed::Register(None)) | None => buf.extend_from_slice(b"nil"),
-                }
+                push_observed(buf, seen);
                 buf.push(b']');
             }
-            DrawnMop::Write(k, v) | DrawnMop::Append(k, v) => {
-                buf.extend_from_slice(if matches!(m, DrawnMop::Write(..)) { b"[:w " } else { b"[:append " });
+            Mop::PredRead(p) => {
+                buf.extend_from_slice(b"[:rp ");
+                p.push_edn(buf);
+                buf.push(b' ');
+                push_observed(buf, seen);
+                buf.push(b']');
+            }
+            Mop::Write(k, v) | Mop::Append(k, v) | Mop::Insert(k, v) => {
+                buf.extend_from_slice(match m {
+                    Mop::Write(..) => b"[:w ",
+                    Mop::Append(..) => b"[:append ",
+                    _ => b"[:insert ",
+                });
                 push_key(buf, k);
                 buf.push(b' ');
                 push_u64(buf, v);
+                buf.push(b']');
+            }
+            Mop::Delete(k) => {
+                buf.extend_from_slice(b"[:delete ");
+                push_key(buf, k);
                 buf.push(b']');
             }
         }
@@ -125,21 +188,27 @@ fn push_mops(buf: &mut Vec<u8>, mops: &[DrawnMop], observed: Option<&[Observed]>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::closed_predicate::Pred;
 
     #[test]
     fn lines_are_jepsen_ops_in_order() {
         let mut out = Vec::new();
         let mut w = HistoryWriter::new(&mut out, Instant::now());
-        let mops = [DrawnMop::Read(1), DrawnMop::Append(2, 7), DrawnMop::Read(2)];
+        let mops = [Mop::Read(1), Mop::Append(2, 7), Mop::Read(2)];
         w.invoke(3, &mops).unwrap();
         let obs = [Observed::List(vec![]), Observed::List(vec![5, 7])];
         w.complete(3, Completion::Ok, &mops, &obs).unwrap();
-        let rw = [DrawnMop::Read(4), DrawnMop::Write(4, 9)];
+        let rw = [Mop::Read(4), Mop::Write(4, 9)];
         w.invoke(0, &rw).unwrap();
         w.complete(0, Completion::Fail, &rw, &[Observed::Register(Some(8))]).unwrap();
         w.invoke(1, &rw).unwrap();
         w.complete(1, Completion::Ok, &rw, &[Observed::Register(Some(8))]).unwrap();
-        assert_eq!(w.index, 6);
+        let cp = [Mop::Insert(5, 2), Mop::PredRead(Pred::Mod(2, 0)), Mop::Delete(3), Mop::Read(3)];
+        w.init(0, None, &[(3, 1), (4, 0)]).unwrap();
+        w.init(0, Some(Completion::Ok), &[(3, 1), (4, 0)]).unwrap();
+        w.invoke(2, &cp).unwrap();
+        w.complete(2, Completion::Ok, &cp, &[Observed::Rows(vec![(5, 2), (4, 0)]), Observed::Register(None)]).unwrap();
+        assert_eq!(w.index, 10);
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         let strip = |l: &str| l[..l.find(", :time").unwrap()].to_string();
@@ -153,6 +222,10 @@ mod tests {
                 "{:type :fail, :f :txn, :value [[:r 4 nil] [:w 4 9]], :process 0",
                 "{:type :invoke, :f :txn, :value [[:r 4 nil] [:w 4 9]], :process 1",
                 "{:type :ok, :f :txn, :value [[:r 4 8] [:w 4 9]], :process 1",
+                "{:type :invoke, :f :init, :value {3 1, 4 0}, :process 0",
+                "{:type :ok, :f :init, :value {3 1, 4 0}, :process 0",
+                "{:type :invoke, :f :txn, :value [[:insert 5 2] [:rp [:mod 2 0] nil] [:delete 3] [:r 3 nil]], :process 2",
+                "{:type :ok, :f :txn, :value [[:insert 5 2] [:rp [:mod 2 0] {4 0, 5 2}] [:delete 3] [:r 3 nil]], :process 2",
             ]
         );
         let mut last = None;

@@ -13,6 +13,7 @@ mod analyze_cli;
 mod cli;
 mod elle_cli;
 mod formats;
+mod gen_closed_predicate;
 mod html_page;
 mod html_sets;
 mod inputs;

@@ -5,6 +5,7 @@
 
 use isolde::anomaly::Workload;
 use isolde::check::Validity;
+use isolde::gen::closed_predicate::{closed_predicate_string_with, ClosedPredicateConfig};
 use isolde::gen::list_append::{list_append_string_with, KeyDist, ListAppendConfig};
 use isolde::gen::rw_register::{rw_register_string_with, RwRegisterConfig};
 use isolde::gen::{GenOptions, Inject, InjectWorkload, Level};
@@ -116,6 +117,18 @@ fn check_injection(i: Inject, w: InjectWorkload, level: Level, seed: u64) {
             };
             (rw_register_string_with(&cfg, &opts), Workload::RwRegister)
         }
+        InjectWorkload::ClosedPredicate => {
+            let cfg = ClosedPredicateConfig {
+                seed,
+                txns: 600,
+                processes: 6,
+                keys: 150,
+                fail_fraction: 0.05,
+                info_fraction: 0.05,
+                ..ClosedPredicateConfig::default()
+            };
+            (closed_predicate_string_with(&cfg, &opts), Workload::ClosedPredicate)
+        }
     };
     let o = analyze(&text, workload, i.detecting_model());
     assert_eq!(o.valid, Validity::Invalid);
@@ -134,7 +147,7 @@ fn check_injection(i: Inject, w: InjectWorkload, level: Level, seed: u64) {
 
 #[test]
 fn every_injection_is_detected_with_its_type() {
-    for w in [InjectWorkload::ListAppend, InjectWorkload::RwRegister] {
+    for w in [InjectWorkload::ListAppend, InjectWorkload::RwRegister, InjectWorkload::ClosedPredicate] {
         for i in Inject::ALL.into_iter().filter(|i| i.applies_to(w)) {
             check_injection(i, w, Level::StrictSerializable, 1);
         }
@@ -154,6 +167,44 @@ proptest! {
         let i = Inject::ALL[k];
         prop_assume!(i.applies_to(w));
         check_injection(i, w, Level::StrictSerializable, seed);
+    }
+
+    /// Closed-predicate: every scenario at either of the generator's
+    /// levels, any seed.
+    #[test]
+    fn closed_predicate_injections_detected_at_any_seed(seed in any::<u64>(), k in 0usize..4, ser in any::<bool>()) {
+        let w = InjectWorkload::ClosedPredicate;
+        let i = Inject::ALL.into_iter().filter(|i| i.applies_to(w)).nth(k).expect("four scenarios");
+        let level = if ser { Level::Serializable } else { Level::StrictSerializable };
+        check_injection(i, w, level, seed);
+    }
+
+    /// Closed-predicate histories are valid at the generator's level and
+    /// every weaker model.
+    #[test]
+    fn closed_predicate_valid_at_level_and_weaker(
+        seed in any::<u64>(),
+        processes in 2usize..12,
+        keys in 5usize..200,
+        ser in any::<bool>(),
+        insert_only in any::<bool>(),
+    ) {
+        let level = if ser { Level::Serializable } else { Level::StrictSerializable };
+        let cfg = ClosedPredicateConfig {
+            seed,
+            txns: 300,
+            processes,
+            keys,
+            insert_only,
+            fail_fraction: 0.05,
+            info_fraction: 0.05,
+            ..ClosedPredicateConfig::default()
+        };
+        let text = closed_predicate_string_with(&cfg, &GenOptions { level, ..GenOptions::default() });
+        for &model in level.satisfied_models() {
+            let o = analyze(&text, Workload::ClosedPredicate, model);
+            prop_assert_eq!(o.valid, Validity::Valid, "{} history under {}: {:?}", level.name(), model, o.anomaly_types);
+        }
     }
 }
 
