@@ -13,9 +13,8 @@
 use std::time::Instant;
 
 use clap::Parser;
-use isolde::gen::DrawnMop;
 use isolde::record::run::{record, Plan};
-use isolde::record::{sqlite::Sqlite, Backend, Database, RecordArgs, RecordError};
+use isolde::record::{sqlite::Sqlite, Backend, Database, Mop, RecordArgs, RecordError};
 
 #[derive(Parser)]
 struct Cli {
@@ -66,7 +65,7 @@ fn bench<D: Database>(
 ) -> Result<(), RecordError> {
     let mut plan = Plan::from_args(args)?;
     let n = plan.txns.unwrap_or(0) as usize;
-    let mut txns: Vec<Vec<DrawnMop>> = Vec::with_capacity(n);
+    let mut txns: Vec<Vec<Mop>> = Vec::with_capacity(n);
     for _ in 0..n {
         let mut t = Vec::new();
         plan.source.next_txn(&mut t);
@@ -105,7 +104,7 @@ fn plain_loop<D: Database>(
     db: &D,
     level: isolde::record::Isolation,
     sessions: usize,
-    txns: &[Vec<DrawnMop>],
+    txns: &[Vec<Mop>],
 ) -> Result<f64, RecordError> {
     let conns: Vec<D::Session> = (0..sessions).map(|_| db.connect()).collect::<Result<_, _>>()?;
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -115,14 +114,17 @@ fn plain_loop<D: Database>(
             let next = &next;
             s.spawn(move || {
                 while let Some(t) = txns.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                    let writes = t.iter().any(|m| !matches!(m, DrawnMop::Read(_)));
+                    let writes = t.iter().any(|m| !m.reads());
                     let body = (|| {
                         conn.begin(level, writes)?;
                         for m in t {
                             match *m {
-                                DrawnMop::Read(k) => drop(conn.read(k)?),
-                                DrawnMop::Write(k, v) => conn.write(k, v)?,
-                                DrawnMop::Append(k, v) => conn.append(k, v)?,
+                                Mop::Read(k) => drop(conn.read(k)?),
+                                Mop::PredRead(p) => drop(conn.pred_read(p)?),
+                                Mop::Write(k, v) => conn.write(k, v)?,
+                                Mop::Append(k, v) => conn.append(k, v)?,
+                                Mop::Insert(k, v) => conn.insert(k, v)?,
+                                Mop::Delete(k) => conn.delete(k)?,
                             }
                         }
                         conn.commit()
