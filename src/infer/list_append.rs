@@ -197,25 +197,48 @@ pub fn infer(h: &History) -> Result<Inference, InferError> {
     unique?;
 
     // Size each key's element table from the elements it will hold: the
-    // version order, ok/info appends, and the tips of reads (ops in
-    // parallel chunks, each with its own bounds, merged after).
-    let (mut bounds, tip_parts) = element_bounds(h, nkeys);
-    bounds.par_iter_mut().zip(orders.par_iter()).for_each(|(b, ko)| {
+    // version order, ok/info appends, and the tips of reads.
+    let mut bounds: Vec<(i64, i64, usize)> = vec![(i64::MAX, i64::MIN, 0); nkeys];
+    let mut note = |k: usize, e: i64| {
+        let b = &mut bounds[k];
+        b.0 = b.0.min(e);
+        b.1 = b.1.max(e);
+        b.2 += 1;
+    };
+    for (k, ko) in orders.iter().enumerate() {
         for &e in &ko.order {
-            note_bound(b, e);
+            note(k, e);
         }
-    });
-    let mut tips: Vec<(u32, i64, OpId)> = tip_parts.concat();
+    }
+    let mut tips: Vec<(u32, i64, OpId)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !is_possible(op) {
+            continue;
+        }
+        for m in h.mops_of(op) {
+            match (m.f, m.value) {
+                (MopFn::Append, MopValue::Int(v)) => note(m.key.0 as usize, v),
+                (MopFn::Read, v) if observes(op, v) => {
+                    let tip = read_tip(h, v);
+                    if tip != INIT {
+                        note(m.key.0 as usize, tip);
+                    }
+                    tips.push((m.key.0, tip, i as u32));
+                }
+                _ => {}
+            }
+        }
+    }
     let mut tables: Vec<ElementTable> = bounds.iter().map(|&(lo, hi, n)| ElementTable::new(lo, hi, n)).collect();
-    tables.par_iter_mut().zip(orders.par_iter()).for_each(|(table, ko)| {
+    for (k, ko) in orders.iter().enumerate() {
         for (i, &e) in ko.order.iter().enumerate() {
-            if let Some(s) = table.entry(e) {
+            if let Some(s) = tables[k].entry(e) {
                 if s.pos == NONE {
                     s.pos = i as u32;
                 }
             }
         }
-    });
+    }
     for (i, op) in h.ops.iter().enumerate() {
         if !is_possible(op) {
             continue;
@@ -257,62 +280,6 @@ pub fn infer(h: &History) -> Result<Inference, InferError> {
     let mut anomalies = Anomalies::new();
     detect_anomalies(h, &index, &mut anomalies);
     Ok(Inference { workload: Workload::ListAppend, edges, anomalies, explainer: Box::new(index) })
-}
-
-/// Widens a key's element bounds (least, greatest, count) by `e`.
-#[inline]
-fn note_bound(b: &mut (i64, i64, usize), e: i64) {
-    b.0 = b.0.min(e);
-    b.1 = b.1.max(e);
-    b.2 += 1;
-}
-
-/// Each key's element bounds from the ok/info appends and the tips of the
-/// reads, and the read tips `(key, tip, op)` (one part per range of ops).
-/// Ranges run in parallel, each with its own bounds of every key, so there
-/// are only as many as the ops pay for: at least two ops per key each.
-#[allow(clippy::type_complexity)]
-fn element_bounds(h: &History, nkeys: usize) -> (Vec<(i64, i64, usize)>, Vec<Vec<(u32, i64, OpId)>>) {
-    let empty = || vec![(i64::MAX, i64::MIN, 0usize); nkeys];
-    let n = h.ops.len();
-    let ranges = rayon::current_num_threads().min(n / (2 * nkeys).max(1)).max(1);
-    let per = n.div_ceil(ranges).max(1);
-    let parts: Vec<(Vec<(i64, i64, usize)>, Vec<(u32, i64, OpId)>)> = (0..ranges)
-        .into_par_iter()
-        .map(|r| {
-            let (mut bounds, mut tips) = (empty(), Vec::new());
-            for i in r * per..((r + 1) * per).min(n) {
-                let op = &h.ops[i];
-                if !is_possible(op) {
-                    continue;
-                }
-                for m in h.mops_of(op) {
-                    match (m.f, m.value) {
-                        (MopFn::Append, MopValue::Int(v)) => note_bound(&mut bounds[m.key.0 as usize], v),
-                        (MopFn::Read, v) if observes(op, v) => {
-                            let tip = read_tip(h, v);
-                            if tip != INIT {
-                                note_bound(&mut bounds[m.key.0 as usize], tip);
-                            }
-                            tips.push((m.key.0, tip, i as OpId));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            (bounds, tips)
-        })
-        .collect();
-    let mut parts = parts.into_iter();
-    let (mut bounds, first) = parts.next().unwrap_or_else(|| (empty(), Vec::new()));
-    let mut tips = vec![first];
-    for (b, t) in parts {
-        for (x, y) in bounds.iter_mut().zip(b) {
-            *x = (x.0.min(y.0), x.1.max(y.1), x.2 + y.2);
-        }
-        tips.push(t);
-    }
-    (bounds, tips)
 }
 
 /// Elle refuses histories where two transactions append the same element to
