@@ -256,17 +256,7 @@ pub fn push_mops(buf: &mut Vec<u8>, mops: &[CpMop], seen: Option<&[CpSeen]>) {
 /// Appends one `:init` op line, `{:type <ty>, :f :init, :value {k v ...},
 /// :process p, :time t, :index i}`.
 pub fn push_init_line(buf: &mut Vec<u8>, ty: &[u8], process: u64, time: u64, index: u64, init: &[(u64, u64)]) {
-    buf.extend_from_slice(b"{:type ");
-    buf.extend_from_slice(ty);
-    buf.extend_from_slice(b", :f :init, :value ");
-    push_map(buf, init);
-    buf.extend_from_slice(b", :process ");
-    push_u64(buf, process);
-    buf.extend_from_slice(b", :time ");
-    push_u64(buf, time);
-    buf.extend_from_slice(b", :index ");
-    push_u64(buf, index);
-    buf.extend_from_slice(b"}\n");
+    super::sim::push_op_line_of(buf, ty, b":init", process, time, index, |buf| push_map(buf, init));
 }
 
 /// How a key of the universe is mutated (Elle's `gen-key-type`).

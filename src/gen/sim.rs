@@ -570,11 +570,30 @@ pub(crate) fn push_op_line(
     index: u64,
     push_mops: impl FnOnce(&mut Vec<u8>),
 ) {
+    push_op_line_of(buf, ty, b":txn", process, time, index, |buf| {
+        buf.push(b'[');
+        push_mops(buf);
+        buf.push(b']');
+    });
+}
+
+/// [`push_op_line`] with any `:f`, `push_value` rendering the whole value.
+pub(crate) fn push_op_line_of(
+    buf: &mut Vec<u8>,
+    ty: &[u8],
+    f: &[u8],
+    process: u64,
+    time: u64,
+    index: u64,
+    push_value: impl FnOnce(&mut Vec<u8>),
+) {
     buf.extend_from_slice(b"{:type ");
     buf.extend_from_slice(ty);
-    buf.extend_from_slice(b", :f :txn, :value [");
-    push_mops(buf);
-    buf.extend_from_slice(b"], :process ");
+    buf.extend_from_slice(b", :f ");
+    buf.extend_from_slice(f);
+    buf.extend_from_slice(b", :value ");
+    push_value(buf);
+    buf.extend_from_slice(b", :process ");
     push_u64(buf, process);
     buf.extend_from_slice(b", :time ");
     push_u64(buf, time);
