@@ -4,7 +4,7 @@
 //! missing); without `--db` a fresh file in a temporary directory, removed at
 //! the end. The file is put in WAL mode with `synchronous = NORMAL` (no
 //! fsync per commit); every connection waits up to [`BUSY_TIMEOUT`] for
-//! locks.
+//! locks, retrying every millisecond ([`retry_often`]).
 //!
 //! SQLite has one isolation level: without shared-cache mode (never used
 //! here) every transaction is serializable, so every requested level is
@@ -26,6 +26,38 @@ use crate::gen::closed_predicate::Pred;
 /// How long a statement waits for another connection's lock before
 /// `SQLITE_BUSY`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How often a connection waiting for a lock tries again.
+const BUSY_RETRY: Duration = Duration::from_millis(1);
+
+/// The wait before the `n`-th try is `n` × [`BUSY_RETRY`], up to this many.
+const RAMP: u32 = 10;
+
+/// The busy handler of every connection: the `n`-th try waits `n` ×
+/// [`BUSY_RETRY`], at most [`RAMP`] × that, for up to [`BUSY_TIMEOUT`] in
+/// all (`tries` is how many times SQLite has called it for this wait).
+/// SQLite's own (`busy_timeout`) ramps up to 100 ms between tries, so a
+/// session that loses a few tries in a row sleeps while the others take the
+/// write lock again and again: with 8 sessions on a loaded 2-core machine
+/// one waited more than a second (10,000 ops without a transaction of it),
+/// and a session that runs nothing runs no fence either, which holds
+/// `--follow-window`'s window open behind it (CI, 2026-12-07: 21,452 of
+/// 79,651 transactions held at the end). Measured on this machine, loaded
+/// with three busy loops: the window test failed 2 runs of 4 before and
+/// none of 8 after; unloaded, the run's throughput is 5-10% lower (11.7k
+/// against 10.4-11.1k txn/s, three paired runs of a debug build). Retrying
+/// every millisecond throughout cost 20-40%. A user's `--timeout`
+/// ([`Database::prepare_faults`]) uses SQLite's own handler with that
+/// limit.
+fn retry_often(tries: i32) -> bool {
+    let tries = u32::try_from(tries).unwrap_or(0);
+    let waited = BUSY_RETRY * (tries.min(RAMP) * (tries.min(RAMP) + 1) / 2 + tries.saturating_sub(RAMP) * RAMP);
+    if waited >= BUSY_TIMEOUT {
+        return false;
+    }
+    std::thread::sleep(BUSY_RETRY * (tries + 1).min(RAMP));
+    true
+}
 
 /// A SQLite database file and the run's table in it.
 pub struct Sqlite {
@@ -68,8 +100,8 @@ impl Sqlite {
     }
 
     fn raw_connect(&self) -> Result<Connection, RecordError> {
-        let conn = Connection::open(&self.path).map_err(|e| self.err(e))?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| self.err(e))?;
+        let mut conn = Connection::open(&self.path).map_err(|e| self.err(e))?;
+        conn.busy_handler(Some(retry_often)).map_err(|e| self.err(e))?;
         // WAL with NORMAL sync: commits survive a crash of this process (not
         // a power cut), without an fsync per transaction.
         conn.execute_batch("PRAGMA synchronous = NORMAL").map_err(|e| self.err(e))?;
