@@ -19,10 +19,11 @@
 #   SPECS    workload:level pairs, space-separated (default: the five below)
 #   BATCH=0  skip the batch check (10M histories need more memory than the
 #            machine has for it)
-#   WINDOW=1 follow rw-register with --follow-window (a window of recent
-#            transactions; the verdict may be `unknown` where a later read
-#            contradicts an assumed write order: then it may differ from the
-#            batch verdict, and the "follow verdict" column says so)
+#   ALL=1    follow with --follow-all (keep every transaction). By default
+#            --follow holds a window where a rule exists; for rw-register at
+#            a session level the verdict may then be `unknown` where a later
+#            read contradicts an assumed write order: it may differ from the
+#            batch verdict, and the "follow verdict" column says so
 #
 # Memory columns: the follow's resident memory at the round that passed a
 # tenth of the run and at the last round (flat when old transactions are
@@ -59,9 +60,9 @@ for spec in $specs; do
   spec="${spec/:/ }"
   set -- $spec
   workload="$1" level="$2"
-  fences="" window=""
+  fences="" all=""
   [ "$workload" = rw-register ] && fences="--fences 20"
-  [ "$workload" = rw-register ] && [ "${WINDOW:-0}" = 1 ] && window="--follow-window"
+  [ "${ALL:-0}" = 1 ] && all="--follow-all"
   file="$data/$workload-$txns.edn"
   # Without the batch check the history is not kept (10M is 5-6 GB).
   [ "${BATCH:-1}" = 0 ] && file=/dev/null
@@ -69,7 +70,7 @@ for spec in $specs; do
   read -r gen_s _ < <(timed "$file" /dev/null "$isolde" gen "$workload" --txns "$txns" $fences -o -)
   echo "following $workload at $level" >&2
   read -r f_s f_kb < <(timed "$data/follow.out" "$data/follow.err" \
-    sh -c "'$isolde' gen $workload --txns $txns $fences -o - | '$isolde' analyze --follow - $window -m $level -f json")
+    sh -c "'$isolde' gen $workload --txns $txns $fences -o - | '$isolde' analyze --follow - $all -m $level -f json")
   rounds=$(grep -c '^isolde: round [0-9]*:' "$data/follow.err" || true)
   lag=$(grep '^isolde: round [0-9]*:' "$data/follow.err" | tail -1 | sed -n 's/.*lag \([0-9.]*\) s.*/\1/p')
   # Resident memory reported by the round that passed a tenth of the run,
@@ -88,7 +89,7 @@ for spec in $specs; do
   fi
   v_follow=$(tail -1 "$data/follow.out" | grep -o '"valid?":[a-z"]*' || true)
   v_batch=$(grep -o '"valid?": *[a-z"]*' "$data/batch.out" | tr -d ' ' || true)
-  if [ "${BATCH:-1}" != 0 ] && [ "$v_follow" != "$v_batch" ] && ! { [ -n "$window" ] && [ "$v_follow" = '"valid?":"unknown"' ]; }; then
+  if [ "${BATCH:-1}" != 0 ] && [ "$v_follow" != "$v_batch" ] && ! { [ -z "$all" ] && [ "$v_follow" = '"valid?":"unknown"' ]; }; then
     echo "verdicts differ: follow $v_follow, batch $v_batch" >&2
     exit 1
   fi

@@ -128,14 +128,21 @@ struct AnalyzeArgs {
     /// without growth (default: only SIGINT/SIGTERM end it).
     #[arg(long, value_name = "SECS", requires = "follow", help_heading = FOLLOW)]
     follow_idle: Option<f64>,
-    /// With --follow on a register history with fence transactions, checked
-    /// at strong-session-serializable, strong-session-snapshot-isolation or
-    /// causal-cerone: hold only a window of recent transactions, so memory
-    /// stays flat. The write order of concurrent writes that nothing has
-    /// read yet is then assumed; a later read that shows another order
-    /// makes the verdict unknown (exit 3). Without it such a run keeps every
-    /// transaction (isolde help online).
+    /// With --follow: keep every transaction read and check them all each
+    /// round, as the batch check does (memory grows with the run). Without
+    /// it --follow holds only a window of recent transactions wherever a
+    /// collection rule exists: list-append at strict-serializable, and
+    /// registers with fence transactions at strong-session-serializable,
+    /// strong-session-snapshot-isolation or causal-cerone, where the write
+    /// order of concurrent writes nothing has read yet is assumed and a
+    /// later read showing another makes the verdict unknown (exit 3)
+    /// (isolde help online).
     #[arg(long, requires = "follow", help_heading = FOLLOW)]
+    follow_all: bool,
+    /// Holding a window is what --follow does (the default since
+    /// 2026-12); kept so that older command lines still run.
+    #[arg(long, hide = true, requires = "follow", conflicts_with = "follow_all")]
+    #[allow(dead_code)]
     follow_window: bool,
     /// Spread the check over N processes (on one host or many): start each
     /// with the same arguments and its own --process; they talk over TCP
@@ -1158,7 +1165,7 @@ fn follow_one(
         throttle: true,
         done: None,
         quiet_lines: isolde::online::collect::QUIET_LINES,
-        register_window: a.follow_window,
+        keep_all: a.follow_all,
         ..isolde::online::FollowOptions::default()
     };
     let t0 = std::time::Instant::now();

@@ -29,10 +29,10 @@
 //! its key's version order, kept as a per-key prefix, and a key the
 //! workload retired is sealed to a spill file, [`spill`]); its rounds run
 //! at every `round_txns`, each costing what it reads. Registers with fence
-//! transactions checked at a session level collect with `--follow-window`
-//! ([`fenced`]: exact but for concurrent writes nothing read before they
-//! were collected, which can make the verdict `unknown`). Every other check keeps
-//! the whole history and checks it all each round, spaced so that checking
+//! transactions checked at a session level collect too ([`fenced`]: exact
+//! but for concurrent writes nothing read before they were collected, which
+//! can make the verdict `unknown`). `--follow-all` turns collection off.
+//! Every other check keeps the whole history and checks it all each round, spaced so that checking
 //! takes at most half of the time (a round waits at least as long as the
 //! previous one took), which keeps the total work linear in the rounds'
 //! growth but lets the lag and memory grow with the run; the checker says so
@@ -91,12 +91,14 @@ pub struct FollowOptions {
     /// have been quiet before unread appends of it whose appenders overlap
     /// go in an assumed order ([`collect::QUIET_LINES`] by default).
     pub quiet_lines: u32,
-    /// Registers with fences at a session level ([`FENCED_MODELS`]): hold
-    /// only a window of recent transactions ([`fenced`]), assuming the
-    /// write order of concurrent writes nothing has read yet; a later read
-    /// that shows another order makes the verdict `unknown`. Off, such a
-    /// run keeps every transaction (exact, memory grows).
-    pub register_window: bool,
+    /// Keep every transaction read and check it all each round, as the
+    /// batch check would (`--follow-all`). Off (the default), a run holds
+    /// only a window wherever a collection rule exists: list-append at
+    /// strict serializability ([`collect`]), registers with fences at a
+    /// session level ([`FENCED_MODELS`], [`fenced`]: the write order of
+    /// concurrent writes nothing has read yet is assumed, and a later read
+    /// that shows another order makes the verdict `unknown`).
+    pub keep_all: bool,
     /// When collecting list-append transactions: the directory of the file
     /// that retired keys are sealed to ([`spill`]; `None`:
     /// [`std::env::temp_dir`], that is `$TMPDIR`).
@@ -117,7 +119,7 @@ impl Default for FollowOptions {
             throttle: true,
             done: None,
             quiet_lines: collect::QUIET_LINES,
-            register_window: false,
+            keep_all: false,
             spill_dir: None,
             archive_words: fenced::ARCHIVE_WORDS,
         }
@@ -646,8 +648,8 @@ fn seal_quiet_keys(c: &mut impl spill::Sealing, asm: &mut assemble::Assembler) -
 /// What collects this run's old transactions, if anything can: list-append
 /// checked for strict serializability alone ([`collect`]'s realtime rule),
 /// or registers checked at session levels alone ([`FENCED_MODELS`],
-/// [`fenced`]'s fence rule), with integer values. Says once what the run
-/// keeps.
+/// [`fenced`]'s fence rule), with integer values; nothing with
+/// [`FollowOptions::keep_all`]. Says once what the run keeps.
 fn start_collecting(
     workload: Workload,
     opts: &CheckOptions,
@@ -659,6 +661,13 @@ fn start_collecting(
     let models = opts.models.as_deref().unwrap_or(&[]);
     let strict_only = models.len() == 1 && models[0] == "strict-serializable";
     let sessions_only = !models.is_empty() && models.iter().all(|m| FENCED_MODELS.contains(&m.as_str()));
+    if fopts.keep_all {
+        watch.note(
+            "--follow-all keeps every transaction it reads and checks them all each round, as the batch \
+             check does: memory grows with the run",
+        );
+        return None;
+    }
     let can = !opts.ladder && !interned;
     if can && workload == Workload::ListAppend && strict_only {
         watch.note(
@@ -669,12 +678,13 @@ fn start_collecting(
             fopts.quiet_lines,
             fopts.spill_dir.as_deref(),
         )));
-    } else if can && workload == Workload::RwRegister && sessions_only && fopts.register_window {
+    } else if can && workload == Workload::RwRegister && sessions_only {
         watch.note(&format!(
-            "--follow-window collects transactions that fence transactions (on :{}) order before every \
-             later one: memory stays flat when the history has fences; the write order of concurrent writes \
-             nothing has read yet is assumed, and a later read that shows another makes the verdict unknown \
-             unless a replay of the round that collected them explains it (isolde help online)",
+            "--follow collects transactions that fence transactions (on :{}) order before every later one: \
+             memory stays flat when the history has fences; the write order of concurrent writes nothing has \
+             read yet is assumed, and a later read that shows another makes the verdict unknown unless a \
+             replay of the round that collected them explains it (--follow-all keeps everything instead; \
+             isolde help online)",
             fenced::FENCE_KEY
         ));
         // Read fences order by anti-dependencies: not at causal-cerone.
@@ -685,15 +695,10 @@ fn start_collecting(
         collector.archive_words = fopts.archive_words;
         return Some(Collecting::Registers(collector));
     }
-    let hint = if workload == Workload::RwRegister && sessions_only {
-        "; --follow-window holds only recent transactions of a register history with fences"
-    } else {
-        ""
-    };
     watch.note(&format!(
         "--follow keeps every transaction it reads: transactions are collected only for list-append \
-         checked with -m strict-serializable alone, and with --follow-window for registers with fence \
-         transactions checked at {} (isolde help online); memory grows with the run{hint}",
+         checked with -m strict-serializable alone, and for registers with fence transactions checked at \
+         {} (isolde help online); memory grows with the run",
         FENCED_MODELS.join(", ")
     ));
     None

@@ -29,11 +29,10 @@ pub struct Follower {
 
 impl Follower {
     /// Starts following `path` (already created), checking `models`;
-    /// `window`: registers with fences hold only a window
-    /// ([`FollowOptions::register_window`]).
-    pub fn start(path: &Path, models: Vec<String>, status: bool, window: bool) -> Follower {
+    /// `keep_all`: hold every transaction ([`FollowOptions::keep_all`]).
+    pub fn start(path: &Path, models: Vec<String>, status: bool, keep_all: bool) -> Follower {
         let done = Arc::new(AtomicBool::new(false));
-        let fopts = FollowOptions { done: Some(done.clone()), register_window: window, ..FollowOptions::default() };
+        let fopts = FollowOptions { done: Some(done.clone()), keep_all, ..FollowOptions::default() };
         let opts = CheckOptions { models: Some(models.clone()), ..CheckOptions::default() };
         let file = path.to_path_buf();
         let thread = std::thread::spawn(move || online::follow(&file, &opts, &fopts, &mut Printer { status }));

@@ -110,13 +110,19 @@ pub struct RecordArgs {
     /// model the level promises on the database.
     #[arg(long = "model", short = 'm', value_delimiter = ',', requires = "check", help_heading = CHECK)]
     pub model: Option<Vec<String>>,
-    /// With --check on rw-register at strong-session-serializable,
-    /// strong-session-snapshot-isolation or causal-cerone: hold only a
-    /// window of recent transactions (fences order the rest before them),
-    /// so memory stays flat; a read that shows a write order the window
-    /// had to assume makes the verdict unknown, as `analyze --follow
-    /// --follow-window` does (isolde help online).
+    /// With --check: keep every transaction recorded and check them all in
+    /// each round, as `analyze --follow --follow-all` does. Without it the
+    /// check holds only a window wherever `analyze --follow` does
+    /// (list-append at strict-serializable; rw-register, whose fences order
+    /// the rest before the window, at strong-session-serializable,
+    /// strong-session-snapshot-isolation or causal-cerone), so memory stays
+    /// flat; a read that shows a write order the window had to assume makes
+    /// the verdict unknown (isolde help online).
     #[arg(long, requires = "check", help_heading = CHECK)]
+    pub follow_all: bool,
+    /// Holding a window is what --check does (the default since 2026-12);
+    /// kept so that older command lines still run.
+    #[arg(long, hide = true, requires = "check", conflicts_with = "follow_all")]
     pub follow_window: bool,
     /// A statement every connection runs once, before its first
     /// transaction (repeatable), e.g. `SET SESSION
@@ -313,12 +319,6 @@ pub fn run(a: &RecordArgs) -> Result<u8, RecordError> {
             "--output-format dbcop holds read-write registers: use --workload rw-register (or edn/json)".into(),
         ));
     }
-    if a.follow_window && plan.workload != Workload::RwRegister {
-        return Err(RecordError::Workload(format!(
-            "--follow-window holds a window of a register run with fences; {} runs are checked whole",
-            plan.workload.name()
-        )));
-    }
     // Ctrl-C stops invoking transactions and lets in-flight ones complete,
     // so the history ends complete; a second Ctrl-C exits at once (the file
     // still holds whole lines; invocations without completions read as
@@ -414,7 +414,7 @@ fn dispatch<D: Database>(db: &D, plan: Plan, a: &RecordArgs, models: Option<Vec<
     // it, so no anomaly is final while the run goes on.
     let (follower, whole) = match models {
         Some(m) if plan.workload == Workload::ClosedPredicate => (None, Some(m)),
-        m => (m.map(|m| super::follow::Follower::start(&edn, m, !a.quiet && !show, a.follow_window)), None),
+        m => (m.map(|m| super::follow::Follower::start(&edn, m, !a.quiet && !show, a.follow_all)), None),
     };
     let t0 = Instant::now();
     let stats = record(db, plan, BufWriter::new(file), show);
@@ -1084,6 +1084,7 @@ mod tests {
             check: false,
             fences: None,
             model: None,
+            follow_all: false,
             follow_window: false,
             init_sql: Vec::new(),
             lock_timeout_ms: 100,

@@ -430,7 +430,7 @@ const ANALYZE_KNOBS: &[&str] = &[
     "--round-txns",
     "--round-ms",
     "--follow-idle",
-    "--follow-window",
+    "--follow-all",
 ];
 
 /// The most options `analyze --help` may list (help flags included).
@@ -493,7 +493,7 @@ fn hidden_jepsen_and_follow_knobs_are_in_their_guides() {
     {
         assert!(jepsen.contains(knob), "{knob} in isolde help jepsen");
     }
-    for knob in ["--round-txns", "--round-ms", "--follow-idle", "--follow-window"] {
+    for knob in ["--round-txns", "--round-ms", "--follow-idle", "--follow-all"] {
         assert!(online.contains(knob), "{knob} in isolde help online");
     }
 }

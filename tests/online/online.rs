@@ -288,3 +288,44 @@ fn record_check_follows_and_fences() {
     assert!(!std::fs::read_to_string(&out).expect("history").contains("isolde/fence"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--follow` holds a window of a fenced register run at a session level
+/// with no other flag; `--follow-all` keeps every transaction;
+/// `--follow-window` (the flag that asked for the window before) is still
+/// accepted. All three give the batch verdict on a valid run.
+#[test]
+fn follow_holds_a_window_by_default_and_follow_all_keeps_everything() {
+    let gen =
+        isolde(&["gen", "rw-register", "--txns", "6000", "--fences", "20", "--seed", "7", "-o", "-"], None, LIMIT);
+    assert_eq!(gen.code, 0, "{}", gen.stderr);
+    let held = |run: &support::cli::Run| -> Vec<(u64, u64)> {
+        let number_before =
+            |l: &str, word: &str| -> Option<u64> { l.split(word).next()?.rsplit(' ').next()?.parse().ok() };
+        run.stderr
+            .lines()
+            .filter(|l| l.starts_with("isolde: round "))
+            .filter_map(|l| Some((number_before(l, " txns read")?, number_before(l, " held")?)))
+            .collect()
+    };
+    let base = ["analyze", "--follow", "-", "-m", "strong-session-serializable", "--round-txns", "1000", "-f", "json"];
+    for (flag, collects) in [(None, true), (Some("--follow-window"), true), (Some("--follow-all"), false)] {
+        let args: Vec<&str> = base.iter().copied().chain(flag).collect();
+        let run = isolde(&args, Some(gen.stdout.as_bytes()), LIMIT);
+        assert_eq!(run.code, 0, "{flag:?}: {}", run.stderr);
+        let last: serde_json::Value = serde_json::from_str(run.stdout.lines().last().expect("verdict")).expect("JSON");
+        assert_eq!(last["valid?"], true, "{flag:?}: {}", run.stdout);
+        let rounds = held(&run);
+        if collects {
+            assert!(rounds.len() >= 5, "{flag:?}: {}", run.stderr);
+            let (read, kept) = *rounds.last().expect("a round");
+            assert!(kept * 3 < read, "{flag:?}: held {kept} of {read}: {}", run.stderr);
+        } else {
+            // A round that keeps everything has nothing to say it holds.
+            assert!(rounds.is_empty() && run.stderr.contains("isolde: round 1:"), "{}", run.stderr);
+            assert!(run.stderr.contains("--follow-all keeps every transaction"), "{}", run.stderr);
+            assert!(run.stderr.contains("(12000 ops held at the end)"), "{}", run.stderr);
+        }
+    }
+    let both = isolde(&["analyze", "--follow", "-", "--follow-all", "--follow-window"], Some(b""), LIMIT);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+}

@@ -1,7 +1,7 @@
 //! `isolde analyze --follow DIR` on a directory of Cobra client logs
 //! (`online::cobra`): the logs are streamed to the follow engine with
 //! Cobra's epoch key as isolde's fence key. The verdict is the batch
-//! reader's, transactions are collected with `--follow-window` (Cobra's
+//! reader's, transactions are collected (by default; Cobra's
 //! read fences order both ways at the serializable and snapshot levels,
 //! only what follows them at causal-cerone), and a malformed record ends the run with the batch
 //! reader's error, after the verdict on what came before it.
@@ -22,16 +22,13 @@ fn shape(clients: usize, txns: usize, seed: u64) -> Shape {
     Shape { clients, txns, keys: 12, fence_every: 5, readers_only: Vec::new(), seed }
 }
 
-/// The batch run and the follow run (`--follow-window`, small rounds) of
+/// The batch run and the follow run (a window, by default; small rounds) of
 /// `dir` at `model`.
 fn both(dir: &std::path::Path, model: &str) -> (Run, Run) {
     let d = dir.to_str().expect("utf-8 path");
     let batch = isolde(&["analyze", d, "-m", model, "--format", "json"], None, LIMIT);
-    let follow = isolde(
-        &["analyze", "--follow", d, "--follow-window", "--round-txns", "40", "-m", model, "--format", "json"],
-        None,
-        LIMIT,
-    );
+    let follow =
+        isolde(&["analyze", "--follow", d, "--round-txns", "40", "-m", model, "--format", "json"], None, LIMIT);
     (batch, follow)
 }
 
@@ -66,7 +63,7 @@ fn write_record_after(log: &[u8], from: usize) -> usize {
     panic!("no write record after byte {from}")
 }
 
-/// Follows `dir` through the library with `--follow-window` at `model`,
+/// Follows `dir` through the library (holding a window) at `model`,
 /// rounds every `round_txns` transactions.
 fn follow(dir: &std::path::Path, model: &str, round_txns: usize) -> (Followed, Recorder) {
     let opts: CheckOptions = options(false, Some(model));
@@ -74,7 +71,6 @@ fn follow(dir: &std::path::Path, model: &str, round_txns: usize) -> (Followed, R
         round_txns,
         round_interval: Duration::from_secs(3600),
         throttle: false,
-        register_window: true,
         ..FollowOptions::default()
     };
     let mut rec = Recorder::default();
@@ -169,11 +165,8 @@ fn a_truncated_record_ends_the_run_with_the_batch_error_after_a_verdict() {
     let at = error.find("T1.log").expect("names the file");
     let expected = "expected a complete 'W' record of 25 bytes, found end of input after 10 bytes";
     assert!(error.contains(&format!(", at byte {}: {expected}", cut - 10)), "{error}");
-    let follow = isolde(
-        &["analyze", "--follow", d, "--follow-window", "-m", "strong-session-serializable", "--format", "json"],
-        None,
-        LIMIT,
-    );
+    let follow =
+        isolde(&["analyze", "--follow", d, "-m", "strong-session-serializable", "--format", "json"], None, LIMIT);
     assert_eq!(follow.code, 2, "{}", follow.stderr);
     assert!(follow.stderr.contains(&error[at..]), "batch: {error}\nfollow: {}", follow.stderr);
     assert_eq!(verdict(&follow).0, serde_json::Value::Bool(true), "{}", follow.stdout);

@@ -1,4 +1,4 @@
-//! `isolde analyze --follow --follow-window` on register histories with
+//! `isolde analyze --follow` (holding a window, the default) on register histories with
 //! fence transactions, checked at a session level, collects old
 //! transactions (`online::fenced`): it gives the batch verdict unless a
 //! later read contradicts an assumed write order (then never `valid`, and
@@ -289,7 +289,7 @@ fn a_long_fenced_history_is_held_in_a_small_window() {
     let check = options(false, Some("strong-session-serializable"));
     let (mut followed, rec) = follow_window(&text, vec![4096, 333], 1_000, &check);
     assert!(followed.collected > 17_000, "{} collected", followed.collected);
-    assert!(rec.notes.iter().any(|n| n.contains("--follow-window collects")), "{:?}", rec.notes);
+    assert!(rec.notes.iter().any(|n| n.contains("--follow collects transactions that fence")), "{:?}", rec.notes);
     assert_valid_in_a_small_window(&mut followed, &rec, &check);
 }
 
@@ -318,14 +318,19 @@ fn a_snapshot_isolation_store_is_collected_at_its_levels() {
     }
 }
 
-/// Without --follow-window the same run keeps every transaction.
+/// With --follow-all the same run keeps every transaction, and by default
+/// it does not.
 #[test]
-fn without_the_window_every_transaction_is_kept() {
+fn with_follow_all_every_transaction_is_kept() {
     let text = generate_fenced(3, 3_000, &GenOptions { fences: 20, ..GenOptions::default() });
     let check = options(false, Some("strong-session-serializable"));
-    let (followed, rec) = support::online::follow(&text, vec![4096], 500, &check);
-    assert_eq!(followed.collected, 0);
-    assert!(rec.notes.iter().any(|n| n.contains("--follow-window holds only recent")), "{:?}", rec.notes);
+    let (mut all, rec) = support::online::follow_all(&text, vec![4096], 500, &check);
+    assert_eq!(all.collected, 0);
+    assert!(rec.notes.iter().any(|n| n.contains("--follow-all keeps every transaction")), "{:?}", rec.notes);
+    assert_eq!(verdict(&mut all, &check).valid, Validity::Valid);
+    let (mut window, rec) = support::online::follow(&text, vec![4096], 500, &check);
+    assert!(window.collected > 0);
+    assert_valid_in_a_small_window(&mut window, &rec, &check);
 }
 
 /// An anomaly planted in a long history is reported by a round before the

@@ -168,9 +168,9 @@ fn sqlite_rw_register_is_strict_serializable_and_check_agrees() {
     assert!(text.lines().any(|l| l.starts_with("{:type :ok") && l.contains("[:r ") && !l.contains(" nil]")));
 }
 
-/// `--follow-window` holds only recent transactions while checking a
-/// register run (fences are on by default with `--check`), and the
-/// verdict on the whole run is still the batch one.
+/// `--check` holds only recent transactions while checking a register run
+/// (fences are on by default with it), and the verdict on the whole run is
+/// still the batch one.
 #[test]
 fn sqlite_rw_register_checked_in_a_window_holds_few_transactions() {
     let dir = temp_dir("record-sqlite-window");
@@ -188,7 +188,6 @@ fn sqlite_rw_register_checked_in_a_window_holds_few_transactions() {
         "--check",
         "-m",
         "strong-session-serializable",
-        "--follow-window",
     ];
     let r = isolde(&args, None, Duration::from_secs(300));
     assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
@@ -305,7 +304,7 @@ fn bad_input_fails_before_any_transaction() {
         (&["--workload", "closed-predicate", "--key-dist", "uniform"], "--key-dist uniform: closed-predicate"),
         (&["--workload", "closed-predicate", "--fences", "3"], "closed-predicate runs take none"),
         (&["--workload", "closed-predicate", "--output-format", "dbcop"], "use --workload rw-register"),
-        (&["--workload", "closed-predicate", "--check", "--follow-window"], "closed-predicate runs are checked whole"),
+        (&["--check", "--follow-all", "--follow-window"], "cannot be used with"),
         (&["--workload", "closed-predicate", "--keys", "0"], "keys must be at least 1"),
     ];
     for (args, msg) in cases {

@@ -115,7 +115,8 @@ pub fn follow_sealing(
     follow_with(text, vec![4096], opts, FollowOptions { quiet_lines, spill_dir, ..rounds_every(round_txns) })
 }
 
-/// [`follow`] with `--follow-window` (registers with fences collected).
+/// [`follow`] on registers with fences (collected by default since
+/// `--follow-window` became the default).
 pub fn follow_window(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
     follow_window_quiet(text, sizes, round_txns, opts, online::collect::QUIET_LINES)
 }
@@ -142,8 +143,13 @@ pub fn follow_window_archiving(
     quiet_lines: u32,
     archive_words: usize,
 ) -> (Followed, Recorder) {
-    let fopts = FollowOptions { register_window: true, quiet_lines, archive_words, ..rounds_every(round_txns) };
+    let fopts = FollowOptions { quiet_lines, archive_words, ..rounds_every(round_txns) };
     follow_with(text, sizes, opts, fopts)
+}
+
+/// [`follow`] with `--follow-all`: every transaction kept.
+pub fn follow_all(text: &str, sizes: Vec<usize>, round_txns: usize, opts: &CheckOptions) -> (Followed, Recorder) {
+    follow_with(text, sizes, opts, FollowOptions { keep_all: true, ..rounds_every(round_txns) })
 }
 
 /// Rounds at every `round_txns` completions, never by the clock.
