@@ -77,7 +77,7 @@ for spec in $specs; do
   # and by the last round; transactions held at the last round.
   tenth=$(awk -v n="$txns" '/^isolde: round [0-9]*:/ { for (i = 1; i <= NF; i++) if ($i == "txns") t = $(i - 1); if (t + 0 >= n / 10) { for (i = 1; i <= NF; i++) if ($i == "MB,") { print $(i - 1); exit } } }' "$data/follow.err")
   last_mb=$(grep '^isolde: round [0-9]*:' "$data/follow.err" | tail -1 | sed -n 's/.* \([0-9]*\) MB,.*/\1/p')
-  held=$(grep '^isolde: round [0-9]*:' "$data/follow.err" | tail -1 | sed -n 's/.* \([0-9]*\) held,.*/\1/p')
+  held=$(grep '^isolde: round [0-9]*:' "$data/follow.err" | tail -1 | sed -n 's/.*checked, \([0-9]*\) held.*/\1/p')
   echo "batch $workload at $level" >&2
   if [ "${BATCH:-1}" = 0 ]; then
     # BATCH=0: no batch check (at 10M it needs more memory than the

@@ -142,6 +142,9 @@ pub struct Collector {
     pub assumed: u64,
     /// Why the last collection stopped early, when it did.
     pub held_back: Option<String>,
+    /// What holds the oldest transaction the last collection kept (the
+    /// status line shows it when the window grows).
+    pub holder: Option<String>,
     /// Set when a read showed collected appends in an order other than the
     /// one assumed when they were collected (the run's verdict can then be
     /// `valid` no more, only `invalid` or `unknown`): why.
@@ -537,15 +540,24 @@ impl Collector {
         let appender = appenders(h, &txns);
         let longest = longest_reads(h, &txns);
         let mut order = Order::new(h, &longest, ranks, self.quiet_lines);
-        let mut cand: Vec<bool> =
-            txns.iter().map(|t| t.kind == OpType::Ok && t.done < bound && reads_explained(h, t, &appender)).collect();
+        let mut why: Vec<Option<Why>> = txns
+            .iter()
+            .map(|t| match () {
+                _ if t.kind != OpType::Ok => Some(Why::NotOk),
+                _ if t.done >= bound => Some(Why::Bound),
+                _ if !reads_explained(h, t, &appender) => Some(Why::Unexplained),
+                _ => None,
+            })
+            .collect();
+        let mut cand: Vec<bool> = why.iter().map(Option::is_none).collect();
         let mut settled = false;
         for _ in 0..256 {
-            if !self.hold_back(h, &txns, &appender, &mut order, &mut cand) {
+            if !self.hold_back(h, &txns, &appender, &mut order, &mut cand, &mut why) {
                 settled = true;
                 break;
             }
         }
+        self.holder = holder(h, &txns, bound, &why);
         if !settled {
             return vec![true; h.ops.len()];
         }
@@ -576,7 +588,14 @@ impl Collector {
     /// (so that held reads and elements directly before it hold its
     /// appender) and the order in `order.chosen`; otherwise every candidate
     /// with an unread element of the key stays held (returned).
-    fn place_unread(&self, h: &History, txns: &[Txn], held: &[bool], order: &mut Order, cand: &[bool]) -> Vec<bool> {
+    fn place_unread(
+        &self,
+        h: &History,
+        txns: &[Txn],
+        held: &[bool],
+        order: &mut Order,
+        cand: &[bool],
+    ) -> Vec<Option<KeyId>> {
         let mut unread: FxHashMap<KeyId, (Vec<(usize, i64)>, bool)> = FxHashMap::default();
         for (i, t) in txns.iter().enumerate().filter(|&(i, _)| cand[i] || held[i]) {
             for (k, e) in appends(h, t).filter(|&(k, e)| self.unplaced(order, k, e)) {
@@ -588,7 +607,7 @@ impl Collector {
                 }
             }
         }
-        let mut hold = vec![false; txns.len()];
+        let mut hold = vec![None; txns.len()];
         order.virt.clear();
         order.chosen.clear();
         // Keys a held transaction touches, built when first needed.
@@ -609,7 +628,7 @@ impl Collector {
                 // keeps every realtime order among them.
                 c.sort_by_key(|&(i, _)| (order.ranks[txns[i].done], txns[i].done));
             } else if !(settled && chained) {
-                c.iter().for_each(|&(i, _)| hold[i] = true);
+                c.iter().for_each(|&(i, _)| hold[i] = Some(k));
                 continue;
             }
             order.virt.insert(k, c[0].1);
@@ -644,12 +663,13 @@ impl Collector {
         appender: &FxHashMap<(KeyId, i64), u32>,
         order: &mut Order,
         cand: &mut [bool],
+        why: &mut [Option<Why>],
     ) -> bool {
         let held: Vec<bool> = (0..txns.len()).map(|i| !cand[i] && txns[i].kind != OpType::Fail).collect();
         let first_done = (0..txns.len()).filter(|&i| held[i]).map(|i| txns[i].done).min().unwrap_or(usize::MAX);
         let unplaced_hold = self.place_unread(h, txns, &held, order, cand);
         let mut unsettled: rustc_hash::FxHashSet<KeyId> = rustc_hash::FxHashSet::default();
-        let mut hold = vec![false; txns.len()];
+        let mut hold: Vec<Option<Why>> = vec![None; txns.len()];
         let of = |k: KeyId, e: i64| appender.get(&(k, e)).copied().filter(|&w| w != u32::MAX).map(|w| w as usize);
         for (i, t) in txns.iter().enumerate() {
             if !held[i] {
@@ -664,7 +684,7 @@ impl Collector {
                 match next {
                     Next::Element(e) => {
                         if let Some(w) = of(m.key, e) {
-                            hold[w] = true;
+                            hold[w] = Some(Why::Next(m.key));
                         }
                     }
                     Next::Unknown => {
@@ -679,8 +699,8 @@ impl Collector {
             if !cand[i] {
                 continue;
             }
-            if appends(h, t).any(|(k, _)| unsettled.contains(&k)) {
-                hold[i] = true;
+            if let Some((k, _)) = appends(h, t).find(|(k, _)| unsettled.contains(k)) {
+                hold[i] = Some(Why::Unsettled(k));
             }
             let reads_held = h.mops_of(&h.ops[t.done]).iter().any(|m| match (m.f, m.value) {
                 (MopFn::Read, v @ MopValue::List { .. }) => {
@@ -688,8 +708,13 @@ impl Collector {
                 }
                 _ => false,
             });
-            if hold[i] || t.inv > first_done || reads_held || unplaced_hold[i] {
+            let because = hold[i]
+                .or(unplaced_hold[i].map(Why::Unread))
+                .or((t.inv > first_done).then_some(Why::After))
+                .or(reads_held.then_some(Why::ReadsHeld));
+            if let Some(w) = because {
                 cand[i] = false;
+                why[i] = Some(w);
                 changed = true;
             }
         }
@@ -990,6 +1015,60 @@ fn open_bound(h: &History, txns: &[Txn]) -> (usize, Option<String>) {
         }
     }
     (bound, why)
+}
+
+/// Why a transaction was not collected (see [`Collector::collect`]).
+#[derive(Clone, Copy, Debug)]
+enum Why {
+    /// Failed or `:info`.
+    NotOk,
+    /// Completed after the bound: an open or `:info` transaction was
+    /// invoked before.
+    Bound,
+    /// It read an element no completed transaction appended (yet).
+    Unexplained,
+    /// A held transaction's read or append of the key ends just before its
+    /// element.
+    Next(KeyId),
+    /// The key's order past the collected prefix is not settled.
+    Unsettled(KeyId),
+    /// Its append to the key is unread and overlaps another in time.
+    Unread(KeyId),
+    /// Invoked after a held transaction completed.
+    After,
+    /// It read an element a held transaction appended.
+    ReadsHeld,
+}
+
+/// What holds the window's oldest transaction after a collection: the
+/// held transaction that completed first, or the open (or `:info`) one
+/// the bound stops at.
+fn holder(h: &History, txns: &[Txn], bound: usize, why: &[Option<Why>]) -> Option<String> {
+    let first =
+        (0..txns.len()).filter(|&i| why[i].is_some() && txns[i].kind != OpType::Fail).min_by_key(|&i| txns[i].done)?;
+    let t = &txns[first];
+    let op = &h.ops[t.done];
+    let who = format!("held by process {}'s transaction on line {}", op.process, op.line);
+    let key = |k: KeyId| h.key(k).to_string();
+    Some(match why[first]? {
+        Why::NotOk | Why::Bound if bound < h.ops.len() => {
+            let b = &h.ops[bound];
+            if b.is_invoke() && b.pair == NONE {
+                format!("held by process {}'s open transaction, invoked on line {}", b.process, b.line)
+            } else {
+                format!("held by process {}'s :info transaction (line {}), which may take effect at any later point", b.process, b.line)
+            }
+        }
+        Why::NotOk | Why::Bound => who,
+        Why::Unexplained => format!("{who}, which read an element no completed transaction has appended yet"),
+        Why::Next(k) | Why::Unsettled(k) => format!("{who}: the order of key {} after it is not known yet", key(k)),
+        Why::Unread(k) => format!(
+            "{who}: its append to key {} is unread and overlaps another (it waits for a read, or for the key to go quiet)",
+            key(k)
+        ),
+        Why::After => format!("{who}, invoked after a held transaction completed"),
+        Why::ReadsHeld => format!("{who}, which read an element a held transaction appended"),
+    })
 }
 
 /// (key, element) → the transaction (index into `txns`) that appended it,

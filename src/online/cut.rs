@@ -250,6 +250,9 @@ pub(super) struct Cut {
     pub(super) members: Vec<bool>,
     pub(super) known: Known,
     pub(super) flagged: Vec<(usize, Vec<KeyId>)>,
+    /// The first transaction of the execution that stays (where `P`
+    /// ends), if the execution has one.
+    pub(super) first_staying: Option<usize>,
 }
 
 /// The cut of `txns`, given each one's rank in the serial execution and
@@ -343,7 +346,7 @@ pub(super) fn cut(
     }
     let mut flagged = unreached(full, txns, &order, &known, &cols, &members);
     flagged.extend(indeterminate(full, txns, &known.row, &cols));
-    Some(Cut { members, known, flagged })
+    Some(Cut { members, known, flagged, first_staying: order.get(end).copied() })
 }
 
 /// Where `P` must end, when a staying `:ok` transaction read a version that

@@ -286,6 +286,12 @@ pub struct Collector {
     clients: Option<usize>,
     /// Why the last collection stopped early, when it did.
     pub held_back: Option<String>,
+    /// What holds the oldest transaction the last collection kept (the
+    /// status line shows it when the window grows).
+    pub holder: Option<String>,
+    /// The live process whose last fence is the least (`A`), as the last
+    /// round found it.
+    pinned: Option<i64>,
     /// Set when a read showed a version collected in an assumed order (the
     /// run's verdict can then be `valid` no more): why.
     pub broken: Option<String>,
@@ -516,6 +522,16 @@ impl Collector {
     /// empty when any may. `serial`: `ranks` is a serial execution (its
     /// collected writers' assumed orders may flip: [`flip`]).
     pub fn collect(&mut self, h: &History, full: &History, ranks: &[u32], open: &[bool], serial: bool) -> Vec<bool> {
+        self.holder = None;
+        let keep = self.collect_round(h, full, ranks, open, serial);
+        if self.holder.is_none() {
+            self.holder = self.held_back.clone();
+        }
+        keep
+    }
+
+    /// [`Self::collect`], less what holds the window when it stops early.
+    fn collect_round(&mut self, h: &History, full: &History, ranks: &[u32], open: &[bool], serial: bool) -> Vec<bool> {
         let mut keep = vec![true; h.ops.len()];
         self.held_back = None;
         self.new_round();
@@ -564,6 +580,7 @@ impl Collector {
             self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
             return keep;
         };
+        self.holder = Some(self.holder_of(h, &txns, cut.first_staying, &frozen, agree));
         let keeping = execution && self.broken.is_none();
         let mut before = record::Before::of(self, keeping);
         for (u, keys) in &cut.flagged {
@@ -606,6 +623,31 @@ impl Collector {
             self.unkept_round = self.rounds;
         }
         keep
+    }
+
+    /// What holds the window after a round's cut: the first transaction of
+    /// the execution that stays (`first`), or the oldest open one.
+    fn holder_of(&self, h: &History, txns: &[Txn], first: Option<usize>, frozen: &[bool], agree: u32) -> String {
+        let Some(t) = first else {
+            return match txns.iter().find(|t| t.done.is_none()) {
+                Some(t) => {
+                    format!("held by process {}'s open transaction, invoked on line {}", t.process, h.ops[t.inv].line)
+                }
+                None => "held by nothing the round could collect".into(),
+            };
+        };
+        let txn = &txns[t];
+        let who = format!("held by process {}'s transaction on line {}", txn.process, h.ops[txn.op()].line);
+        if txn.kind == Some(OpType::Info) {
+            format!("{who}, which ended :info (it may take effect at any later point)")
+        } else if frozen[t] {
+            format!("{who}: the round's execution cannot end before it (it reads a later write, or runs beside one)")
+        } else if txn.next == NO_FENCE {
+            format!("{who}: its process has run no fence since")
+        } else {
+            let laggard = self.pinned.map(|p| format!(": process {p}'s last fence is at {agree}")).unwrap_or_default();
+            format!("{who}, which waits for every process to pass fence position {}{laggard}", txn.next)
+        }
     }
 
     /// Joins the ranges of ordered versions of the keys written by the ops
@@ -818,6 +860,7 @@ impl Collector {
             agree = 0;
             pinned = Some((p, 0));
         }
+        self.pinned = pinned.map(|(p, _)| p);
         if let Some((p, _)) = pinned.filter(|_| agree == 0) {
             self.held_back = Some(format!("collection waits for process {p}'s first fence transaction"));
         }

@@ -158,14 +158,28 @@ pub struct RoundStatus {
     pub anomalies: usize,
     /// Transactions collected so far (`None`: this run keeps everything).
     pub collected: Option<u64>,
+    /// The rule that collects, when one does: `realtime` (list-append at
+    /// strict serializability) or `fences` (registers at a session level).
+    pub rule: Option<&'static str>,
+    /// When the window grew this round: what holds its oldest transaction
+    /// (an open one, a process's last fence, a key's unsettled order), as
+    /// "held by …", or why collection waits.
+    pub holder: Option<String>,
 }
 
 impl std::fmt::Display for RoundStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let rss = self.rss_mb.map(|m| format!(", {m} MB")).unwrap_or_default();
-        let held = match self.collected {
-            Some(c) => format!(", {} held", (self.txns as u64).saturating_sub(c)),
-            None => String::new(),
+        let held = match (self.collected, self.rule) {
+            (Some(c), rule) => {
+                let n = (self.txns as u64).saturating_sub(c);
+                match (rule, &self.holder) {
+                    (Some(r), Some(by)) => format!(", {n} held ({r}; {by})"),
+                    (Some(r), None) => format!(", {n} held ({r})"),
+                    (None, _) => format!(", {n} held"),
+                }
+            }
+            (None, _) => String::new(),
         };
         write!(
             f,
@@ -357,6 +371,9 @@ pub fn follow_feed(
     let mut edges_seen = false;
     let mut collector: Option<Collecting> = None;
     let mut held_note: Option<String> = None;
+    // Transactions held after the last round (the status line says what
+    // holds the window when it grows).
+    let mut last_held: u64 = 0;
     // Collecting rounds also ask for the graph's topological order.
     let mut round_opts = opts.clone();
     let ending = loop {
@@ -449,6 +466,8 @@ pub fn follow_feed(
             rss_mb: rss_mb(),
             anomalies: reported.count(),
             collected: collector.as_ref().map(|c| c.collected()),
+            rule: collector.as_ref().map(|c| c.rule()),
+            holder: collector.as_mut().and_then(|c| c.holder(asm.completions(), &mut last_held)),
             ..status
         });
     };
@@ -609,6 +628,27 @@ impl Collecting {
         }
     }
 
+    /// The rule that collects, as the status line names it.
+    fn rule(&self) -> &'static str {
+        match self {
+            Collecting::Lists(_) => "realtime",
+            Collecting::Registers(_) => "fences",
+        }
+    }
+
+    /// What holds the window's oldest transaction, when the window grew
+    /// since the last round (`last_held`: the count held then, updated).
+    fn holder(&mut self, txns: usize, last_held: &mut u64) -> Option<String> {
+        let held = (txns as u64).saturating_sub(self.collected());
+        let grew = held > *last_held;
+        *last_held = held;
+        let holder = match self {
+            Collecting::Lists(c) => c.holder.take(),
+            Collecting::Registers(c) => c.holder.take(),
+        };
+        holder.filter(|_| grew)
+    }
+
     fn assumed(&self) -> u64 {
         match self {
             Collecting::Lists(c) => c.assumed,
@@ -764,6 +804,8 @@ impl Rounds {
             lag,
             anomalies: 0,
             collected: None,
+            rule: None,
+            holder: None,
         }
     }
 }

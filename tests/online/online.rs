@@ -329,3 +329,45 @@ fn follow_holds_a_window_by_default_and_follow_all_keeps_everything() {
     let both = isolde(&["analyze", "--follow", "-", "--follow-all", "--follow-window"], Some(b""), LIMIT);
     assert_eq!(both.code, 2, "{}", both.stderr);
 }
+
+/// Each collecting round's status line names the rule that collects, and
+/// every round whose window grew says what holds it (or why collection
+/// waits).
+#[test]
+fn the_status_line_names_the_rule_and_what_holds_a_growing_window() {
+    let cases = [
+        (&["gen", "list-append", "--txns", "8000", "--seed", "3", "-o", "-"][..], "strict-serializable", "realtime"),
+        (
+            &["gen", "rw-register", "--txns", "8000", "--fences", "20", "--seed", "3", "-o", "-"],
+            "causal-cerone",
+            "fences",
+        ),
+    ];
+    for (gen_args, model, rule) in cases {
+        let gen = isolde(gen_args, None, LIMIT);
+        assert_eq!(gen.code, 0, "{}", gen.stderr);
+        let args = ["analyze", "--follow", "-", "-m", model, "--round-txns", "700"];
+        let run = isolde(&args, Some(gen.stdout.as_bytes()), LIMIT);
+        assert_eq!(run.code, 0, "{model}: {}", run.stderr);
+        let rounds: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("isolde: round ")).collect();
+        assert!(rounds.len() >= 8, "{model}: {}", run.stderr);
+        let held = |l: &str| -> u64 {
+            let before = l.split(" held (").next().expect("held");
+            before.rsplit(' ').next().expect("count").parse().expect("a count")
+        };
+        let mut last = 0;
+        let mut explained = 0;
+        for l in &rounds {
+            assert!(l.contains(&format!(" held ({rule}")), "{model}: {l}");
+            let n = held(l);
+            if n > last {
+                assert!(l.contains("; held by ") || l.contains("; collection waits"), "{model}: {l}");
+                explained += 1;
+            } else {
+                assert!(!l.contains("; held by "), "{model}: {l}");
+            }
+            last = n;
+        }
+        assert!(explained >= 2, "{model}: {}", run.stderr);
+    }
+}

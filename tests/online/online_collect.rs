@@ -282,13 +282,13 @@ fn record_check_collects_on_sqlite() {
         std::time::Duration::from_secs(120),
     );
     assert_eq!(run.code, 0, "{} {}", run.stdout, run.stderr);
-    // Each status line: "N txns read and checked, M held".
+    // Each status line: "N txns read and checked, M held (realtime…)".
     let rounds: Vec<(u64, u64)> = run
         .stderr
         .lines()
         .filter_map(|l| {
             let (read, rest) = l.split_once(" txns read and checked, ")?;
-            let held = rest.split_once(" held,")?.0.parse().ok()?;
+            let held = rest.split_once(" held (")?.0.parse().ok()?;
             Some((read.rsplit(' ').next()?.parse().ok()?, held))
         })
         .collect();
