@@ -58,6 +58,7 @@ proptest! {
         let (mut followed, rec) = follow_window_archiving(&text, sizes, round, &check, quiet, archive);
         prop_assert!(matches!(followed.ending, isolde::online::Ending::End(_)));
         agrees_with_batch(&mut followed, &rec, &check, want)?;
+        COLLECTING.count(&followed, want, 400);
     }
 }
 
@@ -94,8 +95,45 @@ proptest! {
         let want = batch_verdict(&text, &check);
         let (mut followed, rec) = follow_window_quiet(&text, vec![4096], round, &check, quiet);
         agrees_with_batch(&mut followed, &rec, &check, want)?;
+        FLIPPING.count(&followed, want, 48);
     }
 }
+
+/// How many cases of a property test ended `unknown` (an assumed write
+/// order a later read contradicted, and nothing took it back): printed
+/// once the test's cases have run (`cargo test --test online -- --nocapture
+/// gives_the_batch_verdict keeps_the_batch_verdict`), so that the count
+/// is in the test's output.
+struct Tally {
+    name: &'static str,
+    /// Cases, and of them `unknown`, by the batch verdict: valid, invalid.
+    counts: std::sync::Mutex<[(usize, usize); 2]>,
+}
+
+impl Tally {
+    const fn new(name: &'static str) -> Tally {
+        Tally { name, counts: std::sync::Mutex::new([(0, 0); 2]) }
+    }
+
+    /// Counts a case that passed (`want`: the batch verdict); prints the
+    /// tally after the `of`-th.
+    fn count(&self, followed: &Followed, want: Validity, of: usize) {
+        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        let c = &mut counts[usize::from(want != Validity::Valid)];
+        c.0 += 1;
+        c.1 += usize::from(followed.unknown.is_some());
+        let [valid, invalid] = *counts;
+        if valid.0 + invalid.0 == of {
+            eprintln!(
+                "{}: unknown on {} of {} valid histories, {} of {} invalid ones",
+                self.name, valid.1, valid.0, invalid.1, invalid.0
+            );
+        }
+    }
+}
+
+static COLLECTING: Tally = Tally::new("collecting_registers_gives_the_batch_verdict");
+static FLIPPING: Tally = Tally::new("flipping_assumed_orders_keeps_the_batch_verdict");
 
 /// The batch check's verdict on `text`.
 fn batch_verdict(text: &str, check: &isolde::check::CheckOptions) -> Validity {
