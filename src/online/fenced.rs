@@ -312,8 +312,12 @@ pub struct Collector {
     known_keys: u32,
     /// Per key read back from the store: the line by then.
     unsealed_at: FxHashMap<KeyId, u32>,
-    /// Names of keys whose sealed state could not be read back.
+    /// Names of keys whose sealed state could not be read back, or whose
+    /// state a take-back could not restore ([`Self::lose`]).
     lost: FxHashSet<Vec<u8>>,
+    /// Such keys that have no name in the store (never sealed: compound
+    /// keys).
+    lost_other: Vec<Value>,
     /// Keys sealed and read back so far.
     pub sealed: u64,
     pub unsealed: u64,
@@ -387,7 +391,7 @@ impl Collector {
                 }
             }
         }
-        if self.fronts.is_empty() && self.aborted.is_empty() && self.lost.is_empty() {
+        if self.fronts.is_empty() && self.aborted.is_empty() && self.lost.is_empty() && self.lost_other.is_empty() {
             return w;
         }
         let aside = w.aside_key();

@@ -70,9 +70,23 @@ impl Collector {
         }
     }
 
-    /// Whether `key` of `h` is one whose sealed state was lost.
+    /// Whether `key` of `h` is one whose state was lost (its sealed state
+    /// could not be read back, or a take-back could not restore it).
     pub(super) fn lost(&self, h: &History, key: KeyId) -> bool {
-        !self.lost.is_empty() && spill::name(&h.keys[key.0 as usize]).is_some_and(|n| self.lost.contains(&n))
+        let name = &h.keys[key.0 as usize];
+        (!self.lost.is_empty() && spill::name(name).is_some_and(|n| self.lost.contains(&n)))
+            || self.lost_other.iter().any(|k| k == name)
+    }
+
+    /// Marks the key `name` lost: its micro-ops are set aside from now on.
+    pub(super) fn lose(&mut self, name: &Value) {
+        match spill::name(name) {
+            Some(n) => {
+                self.lost.insert(n);
+            }
+            None if !self.lost_other.contains(name) => self.lost_other.push(name.clone()),
+            None => {}
+        }
     }
 
     /// Bytes written to the store.
