@@ -402,7 +402,11 @@ impl Collector {
             for mi in op.mop_start..op.mop_start + op.mop_len {
                 let m = w.check.mops[mi as usize];
                 if self.lost(h, m.key) || self.aborted_value(&mut w, h, i as u32, m) {
-                    w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+                    // A read of the initial state of a key nothing writes:
+                    // it implies nothing. (A write moved there as a write
+                    // of nil would order its writer after every such read.)
+                    w.check.mops[mi as usize] =
+                        crate::history::Mop { f: MopFn::Read, key: aside, value: MopValue::Nil };
                     continue;
                 }
                 let Some(f) = self.fronts.get_mut(&m.key) else { continue };

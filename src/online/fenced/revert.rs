@@ -51,7 +51,11 @@
 //! state, before that writer, and a `strong-session-snapshot-isolation`
 //! run (`isolde gen rw-register --txns 200000 --fences 20 --seed 110
 //! --level snapshot-isolation`) reported a `G-single-item` the batch check
-//! does not find.
+//! does not find. Setting a key's micro-ops aside makes each a read of
+//! the initial state of a key nothing writes; a write set aside as a
+//! write of nil (as a lost sealed key's were) ordered its writer after
+//! every read set aside, and the same run then closed a false cycle
+//! through them.
 //!
 //! The collector is then exactly as it was before round `r`, but for what
 //! only makes later judgments more careful (a key's last version marked
