@@ -1044,8 +1044,20 @@ enum Why {
 /// held transaction that completed first, or the open (or `:info`) one
 /// the bound stops at.
 fn holder(h: &History, txns: &[Txn], bound: usize, why: &[Option<Why>]) -> Option<String> {
-    let first =
-        (0..txns.len()).filter(|&i| why[i].is_some() && txns[i].kind != OpType::Fail).min_by_key(|&i| txns[i].done)?;
+    let oldest = |fail: bool| {
+        (0..txns.len())
+            .filter(|&i| why[i].is_some() && (txns[i].kind == OpType::Fail) == fail)
+            .min_by_key(|&i| txns[i].done)
+    };
+    let Some(first) = oldest(false) else {
+        // Only failed transactions are held.
+        let op = &h.ops[txns[oldest(true)?].done];
+        return Some(format!(
+            "held by process {}'s failed transaction on line {} (failed appends stay visible to the aborted-read \
+             checks)",
+            op.process, op.line
+        ));
+    };
     let t = &txns[first];
     let op = &h.ops[t.done];
     let who = format!("held by process {}'s transaction on line {}", op.process, op.line);
