@@ -32,9 +32,9 @@
 //! transactions checked at a session level collect too ([`fenced`]: exact
 //! but for concurrent writes nothing read before they were collected, which
 //! can make the verdict `unknown`). `--follow-all` turns collection off.
-//! Every other check keeps the whole history and checks it all each round, spaced so that checking
-//! takes at most half of the time (a round waits at least as long as the
-//! previous one took), which keeps the total work linear in the rounds'
+//! Every other check keeps the whole history and checks it all each
+//! round, spaced so that checking takes at most half of the time (a round
+//! waits at least as long as the previous one took), which keeps the total work linear in the rounds'
 //! growth but lets the lag and memory grow with the run; the checker says so
 //! once, and `max_memory_mb` ends the run with `unknown` and the reason
 //! instead of letting the machine swap. Collecting at the other levels needs
@@ -170,17 +170,14 @@ pub struct RoundStatus {
 impl std::fmt::Display for RoundStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let rss = self.rss_mb.map(|m| format!(", {m} MB")).unwrap_or_default();
-        let held = match (self.collected, self.rule) {
-            (Some(c), rule) => {
-                let n = (self.txns as u64).saturating_sub(c);
-                match (rule, &self.holder) {
-                    (Some(r), Some(by)) => format!(", {n} held ({r}; {by})"),
-                    (Some(r), None) => format!(", {n} held ({r})"),
-                    (None, _) => format!(", {n} held"),
-                }
+        let held = self.collected.map_or(String::new(), |c| {
+            let n = (self.txns as u64).saturating_sub(c);
+            match (self.rule, &self.holder) {
+                (Some(r), Some(by)) => format!(", {n} held ({r}; {by})"),
+                (Some(r), None) => format!(", {n} held ({r})"),
+                (None, _) => format!(", {n} held"),
             }
-            (None, _) => String::new(),
-        };
+        });
         write!(
             f,
             "round {}: line {}, {} txns read and checked{held}{rss}, check {:.2} s, lag {:.2} s, {} anomalies",
