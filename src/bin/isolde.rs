@@ -102,6 +102,7 @@ struct AnalyzeArgs {
     /// History files: Jepsen EDN (one op per line or one vector), elle-cli JSON,
     /// dbcop history.bincode, PolySI/Plume text, AWDIT's test format, or a directory of Cobra *.log
     /// files; a Jepsen store directory (store/TEST/latest) is read through its history.edn,
+    /// a directory of EDN shards (h.000.edn, h.001.edn, …) as one history in their order,
     /// gzipped files (.gz) as they are; `-` reads standard input.
     /// Several files give one result each (tables one after another, or one JSON/EDN line per file).
     #[arg(required = true)]

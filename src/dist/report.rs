@@ -219,7 +219,6 @@ fn first_op(case: &Case) -> OpId {
 /// A worker's answer to worker 0's request.
 fn answer(win: &Window, input: &crate::ingest::MappedEdn, keys: &[String], workers: usize, ask: &Ask) -> Answer {
     let mut out = Answer::default();
-    let bytes = input.bytes();
     let (start, end) = win.bytes;
     // One forward scan: the asked ops are in local order, so by line.
     let (mut pos, mut line) = (start, win.first_line);
@@ -228,9 +227,9 @@ fn answer(win: &Window, input: &crate::ingest::MappedEdn, keys: &[String], worke
         let op = &win.h.ops[l as usize];
         let target = u64::from(op.line);
         while line < target && pos < end {
-            match bytes[pos..end].iter().position(|&b| b == b'\n') {
-                Some(nl) => {
-                    pos += nl + 1;
+            match input.next_line(pos, end) {
+                Some(next) => {
+                    pos = next;
                     line += 1;
                 }
                 None => pos = end,
@@ -239,7 +238,7 @@ fn answer(win: &Window, input: &crate::ingest::MappedEdn, keys: &[String], worke
         // Client ops on the same line before this one.
         let k = win.h.ops[..l as usize].iter().rev().take_while(|o| o.line == op.line).count();
         if let Some((a, b)) = input.op_span(pos, end, k) {
-            let text = String::from_utf8_lossy(&bytes[a..b]).into_owned();
+            let text = String::from_utf8_lossy(input.text(a, b)).into_owned();
             out.ops.push((g, op.index, op.line, win.partner(l), text));
         }
     }

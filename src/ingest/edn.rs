@@ -2004,7 +2004,7 @@ pub(crate) fn plan_windows(input: &[u8], n: usize) -> Result<Vec<usize>, String>
 
 /// The first line start at or after `from` (and before `end`) whose first
 /// non-blank byte begins an op map or a tagged record; `end` if none.
-fn next_op_line(input: &[u8], from: usize, end: usize) -> usize {
+pub(crate) fn next_op_line(input: &[u8], from: usize, end: usize) -> usize {
     let mut search = from;
     // `from` itself is a line start only after a newline.
     if search > 0 && input.get(search - 1) != Some(&b'\n') {

@@ -31,14 +31,17 @@ mod fressian;
 pub mod jepsen;
 pub mod jepsen_store;
 mod json;
+mod mapped;
 mod num;
 pub mod op_value;
 mod polysi_text;
 mod repeat_reads;
+mod shards;
 mod stream;
 mod values;
 
 pub use error::IngestError;
+pub use mapped::{map_edn, MappedEdn};
 pub use stream::read_stream;
 pub use values::{read_op_maps, read_op_maps_bytes, read_values, read_values_bytes, RawName, RawOpMap, ValueReader};
 
@@ -151,6 +154,11 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
                 return read_path_with(&history, format, opts);
             }
         }
+        if matches!(format, Format::Auto | Format::Edn) {
+            if let Some(found) = shards::find(path)? {
+                return shards::read(&name, &found);
+            }
+        }
         if format == Format::Cobra {
             return cobra::read_dir(path).and_then(|h| require_completions(&name, h));
         }
@@ -238,131 +246,9 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
     read_bytes_with(&name, &bytes, format, opts)
 }
 
-/// A Jepsen EDN history mapped into memory for a distributed run
-/// (`crate::dist`): every process maps the same file and reads its own
-/// windows of it ([`Self::plan_windows`], [`Self::parse_window`]).
-pub struct MappedEdn {
-    /// The file, as named in messages.
-    pub name: String,
-    map: Option<memmap2::Mmap>,
-    /// Bytes skipped at the start (a byte order mark).
-    skip: usize,
-}
-
-impl MappedEdn {
-    /// The history's bytes (after any byte order mark).
-    pub fn bytes(&self) -> &[u8] {
-        self.map.as_deref().map_or(&[][..], |m| &m[self.skip..])
-    }
-
-    /// The file's length in bytes.
-    pub fn len(&self) -> u64 {
-        self.map.as_ref().map_or(0, |m| m.len() as u64)
-    }
-
-    /// Whether the file is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// `n + 1` offsets cutting the ops into `n` windows at op lines (see
-    /// `edn::plan_windows`).
-    pub fn plan_windows(&self, n: usize) -> Result<Vec<usize>, IngestError> {
-        edn::plan_windows(self.bytes(), n).map_err(|reason| IngestError::Unreadable { path: self.name.clone(), reason })
-    }
-
-    /// Parses the window `start..end` of [`Self::bytes`], its first byte on
-    /// line `first_line` (0: counted from the window's start); returns the
-    /// builder and the line of `end`. The window's pages of the map are
-    /// given back as they are read, so a process holds what it parsed, not
-    /// the file's bytes.
-    pub fn parse_window(
-        &self,
-        start: usize,
-        end: usize,
-        first_line: usize,
-    ) -> Result<(crate::history::HistoryBuilder, usize), IngestError> {
-        let release = |from: usize, to: usize| {
-            if let Some(map) = &self.map {
-                release_pages(map, self.skip + from, self.skip + to);
-            }
-        };
-        edn::parse_window(&self.name, self.bytes(), start, end, first_line, Some(&release))
-    }
-
-    /// The byte span of the `k`-th client op (from 0) read from `from` on,
-    /// before `end`.
-    pub fn op_span(&self, from: usize, end: usize, k: usize) -> Option<(usize, usize)> {
-        edn::client_op_span(self.bytes(), from, end, k)
-    }
-
-    /// The number of newlines in `bytes()[..end]`.
-    pub fn lines_before(&self, end: usize) -> usize {
-        error::count_newlines(&self.bytes()[..end])
-    }
-}
-
 /// Reads EDN op maps (ops a distributed run echoes) into a history.
 pub fn parse_edn(source: &str, bytes: &[u8]) -> Result<History, IngestError> {
     edn::parse(source, bytes)
-}
-
-/// Maps a Jepsen EDN history (a file, or a store directory holding
-/// history.edn) for a distributed run. Inputs that cannot be cut into
-/// windows are refused with the fix: gzip (a stream with no place to start
-/// reading but its beginning), history.txt, and the other formats.
-pub fn map_edn(path: &Path) -> Result<MappedEdn, IngestError> {
-    let name = path.display().to_string();
-    let refuse = |reason: String| IngestError::Unreadable { path: name.clone(), reason };
-    if path.as_os_str() == "-" {
-        return Err(refuse(
-            "standard input cannot be cut into windows: every process reads the same file; write the history to a \
-             file (on shared storage, or copied to every host) and give its path"
-                .into(),
-        ));
-    }
-    let io = |source| IngestError::Io { path: name.clone(), source };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return match jepsen::store_history(path) {
-            Some(history) => map_edn(&history),
-            None => Err(refuse(format!(
-                "is a directory without a Jepsen history ({}, directly or in `latest/`)",
-                jepsen::STORE_FILES.join(", ")
-            ))),
-        };
-    }
-    regular_file(&name, &meta)?;
-    let file = std::fs::File::open(path).map_err(io)?;
-    if meta.len() == 0 {
-        return Ok(MappedEdn { name, map: None, skip: 0 });
-    }
-    // SAFETY: the map is only read. As with any memory map, another process
-    // truncating or rewriting the file while it is read is outside our
-    // control: every process checks the file's size and sampled bytes
-    // against the others' before any work (`crate::dist`).
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-    if jepsen::is_gzip(&map) || jepsen::inner_name(&name) != name {
-        return Err(refuse(
-            "is gzipped, and a gzip stream can only be read from its start, so it cannot be cut into windows; \
-             unpack it first (`gunzip -k FILE`) and give the .edn file"
-                .into(),
-        ));
-    }
-    if jepsen::looks_like_history_txt(&map) {
-        return Err(refuse(
-            "is Jepsen's history.txt, which a distributed run does not read; give the history.edn beside it".into(),
-        ));
-    }
-    let (bytes, format) = prepare(&name, &map, Format::Auto);
-    if format != Format::Edn {
-        return Err(refuse(format!(
-            "is not Jepsen EDN (it reads as {format:?}); a distributed run reads Jepsen EDN histories; check this \
-             one on one process"
-        )));
-    }
-    let skip = bytes.as_ptr() as usize - map.as_ptr() as usize;
-    Ok(MappedEdn { name, map: Some(map), skip })
 }
 
 /// Gives back the resident pages of `map[from..to]` (whole pages inside it),

@@ -379,3 +379,107 @@ fn levels_only_one_process_decides_are_unknown_with_the_reason() {
     let text = v["anomalies"]["exact-check-unknown"].to_string();
     assert!(text.contains("not decided in a distributed run"), "{text}");
 }
+
+/// Writes `text`'s lines as shards of `dir` cut after the given line
+/// counts (the rest in a last shard); shard `vector` is written as one
+/// vector of ops.
+fn write_shards(dir: &std::path::Path, text: &str, cuts: &[usize], vector: usize) {
+    std::fs::create_dir_all(dir).expect("shard dir");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut bounds = vec![0];
+    bounds.extend(cuts.iter().map(|&c| c.min(lines.len())));
+    bounds.push(lines.len());
+    for (i, w) in bounds.windows(2).enumerate() {
+        let mut body: String = lines[w[0]..w[1]].iter().map(|l| format!("{l}\n")).collect();
+        if i == vector {
+            body = format!("[\n{body}]\n");
+        }
+        std::fs::write(dir.join(format!("h.{i:03}.edn")), body).expect("write shard");
+    }
+}
+
+/// A directory of shards is one history: on one process, the single file's
+/// result and op lines; over loopback, the same result again, with windows
+/// spanning shards (an empty shard and a vector-wrapped one among them).
+#[test]
+fn a_directory_of_shards_is_one_history_on_one_process_and_over_loopback() {
+    let dir = support::cli::temp_dir("dist-shards");
+    for (workload, inject, args) in
+        [("list-append", "G1c", &[][..]), ("rw-register", "stale-realtime-read", &["--no-exact"][..])]
+    {
+        let file = dir.join(format!("{workload}.edn"));
+        let f = file.to_str().expect("path");
+        let gen = support::cli::isolde(
+            &["gen", workload, "--txns", "2000", "--seed", "9", "--inject", inject, "-o", f],
+            None,
+            LIMIT,
+        );
+        assert_eq!(gen.code, 0, "{}", gen.stderr);
+        let text = std::fs::read_to_string(&file).expect("history");
+        let shards = dir.join(format!("{workload}-shards"));
+        write_shards(&shards, &text, &[701, 701, 2300, 2301], 2);
+        let whole = isolde::ingest::read_path(&file, isolde::ingest::Format::Auto).expect("file");
+        let sharded = isolde::ingest::read_path(&shards, isolde::ingest::Format::Auto).expect("shards");
+        assert_eq!(sharded.ops.len(), whole.ops.len());
+        // Shard 2 is wrapped in a vector: its `[` line moves every later op down one line.
+        let moved: Vec<u32> =
+            whole.ops.iter().map(|o| o.line + u32::from(o.line > 701) + u32::from(o.line > 2300)).collect();
+        assert_eq!(sharded.ops.iter().map(|o| o.line).collect::<Vec<_>>(), moved, "{workload}: lines");
+        let mut one = vec!["analyze", f, "-f", "json", "--all-anomalies"];
+        one.extend_from_slice(args);
+        let a = support::cli::isolde(&one, None, LIMIT);
+        let d = shards.to_str().expect("path");
+        let mut on_shards = vec!["analyze", d, "-f", "json", "--all-anomalies"];
+        on_shards.extend_from_slice(args);
+        let b = support::cli::isolde(&on_shards, None, LIMIT);
+        assert_eq!((a.code, b.code), (1, 1), "{workload}: {} {}", a.stderr, b.stderr);
+        assert_eq!(canonical_json(b.json()), canonical_json(a.json()), "{workload}: shards vs file");
+        same_over_loopback(&shards, args);
+    }
+}
+
+/// Shards that are not one stream, or cannot be cut, are refused with the
+/// fix on one process and on several.
+#[test]
+fn shards_that_are_not_one_stream_are_refused_with_the_fix() {
+    let dir = support::cli::temp_dir("dist-bad-shards");
+    let op = |i: usize| {
+        format!("{{:type :invoke, :f :txn, :process 0, :value [[:append :x {i}]]}}\n{{:type :ok, :f :txn, :process 0, :value [[:append :x {i}]]}}\n")
+    };
+    let make = |name: &str, files: &[(&str, String)]| {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d).expect("dir");
+        for (f, body) in files {
+            std::fs::write(d.join(f), body).expect("write");
+        }
+        d
+    };
+    let bad_type = op(3).replacen(":type :ok", ":type :okk", 1);
+    let cases = [
+        (make("gap", &[("h.000.edn", op(0)), ("h.002.edn", op(2))]), "missing shard 1"),
+        (make("twice", &[("h.1.edn", op(0)), ("h.01.edn", op(1))]), "two shards numbered 1"),
+        (make("stems", &[("a.0.edn", op(0)), ("b.1.edn", op(1))]), "two streams"),
+        (make("other", &[("h.0.edn", op(0)), ("notes.edn", op(1))]), "notes.edn"),
+        (make("newline", &[("h.0.edn", op(0).trim_end().to_string()), ("h.1.edn", op(1))]), "end with a newline"),
+        (make("syntax", &[("h.0.edn", op(0)), ("h.1.edn", format!("{}{bad_type}", op(2)))]), "h.1.edn:4:"),
+    ];
+    let gz = make("gz", &[("h.0.edn", op(0))]);
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, op(1).as_bytes()).expect("gzip");
+    std::fs::write(gz.join("h.1.edn.gz"), enc.finish().expect("gzip")).expect("write");
+    for (d, says) in cases.iter().map(|(d, s)| (d.clone(), *s)).chain([(gz, "gunzip -k")]) {
+        let p = d.to_str().expect("path");
+        for extra in [&[][..], &["--local-processes", "2"][..]] {
+            let mut args = vec!["analyze", p, "-f", "json"];
+            args.extend_from_slice(extra);
+            let r = support::cli::isolde(&args, None, LIMIT);
+            assert_eq!(r.code, 2, "{p} {extra:?}: {}", r.stderr);
+            assert!(r.stdout.is_empty(), "{p}: {}", r.stdout);
+            assert!(r.stderr.contains(says), "{p} {extra:?}: expected {says:?} in {}", r.stderr);
+        }
+    }
+    // The good shards of the same shape are one history.
+    let good = make("good", &[("h.0.edn", op(0)), ("h.1.edn", op(1))]);
+    let r = support::cli::isolde(&["analyze", good.to_str().expect("path"), "-f", "json"], None, LIMIT);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
