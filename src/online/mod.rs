@@ -292,7 +292,10 @@ pub fn follow(
         }
         Some(None) => {
             let (rx, clients) = cobra::spawn(path).map_err(|e| {
-                format!("{e}; --follow on a directory reads a Jepsen store's history.edn or Cobra client logs")
+                format!(
+                    "{e}; --follow on a directory reads a Jepsen store's history.edn or Cobra client logs (to follow \
+                     shards h.000.edn, h.001.edn, …, pipe them: `cat DIR/h.*.edn | isolde analyze --follow -`)"
+                )
             })?;
             let feed = feed::Feed::Logs { rx, clients };
             feed::install_signal_handler();
