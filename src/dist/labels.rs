@@ -92,33 +92,53 @@ impl Local {
     }
 }
 
+/// Edges routed per superstep of [`route`]: what is in flight at once (the
+/// batches, their encoding, what arrives) is bounded by this, not by the
+/// window's edges.
+const ROUTE_EDGES: usize = 1 << 20;
+
 /// Sends every edge to its source's window (and its target's, when it
-/// crosses a cut) and merges what arrives.
-pub fn route(bsp: &mut Bsp, win: &Window, data: Vec<DataEdge>, order: Vec<OrderEdge>) -> Result<Local, DistError> {
+/// crosses a cut) and merges what arrives. Edges go in supersteps of
+/// [`ROUTE_EDGES`], taken from the ends of `data` and `order`, whose
+/// buffers shrink as they are sent.
+pub fn route(
+    bsp: &mut Bsp,
+    win: &Window,
+    mut data: Vec<DataEdge>,
+    mut order: Vec<OrderEdge>,
+) -> Result<Local, DistError> {
     let n = bsp.peers();
-    let mut out: Vec<Vec<Full>> = (0..n).map(|_| Vec::new()).collect();
-    let mut push = |f: Full| {
-        let (ws, wt) = (win.window_of(f.from), win.window_of(f.to));
-        if ws != wt {
-            out[wt].push(f);
-        }
-        out[ws].push(f);
-    };
-    for e in data {
-        push(Full { from: e.from, to: e.to, rels: e.rels, inv: NONE });
-    }
-    for e in order {
-        push(Full { from: e.from, to: e.to, rels: e.rels, inv: e.inv });
-    }
-    let got = bsp.exchange(out.into_iter().enumerate().filter(|(_, v)| !v.is_empty()).collect())?;
+    let mine_steps = (data.len() + order.len()).div_ceil(ROUTE_EDGES) as u64;
+    let steps = bsp.all_gather(&mine_steps)?.into_iter().max().unwrap_or(0);
     let mut mine: Vec<Full> = Vec::new();
     let mut ins = Vec::new();
-    for (_, batch) in got {
-        for f in batch {
-            if win.local(f.from).is_some() {
-                mine.push(f);
-            } else if let Some(t) = win.local(f.to) {
-                ins.push((f.from, t));
+    for _ in 0..steps {
+        let mut out: Vec<Vec<Full>> = (0..n).map(|_| Vec::new()).collect();
+        let mut push = |f: Full| {
+            let (ws, wt) = (win.window_of(f.from), win.window_of(f.to));
+            if ws != wt {
+                out[wt].push(f);
+            }
+            out[ws].push(f);
+        };
+        let from_data = data.len().min(ROUTE_EDGES);
+        for e in data.drain(data.len() - from_data..) {
+            push(Full { from: e.from, to: e.to, rels: e.rels, inv: NONE });
+        }
+        let from_order = order.len().min(ROUTE_EDGES - from_data);
+        for e in order.drain(order.len() - from_order..) {
+            push(Full { from: e.from, to: e.to, rels: e.rels, inv: e.inv });
+        }
+        data.shrink_to_fit();
+        order.shrink_to_fit();
+        let got = bsp.exchange(out.into_iter().enumerate().filter(|(_, v)| !v.is_empty()).collect())?;
+        for (_, batch) in got {
+            for f in batch {
+                if win.local(f.from).is_some() {
+                    mine.push(f);
+                } else if let Some(t) = win.local(f.to) {
+                    ins.push((f.from, t));
+                }
             }
         }
     }
