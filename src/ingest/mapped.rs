@@ -14,7 +14,7 @@
 //! offset starts in one part.
 
 use super::{edn, error, jepsen, IngestError};
-use crate::history::HistoryBuilder;
+use crate::history::{History, HistoryBuilder};
 use std::path::{Path, PathBuf};
 
 /// One mapped file of the input.
@@ -320,4 +320,32 @@ pub fn map_edn(path: &Path) -> Result<MappedEdn, IngestError> {
         };
     }
     Ok(MappedEdn { parts: vec![map_part(path, 0)?], name })
+}
+
+/// Reads the shards (from [`super::shards::find`]) of the directory named `name` as one
+/// history, as the single-file reader reads one file.
+pub(crate) fn read_shards(name: &str, shards: &[PathBuf]) -> Result<History, IngestError> {
+    let input = MappedEdn::map_shards(name, shards)?;
+    let mut chunks = Vec::new();
+    let mut lines = 0;
+    for part in input.parts() {
+        let bytes = part.bytes();
+        let release = |from: usize, to: usize| part.release(from, to);
+        let mut read = edn::parse_chunks(&part.name, bytes, Some(&release))
+            .map_err(|e| super::other_workload(&part.name, bytes, e))?;
+        for chunk in &mut read {
+            chunk.offset_lines(lines);
+        }
+        lines += super::error::count_newlines(bytes);
+        chunks.extend(read);
+    }
+    if chunks.iter().all(|c| c.mop_count() == 0) {
+        if let Some(reason) = input.parts().first().and_then(|p| jepsen::non_transactional(p.bytes())) {
+            return Err(IngestError::Unreadable { path: name.to_string(), reason });
+        }
+    }
+    drop(input);
+    let mut h = edn::merge(name, chunks)?;
+    h.source = name.to_string();
+    super::require_completions(name, h)
 }

@@ -156,7 +156,7 @@ pub fn read_path_with(path: &Path, format: Format, opts: ReadOptions) -> Result<
         }
         if matches!(format, Format::Auto | Format::Edn) {
             if let Some(found) = shards::find(path)? {
-                return shards::read(&name, &found);
+                return mapped::read_shards(&name, &found);
             }
         }
         if format == Format::Cobra {

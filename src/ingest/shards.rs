@@ -22,12 +22,11 @@
 //!   on from one shard into the next (checked once mapped, see
 //!   [`super::mapped`]).
 //!
-//! Shards are read like one file: in parallel chunks, one shard after the
-//! other, its pages given back as they are read.
+//! This module only finds the shards; they are mapped and read by
+//! [`super::mapped`] (one process: like one file, in parallel chunks, one
+//! shard after the other, pages given back as they are read).
 
-use super::mapped::MappedEdn;
-use super::{edn, jepsen, IngestError};
-use crate::history::History;
+use super::IngestError;
 use std::path::{Path, PathBuf};
 
 /// The shard files of `dir`, in stream order; `None` when `dir` holds no
@@ -123,32 +122,4 @@ fn shard_name(file: &str) -> Option<(&str, u64)> {
         return None;
     }
     Some((stem, digits.parse().ok()?))
-}
-
-/// Reads the shards (from [`find`]) of the directory named `name` as one
-/// history, as the single-file reader reads one file.
-pub(crate) fn read(name: &str, shards: &[PathBuf]) -> Result<History, IngestError> {
-    let input = MappedEdn::map_shards(name, shards)?;
-    let mut chunks = Vec::new();
-    let mut lines = 0;
-    for part in input.parts() {
-        let bytes = part.bytes();
-        let release = |from: usize, to: usize| part.release(from, to);
-        let mut read = edn::parse_chunks(&part.name, bytes, Some(&release))
-            .map_err(|e| super::other_workload(&part.name, bytes, e))?;
-        for chunk in &mut read {
-            chunk.offset_lines(lines);
-        }
-        lines += super::error::count_newlines(bytes);
-        chunks.extend(read);
-    }
-    if chunks.iter().all(|c| c.mop_count() == 0) {
-        if let Some(reason) = input.parts().first().and_then(|p| jepsen::non_transactional(p.bytes())) {
-            return Err(IngestError::Unreadable { path: name.to_string(), reason });
-        }
-    }
-    drop(input);
-    let mut h = edn::merge(name, chunks)?;
-    h.source = name.to_string();
-    super::require_completions(name, h)
 }
