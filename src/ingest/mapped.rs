@@ -182,7 +182,7 @@ impl MappedEdn {
         let mut whole: Option<HistoryBuilder> = None;
         let (mut cursor, mut line) = (start, first_line);
         for p in self.parts.iter().filter(|p| p.end() > start && p.at < end) {
-            let (s, e) = if self.parts.len() == 1 { (0, p.bytes().len()) } else { p.ops()? };
+            let (s, e) = self.region(p)?;
             let (from, to) = ((p.at + s).max(start), (p.at + e).min(end));
             if from >= to {
                 continue;
@@ -206,6 +206,17 @@ impl MappedEdn {
         }
         line += self.newlines(cursor, end.max(cursor));
         Ok((whole.unwrap_or_else(|| HistoryBuilder::new(&self.name)), line))
+    }
+
+    /// Where part `p`'s ops lie in its bytes: a single file is read whole
+    /// (as `edn::parse_window` reads it); a shard, between its ops' first
+    /// and last byte ([`Part::ops`]).
+    fn region(&self, p: &Part) -> Result<(usize, usize), IngestError> {
+        if self.parts.len() == 1 {
+            Ok((0, p.bytes().len()))
+        } else {
+            p.ops()
+        }
     }
 
     /// The newlines in the logical bytes `from..to`.
@@ -234,7 +245,7 @@ impl MappedEdn {
     /// on, before `end`, within the ops of the part holding `from`.
     pub fn op_span(&self, from: usize, end: usize, k: usize) -> Option<(usize, usize)> {
         let p = self.part_at(from).filter(|p| from >= p.at && from <= end)?;
-        let (s, e) = if self.parts.len() == 1 { (0, p.bytes().len()) } else { p.ops().ok()? };
+        let (s, e) = self.region(p).ok()?;
         let (a, b) = ((from - p.at).max(s), (end.min(p.end()) - p.at).min(e));
         if a >= b {
             return None;
