@@ -33,6 +33,7 @@ pub use crate::anomaly::weak::{Finding, FindingKind, Sessions};
 
 use crate::anomaly::Workload;
 use crate::history::{History, KeyId, MopFn, MopValue, OpId, OpType, NONE};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 
@@ -107,7 +108,7 @@ pub enum FrontError {
 }
 
 /// The Biswas–Enea history of a [`History`], in flat arrays.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Front {
     /// Completion operation of each transaction ([`NONE`] for `⊥`).
     pub op: Vec<OpId>,
@@ -191,6 +192,16 @@ fn written(v: MopValue) -> Option<i64> {
 
 /// Builds the Biswas–Enea history of `h` under `workload`'s rules.
 pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Front, FrontError> {
+    // About eight ranges per thread balance uneven transactions; a small
+    // history is not worth a fork.
+    let pieces = if h.ops.len() < 1 << 15 { 1 } else { 8 * rayon::current_num_threads() as u32 };
+    build_in_pieces(h, workload, sessions, pieces)
+}
+
+/// [`build`] with the read pass over `pieces` ranges of transactions, run
+/// in parallel and joined in order: the result is the same for every count
+/// (a property test holds it to that); [`build`] picks the count by size.
+pub fn build_in_pieces(h: &History, workload: Workload, sessions: Sessions, pieces: u32) -> Result<Front, FrontError> {
     let writes_fn = match workload {
         Workload::RwRegister => MopFn::Write,
         Workload::ListAppend => MopFn::Append,
@@ -257,14 +268,20 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
     // (intermediate, aborted) for the findings.
     // The final writer of each (key, value), and every final writer of the
     // values more than one transaction wrote last.
-    let mut finals: FxHashMap<(KeyId, i64), TxnId> = FxHashMap::default();
+    let final_writes: usize =
+        (1..f.op.len()).map(|t| h.mops_of(h.op(f.op[t])).iter().filter(|m| m.f == writes_fn).count()).sum();
+    let mut finals: FxHashMap<(KeyId, i64), TxnId> =
+        FxHashMap::with_capacity_and_hasher(final_writes, Default::default());
     let mut repeated: FxHashMap<(KeyId, i64), Vec<TxnId>> = FxHashMap::default();
     let mut other: FxHashMap<(KeyId, i64), OpId> = FxHashMap::default();
     let mut aborted: FxHashMap<(KeyId, i64), OpId> = FxHashMap::default();
     f.write_start.push(0);
     f.write_start.push(0);
     let mut keys: Vec<KeyId> = Vec::new();
-    let mut appended: FxHashMap<(KeyId, i64), TxnId> = FxHashMap::default();
+    let mut appended: FxHashMap<(KeyId, i64), TxnId> = FxHashMap::with_capacity_and_hasher(
+        if workload == Workload::ListAppend { final_writes } else { 0 },
+        Default::default(),
+    );
     for t in 1..f.op.len() as TxnId {
         let op = h.op(f.op[t as usize]);
         let mops = h.mops_of(op);
@@ -316,111 +333,46 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
             }
         }
     }
-    // The writer of an element (list-append) for version edges and findings.
-    let element_writer = |k: KeyId, e: i64| -> Option<TxnId> {
-        if let Some(&w) = finals.get(&(k, e)) {
-            return Some(w);
-        }
-        other.get(&(k, e)).map(|&o| f.txn_of_op[o as usize])
+    // External reads, in parallel ranges of transactions (each a pure
+    // function of the write index), joined in transaction order: the same
+    // arrays a single pass makes.
+    let n = f.op.len() as TxnId;
+    let ctx = ReadCtx {
+        h,
+        workload,
+        writes_fn,
+        op: &f.op,
+        txn_of_op: &f.txn_of_op,
+        finals: &finals,
+        repeated: &repeated,
+        other: &other,
+        aborted: &aborted,
     };
-    // External reads.
+    let pieces = pieces.max(1);
+    let step = (n - 1).div_ceil(pieces).max(1);
+    let parts: Vec<ReadPart> =
+        (0..pieces).into_par_iter().map(|p| ctx.reads((1 + p * step).min(n)..(1 + (p + 1) * step).min(n))).collect();
+    let total = |len: fn(&ReadPart) -> usize| parts.iter().map(len).sum::<usize>();
+    let mut reads = Vec::with_capacity(total(|p| p.reads.len()));
+    let mut choices = Vec::with_capacity(total(|p| p.choices.len()));
+    let mut findings = Vec::with_capacity(total(|p| p.findings.len()));
+    let mut version_edges = Vec::with_capacity(total(|p| p.version_edges.len()));
+    f.read_start.reserve(n as usize + 1);
     f.read_start.push(0);
     f.read_start.push(0);
-    let mut own: FxHashMap<KeyId, i64> = FxHashMap::default();
-    let mut version_edges = Vec::new();
-    let mut findings = Vec::new();
-    let mut reads = Vec::new();
-    let mut choices = Vec::new();
-    for t in 1..f.op.len() as TxnId {
-        let o = f.op[t as usize];
-        let op = h.op(o);
-        if op.op_type == OpType::Ok {
-            own.clear();
-            let mops = h.mops_of(op);
-            for (mi, m) in mops.iter().enumerate() {
-                if m.f == writes_fn {
-                    if let Some(v) = written(m.value) {
-                        own.insert(m.key, v);
-                    }
-                    continue;
-                }
-                let mi = mi as u32;
-                let finding = |kind| Finding { kind, op: o, mop: mi, key: m.key };
-                // The value read: the register value, or the list's last element.
-                let value = match (workload, m.value) {
-                    (_, MopValue::Nil) => INIT,
-                    (Workload::RwRegister, MopValue::Int(v)) => v,
-                    (Workload::ListAppend, MopValue::List { .. }) => {
-                        let list = h.list(m.value);
-                        for w in list.windows(2) {
-                            if let (Some(a), Some(b)) = (element_writer(m.key, w[0]), element_writer(m.key, w[1])) {
-                                if a != b && a != NONE && b != NONE {
-                                    version_edges.push(VersionEdge { from: a, to: b, key: m.key, op: o, mop: mi });
-                                }
-                            }
-                        }
-                        for &e in &list[..list.len().saturating_sub(1)] {
-                            if element_writer(m.key, e).is_none() {
-                                findings.push(finding(match aborted.get(&(m.key, e)) {
-                                    Some(&w) => FindingKind::Aborted { writer: w },
-                                    None => FindingKind::ThinAir,
-                                }));
-                            }
-                        }
-                        list.last().copied().unwrap_or(INIT)
-                    }
-                    _ => continue,
-                };
-                if let Some(&mine) = own.get(&m.key) {
-                    if value != mine {
-                        let earlier = mops[..mi as usize]
-                            .iter()
-                            .any(|n| n.f == writes_fn && n.key == m.key && written(n.value) == Some(value));
-                        findings.push(finding(if earlier {
-                            FindingKind::NotMyLastWrite
-                        } else {
-                            FindingKind::NotMyOwnWrite
-                        }));
-                    }
-                    continue;
-                }
-                if value == INIT {
-                    reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(BOTTOM), mop: mi });
-                    continue;
-                }
-                let cands: Vec<TxnId> = match (finals.get(&(m.key, value)), repeated.get(&(m.key, value))) {
-                    (_, Some(ws)) => ws.iter().copied().filter(|&w| w != t).collect(),
-                    (Some(&w), None) if w != t => {
-                        reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi });
-                        continue;
-                    }
-                    _ => Vec::new(),
-                };
-                match cands[..] {
-                    [w] => reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi }),
-                    [] => {
-                        let later_own = mops[mi as usize + 1..]
-                            .iter()
-                            .any(|n| n.f == writes_fn && n.key == m.key && written(n.value) == Some(value));
-                        let kind = if later_own {
-                            FindingKind::Future
-                        } else if let Some(&w) = other.get(&(m.key, value)) {
-                            FindingKind::Intermediate { writer: w }
-                        } else if let Some(&w) = aborted.get(&(m.key, value)) {
-                            FindingKind::Aborted { writer: w }
-                        } else {
-                            FindingKind::ThinAir
-                        };
-                        findings.push(finding(kind));
-                    }
-                    _ => {
-                        choices.push(cands);
-                        reads.push(ExtRead { key: m.key, from: ReadFrom::Choice((choices.len() - 1) as u32), mop: mi });
-                    }
-                }
+    for part in parts {
+        let shift = choices.len() as u32;
+        for mut r in part.reads {
+            if let ReadFrom::Choice(c) = &mut r.from {
+                *c += shift;
             }
+            reads.push(r);
         }
-        f.read_start.push(reads.len() as u32);
+        let base = *f.read_start.last().unwrap_or(&0);
+        f.read_start.extend(part.ends.iter().map(|&e| base + e));
+        choices.extend(part.choices);
+        findings.extend(part.findings);
+        version_edges.extend(part.version_edges);
     }
     f.reads = reads;
     f.choices = choices;
@@ -429,4 +381,151 @@ pub fn build(h: &History, workload: Workload, sessions: Sessions) -> Result<Fron
     version_edges.dedup_by_key(|e| (e.from, e.to));
     f.version_edges = version_edges;
     Ok(f)
+}
+
+/// What the read pass looks up: the history and the write index.
+struct ReadCtx<'a> {
+    h: &'a History,
+    workload: Workload,
+    writes_fn: MopFn,
+    op: &'a [OpId],
+    txn_of_op: &'a [TxnId],
+    finals: &'a FxHashMap<(KeyId, i64), TxnId>,
+    repeated: &'a FxHashMap<(KeyId, i64), Vec<TxnId>>,
+    other: &'a FxHashMap<(KeyId, i64), OpId>,
+    aborted: &'a FxHashMap<(KeyId, i64), OpId>,
+}
+
+/// The read pass's output for a range of transactions; choices are
+/// numbered within the part, and `ends[i]` is the number of the part's
+/// reads up to and including its `i`-th transaction.
+#[derive(Default)]
+struct ReadPart {
+    reads: Vec<ExtRead>,
+    ends: Vec<u32>,
+    choices: Vec<Vec<TxnId>>,
+    findings: Vec<Finding>,
+    version_edges: Vec<VersionEdge>,
+}
+
+impl ReadCtx<'_> {
+    /// The writer of an element (list-append) for version edges and findings.
+    fn element_writer(&self, k: KeyId, e: i64) -> Option<TxnId> {
+        if let Some(&w) = self.finals.get(&(k, e)) {
+            return Some(w);
+        }
+        self.other.get(&(k, e)).map(|&o| self.txn_of_op[o as usize])
+    }
+
+    /// A list read's facts: a version edge between the appenders of each
+    /// two adjacent elements, a finding for each element before the last
+    /// that no committed append explains. Returns the value it stands for
+    /// (its last element).
+    fn list_facts(&self, part: &mut ReadPart, o: OpId, mi: u32, key: KeyId, list: &[i64]) -> i64 {
+        for w in list.windows(2) {
+            if let (Some(a), Some(b)) = (self.element_writer(key, w[0]), self.element_writer(key, w[1])) {
+                if a != b && a != NONE && b != NONE {
+                    part.version_edges.push(VersionEdge { from: a, to: b, key, op: o, mop: mi });
+                }
+            }
+        }
+        for &e in &list[..list.len().saturating_sub(1)] {
+            if self.element_writer(key, e).is_none() {
+                let kind = match self.aborted.get(&(key, e)) {
+                    Some(&w) => FindingKind::Aborted { writer: w },
+                    None => FindingKind::ThinAir,
+                };
+                part.findings.push(Finding { kind, op: o, mop: mi, key });
+            }
+        }
+        list.last().copied().unwrap_or(INIT)
+    }
+
+    /// External reads, read findings and version edges of the transactions
+    /// in `range`, in order.
+    fn reads(&self, range: std::ops::Range<TxnId>) -> ReadPart {
+        let mut part = ReadPart { ends: Vec::with_capacity(range.len()), ..ReadPart::default() };
+        let mut own: FxHashMap<KeyId, i64> = FxHashMap::default();
+        for t in range {
+            let o = self.op[t as usize];
+            let op = self.h.op(o);
+            if op.op_type == OpType::Ok {
+                own.clear();
+                let mops = self.h.mops_of(op);
+                for (mi, m) in mops.iter().enumerate() {
+                    if m.f == self.writes_fn {
+                        if let Some(v) = written(m.value) {
+                            own.insert(m.key, v);
+                        }
+                        continue;
+                    }
+                    let mi = mi as u32;
+                    let finding = |kind| Finding { kind, op: o, mop: mi, key: m.key };
+                    // The value read: the register value, or the list's last element.
+                    let value = match (self.workload, m.value) {
+                        (_, MopValue::Nil) => INIT,
+                        (Workload::RwRegister, MopValue::Int(v)) => v,
+                        (Workload::ListAppend, MopValue::List { .. }) => {
+                            self.list_facts(&mut part, o, mi, m.key, self.h.list(m.value))
+                        }
+                        _ => continue,
+                    };
+                    if let Some(&mine) = own.get(&m.key) {
+                        if value != mine {
+                            let earlier = mops[..mi as usize]
+                                .iter()
+                                .any(|n| n.f == self.writes_fn && n.key == m.key && written(n.value) == Some(value));
+                            part.findings.push(finding(if earlier {
+                                FindingKind::NotMyLastWrite
+                            } else {
+                                FindingKind::NotMyOwnWrite
+                            }));
+                        }
+                        continue;
+                    }
+                    if value == INIT {
+                        part.reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(BOTTOM), mop: mi });
+                        continue;
+                    }
+                    let cands: Vec<TxnId> = match (self.finals.get(&(m.key, value)), self.repeated.get(&(m.key, value)))
+                    {
+                        (_, Some(ws)) => ws.iter().copied().filter(|&w| w != t).collect(),
+                        (Some(&w), None) if w != t => {
+                            part.reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi });
+                            continue;
+                        }
+                        _ => Vec::new(),
+                    };
+                    match cands[..] {
+                        [w] => part.reads.push(ExtRead { key: m.key, from: ReadFrom::Txn(w), mop: mi }),
+                        [] => {
+                            let later_own = mops[mi as usize + 1..]
+                                .iter()
+                                .any(|n| n.f == self.writes_fn && n.key == m.key && written(n.value) == Some(value));
+                            let kind = if later_own {
+                                FindingKind::Future
+                            } else if let Some(&w) = self.other.get(&(m.key, value)) {
+                                FindingKind::Intermediate { writer: w }
+                            } else if let Some(&w) = self.aborted.get(&(m.key, value)) {
+                                FindingKind::Aborted { writer: w }
+                            } else {
+                                FindingKind::ThinAir
+                            };
+                            part.findings.push(finding(kind));
+                        }
+                        _ => {
+                            part.choices.push(cands);
+                            part.reads.push(ExtRead {
+                                key: m.key,
+                                from: ReadFrom::Choice((part.choices.len() - 1) as u32),
+                                mop: mi,
+                            });
+                        }
+                    }
+                }
+            }
+            part.ends.push(part.reads.len() as u32);
+        }
+        part
+    }
 }

@@ -105,6 +105,29 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The front end's read pass runs over ranges of transactions in
+    /// parallel: any number of ranges builds what one range builds (reads,
+    /// their offsets, renumbered choices, findings, version edges), with
+    /// and without sessions, registers (values written by several
+    /// transactions, so choices) and lists (thin-air and aborted elements).
+    #[test]
+    fn the_front_end_is_the_same_in_any_number_of_pieces(
+        t in raw_txns(40), keys in 1u8..5, repeat in any::<bool>(), list in any::<bool>(), pieces in 2u32..9,
+    ) {
+        use isolde::weak::front::build_in_pieces;
+        let h = edn(&render(list, &t, keys, repeat && !list));
+        let workload = support::weak::workload(&h);
+        for sessions in [Sessions::Process, Sessions::None] {
+            let one = build_in_pieces(&h, workload, sessions, 1);
+            prop_assert_eq!(&build_in_pieces(&h, workload, sessions, pieces), &one);
+            prop_assert_eq!(&isolde::weak::front::build(&h, workload, sessions), &one);
+        }
+    }
+}
+
 /// A history whose reads of a value written five times leave too many writer
 /// assignments at read committed (undecided) while its certain reads already
 /// break read atomic: the violation names read atomic, a level the history
