@@ -82,6 +82,7 @@ pub mod graph;
 pub mod help_headings;
 pub mod hermitage;
 pub mod history;
+pub mod huge_pages;
 pub mod infer;
 pub mod ingest;
 pub mod jepsen;

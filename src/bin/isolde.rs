@@ -1562,6 +1562,8 @@ fn elle_cli(args: &[std::ffi::OsString]) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // Before anything else: glibc reads its tunables only at start.
+    isolde::huge_pages::restart_with_huge_pages();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if called_as_elle_cli(argv.first()) {
         return elle_cli(&argv[1..]);
