@@ -63,7 +63,9 @@
 //! small transactional program under a level (`isolde explore`); [`gen`]
 //! generates histories with known properties (tests, benchmarks, demos); and
 //! [`clojure_hash`] reproduces Clojure's hash of a long, on which Elle's
-//! output order and colours depend.
+//! output order and colours depend; [`huge_pages`] restarts the binary
+//! once with glibc's huge-page tunable (fewer page faults on large
+//! histories).
 //!
 //! Files and top-level modules import downward only:
 //! `tests/import_circles.rs` fails on any loop of imports between files, and
