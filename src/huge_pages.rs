@@ -27,26 +27,33 @@
 //! nothing, unless all of these hold: Linux with glibc; THP in `madvise`
 //! mode (in `always` mode every page already may be huge, in `never` none
 //! can be); `GLIBC_TUNABLES` does not already name `glibc.malloc.hugetlb`
-//! (the user's choice stands, and the restarted process does not restart
-//! again); `ISOLDE_NO_HUGE_PAGES` is unset. Then it replaces the process
+//! (the user's choice stands); `ISOLDE_NO_HUGE_PAGES` is unset; and
+//! [`RESTARTED`] is unset. Then it replaces the process
 //! image with the same executable (`/proc/self/exe`), the same arguments
 //! (argument 0 included, which `elle-cli` links rely on), the same open
 //! files and the environment plus the tunable (appended to any tunables
-//! already there). If the restart fails, the process goes on as it was.
+//! already there) and [`RESTARTED`], which keeps the new process from
+//! restarting again even where glibc drops `GLIBC_TUNABLES` from the
+//! environment (a setuid binary). If the restart fails, the process goes
+//! on as it was.
 //! The tunable changes where glibc places memory, never what a program
 //! computes: results are byte for byte the same (`scripts/
 //! compare-outputs.sh`). The variable stays set, so isolde processes this
 //! one starts (`--local-processes`) inherit it without restarting.
 //!
-//! Measured on the 2-core development machine, paired runs
-//! (docs/performance.md, "Huge pages"): 1M list-append about 3.9 s →
-//! 3.3 s, the weak levels' rows 10–20% faster, the same peak memory.
+//! Measured on the 2-core development machine in paired runs
+//! (docs/performance.md, "After issue 55's second changes"): the 1M
+//! list-append default check 4.3–4.5 s → 3.4–3.9 s, the weak levels' rows
+//! 10–20% faster, the same peak memory; a tiny history 2 ms slower.
 
 /// The glibc tunable that turns on transparent huge pages in `malloc`.
 pub const TUNABLE: &str = "glibc.malloc.hugetlb";
 
 /// Set (to anything) to keep the process as it is (for comparisons).
 pub const OPT_OUT: &str = "ISOLDE_NO_HUGE_PAGES";
+
+/// Set by the restart in the new process's environment: never restart twice.
+pub const RESTARTED: &str = "ISOLDE_HUGE_PAGES_RESTARTED";
 
 /// `GLIBC_TUNABLES` with the huge-page tunable added, or `None` when it
 /// names that tunable already (the user's value stands).
@@ -69,7 +76,7 @@ pub fn madvise_mode(enabled: &str) -> bool {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub fn restart_with_huge_pages() {
     use std::os::unix::process::CommandExt;
-    if std::env::var_os(OPT_OUT).is_some() {
+    if std::env::var_os(OPT_OUT).is_some() || std::env::var_os(RESTARTED).is_some() {
         return;
     }
     let Ok(enabled) = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled") else { return };
@@ -86,7 +93,12 @@ pub fn restart_with_huge_pages() {
     let mut args = std::env::args_os();
     let Some(arg0) = args.next() else { return };
     // `exec` only returns on failure; the process then goes on unchanged.
-    let _ = std::process::Command::new("/proc/self/exe").arg0(arg0).args(args).env("GLIBC_TUNABLES", tunables).exec();
+    let _ = std::process::Command::new("/proc/self/exe")
+        .arg0(arg0)
+        .args(args)
+        .env("GLIBC_TUNABLES", tunables)
+        .env(RESTARTED, "1")
+        .exec();
 }
 
 /// Elsewhere the allocator is left as it is.
