@@ -352,7 +352,8 @@ pub enum Case {
     },
     /// A register read of a version that `--follow` collected as
     /// overwritten (isolde only; see [`crate::online::fenced`]): every
-    /// collected writer of `key` precedes `op` by fence transactions, so
+    /// collected writer of `key` precedes `op` by fence transactions (by
+    /// realtime, when `realtime`), so
     /// `op` must read the last of them (`frontier`, whose writer completed
     /// on line `line`) or a later version. `value` (`None`: the initial
     /// state) was overwritten by `frontier` (or, when `intermediate`, by
@@ -372,6 +373,9 @@ pub enum Case {
         line: u32,
         /// `value` was overwritten inside the transaction that wrote it.
         intermediate: bool,
+        /// Realtime (strict serializability) orders the collected writers
+        /// before `op`, not fences.
+        realtime: bool,
     },
     /// A register read of a value that only a failed transaction wrote,
     /// where `--follow` had already collected that transaction (isolde
@@ -612,8 +616,8 @@ impl Case {
             Case::CollectedPrefix { op, key, read, prefix, pending, line } => {
                 Case::CollectedPrefix { op: r.op(op), key: r.key(key), read, prefix, pending, line }
             }
-            Case::CollectedWrite { op, key, value, frontier, line, intermediate } => {
-                Case::CollectedWrite { op: r.op(op), key: r.key(key), value, frontier, line, intermediate }
+            Case::CollectedWrite { op, key, value, frontier, line, intermediate, realtime } => {
+                Case::CollectedWrite { op: r.op(op), key: r.key(key), value, frontier, line, intermediate, realtime }
             }
             Case::CollectedAborted { op, key, value } => {
                 Case::CollectedAborted { op: r.op(op), key: r.key(key), value }

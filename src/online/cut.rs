@@ -105,10 +105,10 @@ pub(super) struct KnownOrder {
 /// Used after an anomaly, when no serial execution exists
 /// ([`super::fenced`], "After an anomaly"): every transaction gets a rank,
 /// so that a cycle does not hold back everything after it.
-pub(super) fn known_order(h: &History) -> KnownOrder {
+pub(super) fn known_order(h: &History, realtime: bool) -> KnownOrder {
     let txns = transactions(h);
     let ok: Vec<usize> = (0..txns.len()).filter(|&t| txns[t].kind == Some(OpType::Ok)).collect();
-    let succ = known_successors(h, &txns, &ok);
+    let succ = known_successors(h, &txns, &ok, realtime);
     let (comp, count) = components(&succ);
     let done = |i: usize| txns[ok[i]].done.unwrap_or(usize::MAX);
     // The condensation: per component its members (by completion), its
@@ -160,8 +160,9 @@ pub(super) fn known_order(h: &History) -> KnownOrder {
 }
 
 /// Per position in `ok`: the positions its known edges lead to (session
-/// order, reads-from of a value one `:ok` transaction wrote).
-fn known_successors(h: &History, txns: &[Txn], ok: &[usize]) -> Vec<Vec<u32>> {
+/// order, reads-from of a value one `:ok` transaction wrote, and with
+/// `realtime` the realtime order, reduced by [`realtime_predecessors`]).
+fn known_successors(h: &History, txns: &[Txn], ok: &[usize], realtime: bool) -> Vec<Vec<u32>> {
     let mut row = vec![NONE; txns.len()];
     for (i, &t) in ok.iter().enumerate() {
         row[t] = i as u32;
@@ -190,11 +191,55 @@ fn known_successors(h: &History, txns: &[Txn], ok: &[usize]) -> Vec<Vec<u32>> {
             }
         }
     }
+    if realtime {
+        for (i, ps) in realtime_predecessors(txns, ok).into_iter().enumerate() {
+            for p in ps {
+                succ[p as usize].push(i as u32);
+            }
+        }
+    }
     for ss in &mut succ {
         ss.sort_unstable();
         ss.dedup();
     }
     succ
+}
+
+/// Per position in `ts` (`:ok` transactions of `txns`): positions in `ts`
+/// of transactions that completed before it was invoked, enough of them
+/// that their realtime predecessors, taken transitively, are all of its
+/// own. Each gets the *frontier* at its invocation: the completed
+/// transactions no other completed one follows in realtime. A completion
+/// removes from the frontier what its transaction's frontier held (those
+/// now precede it) and joins it. The frontier is an antichain of
+/// intervals, so they share a point: it never holds more transactions
+/// than ran at once.
+fn realtime_predecessors(txns: &[Txn], ts: &[usize]) -> Vec<Vec<u32>> {
+    // (op position, position in `ts`, whether it is the completion).
+    let mut events: Vec<(usize, u32, bool)> = Vec::with_capacity(2 * ts.len());
+    for (i, &t) in ts.iter().enumerate() {
+        if let Some(d) = txns[t].done.filter(|&d| d != txns[t].inv) {
+            events.push((txns[t].inv, i as u32, false));
+            events.push((d, i as u32, true));
+        } else if let Some(d) = txns[t].done {
+            // A completion without an invocation: an instant.
+            events.push((d, i as u32, false));
+            events.push((d, i as u32, true));
+        }
+    }
+    events.sort_unstable();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); ts.len()];
+    let mut frontier: Vec<u32> = Vec::new();
+    for (_, i, done) in events {
+        if done {
+            let before = &preds[i as usize];
+            frontier.retain(|p| !before.contains(p));
+            frontier.push(i);
+        } else {
+            preds[i as usize] = frontier.clone();
+        }
+    }
+    preds
 }
 
 /// The strongly connected components of `succ`: each node's component
@@ -277,6 +322,7 @@ pub(super) fn cut(
     frozen: &[bool],
     component: &[u32],
     open: &[bool],
+    realtime: bool,
 ) -> Option<Cut> {
     let rank = |t: usize| txns[t].done.map_or(NONE, |d| ranks[d]);
     let comp = |t: usize| txns[t].done.and_then(|d| component.get(d).copied()).unwrap_or(NONE);
@@ -286,7 +332,7 @@ pub(super) fn cut(
     for (i, &t) in order.iter().enumerate() {
         row[t] = i as u32;
     }
-    let preds = predecessors(h, txns, &order, &row, &comp)?;
+    let preds = predecessors(h, txns, &order, &row, &comp, realtime)?;
     let written = values_written(h, txns, &order);
     let cap = (MAX_BITS / order.len().max(1)).max(64);
     let mut members = vec![false; txns.len()];
@@ -474,7 +520,9 @@ fn predecessors(
     order: &[usize],
     row: &[u32],
     comp: &dyn Fn(usize) -> u32,
+    realtime: bool,
 ) -> Option<Vec<Vec<usize>>> {
+    let realtime_preds = if realtime { realtime_predecessors(txns, order) } else { Vec::new() };
     // Each written (key, value): its writer, `NONE` when several wrote it.
     let mut writer: FxHashMap<(KeyId, i64), u32> = FxHashMap::default();
     for &t in order {
@@ -499,6 +547,9 @@ fn predecessors(
         let mut ps: Vec<usize> = Vec::new();
         if session_pred[t] != NONE {
             ps.push(session_pred[t] as usize);
+        }
+        if let Some(rt) = realtime_preds.get(i) {
+            ps.extend(rt.iter().map(|&p| order[p as usize]));
         }
         for m in h.mops_of(&h.ops[txns[t].op()]) {
             if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {

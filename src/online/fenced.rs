@@ -226,6 +226,28 @@ fn is_read_fence(mops: &[crate::history::Mop], fence: KeyId) -> bool {
     !mops.is_empty() && mops.iter().all(|m| m.key == fence && m.f == MopFn::Read && Some(m.value) == value)
 }
 
+/// Realtime's positions (see "Realtime in place of fences"): each
+/// transaction's `prev` is the line of its invocation and its `next` the
+/// line of its `:ok` completion (`NO_FENCE` for any other: an open, `:info`
+/// or failed transaction precedes nothing in realtime). Returns `A`: the
+/// line of the oldest open invocation, or `NO_FENCE - 1` when none is open
+/// (every transaction still to come is invoked after the window's last
+/// line).
+fn realtime_positions(h: &History, txns: &mut [Txn]) -> u32 {
+    let mut agree = NO_FENCE - 1;
+    for t in txns.iter_mut() {
+        t.prev = h.ops[t.inv].line;
+        t.next = match (t.done, t.kind) {
+            (Some(d), Some(OpType::Ok)) => h.ops[d].line,
+            _ => NO_FENCE,
+        };
+        if t.done.is_none() {
+            agree = agree.min(t.prev);
+        }
+    }
+    agree
+}
+
 /// What stays of a key that collected transactions wrote.
 #[derive(Debug)]
 struct Front {
@@ -297,6 +319,9 @@ pub struct Collector {
     pub broken: Option<String>,
     /// Why collection stopped for the rest of the run.
     stopped: Option<String>,
+    /// Realtime orders transactions in place of fences: the run is checked
+    /// at strict serializability (see "Realtime in place of fences").
+    realtime: bool,
     /// Staying transactions (by completion line) assumed to follow
     /// collected ones on these keys ([`cut`]).
     flagged: FxHashMap<u32, Vec<KeyId>>,
@@ -369,6 +394,20 @@ impl Collector {
     pub fn with_read_fences(mut self, on: bool) -> Collector {
         self.read_fences = on;
         self
+    }
+
+    /// Orders transactions by realtime instead of fences (a history checked
+    /// at strict serializability alone, with or without fences: see
+    /// "Realtime in place of fences").
+    pub fn with_realtime(mut self, on: bool) -> Collector {
+        self.realtime = on;
+        self
+    }
+
+    /// Whether realtime orders the run's transactions (the status line's
+    /// rule).
+    pub fn realtime(&self) -> bool {
+        self.realtime
     }
 
     /// Knows the run's clients from the start: processes `0..n`; one that
@@ -506,9 +545,21 @@ impl Collector {
                         self.unexplained(h, op.line, m, assumed, flagged, unresolved);
                     }
                 } else if ok {
-                    let name = if intermediate { "G1b" } else { "G-single-item-process" };
-                    let case =
-                        Case::CollectedWrite { op: i as u32, key: m.key, value: read, frontier, line, intermediate };
+                    let name = match (intermediate, self.realtime) {
+                        (true, _) => "G1b",
+                        (false, true) => "G-single-item-realtime",
+                        (false, false) => "G-single-item-process",
+                    };
+                    let realtime = self.realtime;
+                    let case = Case::CollectedWrite {
+                        op: i as u32,
+                        key: m.key,
+                        value: read,
+                        frontier,
+                        line,
+                        intermediate,
+                        realtime,
+                    };
                     w.cases.push((name.to_string(), case));
                 }
                 w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
@@ -554,27 +605,33 @@ impl Collector {
         let (ranks, component, open, serial) = if ranks.len() == h.ops.len() {
             (ranks, &[][..], open, serial && open.is_empty() && !self.invalid)
         } else if self.invalid || self.broken.is_some() {
-            known_order = cut::known_order(h);
+            known_order = cut::known_order(h, self.realtime);
             (&known_order.ranks[..], &known_order.component[..], &[][..], false)
         } else {
             self.held_back =
                 Some("collection waits for a round whose window an execution at the level explains".into());
             return keep;
         };
-        let Some(fence) = self.fence_key(h) else {
-            self.held_back = Some(format!("collection waits for fence transactions (on the key :{FENCE_KEY})"));
-            return keep;
-        };
         let mut txns = transactions(h);
-        let fences = match self.fence_positions(h, &txns, fence) {
-            Ok(f) => f,
-            Err(why) => {
-                self.stopped = Some(why.clone());
-                self.held_back = Some(why);
+        let (fences, agree) = if self.realtime {
+            let agree = realtime_positions(h, &mut txns);
+            (Fences { lo: vec![NO_FENCE; txns.len()], hi: Vec::new() }, agree)
+        } else {
+            let Some(fence) = self.fence_key(h) else {
+                self.held_back = Some(format!("collection waits for fence transactions (on the key :{FENCE_KEY})"));
                 return keep;
-            }
+            };
+            let fences = match self.fence_positions(h, &txns, fence) {
+                Ok(f) => f,
+                Err(why) => {
+                    self.stopped = Some(why.clone());
+                    self.held_back = Some(why);
+                    return keep;
+                }
+            };
+            let agree = self.sessions(h, &mut txns, &fences);
+            (fences, agree)
         };
-        let agree = self.sessions(h, &mut txns, &fences);
         let frozen: Vec<bool> = txns
             .iter()
             .map(|t| {
@@ -584,7 +641,7 @@ impl Collector {
                     && t.done.is_some_and(|d| ranks[d] != u32::MAX)
             })
             .collect();
-        let Some(cut) = cut::cut(h, full, &txns, ranks, &frozen, component, open) else {
+        let Some(cut) = cut::cut(h, full, &txns, ranks, &frozen, component, open, self.realtime) else {
             self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
             return keep;
         };
@@ -650,6 +707,14 @@ impl Collector {
             format!("{who}, which ended :info (it may take effect at any later point)")
         } else if frozen[t] {
             format!("{who}: the round's execution cannot end before it (it reads a later write, or runs beside one)")
+        } else if self.realtime {
+            match txns.iter().filter(|t| t.done.is_none()).min_by_key(|t| t.prev) {
+                Some(o) => format!(
+                    "{who}, which completed after process {}'s open transaction was invoked on line {}",
+                    o.process, o.prev
+                ),
+                None => format!("{who}: the round's execution cannot end before it"),
+            }
         } else if txn.next == NO_FENCE {
             format!("{who}: its process has run no fence since")
         } else {

@@ -563,7 +563,8 @@ pub const READ_FENCE_MODELS: [&str; 2] = ["strong-session-serializable", "strong
 enum Collecting {
     /// List-append at strict serializability: the realtime rule.
     Lists(collect::Collector),
-    /// Registers at a session level: the fence rule.
+    /// Registers at a session level (the fence rule) or at strict
+    /// serializability (realtime in place of fences).
     Registers(fenced::Collector),
 }
 
@@ -632,6 +633,7 @@ impl Collecting {
     fn rule(&self) -> &'static str {
         match self {
             Collecting::Lists(_) => "realtime",
+            Collecting::Registers(c) if c.realtime() => "realtime",
             Collecting::Registers(_) => "fences",
         }
     }
@@ -718,6 +720,17 @@ fn start_collecting(
             fopts.quiet_lines,
             fopts.spill_dir.as_deref(),
         )));
+    } else if can && workload == Workload::RwRegister && strict_only {
+        watch.note(
+            "--follow collects transactions that every later one follows in realtime: memory stays flat; \
+             the write order of concurrent writes nothing has read yet is assumed, and a later read that \
+             shows another makes the verdict unknown unless a replay of the round that collected them \
+             explains it (--follow-all keeps everything instead; isolde help online)",
+        );
+        let mut collector = fenced::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref())
+            .with_realtime(true);
+        collector.archive_words = fopts.archive_words;
+        return Some(Collecting::Registers(collector));
     } else if can && workload == Workload::RwRegister && sessions_only {
         watch.note(&format!(
             "--follow collects transactions that fence transactions (on :{}) order before every later one: \
@@ -736,9 +749,9 @@ fn start_collecting(
         return Some(Collecting::Registers(collector));
     }
     watch.note(&format!(
-        "--follow keeps every transaction it reads: transactions are collected only for list-append \
-         checked with -m strict-serializable alone, and for registers with fence transactions checked at \
-         {} (isolde help online); memory grows with the run",
+        "--follow keeps every transaction it reads: transactions are collected only for list-append and \
+         registers checked with -m strict-serializable alone, and for registers with fence transactions \
+         checked at {} (isolde help online); memory grows with the run",
         FENCED_MODELS.join(", ")
     ));
     None

@@ -169,13 +169,14 @@ pub fn case(h: &History, w: Workload, c: &Case) -> Node {
             (kw("collected-pending"), vals(h, pending)),
             (kw("collected-by-line"), Node::Int(*line as i64)),
         ]),
-        Case::CollectedWrite { op, key, value: v, frontier, line, intermediate } => Node::Map(vec![
+        Case::CollectedWrite { op, key, value: v, frontier, line, intermediate, realtime } => Node::Map(vec![
             (kw("op"), Node::Op(*op)),
             (kw("key"), value(h.key(*key))),
             (kw("value"), opt_val(h, *v)),
             (kw("collected-last-version"), val(h, *frontier)),
             (kw("collected-by-line"), Node::Int(*line as i64)),
             (kw("intermediate"), Node::Bool(*intermediate)),
+            (kw("ordered-by"), kw(if *realtime { "realtime" } else { "fences" })),
         ]),
         Case::CollectedAborted { op, key, value: v } => Node::Map(vec![
             (kw("op"), Node::Op(*op)),

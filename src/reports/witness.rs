@@ -100,13 +100,17 @@ pub fn short_witness(h: &History, c: &Case) -> String {
                 elide::list_marked(h, read, &[])
             )
         }
-        Case::CollectedWrite { op, key: k, value, frontier, line, intermediate } => {
+        Case::CollectedWrite { op, key: k, value, frontier, line, intermediate, realtime } => {
             let read = value.map_or_else(|| "nil (the initial state)".to_string(), |v| h.value_text(v));
+            let by = match realtime {
+                true => "by realtime and reads-from",
+                false => "by fence transactions",
+            };
             let why = match intermediate {
                 true => "a value its writer (collected) overwrote itself".to_string(),
                 false => format!(
                     "a version collected transactions overwrote: their last write of it, {} on line {line}, \
-                     precedes this transaction by fence transactions",
+                     precedes this transaction {by}",
                     h.value_text(*frontier)
                 ),
             };

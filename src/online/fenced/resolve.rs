@@ -329,7 +329,9 @@ impl Collector {
     /// serial execution ending with it (module docs); otherwise says why
     /// not.
     pub(super) fn resolve(&mut self, h: &History, x: KeyId, a: i64) -> Result<(), Unresolved> {
-        if self.broken.is_some() || !self.read_fences {
+        // The question is asked with sessions, not realtime: at strict
+        // serializability its answer could break a realtime order.
+        if self.broken.is_some() || !self.read_fences || self.realtime {
             return Err(Unresolved::Off);
         }
         let name = h.key(x);
