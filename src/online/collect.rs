@@ -228,7 +228,7 @@ impl Window {
             if cases.len() < before && why.is_none() {
                 why = Some(format!(
                     "a {name} found among transactions that --follow assumed to follow collected ones \
-                     (fences did not order them) may not be an anomaly of the whole history: check the \
+                     (no fence, realtime order or read ordered them) may not be an anomaly of the whole history: check the \
                      history in one piece"
                 ));
             }
