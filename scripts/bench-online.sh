@@ -5,6 +5,7 @@
 # For each workload and level it streams a generated history straight into
 # the online checker:
 #   isolde gen rw-register --fences 20 --txns N -o - | isolde analyze --follow - -m LEVEL
+#   isolde gen rw-register --txns N -o - | isolde analyze --follow - -m strict-serializable
 #   isolde gen list-append --txns N -o - | isolde analyze --follow - -m LEVEL
 # and prints the wall time of the pipeline, the transactions per second it
 # sustained, the checker's peak resident memory, the number of rounds and
@@ -16,7 +17,9 @@
 #   TXNS     transactions per history (default 1000000)
 #   DATA     working directory (default bench-data/online)
 #   ISOLDE   the binary (default target/release/isolde, built if missing)
-#   SPECS    workload:level pairs, space-separated (default: the five below)
+#   SPECS    workload:level pairs, space-separated (default: the six below);
+#            rw-register takes a fence every 20 transactions unless a third
+#            part says how often (rw-register:strict-serializable:0: none)
 #   BATCH=0  skip the batch check (10M histories need more memory than the
 #            machine has for it)
 #   ALL=1    follow with --follow-all (keep every transaction). By default
@@ -55,15 +58,15 @@ timed() {
 
 echo "| workload | level | txns | follow s | txn/s | follow peak MB | MB at 1/10 | MB at end | held at end | rounds | last lag s | follow verdict | batch s | batch peak MB | gen alone s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-specs="${SPECS:-rw-register:strong-session-serializable rw-register:strong-session-snapshot-isolation rw-register:causal-cerone list-append:strong-session-serializable list-append:strict-serializable}"
+specs="${SPECS:-rw-register:strong-session-serializable rw-register:strong-session-snapshot-isolation rw-register:causal-cerone rw-register:strict-serializable:0 list-append:strong-session-serializable list-append:strict-serializable}"
 for spec in $specs; do
-  spec="${spec/:/ }"
+  spec="${spec//:/ }"
   set -- $spec
-  workload="$1" level="$2"
+  workload="$1" level="$2" every="${3:-20}"
   fences="" all=""
-  [ "$workload" = rw-register ] && fences="--fences 20"
+  [ "$workload" = rw-register ] && [ "$every" != 0 ] && fences="--fences $every"
   [ "${ALL:-0}" = 1 ] && all="--follow-all"
-  file="$data/$workload-$txns.edn"
+  file="$data/$workload-$txns${fences:+-fenced}.edn"
   # Without the batch check the history is not kept (10M is 5-6 GB).
   [ "${BATCH:-1}" = 0 ] && file=/dev/null
   echo "generating $file" >&2

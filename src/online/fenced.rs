@@ -112,6 +112,34 @@
 //! that needs a round whose record is no longer kept still makes the run
 //! `unknown`.
 //!
+//! ## Realtime in place of fences
+//! Checked at strict serializability alone ([`Collector::with_realtime`]),
+//! a register history needs no fences: realtime orders the old before the
+//! new. A transaction's `prev` is the line of its invocation and its
+//! `next` the line of its `:ok` completion (`realtime_positions`), so
+//! `next(T) ≤ prev(U)` says `T` completed before `U` began, and every
+//! execution at the level puts `T` first. `A` is the line of the oldest
+//! open invocation (every later transaction is invoked after what was
+//! read): a frozen transaction completed before every open and future one
+//! began. Realtime joins the known edges ([`cut`]'s reachability, reduced
+//! to each transaction's frontier of concurrent predecessors), so a
+//! staying transaction invoked after a member completed is not flagged,
+//! and a collected version whose writer completed before the last writer
+//! began (or reaches it by reads-from and realtime) is ordered: a later
+//! read of it is `G-single-item-realtime`. The round's execution is the
+//! strict-serializable check's; one that breaks a realtime edge is
+//! refused by the cut, which then collects nothing. The argument above
+//! holds as it is: later transactions follow `P` (realtime), `P` is a
+//! prefix of an execution that respects realtime (so no staying
+//! transaction completed before a member began, and `P` then the rest is
+//! an execution at the level), and staying transactions that a member
+//! does not reach are flagged. An `:info` transaction never completes in
+//! realtime: it pins nothing, and a member that completed after it was
+//! invoked and conflicts with it flags it ([`cut`]'s `indeterminate`).
+//! Flips replay with realtime among the known edges; the exact-check
+//! question ([`resolve`]) is not asked, since it is posed with sessions
+//! and its answer could break a realtime order.
+//!
 //! ## Snapshot isolation
 //! A history valid at `strong-session-snapshot-isolation` need not have a
 //! serial execution (a write skew, allowed there, has none). Its round then

@@ -158,8 +158,9 @@ pub struct RoundStatus {
     pub anomalies: usize,
     /// Transactions collected so far (`None`: this run keeps everything).
     pub collected: Option<u64>,
-    /// The rule that collects, when one does: `realtime` (list-append at
-    /// strict serializability) or `fences` (registers at a session level).
+    /// The rule that collects, when one does: `realtime` (list-append or
+    /// registers at strict serializability) or `fences` (registers at a
+    /// session level).
     pub rule: Option<&'static str>,
     /// When the window grew this round: what holds its oldest transaction
     /// (an open one, a process's last fence, a key's unsettled order), as

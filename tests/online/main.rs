@@ -12,4 +12,5 @@ mod online;
 mod online_cobra;
 mod online_collect;
 mod online_fenced;
+mod online_realtime;
 mod online_spill;

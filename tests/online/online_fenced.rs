@@ -13,14 +13,9 @@ use isolde::online::{Followed, FENCED_MODELS};
 use isolde::outcome::Validity;
 use proptest::prelude::*;
 use support::online::{
-    append_late_read, follow_window, follow_window_archiving, follow_window_quiet, generate, options, LEVELS,
+    agrees_with_batch, append_late_read, assert_valid_in_a_small_window, batch_verdict, follow_window,
+    follow_window_archiving, follow_window_quiet, generate, options, verdict, Tally, LEVELS,
 };
-
-/// The final verdict of a collecting follow, as `isolde analyze --follow`
-/// gives it.
-fn verdict(followed: &mut Followed, check: &isolde::check::CheckOptions) -> isolde::outcome::Outcome {
-    isolde::online::final_check(followed, check).expect("final check")
-}
 
 /// Anomalies the property cases plant.
 const INJECT: [Inject; 5] = [Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::G1a];
@@ -99,95 +94,8 @@ proptest! {
     }
 }
 
-/// How many cases of a property test ended `unknown` (an assumed write
-/// order a later read contradicted, and nothing took it back): printed
-/// once the test's cases have run (`cargo test --test online -- --nocapture
-/// gives_the_batch_verdict keeps_the_batch_verdict`), so that the count
-/// is in the test's output.
-struct Tally {
-    name: &'static str,
-    /// Cases, and of them `unknown`, by the batch verdict: valid, invalid.
-    counts: std::sync::Mutex<[(usize, usize); 2]>,
-}
-
-impl Tally {
-    const fn new(name: &'static str) -> Tally {
-        Tally { name, counts: std::sync::Mutex::new([(0, 0); 2]) }
-    }
-
-    /// Counts a case that passed (`want`: the batch verdict); prints the
-    /// tally after the `of`-th.
-    fn count(&self, followed: &Followed, want: Validity, of: usize) {
-        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        let c = &mut counts[usize::from(want != Validity::Valid)];
-        c.0 += 1;
-        c.1 += usize::from(followed.unknown.is_some());
-        let [valid, invalid] = *counts;
-        if valid.0 + invalid.0 == of {
-            eprintln!(
-                "{}: unknown on {} of {} valid histories, {} of {} invalid ones",
-                self.name, valid.1, valid.0, invalid.1, invalid.0
-            );
-        }
-    }
-}
-
 static COLLECTING: Tally = Tally::new("collecting_registers_gives_the_batch_verdict");
 static FLIPPING: Tally = Tally::new("flipping_assumed_orders_keeps_the_batch_verdict");
-
-/// The batch check's verdict on `text`.
-fn batch_verdict(text: &str, check: &isolde::check::CheckOptions) -> Validity {
-    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
-    isolde::check::check(&batch, check).expect("batch check").valid
-}
-
-/// The property both property tests hold: nothing reported on a history
-/// the batch check finds valid, and the batch verdict `want` at the end,
-/// or (where a read contradicted an assumed order) never `valid`, and
-/// `invalid` only where the batch check says so.
-fn agrees_with_batch(
-    followed: &mut Followed,
-    rec: &support::online::Recorder,
-    check: &isolde::check::CheckOptions,
-    want: Validity,
-) -> Result<(), TestCaseError> {
-    let late = followed.window.as_ref().map_or(0, |w| w.cases.len());
-    if want == Validity::Valid {
-        prop_assert!(rec.found.is_empty() && late == 0, "reported {:?} on a valid history", rec.found);
-    }
-    let got = verdict(followed, check);
-    match &followed.unknown {
-        None => prop_assert_eq!(got.valid, want, "{} flipped", followed.flipped),
-        Some(_) => {
-            prop_assert_ne!(got.valid, Validity::Valid);
-            if got.valid == Validity::Invalid {
-                prop_assert_eq!(want, Validity::Invalid);
-            }
-        }
-    }
-    if !rec.found.is_empty() {
-        prop_assert_eq!(want, Validity::Invalid, "reported {:?}", rec.found);
-    }
-    Ok(())
-}
-
-/// A followed valid history: nothing reported, under 3,000 transactions
-/// held after the first rounds, and `valid` (or `unknown`, with its
-/// reason, where an assumed order broke).
-fn assert_valid_in_a_small_window(
-    followed: &mut Followed,
-    rec: &support::online::Recorder,
-    check: &isolde::check::CheckOptions,
-) {
-    assert!(rec.found.is_empty(), "{:?}", rec.found);
-    let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
-    assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
-    let got = verdict(followed, check).valid;
-    match &followed.unknown {
-        None => assert_eq!(got, Validity::Valid),
-        Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
-    }
-}
 
 /// A register history with fences in `isolde gen`'s default shape.
 fn generate_fenced(seed: u64, txns: usize, opts: &GenOptions) -> String {

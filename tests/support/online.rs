@@ -9,6 +9,8 @@ use isolde::check::{CheckOptions, WorkloadChoice};
 use isolde::gen::{self, GenOptions, Inject, Level, ListAppendConfig, RwRegisterConfig};
 use isolde::history::History;
 use isolde::online::{self, Final, FollowOptions, Followed, RoundStatus, Watch};
+use isolde::outcome::Validity;
+use proptest::prelude::*;
 
 /// Reads `bytes` in chunks whose sizes cycle through `sizes`.
 pub struct Chunked {
@@ -263,3 +265,98 @@ pub fn append_late_read(text: &mut String, key: &str, value: &str, opts: &CheckO
     let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
     isolde::check::check(&batch, opts).expect("batch check")
 }
+
+/// The final verdict of a collecting follow, as `isolde analyze --follow`
+/// gives it.
+pub fn verdict(followed: &mut Followed, check: &isolde::check::CheckOptions) -> isolde::outcome::Outcome {
+    isolde::online::final_check(followed, check).expect("final check")
+}
+
+/// How many cases of a property test ended `unknown` (an assumed write
+/// order a later read contradicted, and nothing took it back): printed
+/// once the test's cases have run (`cargo test --test online -- --nocapture
+/// gives_the_batch_verdict keeps_the_batch_verdict`), so that the count
+/// is in the test's output.
+pub struct Tally {
+    name: &'static str,
+    /// Cases, and of them `unknown`, by the batch verdict: valid, invalid.
+    counts: std::sync::Mutex<[(usize, usize); 2]>,
+}
+
+impl Tally {
+    pub const fn new(name: &'static str) -> Tally {
+        Tally { name, counts: std::sync::Mutex::new([(0, 0); 2]) }
+    }
+
+    /// Counts a case that passed (`want`: the batch verdict); prints the
+    /// tally after the `of`-th.
+    pub fn count(&self, followed: &Followed, want: Validity, of: usize) {
+        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        let c = &mut counts[usize::from(want != Validity::Valid)];
+        c.0 += 1;
+        c.1 += usize::from(followed.unknown.is_some());
+        let [valid, invalid] = *counts;
+        if valid.0 + invalid.0 == of {
+            eprintln!(
+                "{}: unknown on {} of {} valid histories, {} of {} invalid ones",
+                self.name, valid.1, valid.0, invalid.1, invalid.0
+            );
+        }
+    }
+}
+
+
+/// The batch check's verdict on `text`.
+pub fn batch_verdict(text: &str, check: &isolde::check::CheckOptions) -> Validity {
+    let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
+    isolde::check::check(&batch, check).expect("batch check").valid
+}
+
+/// The property both property tests hold: nothing reported on a history
+/// the batch check finds valid, and the batch verdict `want` at the end,
+/// or (where a read contradicted an assumed order) never `valid`, and
+/// `invalid` only where the batch check says so.
+pub fn agrees_with_batch(
+    followed: &mut Followed,
+    rec: &Recorder,
+    check: &isolde::check::CheckOptions,
+    want: Validity,
+) -> Result<(), TestCaseError> {
+    let late = followed.window.as_ref().map_or(0, |w| w.cases.len());
+    if want == Validity::Valid {
+        prop_assert!(rec.found.is_empty() && late == 0, "reported {:?} on a valid history", rec.found);
+    }
+    let got = verdict(followed, check);
+    match &followed.unknown {
+        None => prop_assert_eq!(got.valid, want, "{} flipped", followed.flipped),
+        Some(_) => {
+            prop_assert_ne!(got.valid, Validity::Valid);
+            if got.valid == Validity::Invalid {
+                prop_assert_eq!(want, Validity::Invalid);
+            }
+        }
+    }
+    if !rec.found.is_empty() {
+        prop_assert_eq!(want, Validity::Invalid, "reported {:?}", rec.found);
+    }
+    Ok(())
+}
+
+/// A followed valid history: nothing reported, under 3,000 transactions
+/// held after the first rounds, and `valid` (or `unknown`, with its
+/// reason, where an assumed order broke).
+pub fn assert_valid_in_a_small_window(
+    followed: &mut Followed,
+    rec: &Recorder,
+    check: &isolde::check::CheckOptions,
+) {
+    assert!(rec.found.is_empty(), "{:?}", rec.found);
+    let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
+    assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
+    let got = verdict(followed, check).valid;
+    match &followed.unknown {
+        None => assert_eq!(got, Validity::Valid),
+        Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
+    }
+}
+

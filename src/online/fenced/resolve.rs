@@ -408,8 +408,9 @@ impl Collector {
 /// Why a read of an assumed version was not decided by a kept round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Unresolved {
-    /// Questions are not asked (the run can no longer be `valid`, or the
-    /// history has no read fences).
+    /// Questions are not asked (the run can no longer be `valid`, the
+    /// level orders nothing by read fences, or realtime orders the run:
+    /// the question keeps sessions, not realtime).
     Off,
     /// The key's last version was read since it became last.
     Seen,
