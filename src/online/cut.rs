@@ -205,8 +205,8 @@ fn known_successors(h: &History, txns: &[Txn], ok: &[usize], realtime: bool) -> 
     succ
 }
 
-/// Per position in `ts` (`:ok` transactions of `txns`): positions in `ts`
-/// of transactions that completed before it was invoked, enough of them
+/// Per position in `ts` (transactions of `txns` in an order): positions in
+/// `ts` of `:ok` transactions that completed before it was invoked, enough of them
 /// that their realtime predecessors, taken transitively, are all of its
 /// own. Each gets the *frontier* at its invocation: the completed
 /// transactions no other completed one follows in realtime. A completion
@@ -218,12 +218,19 @@ fn realtime_predecessors(txns: &[Txn], ts: &[usize]) -> Vec<Vec<u32>> {
     // (op position, position in `ts`, whether it is the completion).
     let mut events: Vec<(usize, u32, bool)> = Vec::with_capacity(2 * ts.len());
     for (i, &t) in ts.iter().enumerate() {
+        // Only an `:ok` completion precedes what is invoked after it (an
+        // `:info` transaction in the order took effect at some unknown
+        // point after its invocation), as in the batch check.
+        let ok = txns[t].kind == Some(OpType::Ok);
         if let Some(d) = txns[t].done.filter(|&d| d != txns[t].inv) {
             events.push((txns[t].inv, i as u32, false));
-            events.push((d, i as u32, true));
-        } else if let Some(d) = txns[t].done {
-            // A completion without an invocation: an instant.
-            events.push((d, i as u32, false));
+            if ok {
+                events.push((d, i as u32, true));
+            }
+        } else if let Some(d) = txns[t].done.filter(|_| ok) {
+            // A completion without an invocation: nothing precedes it in
+            // realtime (as in the batch check), and it precedes what is
+            // invoked after it.
             events.push((d, i as u32, true));
         }
     }

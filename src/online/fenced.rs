@@ -228,7 +228,7 @@ use super::collect::Window;
 use super::cut::{self, transactions, Txn};
 use super::values::{Dense, Ranges};
 use crate::anomaly::Case;
-use crate::history::{Atom, History, KeyId, MopFn, MopValue, OpType, Value};
+use crate::history::{Atom, History, KeyId, MopFn, MopValue, OpType, Value, NONE as UNPAIRED};
 
 /// The name of the fence key (`:isolde/fence`).
 pub const FENCE_KEY: &str = "isolde/fence";
@@ -255,7 +255,8 @@ fn is_read_fence(mops: &[crate::history::Mop], fence: KeyId) -> bool {
 }
 
 /// Realtime's positions (see "Realtime in place of fences"): each
-/// transaction's `prev` is the line of its invocation and its `next` the
+/// transaction's `prev` is the line of its invocation (0 for a completion
+/// without one: nothing precedes it) and its `next` the
 /// line of its `:ok` completion (`NO_FENCE` for any other: an open, `:info`
 /// or failed transaction precedes nothing in realtime). Returns `A`: the
 /// line of the oldest open invocation, or `NO_FENCE - 1` when none is open
@@ -264,7 +265,8 @@ fn is_read_fence(mops: &[crate::history::Mop], fence: KeyId) -> bool {
 fn realtime_positions(h: &History, txns: &mut [Txn]) -> u32 {
     let mut agree = NO_FENCE - 1;
     for t in txns.iter_mut() {
-        t.prev = h.ops[t.inv].line;
+        // A completion without an invocation follows nothing in realtime.
+        t.prev = if t.done == Some(t.inv) { 0 } else { h.ops[t.inv].line };
         t.next = match (t.done, t.kind) {
             (Some(d), Some(OpType::Ok)) => h.ops[d].line,
             _ => NO_FENCE,
@@ -274,6 +276,41 @@ fn realtime_positions(h: &History, txns: &mut [Txn]) -> u32 {
         }
     }
     agree
+}
+
+/// `frozen` with the `:info` transactions of the execution (`ranks`) that
+/// a frozen `:ok` transaction read from: one that took effect before a
+/// transaction every later one follows precedes them too (reads-from is a
+/// known edge at every level), so it may be collected like an `:ok` one.
+/// Without this, an `:info` transaction whose write was read sat in the
+/// execution forever and ended every later round's prefix before it (a
+/// 50k `isolde gen --info-fraction 0.02` stream collected 122
+/// transactions).
+fn frozen_by_readers(h: &History, txns: &[Txn], ranks: &[u32], mut frozen: Vec<bool>) -> Vec<bool> {
+    let ranked = |t: &Txn| t.done.is_some_and(|d| ranks.get(d).is_some_and(|&r| r != u32::MAX));
+    let mut writer: FxHashMap<(KeyId, i64), usize> = FxHashMap::default();
+    for (t, txn) in txns.iter().enumerate().filter(|(_, t)| t.kind == Some(OpType::Info) && ranked(t)) {
+        for m in h.mops_of(&h.ops[txn.op()]) {
+            if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
+                writer.insert((m.key, v), t);
+            }
+        }
+    }
+    if writer.is_empty() {
+        return frozen;
+    }
+    let mut read_from = Vec::new();
+    for (_, txn) in txns.iter().enumerate().filter(|&(t, _)| frozen[t]) {
+        for m in h.mops_of(&h.ops[txn.op()]) {
+            if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
+                read_from.extend(writer.get(&(m.key, v)).copied());
+            }
+        }
+    }
+    for t in read_from {
+        frozen[t] = true;
+    }
+    frozen
 }
 
 /// What stays of a key that collected transactions wrote.
@@ -450,6 +487,9 @@ impl Collector {
     /// other collected versions moved aside and reported.
     pub fn apply(&mut self, h: &History) -> Window {
         self.unseal(h);
+        if self.realtime {
+            self.unordered_completions(h);
+        }
         let mut w = Window::new(h.clone());
         if !self.flagged.is_empty() {
             for (i, op) in h.ops.iter().enumerate().filter(|(_, o)| !o.is_invoke()) {
@@ -669,6 +709,7 @@ impl Collector {
                     && t.done.is_some_and(|d| ranks[d] != u32::MAX)
             })
             .collect();
+        let frozen = frozen_by_readers(h, &txns, ranks, frozen);
         let Some(cut) = cut::cut(h, full, &txns, ranks, &frozen, component, open, self.realtime) else {
             self.held_back = Some("collection waits: the round's serial execution breaks a known edge".into());
             return keep;
@@ -828,6 +869,33 @@ impl Collector {
             self.flagged.remove(&h.ops[d].line);
             self.failed += 1;
             self.collected += 1;
+        }
+    }
+
+    /// Realtime mode: a completion without an invocation has no realtime
+    /// predecessor (the batch check gives it none), so it need not follow
+    /// what was collected. The first one stops collection for the run;
+    /// once something was collected, it is flagged on every key it touches
+    /// (an anomaly relying on it following the collected transactions is
+    /// set aside, its reads of collected versions judged as unexplained)
+    /// and the run can be `valid` no more.
+    fn unordered_completions(&mut self, h: &History) {
+        for op in h.ops.iter().filter(|o| !o.is_invoke() && o.pair == UNPAIRED && o.op_type == OpType::Ok) {
+            let why = format!(
+                "line {}: a completion without an invocation, which realtime does not order after the \
+                 transactions --follow collected",
+                op.line
+            );
+            if self.collected == 0 {
+                self.stopped.get_or_insert_with(|| format!("collection stopped at {why}"));
+                continue;
+            }
+            self.stopped.get_or_insert_with(|| format!("collection stopped at {why}"));
+            self.broken.get_or_insert_with(|| format!("{why}: check the history in one piece"));
+            let mut keys: Vec<KeyId> = h.mops_of(op).iter().map(|m| m.key).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            self.flagged.entry(op.line).or_insert(keys);
         }
     }
 
