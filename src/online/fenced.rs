@@ -206,9 +206,11 @@
 //! reported at once as `G1a` ([`Case::CollectedAborted`]), and a later
 //! write of one makes reads of it ambiguous (the run says so, as for a
 //! repeated collected version). `:info` transactions stay (one may take
-//! effect at any later point, so what conflicts with it stays too), as do
-//! transactions whose round found no serial execution (an anomaly, or a
-//! window only the solver decides).
+//! effect at any later point, so what conflicts with it stays too), unless
+//! the execution places one and a frozen transaction read from it: it took
+//! effect before that reader, so it goes like an `:ok` one
+//! (`frozen_by_readers`). Transactions whose round found no serial
+//! execution (an anomaly, or a window only the solver decides) stay.
 //!
 //! Written by hand: no crate implements online collection for isolation
 //! checking.
