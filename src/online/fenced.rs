@@ -888,11 +888,10 @@ impl Collector {
                  transactions --follow collected",
                 op.line
             );
+            self.stopped.get_or_insert_with(|| format!("collection stopped at {why}"));
             if self.collected == 0 {
-                self.stopped.get_or_insert_with(|| format!("collection stopped at {why}"));
                 continue;
             }
-            self.stopped.get_or_insert_with(|| format!("collection stopped at {why}"));
             self.broken.get_or_insert_with(|| format!("{why}: check the history in one piece"));
             let mut keys: Vec<KeyId> = h.mops_of(op).iter().map(|m| m.key).collect();
             keys.sort_unstable();
