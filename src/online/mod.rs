@@ -728,8 +728,8 @@ fn start_collecting(
              shows another makes the verdict unknown unless a replay of the round that collected them \
              explains it (--follow-all keeps everything instead; isolde help online)",
         );
-        let mut collector = fenced::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref())
-            .with_realtime(true);
+        let mut collector =
+            fenced::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref()).with_realtime(true);
         collector.archive_words = fopts.archive_words;
         return Some(Collecting::Registers(collector));
     } else if can && workload == Workload::RwRegister && sessions_only {

@@ -305,7 +305,6 @@ impl Tally {
     }
 }
 
-
 /// The batch check's verdict on `text`.
 pub fn batch_verdict(text: &str, check: &isolde::check::CheckOptions) -> Validity {
     let batch = isolde::ingest::read_bytes("batch.edn", text.as_bytes(), isolde::ingest::Format::Edn).expect("parses");
@@ -345,11 +344,7 @@ pub fn agrees_with_batch(
 /// A followed valid history: nothing reported, under 3,000 transactions
 /// held after the first rounds, and `valid` (or `unknown`, with its
 /// reason, where an assumed order broke).
-pub fn assert_valid_in_a_small_window(
-    followed: &mut Followed,
-    rec: &Recorder,
-    check: &isolde::check::CheckOptions,
-) {
+pub fn assert_valid_in_a_small_window(followed: &mut Followed, rec: &Recorder, check: &isolde::check::CheckOptions) {
     assert!(rec.found.is_empty(), "{:?}", rec.found);
     let held_max = rec.rounds.iter().skip(2).map(|r| r.txns as u64 - r.collected.expect("collecting")).max();
     assert!(held_max.unwrap_or(0) < 3_000, "up to {held_max:?} transactions held");
@@ -359,4 +354,3 @@ pub fn assert_valid_in_a_small_window(
         Some(why) => assert_eq!(got, Validity::Unknown, "{why}"),
     }
 }
-
