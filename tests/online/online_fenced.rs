@@ -14,7 +14,7 @@ use isolde::outcome::Validity;
 use proptest::prelude::*;
 use support::online::{
     agrees_with_batch, append_late_read, assert_valid_in_a_small_window, batch_verdict, follow_window,
-    follow_window_archiving, follow_window_quiet, generate, options, verdict, Tally, LEVELS,
+    follow_window_archiving, follow_window_quiet, generate, options, rw_register_text, verdict, Tally, LEVELS,
 };
 
 /// Anomalies the property cases plant.
@@ -81,11 +81,7 @@ proptest! {
         let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
         let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
         let cfg = RwRegisterConfig { seed, txns, processes, keys, min_txn_len: 4, max_txn_len: 12, ..RwRegisterConfig::default() };
-        let mut out = Vec::new();
-        if isolde::gen::rw_register::write_rw_register_with(&cfg, &opts, &mut out).is_err() {
-            return Ok(());
-        }
-        let text = String::from_utf8(out).expect("utf-8");
+        let Some(text) = rw_register_text(&cfg, &opts) else { return Ok(()) };
         let check = options(false, Some(FENCED_MODELS[model]));
         let want = batch_verdict(&text, &check);
         let (mut followed, rec) = follow_window_quiet(&text, vec![4096], round, &check, quiet);
@@ -105,9 +101,7 @@ fn generate_fenced(seed: u64, txns: usize, opts: &GenOptions) -> String {
 /// The same, with `fail` of the transactions failing.
 fn generate_failing(seed: u64, txns: usize, fail: f64, opts: &GenOptions) -> String {
     let cfg = RwRegisterConfig { seed, txns, processes: 10, fail_fraction: fail, ..RwRegisterConfig::default() };
-    let mut out = Vec::new();
-    isolde::gen::rw_register::write_rw_register_with(&cfg, opts, &mut out).expect("generates");
-    String::from_utf8(out).expect("utf-8")
+    rw_register_text(&cfg, opts).expect("generates")
 }
 
 /// Two writes of a key nothing had read yet are collected in the order
@@ -142,10 +136,8 @@ fn follow_gen(seed: u64, txns: usize, round_txns: usize) -> (Followed, isolde::c
 /// [`follow_gen`] checked at `level`.
 fn follow_gen_at(seed: u64, txns: usize, round_txns: usize, level: &str) -> (Followed, isolde::check::CheckOptions) {
     let cfg = RwRegisterConfig { seed, txns, ..RwRegisterConfig::default() };
-    let mut out = Vec::new();
     let opts = GenOptions { fences: 20, ..GenOptions::default() };
-    isolde::gen::rw_register::write_rw_register_with(&cfg, &opts, &mut out).expect("generates");
-    let text = String::from_utf8(out).expect("utf-8");
+    let text = rw_register_text(&cfg, &opts).expect("generates");
     let check = options(false, Some(level));
     let (followed, rec) = follow_window(&text, vec![4096], round_txns, &check);
     assert!(rec.found.is_empty(), "{:?}", rec.found);

@@ -14,7 +14,7 @@ use isolde::outcome::Validity;
 use proptest::prelude::*;
 use support::online::{
     agrees_with_batch, append_late_read, assert_valid_in_a_small_window, batch_verdict, follow_window,
-    follow_window_archiving, generate, options, verdict, Tally, LEVELS,
+    follow_window_archiving, generate, options, rw_register_text, verdict, Tally, LEVELS,
 };
 
 /// The level checked.
@@ -82,11 +82,7 @@ proptest! {
         let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
         let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, ..GenOptions::default() };
         let cfg = RwRegisterConfig { seed, txns, processes, keys, min_txn_len: 4, max_txn_len: 12, ..RwRegisterConfig::default() };
-        let mut out = Vec::new();
-        if isolde::gen::rw_register::write_rw_register_with(&cfg, &opts, &mut out).is_err() {
-            return Ok(());
-        }
-        let text = String::from_utf8(out).expect("utf-8");
+        let Some(text) = rw_register_text(&cfg, &opts) else { return Ok(()) };
         let check = options(false, Some(STRICT));
         let want = batch_verdict(&text, &check);
         let (mut followed, rec) = follow_window(&text, vec![4096], round, &check);
@@ -103,9 +99,7 @@ static LONGER: Tally = Tally::new("collecting_longer_histories_by_realtime_keeps
 fn generate_plain(seed: u64, txns: usize, inject: Vec<Inject>) -> String {
     let cfg = RwRegisterConfig { seed, txns, ..RwRegisterConfig::default() };
     let opts = GenOptions { inject, ..GenOptions::default() };
-    let mut out = Vec::new();
-    isolde::gen::rw_register::write_rw_register_with(&cfg, &opts, &mut out).expect("generates");
-    String::from_utf8(out).expect("utf-8")
+    rw_register_text(&cfg, &opts).expect("generates")
 }
 
 /// `isolde gen rw-register --txns 30000` followed at strict

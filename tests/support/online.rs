@@ -206,9 +206,17 @@ pub fn generate(
             info_fraction: faults.1,
             ..RwRegisterConfig::default()
         };
-        gen::rw_register::write_rw_register_with(&cfg, opts, &mut out)
+        return rw_register_text(&cfg, opts);
     };
     r.ok().map(|_| String::from_utf8(out).expect("utf-8"))
+}
+
+/// `isolde gen rw-register`'s history for `cfg` and `opts`, as text;
+/// `None` when the generator refuses them.
+pub fn rw_register_text(cfg: &RwRegisterConfig, opts: &GenOptions) -> Option<String> {
+    let mut out = Vec::new();
+    gen::rw_register::write_rw_register_with(cfg, opts, &mut out).ok()?;
+    Some(String::from_utf8(out).expect("utf-8"))
 }
 
 pub fn options(list: bool, model: Option<&str>) -> CheckOptions {
