@@ -237,6 +237,13 @@ impl Window {
         why
     }
 
+    /// Whether a read of `key` that an anomaly quotes as `value` (restored
+    /// or not) is a read of a collected version: the window shows it as a
+    /// read of the initial state ([`super::plain`]).
+    pub fn reads_collected(&self, key: KeyId, value: Option<i64>) -> bool {
+        self.rewritten.get(&key).is_some_and(|&v| value.is_none_or(|x| x == v))
+    }
+
     /// Whether the check assumes some transaction follows collected ones.
     pub fn has_flags(&self) -> bool {
         !self.flagged.is_empty()

@@ -50,7 +50,22 @@
 //! after its client's last fence, so `T` with `next(T) ≤ A` precedes all of
 //! them. Such a `T` is *frozen*. A client not seen yet has no fence: when
 //! the clients are known from the start (Cobra's logs,
-//! [`Collector::with_clients`]), one that has shown nothing keeps `A` at 0. There is no clean cut (every client has
+//! [`Collector::with_clients`]), one that has shown nothing keeps `A` at 0. A
+//! client that has run no fence yet follows nothing collected: a
+//! transaction of it may be ordered before every collected one, so (until
+//! its client's first fence) it is *unordered*
+//! ([`Collector::unordered_by_fences`]): a read of a collected overwritten
+//! version by it is not reported (the run says it cannot tell, `unknown`),
+//! and it is flagged on the collected keys it touches, so that no anomaly
+//! resting on it following the collected ones is reported. Before
+//! (2026-12-08) such a read was reported as `G-single-item-process`, an
+//! anomaly a valid history need not have (a new client's stale read of an
+//! old version, which the batch check accepts). A client new since the
+//! first collecting round does not hold `A` until its first fence (the
+//! first round's clients do): Jepsen gives a crashed client's successor a
+//! new process, which has no fence for its first transactions, and a
+//! stream with 2% `:info` used to collect almost nothing. There is no
+//! clean cut (every client has
 //! transactions around each position), so which frozen transactions may
 //! go is decided transaction by transaction.
 //!
@@ -280,19 +295,24 @@ fn realtime_positions(h: &History, txns: &mut [Txn]) -> u32 {
     agree
 }
 
-/// `frozen` with the `:info` transactions of the execution (`ranks`) that
-/// a frozen `:ok` transaction read from: one that took effect before a
-/// transaction every later one follows precedes them too (reads-from is a
-/// known edge at every level), so it may be collected like an `:ok` one.
-/// Without this, an `:info` transaction whose write was read sat in the
-/// execution forever and ended every later round's prefix before it (a
-/// 50k `isolde gen --info-fraction 0.02` stream collected 122
-/// transactions).
+/// `frozen` with the transactions of the execution (`ranks`) that reach a
+/// frozen one by reads-from and session order (known edges at every level
+/// that collects): one that took effect before a transaction every later
+/// one follows precedes them too, so it may be collected. These are the
+/// `:info` transactions a frozen one read from, and the `:ok` ones whose
+/// client ran no fence after them (it crashed, and Jepsen gave its
+/// successor a new process) that one read from, with what precedes them.
+/// Without this, such a transaction sat in the execution forever and ended
+/// every later round's prefix before it: a 50k `isolde gen
+/// --info-fraction 0.02` stream collected 122 transactions before the
+/// `:info` half (2026-12-07), 860 before the `:ok` half (2026-12-08).
 fn frozen_by_readers(h: &History, txns: &[Txn], ranks: &[u32], mut frozen: Vec<bool>) -> Vec<bool> {
     let ranked = |t: &Txn| t.done.is_some_and(|d| ranks.get(d).is_some_and(|&r| r != u32::MAX));
+    let candidate =
+        |t: usize| !frozen[t] && matches!(txns[t].kind, Some(OpType::Info | OpType::Ok)) && ranked(&txns[t]);
     let mut writer: FxHashMap<(KeyId, i64), usize> = FxHashMap::default();
-    for (t, txn) in txns.iter().enumerate().filter(|(_, t)| t.kind == Some(OpType::Info) && ranked(t)) {
-        for m in h.mops_of(&h.ops[txn.op()]) {
+    for t in (0..txns.len()).filter(|&t| candidate(t)) {
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
             if let (MopFn::Write, MopValue::Int(v)) = (m.f, m.value) {
                 writer.insert((m.key, v), t);
             }
@@ -301,18 +321,47 @@ fn frozen_by_readers(h: &History, txns: &[Txn], ranks: &[u32], mut frozen: Vec<b
     if writer.is_empty() {
         return frozen;
     }
-    let mut read_from = Vec::new();
-    for (_, txn) in txns.iter().enumerate().filter(|&(t, _)| frozen[t]) {
-        for m in h.mops_of(&h.ops[txn.op()]) {
+    // Each transaction's place in its client's list (session order).
+    let mut sessions: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
+    let mut place = vec![0usize; txns.len()];
+    for (t, txn) in txns.iter().enumerate() {
+        let s = sessions.entry(txn.process).or_default();
+        place[t] = s.len();
+        s.push(t);
+    }
+    let mut stack: Vec<usize> = (0..txns.len()).filter(|&t| frozen[t]).collect();
+    while let Some(t) = stack.pop() {
+        let mut reached: Vec<usize> = Vec::new();
+        for m in h.mops_of(&h.ops[txns[t].op()]) {
             if let (MopFn::Read, MopValue::Int(v)) = (m.f, m.value) {
-                read_from.extend(writer.get(&(m.key, v)).copied());
+                reached.extend(writer.get(&(m.key, v)).copied());
+            }
+        }
+        for w in reached {
+            if frozen[w] {
+                continue;
+            }
+            // `w` and what precedes it in its session, back to the first
+            // transaction already frozen.
+            let s = &sessions[&txns[w].process];
+            for &u in s[..=place[w]].iter().rev() {
+                if frozen[u] {
+                    break;
+                }
+                if matches!(txns[u].kind, Some(OpType::Info | OpType::Ok)) && ranked(&txns[u]) {
+                    frozen[u] = true;
+                    stack.push(u);
+                }
             }
         }
     }
-    for t in read_from {
-        frozen[t] = true;
-    }
     frozen
+}
+
+/// Whether `h` names the fence key ([`FENCE_KEY`]).
+pub fn names_fence_key(h: &History) -> bool {
+    let name = Value::from(Atom::Keyword(FENCE_KEY.into()));
+    h.keys.iter().any(|k| *k == name)
 }
 
 /// What stays of a key that collected transactions wrote.
@@ -352,6 +401,17 @@ pub struct Collector {
     fence_pos: Option<u32>,
     /// Per client, the position of its last collected fence.
     last_fence: FxHashMap<i64, u32>,
+    /// Clients whose last transaction ended `:info` (Jepsen never reuses a
+    /// process): they hold nothing back, even once that transaction was
+    /// collected.
+    gone: FxHashSet<i64>,
+    /// The clients of the first collecting round: each holds `A` until its
+    /// first fence (a client new since follows nothing collected instead).
+    original: Option<FxHashSet<i64>>,
+    /// The largest `A` at which a transaction was collected: a transaction
+    /// whose last fence is older follows no collected one by fences
+    /// ([`Collector::unordered_by_fences`]).
+    collected_agree: u32,
     /// Transactions collected so far.
     pub collected: u64,
     /// Versions collected as overwritten in an assumed order.
@@ -504,9 +564,14 @@ impl Collector {
             return w;
         }
         let aside = w.aside_key();
+        let unordered = self.unordered_by_fences(h);
         for (i, op) in h.ops.iter().enumerate() {
             if op.is_invoke() {
                 continue;
+            }
+            let unordered = unordered.contains(&(i as u32));
+            if unordered {
+                self.flag_unordered(&mut w, h, i);
             }
             for mi in op.mop_start..op.mop_start + op.mop_len {
                 let m = w.check.mops[mi as usize];
@@ -597,6 +662,26 @@ impl Collector {
                 // the collected writers (only after an anomaly can one read
                 // an overwritten version, see "After an anomaly").
                 let flagged = self.flagged.get(&op.line).is_some_and(|keys| keys.binary_search(&m.key).is_ok());
+                if unordered && !intermediate {
+                    // Neither reported nor explained: nothing orders the
+                    // reader after the collected writers.
+                    if ok {
+                        self.broken.get_or_insert_with(|| {
+                            format!(
+                                "the read on line {} shows a version of key {} that --follow collected as \
+                                 overwritten, by process {}, which had run no fence since transactions were \
+                                 collected (a client new since then, as after a crash): nothing orders it after \
+                                 them, and whether the history explains the read is not known: check the history \
+                                 in one piece",
+                                op.line,
+                                h.key(m.key),
+                                op.process
+                            )
+                        });
+                    }
+                    w.check.mops[mi as usize] = crate::history::Mop { key: aside, value: MopValue::Nil, ..m };
+                    continue;
+                }
                 let mut unresolved = None;
                 if let (Some(v), true, false, false, true) = (read, assumed && !stale, flagged, intermediate, ok) {
                     // An assumed order the read decides the other way.
@@ -737,6 +822,9 @@ impl Collector {
         self.rounds += 1;
         let flips = serial.then_some(full);
         self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic, flips, &mut before);
+        if !self.realtime && members.iter().any(|&m| m) {
+            self.collected_agree = self.collected_agree.max(agree);
+        }
         self.collect_failed(h, &txns, &mut keep);
         self.bridge_aborted(h, &keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
@@ -909,6 +997,61 @@ impl Collector {
         self.fence_key
     }
 
+    /// The completions (positions in `h`) of the transactions that follow
+    /// no collected one by fences: those of a client new since the first
+    /// collecting round (Jepsen's new process after a crash) before its
+    /// first fence. Collected writers reach them by nothing known, so a
+    /// read of an overwritten collected version by one may be valid (it
+    /// may be ordered before the collected transactions): such a read is
+    /// not reported. (Any other client was live and fenced at every
+    /// collection, so its later transactions follow everything collected,
+    /// `A` being at most its last fence; those held through a collection
+    /// were flagged by the cut where no known edge ordered them.) Empty at strict
+    /// serializability (realtime orders a transaction after every one
+    /// that completed before it began: `unordered_completions` stops
+    /// collection at one that began nowhere).
+    fn unordered_by_fences(&mut self, h: &History) -> FxHashSet<u32> {
+        let mut unordered = FxHashSet::default();
+        if self.realtime || self.collected_agree == 0 {
+            return unordered;
+        }
+        let txns = transactions(h);
+        let lo = match self.fence_key(h).map(|f| self.fence_positions(h, &txns, f)) {
+            Some(Ok(f)) => f.lo,
+            _ => vec![NO_FENCE; txns.len()],
+        };
+        let original = |p: &i64| self.original.as_ref().is_some_and(|o| o.contains(p));
+        let mut fenced: FxHashSet<i64> = FxHashSet::default();
+        for (t, txn) in txns.iter().enumerate() {
+            if lo[t] != NO_FENCE {
+                fenced.insert(txn.process);
+            } else if !fenced.contains(&txn.process)
+                && !self.last_fence.contains_key(&txn.process)
+                && !original(&txn.process)
+            {
+                if let Some(d) = txn.done {
+                    unordered.insert(d as u32);
+                }
+            }
+        }
+        unordered
+    }
+
+    /// Flags the transaction completed at `i`, which follows no collected
+    /// one ([`Self::unordered_by_fences`]), on every key it touches that
+    /// collected transactions wrote: the window's check assumes otherwise.
+    fn flag_unordered(&self, w: &mut Window, h: &History, i: usize) {
+        let mut keys: Vec<KeyId> =
+            h.mops_of(&h.ops[i]).iter().map(|m| m.key).filter(|k| self.fronts.contains_key(k)).collect();
+        if keys.is_empty() {
+            return;
+        }
+        keys.extend(self.flagged.get(&h.ops[i].line).into_iter().flatten());
+        keys.sort_unstable();
+        keys.dedup();
+        w.flag(i as u32, keys);
+    }
+
     /// Each `:ok` fence's place in the chain (`lo`, `hi`: `NO_FENCE` for a
     /// transaction that is not one, or whose read names no known fence), or
     /// why collection must stop (the chain of write fences forked).
@@ -932,8 +1075,11 @@ impl Collector {
             }
         }
         // A read of nil reads the last collected fence (its reads were
-        // rewritten) or, before any, the initial state.
+        // rewritten) or, before any, the initial state. Read from `h` as
+        // it came ([`Self::unordered_by_fences`]), it shows that fence's
+        // value.
         let base = self.fence_pos.unwrap_or(0);
+        let collected = self.fronts.get(&fence).map(|f| f.value);
         let mut progress = true;
         while progress {
             progress = false;
@@ -943,6 +1089,7 @@ impl Collector {
                 }
                 let p = match read {
                     None => base + 1,
+                    Some(v) if collected == Some(v) => base + 1,
                     Some(v) => match writer.get(&v) {
                         Some(&w) if pos[w] != NO_FENCE => pos[w] + 1,
                         _ => continue,
@@ -972,6 +1119,7 @@ impl Collector {
         for (t, read) in read_only {
             let p = match read {
                 None => base,
+                Some(v) if collected == Some(v) => base,
                 Some(v) => match writer.get(&v) {
                     Some(&w) if fences.lo[w] != NO_FENCE => fences.lo[w],
                     _ => continue,
@@ -994,11 +1142,16 @@ impl Collector {
         }
         let mut agree = NO_FENCE;
         let mut pinned = None;
+        if self.original.is_none() {
+            self.original = Some(by_process.keys().copied().collect());
+        }
         for (&p, ts) in &by_process {
             let mut last = self.last_fence.get(&p).copied().unwrap_or(0);
+            let mut fenced = self.last_fence.contains_key(&p);
             for &t in ts {
                 if fences.lo[t] != NO_FENCE {
                     last = fences.lo[t];
+                    fenced = true;
                 }
                 txns[t].prev = last;
             }
@@ -1012,13 +1165,25 @@ impl Collector {
             // A client whose last transaction ended :info is gone (Jepsen
             // never reuses its process).
             let gone = ts.last().is_some_and(|&t| txns[t].kind == Some(OpType::Info));
+            if gone {
+                self.gone.insert(p);
+            }
+            // A client new since the first round that has run no fence
+            // yet (Jepsen's new process after a crash) follows nothing
+            // collected: its transactions are flagged instead
+            // ([`Self::unordered_by_fences`]), and it holds nothing back.
+            // The first round's clients hold `A` until their first fence,
+            // so that a run's start flags nothing.
+            if !gone && !fenced && !self.original.as_ref().is_some_and(|o| o.contains(&p)) {
+                continue;
+            }
             if !gone && last < agree {
                 agree = last;
                 pinned = Some((p, ts.last().and_then(|&t| txns[t].done).map_or(0, |d| h.ops[d].line)));
             }
         }
         for (&p, &last) in &self.last_fence {
-            if !by_process.contains_key(&p) && last < agree {
+            if !by_process.contains_key(&p) && !self.gone.contains(&p) && last < agree {
                 agree = last;
                 pinned = Some((p, 0));
             }

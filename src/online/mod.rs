@@ -50,6 +50,7 @@ pub mod fenced;
 pub mod finality;
 pub mod jepsen_store;
 pub mod packed;
+pub mod plain;
 pub mod spill;
 mod values;
 
@@ -245,6 +246,10 @@ pub struct Followed {
     pub sealed: Sealed,
     /// Time spent reading and checking rounds.
     pub elapsed: Duration,
+    /// Whether the run collected at a session level for a plain one
+    /// ([`plain`]): the final check reports only what holds without
+    /// sessions.
+    pub plain: bool,
 }
 
 /// What a run sealed to its spill file ([`spill`]).
@@ -377,6 +382,8 @@ pub fn follow_feed(
     let mut last_held: u64 = 0;
     // Collecting rounds also ask for the graph's topological order.
     let mut round_opts = opts.clone();
+    // At a plain level, rounds collect at its session level ([`plain`]).
+    let mut plain: Option<plain::Plain> = None;
     let ending = loop {
         let next = feed.next(rounds.wait())?;
         match next {
@@ -423,6 +430,12 @@ pub fn follow_feed(
                     for (name, case) in &w.cases {
                         crate::anomaly::add(&mut o.anomalies, name, case.clone());
                     }
+                    let collected = collector.as_ref().is_some_and(|c| c.collected() > 0);
+                    if let Some(why) = plain.as_ref().and_then(|p| p.sift_round(w, collected, &mut o.anomalies)) {
+                        if let Some(c) = collector.as_mut() {
+                            c.broken().get_or_insert(why);
+                        }
+                    }
                 }
                 let found = reported.take_new(&full, o.workload, &o.anomalies);
                 if !found.is_empty() {
@@ -430,13 +443,19 @@ pub fn follow_feed(
                 }
                 if !decided {
                     decided = true;
-                    collector = start_collecting(o.workload, opts, asm.interned(), fopts, clients, watch);
+                    let fences = fenced::names_fence_key(&full);
+                    collector = start_collecting(o.workload, opts, asm.interned(), fopts, clients, fences, watch);
                     // A round then costs what it reads, not what was read
                     // before: rounds at every `round_txns` keep the lag short.
                     rounds.throttle &= collector.is_none();
                     round_opts.keep_order = collector.is_some();
                     if let (Some(Collecting::Registers(_)), Some(e)) = (&collector, round_opts.exact.as_mut()) {
                         e.keep_serial = true;
+                    }
+                    let plain_models = plain_sessions(opts).filter(|_| fences);
+                    if let (Some(Collecting::Registers(_)), Some(models)) = (&collector, plain_models) {
+                        plain = Some(plain::Plain { asked: opts.clone() });
+                        round_opts.models = Some(models);
                     }
                 }
                 if let Some(c) = collector.as_mut() {
@@ -514,6 +533,7 @@ pub fn follow_feed(
         window,
         edges_seen,
         elapsed: t0.elapsed(),
+        plain: plain.is_some(),
     })
 }
 
@@ -548,6 +568,13 @@ fn look(
         }
         return (full, window, Some(checked));
     }
+}
+
+/// The session models a run at plain levels alone collects at
+/// ([`plain::session_model`]), or `None` when a model asked is not plain.
+fn plain_sessions(opts: &CheckOptions) -> Option<Vec<String>> {
+    let models = opts.models.as_deref().filter(|m| !m.is_empty())?;
+    models.iter().map(|m| plain::session_model(m).map(str::to_string)).collect()
 }
 
 /// The session levels at which fence transactions let register histories
@@ -699,10 +726,16 @@ fn start_collecting(
     interned: bool,
     fopts: &FollowOptions,
     clients: Option<usize>,
+    fences: bool,
     watch: &mut dyn Watch,
 ) -> Option<Collecting> {
     let models = opts.models.as_deref().unwrap_or(&[]);
     let strict_only = models.len() == 1 && models[0] == "strict-serializable";
+    // At a plain level, rounds collect at its session level ([`plain`]),
+    // when the history has fences (without, every round would check the
+    // whole history twice and collect nothing).
+    let plain = plain_sessions(opts).filter(|_| fences);
+    let models = plain.as_deref().unwrap_or(models);
     let sessions_only = !models.is_empty() && models.iter().all(|m| FENCED_MODELS.contains(&m.as_str()));
     if fopts.keep_all {
         watch.note(
@@ -741,6 +774,14 @@ fn start_collecting(
              isolde help online)",
             fenced::FENCE_KEY
         ));
+        if plain.is_some() {
+            watch.note(
+                "fences order transactions only through each client's order: like Cobra, collecting at a plain \
+                 level assumes the database keeps it (strong session serializability or snapshot isolation). A \
+                 valid verdict is exact; an anomaly is reported only where it holds without that assumption, and \
+                 one that needs it makes the verdict unknown (isolde help online)",
+            );
+        }
         // Read fences order by anti-dependencies: not at causal-cerone.
         let read_fences = models.iter().all(|m| READ_FENCE_MODELS.contains(&m.as_str()));
         let mut collector = fenced::Collector::with_spill_dir(fopts.quiet_lines, fopts.spill_dir.as_deref())
@@ -752,7 +793,7 @@ fn start_collecting(
     watch.note(&format!(
         "--follow keeps every transaction it reads: transactions are collected only for list-append and \
          registers checked with -m strict-serializable alone, and for registers with fence transactions \
-         checked at {} (isolde help online); memory grows with the run",
+         checked at {}, serializable or snapshot-isolation (isolde help online); memory grows with the run",
         FENCED_MODELS.join(", ")
     ));
     None
@@ -878,8 +919,9 @@ pub fn rss_mb() -> Option<u64> {
 /// `empty-transaction-graph` goes.
 ///
 /// A held case whose witness relies on an order `--follow` assumed
-/// ([`collect::Window::set_aside`]) is left out, and the verdict is then
-/// not `valid`; the reason joins [`Followed::unknown`].
+/// ([`collect::Window::set_aside`]), or, at a plain level, on sessions
+/// ([`plain::sift`]), is left out, and the verdict is then not `valid`;
+/// the reason joins [`Followed::unknown`].
 pub fn final_check(followed: &mut Followed, opts: &CheckOptions) -> Result<crate::outcome::Outcome, check::CheckError> {
     let Some(w) = &followed.window else { return check::check(&followed.history, opts) };
     let mut outcome = check::check(&w.check, opts)?;
@@ -902,6 +944,16 @@ pub fn final_check(followed: &mut Followed, opts: &CheckOptions) -> Result<crate
     for (name, case) in &w.cases {
         types.insert(name.clone());
         crate::anomaly::add(&mut outcome.anomalies, name, case.clone());
+    }
+    if followed.plain {
+        if let Some(why) = plain::sift(w, &mut outcome.anomalies) {
+            followed.unknown.get_or_insert(why);
+            types.retain(|t| outcome.anomalies.contains_key(t));
+            outcome.anomaly_types.retain(|t| outcome.anomalies.contains_key(t));
+            if outcome.valid == crate::outcome::Validity::Invalid && types.is_empty() {
+                outcome.valid = crate::outcome::Validity::Unknown;
+            }
+        }
     }
     types.extend(followed.reported_types.iter().cloned());
     if types.len() > outcome.anomaly_types.len() {

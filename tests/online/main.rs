@@ -12,5 +12,6 @@ mod online;
 mod online_cobra;
 mod online_collect;
 mod online_fenced;
+mod online_plain;
 mod online_realtime;
 mod online_spill;
