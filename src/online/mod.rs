@@ -31,7 +31,9 @@
 //! at every `round_txns`, each costing what it reads. Registers with fence
 //! transactions checked at a session level collect too ([`fenced`]: exact
 //! but for concurrent writes nothing read before they were collected, which
-//! can make the verdict `unknown`). `--follow-all` turns collection off.
+//! can make the verdict `unknown`), and so do they at plain serializability
+//! and snapshot isolation, by the session level's rule ([`plain`]: a valid
+//! verdict is exact, an answer resting on session order is `unknown`). `--follow-all` turns collection off.
 //! Every other check keeps the whole history and checks it all each
 //! round, spaced so that checking takes at most half of the time (a round
 //! waits at least as long as the previous one took), which keeps the total work linear in the rounds'
@@ -96,7 +98,8 @@ pub struct FollowOptions {
     /// batch check would (`--follow-all`). Off (the default), a run holds
     /// only a window wherever a collection rule exists: list-append at
     /// strict serializability ([`collect`]), registers with fences at a
-    /// session level ([`FENCED_MODELS`], [`fenced`]: the write order of
+    /// session level ([`FENCED_MODELS`], [`fenced`]) or a plain one
+    /// ([`plain::PLAIN_MODELS`], [`plain`]: the write order of
     /// concurrent writes nothing has read yet is assumed, and a later read
     /// that shows another order makes the verdict `unknown`).
     pub keep_all: bool,

@@ -89,14 +89,14 @@ impl Plain {
     /// does not confirm after something was `collected` (the collection
     /// assumed sessions).
     pub fn sift_round(&self, w: &Window, collected: bool, anomalies: &mut Anomalies) -> Option<String> {
-        let found: Vec<String> = anomalies.keys().filter(|n| *n != super::EMPTY_GRAPH).cloned().collect();
+        let found: Vec<String> = anomalies.keys().filter(|n| !undecided(n)).cloned().collect();
         if found.is_empty() {
             return None;
         }
         let mut at_level = match crate::check::check(&w.check, &self.asked) {
             Ok(o) => o.anomalies,
             Err(e) => {
-                anomalies.retain(|n, _| n == super::EMPTY_GRAPH);
+                anomalies.retain(|n, _| undecided(n));
                 return Some(format!(
                     "checking a round at the level asked failed ({e}): check the history in one piece"
                 ));
@@ -108,8 +108,8 @@ impl Plain {
             crate::anomaly::add(&mut at_level, name, case.clone());
         }
         let why = sift(w, &mut at_level).or(flagged);
-        anomalies.retain(|n, _| n == super::EMPTY_GRAPH);
-        let reported = at_level.keys().any(|n| n != super::EMPTY_GRAPH);
+        anomalies.retain(|n, _| undecided(n));
+        let reported = at_level.keys().any(|n| !undecided(n));
         anomalies.extend(at_level);
         // With nothing collected the check at the level asked was exact.
         why.or_else(|| {
@@ -173,6 +173,12 @@ pub fn holds_without_sessions(w: &Window, case: &Case) -> bool {
         Case::CollectedWrite { intermediate, .. } => *intermediate,
         _ => false,
     }
+}
+
+/// Whether `name` says what a check could not decide (no edges, a search
+/// that ran out of time) rather than an anomaly.
+fn undecided(name: &str) -> bool {
+    crate::check::UNKNOWN_ANOMALY_TYPES.contains(&name)
 }
 
 fn session_names(o: &CheckOptions) -> String {
