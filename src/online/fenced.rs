@@ -408,10 +408,6 @@ pub struct Collector {
     /// The clients of the first collecting round: each holds `A` until its
     /// first fence (a client new since follows nothing collected instead).
     original: Option<FxHashSet<i64>>,
-    /// The largest `A` at which a transaction was collected: a transaction
-    /// whose last fence is older follows no collected one by fences
-    /// ([`Collector::unordered_by_fences`]).
-    collected_agree: u32,
     /// Transactions collected so far.
     pub collected: u64,
     /// Versions collected as overwritten in an assumed order.
@@ -822,9 +818,6 @@ impl Collector {
         self.rounds += 1;
         let flips = serial.then_some(full);
         self.advance(h, &txns, ranks, &members, &fences.lo, &known, &cyclic, flips, &mut before);
-        if !self.realtime && members.iter().any(|&m| m) {
-            self.collected_agree = self.collected_agree.max(agree);
-        }
         self.collect_failed(h, &txns, &mut keep);
         self.bridge_aborted(h, &keep);
         for (t, _) in txns.iter().enumerate().filter(|&(t, _)| members[t]) {
@@ -1012,7 +1005,7 @@ impl Collector {
     /// collection at one that began nowhere).
     fn unordered_by_fences(&mut self, h: &History) -> FxHashSet<u32> {
         let mut unordered = FxHashSet::default();
-        if self.realtime || self.collected_agree == 0 {
+        if self.realtime {
             return unordered;
         }
         let txns = transactions(h);

@@ -13,12 +13,10 @@ use isolde::online::{Followed, FENCED_MODELS};
 use isolde::outcome::Validity;
 use proptest::prelude::*;
 use support::online::{
-    agrees_with_batch, append_late_read, assert_valid_in_a_small_window, batch_verdict, follow_window,
-    follow_window_archiving, follow_window_quiet, generate, options, rw_register_text, verdict, Tally, LEVELS,
+    agrees_with_batch, append_late_read, assert_valid_in_a_small_window, batch_verdict, fenced_case, follow_window,
+    follow_window_archiving, follow_window_quiet, generate, options, rw_register_text, verdict, Tally, FENCED_INJECT,
+    LEVELS,
 };
-
-/// Anomalies the property cases plant.
-const INJECT: [Inject; 5] = [Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::G1a];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
@@ -44,10 +42,7 @@ proptest! {
         quiet in prop_oneof![Just(2_000u32), 0u32..60],
         archive in prop_oneof![Just(isolde::online::FollowOptions::default().archive_words), Just(1usize)],
     ) {
-        let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
-        let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
-        let faults = (faults.0 as f64 * 0.05, faults.1 as f64 * 0.05);
-        let Some(text) = generate(false, seed, txns, processes, faults, &opts) else { return Ok(()) };
+        let Some(text) = fenced_case(seed, (txns, processes), level, &inject, faults, fences) else { return Ok(()) };
         let check = options(false, Some(FENCED_MODELS[model]));
         let want = batch_verdict(&text, &check);
         let (mut followed, rec) = follow_window_archiving(&text, sizes, round, &check, quiet, archive);
@@ -78,7 +73,7 @@ proptest! {
         round in 20usize..200,
         quiet in prop_oneof![Just(2_000u32), 0u32..200],
     ) {
-        let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
+        let inject: Vec<Inject> = inject.iter().map(|&i| FENCED_INJECT[i]).collect();
         let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
         let cfg = RwRegisterConfig { seed, txns, processes, keys, min_txn_len: 4, max_txn_len: 12, ..RwRegisterConfig::default() };
         let Some(text) = rw_register_text(&cfg, &opts) else { return Ok(()) };

@@ -16,12 +16,9 @@ use isolde::online::FENCED_MODELS;
 use isolde::outcome::Validity;
 use proptest::prelude::*;
 use support::online::{
-    agrees_with_batch, append_late_read, assert_valid_in_a_small_window, batch_verdict, follow_window, generate,
-    options, rw_register_text, verdict, Tally, LEVELS,
+    agrees_with_batch, append_late_read, assert_valid_in_a_small_window, batch_verdict, fenced_case, follow_window,
+    options, rw_register_text, verdict, Tally,
 };
-
-/// Anomalies the property cases plant.
-const INJECT: [Inject; 5] = [Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::G1a];
 
 static PLAIN: Tally = Tally::new("collecting_at_plain_levels_gives_the_batch_verdict");
 
@@ -49,10 +46,7 @@ proptest! {
         sizes in proptest::collection::vec(1usize..700, 1..6),
         round in 3usize..40,
     ) {
-        let inject: Vec<Inject> = inject.iter().map(|&i| INJECT[i]).collect();
-        let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
-        let faults = (faults.0 as f64 * 0.05, faults.1 as f64 * 0.05);
-        let Some(text) = generate(false, seed, txns, processes, faults, &opts) else { return Ok(()) };
+        let Some(text) = fenced_case(seed, (txns, processes), level, &inject, faults, fences) else { return Ok(()) };
         let check = options(false, Some(PLAIN_MODELS[model].0));
         let want = batch_verdict(&text, &check);
         let (mut followed, rec) = follow_window(&text, sizes, round, &check);

@@ -173,6 +173,28 @@ fn follow_with(text: &str, sizes: Vec<usize>, opts: &CheckOptions, fopts: Follow
     (followed, rec)
 }
 
+/// Anomalies the fenced register property cases plant.
+pub const FENCED_INJECT: [Inject; 5] =
+    [Inject::G1c, Inject::LostUpdate, Inject::WriteSkew, Inject::ReadSkew, Inject::G1a];
+
+/// The register history a fenced property case draws: a store at
+/// `LEVELS[level]` with `FENCED_INJECT[i]` planted for each `i` of
+/// `inject`, `faults` in twentieths (failed, `:info`), and a fence every
+/// `fences` transactions; `None` when the generator refuses the options.
+pub fn fenced_case(
+    seed: u64,
+    (txns, processes): (usize, usize),
+    level: usize,
+    inject: &[usize],
+    faults: (usize, usize),
+    fences: usize,
+) -> Option<String> {
+    let inject: Vec<Inject> = inject.iter().map(|&i| FENCED_INJECT[i]).collect();
+    let opts = GenOptions { level: LEVELS[level], inject, inject_count: 0, fences, ..GenOptions::default() };
+    let faults = (faults.0 as f64 * 0.05, faults.1 as f64 * 0.05);
+    generate(false, seed, txns, processes, faults, &opts)
+}
+
 /// A generated history, or `None` when the generator refuses the options.
 pub fn generate(
     list: bool,
